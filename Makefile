@@ -1,0 +1,51 @@
+# The two commands a newcomer needs are `make demo` and `make check`; the rest are for developers.
+# Every target installs what is missing first (scripts/install-deps is idempotent and quick when
+# everything is present).
+
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?=
+CORPUS     ?= $(abspath ../shared/parquet-corpus)
+SAMPLE     := data/sample/kernelbot_sample.parquet
+
+.PHONY: all deps build demo check test sanitize bench fixtures clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON $(CMAKE_ARGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+# kbdata's main job on the bundled sample: describe the file, then show its first rows.
+demo: build
+	@echo "== kbdata inspect $(SAMPLE)"
+	@$(BUILD)/kbdata inspect $(SAMPLE)
+	@echo
+	@echo "== kbdata cat $(SAMPLE) --columns problem_name,user_name,score,runner,status --limit 8 --format table"
+	@$(BUILD)/kbdata cat $(SAMPLE) --columns problem_name,user_name,score,runner,status --limit 8 --format table
+	@echo
+	@echo "== kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3"
+	@$(BUILD)/kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3
+
+check: build
+	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test: check
+
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: deps
+	cmake -S . -B $(BUILD)-asan -G Ninja -DKBDATA_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_ARGS)
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
+
+# Regenerates the shipped test files and the demo sample with DuckDB (tools/fixtures/).
+fixtures: deps
+	node tools/fixtures/make-fixtures.mjs
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-bench

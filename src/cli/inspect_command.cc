@@ -1,0 +1,286 @@
+#include "cli/inspect_command.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/output.h"
+#include "common/text.h"
+#include "parquet/file_reader.h"
+#include "tabular/value_format.h"
+
+namespace kbdata::cli {
+namespace {
+
+using parquet::ColumnDescriptor;
+using parquet::ColumnMetaData;
+using parquet::FileReader;
+using parquet::SchemaNode;
+using parquet::Statistics;
+
+constexpr size_t kMaxStatChars = 40;
+
+// A statistics value (PLAIN bytes of one value, without a length prefix for BYTE_ARRAY) rendered
+// as text by the column's type, or nullopt if its size does not fit the type.
+std::optional<std::string> render_stat(const ColumnDescriptor& column, const std::string& bytes) {
+  auto values = parquet::ValueBuffer::for_type(column.physical, column.type_length);
+  std::span<const uint8_t> span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (values.is_binary()) {
+    values.append_binary(span);
+  } else {
+    if (static_cast<int>(bytes.size()) != values.width) return std::nullopt;
+    values.data.assign(span.begin(), span.end());
+    values.count = 1;
+  }
+  std::string text;
+  tabular::append_text_value(text, column, values, 0);
+  return text;
+}
+
+std::string truncate_display(const std::string& text) {
+  // Count code points, cut at kMaxStatChars.
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      if (points == kMaxStatChars) return text.substr(0, i) + "…";
+      ++points;
+    }
+  }
+  return text;
+}
+
+// Min and max of a chunk: the typed fields 5-6 when present, else the deprecated 1-2, which old
+// writers filled with a signed comparison and are meaningful for numbers only.
+struct MinMax {
+  std::optional<std::string> min, max;
+};
+MinMax chunk_min_max(const ColumnDescriptor& column, const Statistics& stats) {
+  MinMax out;
+  if (stats.min_value || stats.max_value) {
+    if (stats.min_value) out.min = render_stat(column, *stats.min_value);
+    if (stats.max_value) out.max = render_stat(column, *stats.max_value);
+    return out;
+  }
+  bool numeric = column.physical != parquet::PhysicalType::BYTE_ARRAY &&
+                 column.physical != parquet::PhysicalType::FIXED_LEN_BYTE_ARRAY &&
+                 column.physical != parquet::PhysicalType::INT96;
+  if (numeric) {
+    if (stats.min) out.min = render_stat(column, *stats.min);
+    if (stats.max) out.max = render_stat(column, *stats.max);
+  }
+  return out;
+}
+
+std::string encodings_text(const std::vector<parquet::Encoding>& encodings) {
+  std::string out;
+  for (auto e : encodings) {
+    if (!out.empty()) out += ",";
+    out += parquet::to_string(e);
+  }
+  return out;
+}
+
+// "optional binary name (STRING)" in the style of parquet-mr's schema printer.
+void schema_lines(const SchemaNode& node, int depth, std::string& out) {
+  std::string indent(static_cast<size_t>(depth) * 2, ' ');
+  std::string annotation;
+  if (node.logical.kind != parquet::LogicalType::Kind::NONE) {
+    annotation = " (" + parquet::to_string(node.logical) + ")";
+  } else if (node.converted) {
+    annotation = std::string(" (") + parquet::to_string(*node.converted) + ")";
+  }
+  std::string repetition = parquet::to_string(node.repetition);
+  for (auto& c : repetition) c = static_cast<char>(std::tolower(c));
+  if (node.is_leaf) {
+    std::string type = parquet::to_string(node.physical);
+    for (auto& c : type) c = static_cast<char>(std::tolower(c));
+    if (node.physical == parquet::PhysicalType::FIXED_LEN_BYTE_ARRAY) {
+      type = fmt::format("fixed_len_byte_array({})", node.type_length);
+    }
+    out += fmt::format("{}{} {} {}{};\n", indent, repetition, type, node.name, annotation);
+    return;
+  }
+  if (depth == 1 && node.children.empty() && node.name.empty()) return;
+  out += depth == 0 ? fmt::format("{}message {}{} {{\n", indent, node.name, annotation)
+                    : fmt::format("{}{} group {}{} {{\n", indent, repetition, node.name,
+                                  annotation);
+  for (const auto& child : node.children) schema_lines(child, depth + 1, out);
+  out += indent + "}\n";
+}
+
+nlohmann::json schema_json(const SchemaNode& node) {
+  nlohmann::json j;
+  j["name"] = node.name;
+  j["repetition"] = parquet::to_string(node.repetition);
+  if (node.is_leaf) {
+    j["physical_type"] = parquet::to_string(node.physical);
+    if (node.physical == parquet::PhysicalType::FIXED_LEN_BYTE_ARRAY) {
+      j["type_length"] = node.type_length;
+    }
+  }
+  if (node.logical.kind != parquet::LogicalType::Kind::NONE) {
+    j["logical_type"] = parquet::to_string(node.logical);
+  }
+  if (node.converted) j["converted_type"] = parquet::to_string(*node.converted);
+  if (node.field_id) j["field_id"] = *node.field_id;
+  if (!node.is_leaf) {
+    j["children"] = nlohmann::json::array();
+    for (const auto& child : node.children) j["children"].push_back(schema_json(child));
+  }
+  return j;
+}
+
+// Text values of keys and strings in metadata may hold any bytes; JSON wants UTF-8.
+std::string utf8(const std::string& bytes) {
+  std::string out;
+  append_utf8_repaired(out, bytes);
+  return out;
+}
+
+nlohmann::json inspect_json(FileReader& reader) {
+  const auto& meta = reader.metadata();
+  const auto& leaves = reader.schema().leaves();
+  nlohmann::json j;
+  j["file"] = reader.name();
+  j["size_bytes"] = reader.file().size();
+  j["created_by"] = meta.created_by ? nlohmann::json(utf8(*meta.created_by)) : nlohmann::json();
+  j["format_version"] = meta.version;
+  j["num_rows"] = meta.num_rows;
+  j["num_row_groups"] = meta.row_groups.size();
+  j["footer_bytes"] = reader.footer_length();
+  j["schema"] = schema_json(reader.schema().root());
+  j["columns"] = nlohmann::json::array();
+  for (const auto& leaf : leaves) {
+    nlohmann::json c;
+    c["path"] = leaf.dotted_path;
+    c["physical_type"] = parquet::to_string(leaf.physical);
+    if (leaf.logical.kind != parquet::LogicalType::Kind::NONE) {
+      c["logical_type"] = parquet::to_string(leaf.logical);
+    }
+    if (leaf.converted) c["converted_type"] = parquet::to_string(*leaf.converted);
+    c["max_definition_level"] = leaf.max_def;
+    c["max_repetition_level"] = leaf.max_rep;
+    j["columns"].push_back(c);
+  }
+  j["key_value_metadata"] = nlohmann::json::array();
+  for (const auto& kv : meta.key_value_metadata) {
+    nlohmann::json k;
+    k["key"] = utf8(kv.key);
+    k["value"] = kv.value ? nlohmann::json(utf8(*kv.value)) : nlohmann::json();
+    j["key_value_metadata"].push_back(k);
+  }
+  j["row_groups"] = nlohmann::json::array();
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    const auto& group = meta.row_groups[g];
+    nlohmann::json rg;
+    rg["index"] = g;
+    rg["num_rows"] = group.num_rows;
+    rg["total_byte_size"] = group.total_byte_size;
+    rg["columns"] = nlohmann::json::array();
+    for (size_t c = 0; c < group.columns.size(); ++c) {
+      const auto& chunk = group.columns[c];
+      nlohmann::json cj;
+      cj["path"] = leaves[c].dotted_path;
+      if (!chunk.meta_data) {
+        cj["metadata"] = nullptr;
+        rg["columns"].push_back(cj);
+        continue;
+      }
+      const ColumnMetaData& m = *chunk.meta_data;
+      cj["physical_type"] = parquet::to_string(m.type);
+      cj["codec"] = parquet::to_string(m.codec);
+      cj["encodings"] = nlohmann::json::array();
+      for (auto e : m.encodings) cj["encodings"].push_back(parquet::to_string(e));
+      cj["num_values"] = m.num_values;
+      cj["compressed_bytes"] = m.total_compressed_size;
+      cj["uncompressed_bytes"] = m.total_uncompressed_size;
+      cj["data_page_offset"] = m.data_page_offset;
+      if (m.dictionary_page_offset) cj["dictionary_page_offset"] = *m.dictionary_page_offset;
+      if (chunk.column_index_offset) cj["column_index_offset"] = *chunk.column_index_offset;
+      if (chunk.offset_index_offset) cj["offset_index_offset"] = *chunk.offset_index_offset;
+      if (m.statistics) {
+        nlohmann::json s;
+        if (m.statistics->null_count) s["null_count"] = *m.statistics->null_count;
+        if (m.statistics->distinct_count) s["distinct_count"] = *m.statistics->distinct_count;
+        MinMax mm = chunk_min_max(leaves[c], *m.statistics);
+        if (mm.min) s["min"] = *mm.min;
+        if (mm.max) s["max"] = *mm.max;
+        cj["statistics"] = s;
+      }
+      rg["columns"].push_back(cj);
+    }
+    j["row_groups"].push_back(rg);
+  }
+  return j;
+}
+
+std::string inspect_text(FileReader& reader) {
+  const auto& meta = reader.metadata();
+  const auto& leaves = reader.schema().leaves();
+  std::string out;
+  out += fmt::format("file:        {} ({} bytes)\n", reader.name(), reader.file().size());
+  out += fmt::format("created by:  {}\n", meta.created_by ? utf8(*meta.created_by) : "(unknown)");
+  out += fmt::format("version:     {}\n", meta.version);
+  out += fmt::format("rows:        {} in {} row group{}\n", meta.num_rows, meta.row_groups.size(),
+                     meta.row_groups.size() == 1 ? "" : "s");
+  out += fmt::format("footer:      {} bytes\n", reader.footer_length());
+  if (meta.key_value_metadata.empty()) {
+    out += "metadata:    (none)\n";
+  } else {
+    out += "metadata:\n";
+    for (const auto& kv : meta.key_value_metadata) {
+      out += fmt::format("  {} ({} bytes)\n", utf8(kv.key), kv.value ? kv.value->size() : 0);
+    }
+  }
+  out += "\nschema:\n";
+  std::string schema;
+  schema_lines(reader.schema().root(), 0, schema);
+  for (size_t start = 0; start < schema.size();) {
+    size_t end = schema.find('\n', start);
+    out += "  " + schema.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    const auto& group = meta.row_groups[g];
+    out += fmt::format("\nrow group {}: {} rows, {} bytes uncompressed\n", g, group.num_rows,
+                       group.total_byte_size);
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"column", "type", "codec", "encodings", "compressed", "uncompressed",
+                    "values", "nulls", "min", "max"});
+    for (size_t c = 0; c < group.columns.size(); ++c) {
+      const auto& chunk = group.columns[c];
+      if (!chunk.meta_data) {
+        rows.push_back({leaves[c].dotted_path, "(no metadata)", "", "", "", "", "", "", "", ""});
+        continue;
+      }
+      const ColumnMetaData& m = *chunk.meta_data;
+      std::string nulls, min, max;
+      if (m.statistics) {
+        if (m.statistics->null_count) nulls = std::to_string(*m.statistics->null_count);
+        MinMax mm = chunk_min_max(leaves[c], *m.statistics);
+        if (mm.min) min = truncate_display(*mm.min);
+        if (mm.max) max = truncate_display(*mm.max);
+      }
+      rows.push_back({leaves[c].dotted_path, parquet::to_string(m.type),
+                      parquet::to_string(m.codec), encodings_text(m.encodings),
+                      std::to_string(m.total_compressed_size),
+                      std::to_string(m.total_uncompressed_size), std::to_string(m.num_values),
+                      nulls, min, max});
+    }
+    out += format_table(rows, {false, false, false, false, true, true, true, true, false, false});
+  }
+  return out;
+}
+
+}  // namespace
+
+void run_inspect(const InspectOptions& options, std::FILE* out) {
+  auto reader = FileReader::open(options.path);
+  std::string text = options.json ? inspect_json(*reader).dump(2) + "\n" : inspect_text(*reader);
+  write_all(out, text);
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,138 @@
+#include "common/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/error.h"
+
+namespace kbdata {
+namespace {
+
+std::string system_message(int err) { return std::strerror(err); }
+
+void require_in_bounds(const std::string& name, uint64_t file_size, uint64_t offset,
+                       size_t length) {
+  if (offset > file_size || length > file_size - offset) {
+    FormatError error("file is truncated: reading " + std::to_string(length) + " bytes at offset " +
+                      std::to_string(offset) + " but the file has " + std::to_string(file_size) +
+                      " bytes");
+    error.locate_file(name);
+    throw error;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<LocalFile> LocalFile::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    IoError error("cannot open: " + system_message(errno));
+    error.locate_file(path);
+    throw error;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    IoError error("cannot stat: " + system_message(err));
+    error.locate_file(path);
+    throw error;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    IoError error("not a regular file");
+    error.locate_file(path);
+    throw error;
+  }
+  return std::unique_ptr<LocalFile>(new LocalFile(path, fd, static_cast<uint64_t>(st.st_size)));
+}
+
+LocalFile::~LocalFile() { ::close(fd_); }
+
+void LocalFile::read_at(uint64_t offset, std::span<uint8_t> out) {
+  require_in_bounds(path_, size_, offset, out.size());
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
+                        static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      IoError error("read failed: " + system_message(errno));
+      error.locate_file(path_);
+      error.locate_offset(static_cast<int64_t>(offset + done));
+      throw error;
+    }
+    if (n == 0) {
+      FormatError error("file shrank while being read");
+      error.locate_file(path_);
+      error.locate_offset(static_cast<int64_t>(offset + done));
+      throw error;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void MemoryFile::read_at(uint64_t offset, std::span<uint8_t> out) {
+  require_in_bounds(name_, bytes_.size(), offset, out.size());
+  if (!out.empty()) std::memcpy(out.data(), bytes_.data() + offset, out.size());
+}
+
+void RecordingFile::read_at(uint64_t offset, std::span<uint8_t> out) {
+  ranges_.push_back({offset, out.size()});
+  bytes_read_ += out.size();
+  inner_.read_at(offset, out);
+}
+
+AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
+  temp_path_ = path_ + ".tmp-XXXXXX";
+  fd_ = ::mkstemp(temp_path_.data());
+  if (fd_ < 0) {
+    IoError error("cannot create a temporary file beside it: " + system_message(errno));
+    error.locate_file(path_);
+    throw error;
+  }
+}
+
+AtomicOutputFile::~AtomicOutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_path_.c_str());
+}
+
+void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      IoError error("write failed: " + system_message(errno));
+      error.locate_file(path_);
+      throw error;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void AtomicOutputFile::commit() {
+  if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
+    fd_ = -1;
+    IoError error("cannot flush: " + system_message(errno));
+    error.locate_file(path_);
+    throw error;
+  }
+  fd_ = -1;
+  // mkstemp creates 0600; give the output the usual permissions.
+  ::chmod(temp_path_.c_str(), 0644);
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    IoError error("cannot rename the temporary file into place: " + system_message(errno));
+    error.locate_file(path_);
+    throw error;
+  }
+  committed_ = true;
+}
+
+}  // namespace kbdata

@@ -1,0 +1,112 @@
+// Files: random-access input with read accounting, and output that appears only when complete.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kbdata {
+
+// A file read by absolute offset. Implementations are not thread-safe.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+
+  [[nodiscard]] virtual uint64_t size() const = 0;
+
+  // Reads exactly out.size() bytes at `offset` into `out`. Throws FormatError if the range lies
+  // past the end of the file (the file is truncated), IoError if the system refuses.
+  virtual void read_at(uint64_t offset, std::span<uint8_t> out) = 0;
+
+  // The name used in error messages.
+  [[nodiscard]] virtual const std::string& name() const = 0;
+};
+
+// A file on the local file system, read with pread().
+class LocalFile final : public RandomAccessFile {
+ public:
+  // Throws IoError naming the path if it cannot be opened or is not a regular file.
+  static std::unique_ptr<LocalFile> open(const std::string& path);
+  ~LocalFile() override;
+  LocalFile(const LocalFile&) = delete;
+  LocalFile& operator=(const LocalFile&) = delete;
+
+  [[nodiscard]] uint64_t size() const override { return size_; }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override;
+  [[nodiscard]] const std::string& name() const override { return path_; }
+
+ private:
+  LocalFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
+// An in-memory file; `bytes` is copied.
+class MemoryFile final : public RandomAccessFile {
+ public:
+  MemoryFile(std::string name, std::vector<uint8_t> bytes)
+      : name_(std::move(name)), bytes_(std::move(bytes)) {}
+
+  [[nodiscard]] uint64_t size() const override { return bytes_.size(); }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override;
+  [[nodiscard]] const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_;
+  std::vector<uint8_t> bytes_;
+};
+
+// Wraps a file and records every range read from it (for tests and benchmarks of projection).
+class RecordingFile final : public RandomAccessFile {
+ public:
+  struct Range {
+    uint64_t offset;
+    uint64_t length;
+  };
+  // `inner` is borrowed and must outlive this object.
+  explicit RecordingFile(RandomAccessFile& inner) : inner_(inner) {}
+
+  [[nodiscard]] uint64_t size() const override { return inner_.size(); }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override;
+  [[nodiscard]] const std::string& name() const override { return inner_.name(); }
+
+  [[nodiscard]] const std::vector<Range>& ranges() const { return ranges_; }
+  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  RandomAccessFile& inner_;
+  std::vector<Range> ranges_;
+  uint64_t bytes_read_ = 0;
+};
+
+// Output that appears at `path` only when commit() succeeds: bytes go to a temporary file in the
+// same folder, which commit() flushes, syncs and renames over `path`. Destroyed without commit(),
+// it removes the temporary file, so a failure leaves no partial output.
+class AtomicOutputFile {
+ public:
+  // Throws IoError naming the folder if the temporary file cannot be created.
+  explicit AtomicOutputFile(std::string path);
+  ~AtomicOutputFile();
+  AtomicOutputFile(const AtomicOutputFile&) = delete;
+  AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
+
+  // Throws IoError naming the path on failure.
+  void write(std::span<const uint8_t> bytes);
+  void write(std::string_view text) {
+    write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  }
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace kbdata

@@ -1,0 +1,79 @@
+// Reads one column chunk as levels and values, page by page.
+//
+// The reader holds at most one page (compressed and decompressed) and the chunk's dictionary in
+// memory, however large the chunk: a batch is filled from the current page, and the next page is
+// read from the file only when the current one is used up.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parquet/schema.h"
+#include "parquet/values.h"
+
+namespace kbdata {
+class RandomAccessFile;
+}
+
+namespace kbdata::parquet {
+
+struct ColumnChunk;  // metadata.h
+class PageReader;
+class ValueDecoder;
+class LevelDecoder;
+
+// A run of consecutive level entries of one leaf column.
+//   - num_levels entries were read; for a column without repetition each entry is one row.
+//   - def_levels[i] is entry i's definition level (empty when the column's max_def is 0: every
+//     entry is then a value); entry i holds a value iff def_levels[i] == max_def.
+//   - rep_levels[i] likewise (empty when max_rep is 0); 0 starts a new row.
+//   - values holds the non-null values only, in order.
+struct ColumnBatch {
+  size_t num_levels = 0;
+  std::vector<int16_t> def_levels;
+  std::vector<int16_t> rep_levels;
+  ValueBuffer values;
+
+  void clear() {
+    num_levels = 0;
+    def_levels.clear();
+    rep_levels.clear();
+    values.clear();
+  }
+};
+
+class ColumnReader {
+ public:
+  // `file`, `chunk` and `column` are borrowed and must outlive the reader. `row_group` is used in
+  // error locations only.
+  ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk, const ColumnDescriptor& column,
+               int row_group);
+  ~ColumnReader();
+  ColumnReader(const ColumnReader&) = delete;
+  ColumnReader& operator=(const ColumnReader&) = delete;
+
+  // Clears `out` and fills it with up to max_levels level entries. Returns the number read; 0
+  // means the chunk is exhausted. Throws FormatError / UnsupportedError located at the file, row
+  // group, column and byte offset of the offending page.
+  size_t read_batch(size_t max_levels, ColumnBatch& out);
+
+  // Skips up to n level entries without materialising values. Returns the number skipped.
+  size_t skip(size_t n);
+
+  [[nodiscard]] const ColumnDescriptor& column() const { return column_; }
+
+ private:
+  struct State;
+  bool next_data_page();
+  size_t read_into(size_t max_levels, ColumnBatch& out);
+
+  const ColumnDescriptor& column_;
+  int row_group_;
+  std::string file_name_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kbdata::parquet

@@ -1,0 +1,30 @@
+// The contract every value decoder follows: bytes in, values out, no pointer back to the reader.
+//
+// A decoder is given one page's value section with set_data() and then asked for values in one or
+// more decode() calls. Malformed bytes throw FormatError; the page reader adds the location.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "parquet/types.h"
+#include "parquet/values.h"
+
+namespace kbdata::parquet {
+
+class ValueDecoder {
+ public:
+  virtual ~ValueDecoder() = default;
+
+  // `data` is the page's encoded values, borrowed until the next set_data() call; the page holds
+  // `num_values` non-null values.
+  virtual void set_data(std::span<const uint8_t> data, size_t num_values) = 0;
+
+  // Appends the next n values to `out` (whose type matches the decoder's). Throws FormatError if
+  // the page holds fewer than n more values or its bytes are malformed.
+  virtual void decode(size_t n, ValueBuffer& out) = 0;
+};
+
+}  // namespace kbdata::parquet

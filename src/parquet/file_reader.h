@@ -1,0 +1,56 @@
+// Opens a Parquet file: validates the magic bytes, decodes the footer and the schema, and hands
+// out column readers for (row group, leaf column) pairs.
+//
+// Opening reads only the footer. Column data is read when a ColumnReader asks for it, so reading
+// some columns reads only those column chunks' bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/file.h"
+#include "parquet/column_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+
+
+namespace kbdata::parquet {
+
+class FileReader {
+ public:
+  // Footer limit: a footer larger than this is refused as hostile (the largest real footers are a
+  // few MB).
+  static constexpr uint64_t kMaxFooterBytes = 256ull << 20;
+
+  // Takes ownership of `file`. Throws FormatError (not Parquet, truncated, corrupt footer),
+  // UnsupportedError (encrypted files) located at the file.
+  static std::unique_ptr<FileReader> open(std::unique_ptr<RandomAccessFile> file);
+  // Convenience: opens a local path.
+  static std::unique_ptr<FileReader> open(const std::string& path);
+
+  [[nodiscard]] const FileMetaData& metadata() const { return metadata_; }
+  [[nodiscard]] const Schema& schema() const { return schema_; }
+  [[nodiscard]] int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  [[nodiscard]] int64_t num_rows() const { return metadata_.num_rows; }
+  [[nodiscard]] RandomAccessFile& file() { return *file_; }
+  [[nodiscard]] const std::string& name() const;
+  // Byte offset of the footer (the FileMetaData) and its length.
+  [[nodiscard]] uint64_t footer_offset() const { return footer_offset_; }
+  [[nodiscard]] uint64_t footer_length() const { return footer_length_; }
+
+  // A reader for leaf `leaf` (index into schema().leaves()) in row group `row_group`. Throws
+  // UsageError for indexes out of range, FormatError if the row group lacks the chunk.
+  [[nodiscard]] std::unique_ptr<ColumnReader> column(int row_group, int leaf);
+
+ private:
+  FileReader(std::unique_ptr<RandomAccessFile> file) : file_(std::move(file)) {}
+
+  std::unique_ptr<RandomAccessFile> file_;
+  FileMetaData metadata_;
+  Schema schema_;
+  uint64_t footer_offset_ = 0;
+  uint64_t footer_length_ = 0;
+};
+
+}  // namespace kbdata::parquet

@@ -1,0 +1,149 @@
+#include "parquet/page_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "parquet/compression.h"
+
+namespace kbdata::parquet {
+namespace {
+
+// A page header that needs more than this is refused as hostile; real ones are at most a few KB
+// plus statistics, which writers truncate.
+constexpr size_t kMaxHeaderBytes = 64u << 20;
+constexpr size_t kFirstHeaderGuess = 64u << 10;
+
+[[noreturn]] void fail(const std::string& message, int64_t offset) {
+  FormatError error(message);
+  error.locate_offset(offset);
+  throw error;
+}
+
+}  // namespace
+
+PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length,
+                       Codec codec)
+    : file_(file), codec_(codec), position_(chunk_start), window_start_(chunk_start) {
+  uint64_t size = file.size();
+  if (chunk_start < 0 || chunk_length < 0 || static_cast<uint64_t>(chunk_start) > size ||
+      static_cast<uint64_t>(chunk_length) > size - static_cast<uint64_t>(chunk_start)) {
+    fail("column chunk [" + std::to_string(chunk_start) + ", +" + std::to_string(chunk_length) +
+             ") lies outside the file of " + std::to_string(size) + " bytes",
+         chunk_start);
+  }
+  chunk_end_ = chunk_start + chunk_length;
+}
+
+size_t PageReader::fill(size_t n) {
+  size_t available_in_chunk = static_cast<size_t>(chunk_end_ - position_);
+  n = std::min(n, available_in_chunk);
+  int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
+  if (position_ >= window_start_ && position_ + static_cast<int64_t>(n) <= window_end) {
+    return static_cast<size_t>(std::min<int64_t>(window_end, chunk_end_) - position_);
+  }
+  // Keep the bytes of the window at and after position_, then read forward.
+  size_t keep = 0;
+  if (position_ >= window_start_ && position_ < window_end) {
+    keep = static_cast<size_t>(window_end - position_);
+    std::memmove(window_.data(), window_.data() + (position_ - window_start_), keep);
+  }
+  size_t want = std::min(std::max(n, kReadBlock), available_in_chunk);
+  window_.resize(want);
+  window_start_ = position_;
+  if (want > keep) {
+    file_.read_at(static_cast<uint64_t>(position_) + keep,
+                  std::span<uint8_t>(window_.data() + keep, want - keep));
+  }
+  return want;
+}
+
+std::optional<Page> PageReader::next() {
+  while (position_ < chunk_end_) {
+    Page page;
+    page.offset = position_;
+    size_t header_size = 0;
+    size_t want = kFirstHeaderGuess;
+    for (;;) {
+      size_t available = fill(want);
+      try {
+        page.header = decode_page_header(
+            std::span<const uint8_t>(window_.data() + (position_ - window_start_), available),
+            position_, header_size);
+        break;
+      } catch (const TruncatedError&) {
+        if (position_ + static_cast<int64_t>(available) >= chunk_end_) {
+          fail("page header runs past the end of the column chunk", position_);
+        }
+        if (want >= kMaxHeaderBytes) fail("page header larger than 64 MB", position_);
+        want *= 2;
+      }
+    }
+    const PageHeader& h = page.header;
+    int64_t body_start = position_ + static_cast<int64_t>(header_size);
+    if (h.compressed_page_size > chunk_end_ - body_start) {
+      fail("page of " + std::to_string(h.compressed_page_size) +
+               " bytes runs past the end of the column chunk (" +
+               std::to_string(chunk_end_ - body_start) + " bytes left)",
+           position_);
+    }
+    if (h.uncompressed_page_size > kMaxPageBytes) {
+      fail("page declares " + std::to_string(h.uncompressed_page_size) +
+               " uncompressed bytes, more than the 1 GiB limit",
+           position_);
+    }
+    size_t compressed = static_cast<size_t>(h.compressed_page_size);
+    fill(header_size + compressed);
+    std::span<const uint8_t> raw(window_.data() + (body_start - window_start_), compressed);
+    position_ = body_start + h.compressed_page_size;
+
+    if (h.type != PageType::DATA_PAGE && h.type != PageType::DATA_PAGE_V2 &&
+        h.type != PageType::DICTIONARY_PAGE) {
+      continue;  // index pages and page types newer than this reader
+    }
+    try {
+      if (h.type == PageType::DATA_PAGE_V2) {
+        if (!h.data_page_header_v2) fail("DATA_PAGE_V2 without its header", page.offset);
+        const DataPageHeaderV2& v2 = *h.data_page_header_v2;
+        int64_t levels = static_cast<int64_t>(v2.repetition_levels_byte_length) +
+                         v2.definition_levels_byte_length;
+        if (v2.repetition_levels_byte_length < 0 || v2.definition_levels_byte_length < 0 ||
+            levels > h.compressed_page_size || levels > h.uncompressed_page_size) {
+          fail("DATA_PAGE_V2 level lengths (" + std::to_string(v2.repetition_levels_byte_length) +
+                   ", " + std::to_string(v2.definition_levels_byte_length) +
+                   ") do not fit the page",
+               page.offset);
+        }
+        size_t level_bytes = static_cast<size_t>(levels);
+        size_t values_out = static_cast<size_t>(h.uncompressed_page_size) - level_bytes;
+        std::span<const uint8_t> values_in = raw.subspan(level_bytes);
+        if (!v2.is_compressed || codec_ == Codec::UNCOMPRESSED ||
+            (values_in.empty() && values_out == 0)) {
+          page.body = raw;
+        } else {
+          decompressed_.resize(level_bytes + values_out);
+          std::memcpy(decompressed_.data(), raw.data(), level_bytes);
+          decompress(codec_, values_in,
+                     std::span<uint8_t>(decompressed_.data() + level_bytes, values_out));
+          page.body = decompressed_;
+        }
+      } else if (codec_ == Codec::UNCOMPRESSED ||
+                 (raw.empty() && h.uncompressed_page_size == 0)) {
+        page.body = raw;
+      } else {
+        decompressed_.resize(static_cast<size_t>(h.uncompressed_page_size));
+        decompress(codec_, raw, decompressed_);
+        page.body = decompressed_;
+      }
+    } catch (Error& error) {
+      error.locate_offset(page.offset);
+      throw;
+    }
+    return page;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kbdata::parquet

@@ -1,0 +1,64 @@
+// Reads the pages of one column chunk in order: page header, then the page's bytes, decompressed.
+//
+// The reader keeps a window of the chunk's bytes (at least one page) and reads the file forward
+// in blocks of kReadBlock bytes or one page, whichever is larger; it never reads outside the
+// chunk's byte range [start, start + total_compressed_size). Decompressed bytes live in a buffer
+// reused from page to page.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "parquet/metadata.h"
+#include "parquet/types.h"
+
+namespace kbdata {
+class RandomAccessFile;
+}
+
+namespace kbdata::parquet {
+
+struct Page {
+  PageHeader header;
+  int64_t offset = 0;  // file offset of the page header
+  // For DATA_PAGE_V2, the repetition and definition level bytes (never compressed) are the first
+  // repetition_levels_byte_length + definition_levels_byte_length bytes of `body`, followed by the
+  // decompressed values. For other pages `body` is the whole decompressed page. Borrowed from the
+  // reader: valid until the next call of next().
+  std::span<const uint8_t> body;
+};
+
+class PageReader {
+ public:
+  static constexpr size_t kReadBlock = 1 << 20;
+  // Pages whose declared sizes exceed this are refused as hostile.
+  static constexpr int64_t kMaxPageBytes = 1ll << 30;
+
+  // Reads the chunk's byte range of `file` (borrowed). Throws FormatError if the range lies
+  // outside the file.
+  PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length, Codec codec);
+
+  // The next page, or nullopt at the end of the chunk. INDEX_PAGEs and pages of unknown types are
+  // skipped. Throws FormatError located at the page's byte offset.
+  std::optional<Page> next();
+
+  [[nodiscard]] int64_t position() const { return position_; }
+  [[nodiscard]] Codec codec() const { return codec_; }
+
+ private:
+  // Makes at least n bytes from position_ available in window_ (bounded by the chunk's end).
+  // Returns the bytes available.
+  size_t fill(size_t n);
+
+  RandomAccessFile& file_;
+  int64_t chunk_end_;
+  Codec codec_;
+  int64_t position_;  // file offset of the next unread byte
+  std::vector<uint8_t> window_;  // bytes [window_start_, window_start_ + window_.size())
+  int64_t window_start_;
+  std::vector<uint8_t> decompressed_;
+};
+
+}  // namespace kbdata::parquet
