@@ -53,10 +53,24 @@ std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std
   throw error;
 }
 
+void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out);
+
 }  // namespace
 
 void run_cat(const CatOptions& options, std::FILE* out) {
   auto reader = FileReader::open(options.path);
+  try {
+    cat_rows(*reader, options, out);
+  } catch (Error& error) {
+    error.locate_file(reader->name());
+    throw;
+  }
+}
+
+namespace {
+
+void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out) {
+  FileReader* reader = &file;
   std::vector<int> selected = resolve_columns(*reader, options.columns);
   std::vector<const parquet::ColumnDescriptor*> descriptors;
   for (int leaf : selected) descriptors.push_back(&reader->schema().leaves()[static_cast<size_t>(leaf)]);
@@ -98,5 +112,7 @@ void run_cat(const CatOptions& options, std::FILE* out) {
   }
   writer.finish();
 }
+
+}  // namespace
 
 }  // namespace kbdata::cli

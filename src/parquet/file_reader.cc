@@ -45,14 +45,15 @@ std::unique_ptr<FileReader> FileReader::open(std::unique_ptr<RandomAccessFile> f
     f.read_at(size - 8, tail);
     std::span<const uint8_t> tail_magic(tail.data() + 4, 4);
     if (equals(tail_magic, kEncryptedMagic) || equals(head, kEncryptedMagic)) encrypted();
-    if (!equals(tail_magic, kMagic)) {
-      FormatError error("not a Parquet file: it does not end with the magic bytes PAR1");
-      error.locate_offset(static_cast<int64_t>(size - 4));
-      throw error;
-    }
     if (!equals(head, kMagic)) {
       FormatError error("not a Parquet file: it does not start with the magic bytes PAR1");
       error.locate_offset(0);
+      throw error;
+    }
+    if (!equals(tail_magic, kMagic)) {
+      FormatError error(
+          "not a Parquet file, or a truncated one: it does not end with the magic bytes PAR1");
+      error.locate_offset(static_cast<int64_t>(size - 4));
       throw error;
     }
     uint32_t footer_length;

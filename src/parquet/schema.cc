@@ -66,6 +66,37 @@ LogicalType resolve_logical(const SchemaElement& element) {
 
 [[noreturn]] void fail(const std::string& message) { throw FormatError("schema: " + message); }
 
+// Whether a leaf's logical type may annotate its physical type (LogicalTypes.md). Writers that
+// break this produce values no reader can interpret, so such a schema is refused.
+bool annotation_fits(const LogicalType& t, PhysicalType physical, int32_t type_length) {
+  using K = LogicalType::Kind;
+  bool binary = physical == PhysicalType::BYTE_ARRAY ||
+                physical == PhysicalType::FIXED_LEN_BYTE_ARRAY;
+  switch (t.kind) {
+    case K::STRING:
+    case K::ENUM:
+    case K::JSON:
+    case K::BSON:
+      return binary;
+    case K::DECIMAL:
+      return binary || physical == PhysicalType::INT32 || physical == PhysicalType::INT64;
+    case K::DATE:
+      return physical == PhysicalType::INT32;
+    case K::TIME:
+      return physical == (t.unit == TimeUnit::MILLIS ? PhysicalType::INT32 : PhysicalType::INT64);
+    case K::TIMESTAMP:
+      return physical == PhysicalType::INT64;
+    case K::INTEGER:
+      return physical == (t.bit_width == 64 ? PhysicalType::INT64 : PhysicalType::INT32);
+    case K::UUID:
+      return physical == PhysicalType::FIXED_LEN_BYTE_ARRAY && type_length == 16;
+    case K::FLOAT16:
+      return physical == PhysicalType::FIXED_LEN_BYTE_ARRAY && type_length == 2;
+    default:
+      return true;
+  }
+}
+
 struct Builder {
   const std::vector<SchemaElement>& elements;
   size_t next = 0;
@@ -102,6 +133,13 @@ struct Builder {
       node.type_length = e.type_length.value_or(0);
       if (node.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY && node.type_length <= 0) {
         fail("FIXED_LEN_BYTE_ARRAY column '" + e.name + "' has no positive type_length");
+      }
+      if (!annotation_fits(node.logical, node.physical, node.type_length)) {
+        fail("column '" + e.name + "' is annotated " + to_string(node.logical) +
+             " but stored as " + to_string(node.physical) +
+             (node.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
+                  ? "(" + std::to_string(node.type_length) + ")"
+                  : std::string()));
       }
       node.leaf_index = static_cast<int>(leaves.size());
       ColumnDescriptor column;

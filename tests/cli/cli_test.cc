@@ -1,0 +1,171 @@
+// Runs the kbdata binary as a user would and checks its output and exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string data(const std::string& name) { return std::string(KBDATA_TEST_DATA) + "/" + name; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs kbdata with `args` (a shell word list; paths here hold no spaces).
+Result run(const std::string& args) {
+  static int counter = 0;
+  std::string err_path = std::filesystem::temp_directory_path() /
+                         ("kbdata-cli-" + std::to_string(::getpid()) + "-" +
+                          std::to_string(counter++) + ".err");
+  std::string command = std::string(KBDATA_BINARY) + " " + args + " 2>" + err_path;
+  Result result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = read_file(err_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+TEST(Cat, JsonlRowsAcrossRowGroupsWithOffsetAndLimit) {
+  Result r = run("cat " + data("row_groups.parquet") + " --columns id,grp --offset 2047 --limit 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"id\":2047,\"grp\":\"d\"}\n"
+            "{\"id\":2048,\"grp\":\"a\"}\n"
+            "{\"id\":2049,\"grp\":\"b\"}\n");
+}
+
+TEST(Cat, OffsetPastTheEndPrintsNothing) {
+  Result r = run("cat " + data("row_groups.parquet") + " --offset 100000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cat, CsvHasAHeaderAndEmptyFieldsForNull) {
+  Result r = run("cat " + data("row_groups.parquet") + " --columns id,half --limit 11 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header, "id,half");
+  size_t rows = 0, nulls = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++rows;
+    if (line.back() == ',') ++nulls;
+  }
+  EXPECT_EQ(rows, 11u);
+  EXPECT_GT(nulls, 0u);
+}
+
+TEST(Cat, TableEndsWithTheRowCount) {
+  Result r = run("cat " + data("row_groups.parquet") + " --limit 4 --format table");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("id"), std::string::npos);
+  EXPECT_NE(r.out.find("(4 rows)"), std::string::npos);
+}
+
+TEST(Cat, AllRowsOfEveryColumnByDefault) {
+  Result r = run("cat " + data("row_groups.parquet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  EXPECT_EQ(lines, 4200u);
+  auto first = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+  EXPECT_EQ(first.size(), 3u);
+  EXPECT_EQ(first["id"], 0);
+}
+
+TEST(Inspect, TextShowsSchemaRowGroupsAndChunks) {
+  Result r = run("inspect " + data("row_groups.parquet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rows:        4200 in 3 row groups"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("optional byte_array grp (STRING);"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("row group 2: 104 rows"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SNAPPY"), std::string::npos);
+}
+
+TEST(Inspect, JsonDescribesEveryChunk) {
+  Result r = run("inspect --json " + data("row_groups.parquet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["num_rows"], 4200);
+  ASSERT_EQ(j["row_groups"].size(), 3u);
+  const auto& chunk = j["row_groups"][0]["columns"][0];
+  EXPECT_EQ(chunk["path"], "id");
+  EXPECT_EQ(chunk["codec"], "SNAPPY");
+  EXPECT_EQ(chunk["statistics"]["min"], "0");
+  EXPECT_EQ(chunk["statistics"]["max"], "2047");
+  EXPECT_EQ(j["columns"][1]["logical_type"], "STRING");
+}
+
+TEST(Errors, UnknownColumnIsAUsageErrorListingTheColumns) {
+  Result r = run("cat " + data("row_groups.parquet") + " --columns nope");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("no column 'nope'; the columns are: id, grp, half"), std::string::npos)
+      << r.err;
+}
+
+TEST(Errors, MissingFileNamesThePath) {
+  Result r = run("cat /nonexistent/file.parquet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "kbdata: /nonexistent/file.parquet: cannot open: No such file or directory\n");
+}
+
+TEST(Errors, NotParquetIsOneLineNamingTheFile) {
+  std::string path = data("expected/types.parquet.json");
+  Result r = run("inspect " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "kbdata: " + path + ": byte 0: not a Parquet file: it does not start with the magic bytes PAR1\n");
+}
+
+TEST(Errors, TruncatedFileIsAnErrorNotACrash) {
+  std::string original = read_file(data("types.parquet"));
+  std::string path = std::filesystem::temp_directory_path() /
+                     ("kbdata-truncated-" + std::to_string(::getpid()) + ".parquet");
+  std::ofstream(path, std::ios::binary) << original.substr(0, original.size() / 2) + "PAR1";
+  Result r = run("cat " + path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("kbdata: " + path + ": ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+}
+
+TEST(Errors, BadFlagsAreUsageErrors) {
+  EXPECT_EQ(run("cat " + data("types.parquet") + " --format xml").exit_code, 2);
+  EXPECT_EQ(run("cat " + data("types.parquet") + " --limit -3").exit_code, 2);
+  EXPECT_EQ(run("frobnicate").exit_code, 2);
+  EXPECT_EQ(run("").exit_code, 2);
+}
+
+TEST(Help, ListsTheCommandsAndOptions) {
+  Result r = run("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("inspect"), std::string::npos);
+  EXPECT_NE(r.out.find("cat"), std::string::npos);
+  Result cat = run("cat --help");
+  EXPECT_NE(cat.out.find("--columns"), std::string::npos);
+  EXPECT_NE(cat.out.find("--format"), std::string::npos);
+}
+
+}  // namespace

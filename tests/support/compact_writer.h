@@ -1,0 +1,155 @@
+// Test-only: builds Thrift compact-protocol bytes and small Parquet files by hand, so tests can
+// make exactly the page layouts and corruptions they need.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace kbdata::testing {
+
+enum class Wire : uint8_t {
+  BOOL_TRUE = 1,
+  BOOL_FALSE = 2,
+  BYTE = 3,
+  I16 = 4,
+  I32 = 5,
+  I64 = 6,
+  DOUBLE = 7,
+  BINARY = 8,
+  LIST = 9,
+  STRUCT = 12,
+};
+
+class CompactWriter {
+ public:
+  std::vector<uint8_t> bytes;
+
+  CompactWriter& varint(uint64_t v) {
+    while (v >= 0x80) {
+      bytes.push_back(static_cast<uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    bytes.push_back(static_cast<uint8_t>(v));
+    return *this;
+  }
+  CompactWriter& zigzag(int64_t v) {
+    return varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+  }
+  CompactWriter& field(int16_t id, Wire type) {
+    int delta = id - last_;
+    if (delta > 0 && delta <= 15) {
+      bytes.push_back(static_cast<uint8_t>(delta << 4 | static_cast<int>(type)));
+    } else {
+      bytes.push_back(static_cast<uint8_t>(type));
+      zigzag(id);
+    }
+    last_ = id;
+    return *this;
+  }
+  CompactWriter& begin() {
+    stack_.push_back(last_);
+    last_ = 0;
+    return *this;
+  }
+  CompactWriter& end() {
+    bytes.push_back(0);
+    last_ = stack_.back();
+    stack_.pop_back();
+    return *this;
+  }
+  CompactWriter& i32(int16_t id, int32_t v) { return field(id, Wire::I32).zigzag(v); }
+  CompactWriter& i64(int16_t id, int64_t v) { return field(id, Wire::I64).zigzag(v); }
+  CompactWriter& boolean(int16_t id, bool v) {
+    return field(id, v ? Wire::BOOL_TRUE : Wire::BOOL_FALSE);
+  }
+  CompactWriter& str(int16_t id, const std::string& s) {
+    field(id, Wire::BINARY).varint(s.size());
+    bytes.insert(bytes.end(), s.begin(), s.end());
+    return *this;
+  }
+  CompactWriter& struct_field(int16_t id) { return field(id, Wire::STRUCT).begin(); }
+  // A list header; the caller writes `size` elements (structs with begin()/end()).
+  CompactWriter& list(int16_t id, Wire element, uint32_t size) {
+    field(id, Wire::LIST);
+    if (size < 15) {
+      bytes.push_back(static_cast<uint8_t>(size << 4 | static_cast<int>(element)));
+    } else {
+      bytes.push_back(static_cast<uint8_t>(0xF0 | static_cast<int>(element)));
+      varint(size);
+    }
+    return *this;
+  }
+  CompactWriter& list_i32(int32_t v) { return zigzag(v); }
+
+ private:
+  int16_t last_ = 0;
+  std::vector<int16_t> stack_;
+};
+
+inline void append_le32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+// One uncompressed page of a hand-built column chunk.
+struct TestPage {
+  int32_t type = 0;  // 0 DATA_PAGE, 2 DICTIONARY_PAGE
+  int32_t num_values = 0;
+  int32_t encoding = 0;  // 0 PLAIN, 8 RLE_DICTIONARY
+  std::vector<uint8_t> body;  // levels + values, uncompressed
+};
+
+// A file with one REQUIRED INT32 column "v" (physical type 1), one row group holding `pages`,
+// uncompressed. Returns the file's bytes.
+inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages, int64_t num_rows) {
+  std::vector<uint8_t> file = {'P', 'A', 'R', '1'};
+  int64_t chunk_start = static_cast<int64_t>(file.size());
+  int64_t dictionary_offset = -1;
+  int64_t first_data_offset = -1;
+  for (const auto& page : pages) {
+    int64_t offset = static_cast<int64_t>(file.size());
+    CompactWriter h;
+    h.begin().i32(1, page.type).i32(2, static_cast<int32_t>(page.body.size()))
+        .i32(3, static_cast<int32_t>(page.body.size()));
+    if (page.type == 2) {
+      if (dictionary_offset < 0) dictionary_offset = offset;
+      h.struct_field(7).i32(1, page.num_values).i32(2, 0).end();
+    } else {
+      if (first_data_offset < 0) first_data_offset = offset;
+      h.struct_field(5).i32(1, page.num_values).i32(2, page.encoding).i32(3, 3).i32(4, 3).end();
+    }
+    h.end();
+    file.insert(file.end(), h.bytes.begin(), h.bytes.end());
+    file.insert(file.end(), page.body.begin(), page.body.end());
+  }
+  int64_t chunk_size = static_cast<int64_t>(file.size()) - chunk_start;
+
+  CompactWriter m;
+  m.begin().i32(1, 1);
+  m.list(2, Wire::STRUCT, 2);
+  m.begin().str(4, "schema").i32(5, 1).end();
+  m.begin().i32(1, 1).i32(3, 0).str(4, "v").end();
+  m.i64(3, num_rows);
+  m.list(4, Wire::STRUCT, 1);
+  m.begin();
+  m.list(1, Wire::STRUCT, 1);
+  m.begin().i64(2, chunk_start);
+  m.struct_field(3).i32(1, 1);
+  m.list(2, Wire::I32, 1).list_i32(0);
+  m.list(3, Wire::BINARY, 1).varint(1).bytes.push_back('v');
+  m.i32(4, 0).i64(5, num_rows).i64(6, chunk_size).i64(7, chunk_size);
+  m.i64(9, first_data_offset);
+  if (dictionary_offset >= 0) m.i64(11, dictionary_offset);
+  m.end();  // ColumnMetaData
+  m.end();  // ColumnChunk
+  m.i64(2, chunk_size).i64(3, num_rows);
+  m.end();  // RowGroup
+  m.end();  // FileMetaData
+  file.insert(file.end(), m.bytes.begin(), m.bytes.end());
+  append_le32(file, static_cast<uint32_t>(m.bytes.size()));
+  file.insert(file.end(), {'P', 'A', 'R', '1'});
+  return file;
+}
+
+}  // namespace kbdata::testing
