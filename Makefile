@@ -43,6 +43,16 @@ sanitize: deps
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
 
+# Benchmarks (bench/README.md): generates the data files once (minutes; the large one needs ~11 GB
+# of RAM), builds in Release and runs both programs. Figures are ratios within one run.
+bench: deps
+	node bench/make-bench-data.mjs
+	node bench/make-bench-data.mjs --large
+	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD)-bench -j $(JOBS) --target decode_bench memory_bench
+	$(BUILD)-bench/bench/decode_bench
+	$(BUILD)-bench/bench/memory_bench
+
 # Regenerates the shipped test files and the demo sample with DuckDB (tools/fixtures/).
 fixtures: deps
 	node tools/fixtures/make-fixtures.mjs

@@ -22,6 +22,13 @@ constexpr size_t kFirstHeaderGuess = 64u << 10;
   throw error;
 }
 
+// Sizes a reused buffer for a new page whose bytes will all be overwritten. Growing frees the old
+// storage first, so two large pages are never resident at once (std::vector would copy).
+void resize_discarding(std::vector<uint8_t>& buffer, size_t size) {
+  if (size > buffer.capacity()) std::vector<uint8_t>().swap(buffer);
+  buffer.resize(size);
+}
+
 }  // namespace
 
 PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length,
@@ -46,12 +53,20 @@ size_t PageReader::fill(size_t n) {
   }
   // Keep the bytes of the window at and after position_, then read forward.
   size_t keep = 0;
+  size_t keep_from = 0;
   if (position_ >= window_start_ && position_ < window_end) {
     keep = static_cast<size_t>(window_end - position_);
-    std::memmove(window_.data(), window_.data() + (position_ - window_start_), keep);
+    keep_from = static_cast<size_t>(position_ - window_start_);
   }
   size_t want = std::min(std::max(n, kReadBlock), available_in_chunk);
-  window_.resize(want);
+  if (want > window_.capacity()) {
+    std::vector<uint8_t> grown(want);  // copies only the kept bytes, not the whole old window
+    if (keep > 0) std::memcpy(grown.data(), window_.data() + keep_from, keep);
+    window_.swap(grown);
+  } else {
+    if (keep > 0) std::memmove(window_.data(), window_.data() + keep_from, keep);
+    window_.resize(want);
+  }
   window_start_ = position_;
   if (want > keep) {
     file_.read_at(static_cast<uint64_t>(position_) + keep,
@@ -123,7 +138,7 @@ std::optional<Page> PageReader::next() {
             (values_in.empty() && values_out == 0)) {
           page.body = raw;
         } else {
-          decompressed_.resize(level_bytes + values_out);
+          resize_discarding(decompressed_, level_bytes + values_out);
           std::memcpy(decompressed_.data(), raw.data(), level_bytes);
           decompress(codec_, values_in,
                      std::span<uint8_t>(decompressed_.data() + level_bytes, values_out));
@@ -133,7 +148,7 @@ std::optional<Page> PageReader::next() {
                  (raw.empty() && h.uncompressed_page_size == 0)) {
         page.body = raw;
       } else {
-        decompressed_.resize(static_cast<size_t>(h.uncompressed_page_size));
+        resize_discarding(decompressed_, static_cast<size_t>(h.uncompressed_page_size));
         decompress(codec_, raw, decompressed_);
         page.body = decompressed_;
       }
