@@ -1,0 +1,216 @@
+#include "common/text.h"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+
+namespace kbdata {
+
+namespace {
+
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+
+uint64_t load_word(const uint8_t* p) {
+  uint64_t word;
+  std::memcpy(&word, p, sizeof(word));
+  return word;
+}
+
+// True when some byte of `word` is below `limit`. REQUIRES: limit <= 128 (exact under that bound).
+constexpr bool has_byte_below(uint64_t word, uint8_t limit) {
+  return ((word - kOnes * limit) & ~word & kHighBits) != 0;
+}
+
+constexpr bool has_byte(uint64_t word, uint8_t byte) {
+  return has_byte_below(word ^ (kOnes * byte), 1);
+}
+
+const uint8_t* as_bytes(std::string_view text) {
+  return reinterpret_cast<const uint8_t*>(text.data());
+}
+
+// Length of the UTF-8 sequence that starts at p[0], of n >= 1 available bytes. Sets `valid` and
+// returns the length of the well-formed sequence, or clears it and returns the length (>= 1) of
+// the maximal subpart to replace: the lead byte and the continuation bytes that were still
+// acceptable when the sequence broke off. Byte ranges are those of Unicode Table 3-7.
+size_t scan_sequence(const uint8_t* p, size_t n, bool& valid) {
+  const uint8_t lead = p[0];
+  if (lead < 0x80) {
+    valid = true;
+    return 1;
+  }
+  size_t continuation_bytes;
+  uint8_t low = 0x80;  // range of the second byte; later bytes are always 80..BF
+  uint8_t high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    continuation_bytes = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    continuation_bytes = 2;
+    if (lead == 0xE0) low = 0xA0;   // no overlongs
+    if (lead == 0xED) high = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    continuation_bytes = 3;
+    if (lead == 0xF0) low = 0x90;   // no overlongs
+    if (lead == 0xF4) high = 0x8F;  // nothing above U+10FFFF
+  } else {
+    valid = false;  // 80..C1 and F5..FF never start a sequence
+    return 1;
+  }
+  for (size_t i = 1; i <= continuation_bytes; ++i) {
+    if (i >= n || p[i] < low || p[i] > high) {
+      valid = false;
+      return i;
+    }
+    low = 0x80;
+    high = 0xBF;
+  }
+  valid = true;
+  return continuation_bytes + 1;
+}
+
+// Index of the first byte at or after `i` that is not ASCII, or n.
+size_t skip_ascii(const uint8_t* p, size_t i, size_t n) {
+  while (i + 8 <= n && (load_word(p + i) & kHighBits) == 0) i += 8;
+  while (i < n && p[i] < 0x80) ++i;
+  return i;
+}
+
+// For each byte, 0 if JSON copies it unchanged, 'u' for a \u00XX escape, else the letter that
+// follows the backslash.
+constexpr std::array<char, 256> make_json_escapes() {
+  std::array<char, 256> table{};
+  for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+  table['\b'] = 'b';
+  table['\f'] = 'f';
+  table['\n'] = 'n';
+  table['\r'] = 'r';
+  table['\t'] = 't';
+  table['"'] = '"';
+  table['\\'] = '\\';
+  return table;
+}
+
+constexpr std::array<char, 256> kJsonEscapes = make_json_escapes();
+
+constexpr bool word_needs_json_escape(uint64_t word) {
+  return has_byte_below(word, 0x20) || has_byte(word, '"') || has_byte(word, '\\');
+}
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+constexpr char kReplacementCharacter[] = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+template <typename T>
+void append_shortest(std::string& out, T value) {
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out.append(buffer, result.ptr);
+}
+
+}  // namespace
+
+void append_base64(std::string& out, std::span<const uint8_t> bytes) {
+  const size_t n = bytes.size();
+  const size_t old_size = out.size();
+  out.resize(old_size + (n + 2) / 3 * 4);
+  char* dst = out.data() + old_size;
+  const uint8_t* src = bytes.data();
+  size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const uint32_t triple = (uint32_t{src[i]} << 16) | (uint32_t{src[i + 1]} << 8) | src[i + 2];
+    *dst++ = kBase64Alphabet[(triple >> 18) & 63];
+    *dst++ = kBase64Alphabet[(triple >> 12) & 63];
+    *dst++ = kBase64Alphabet[(triple >> 6) & 63];
+    *dst++ = kBase64Alphabet[triple & 63];
+  }
+  if (n - i == 1) {
+    const uint32_t triple = uint32_t{src[i]} << 16;
+    *dst++ = kBase64Alphabet[(triple >> 18) & 63];
+    *dst++ = kBase64Alphabet[(triple >> 12) & 63];
+    *dst++ = '=';
+    *dst++ = '=';
+  } else if (n - i == 2) {
+    const uint32_t triple = (uint32_t{src[i]} << 16) | (uint32_t{src[i + 1]} << 8);
+    *dst++ = kBase64Alphabet[(triple >> 18) & 63];
+    *dst++ = kBase64Alphabet[(triple >> 12) & 63];
+    *dst++ = kBase64Alphabet[(triple >> 6) & 63];
+    *dst++ = '=';
+  }
+}
+
+bool is_valid_utf8(std::string_view bytes) {
+  const uint8_t* p = as_bytes(bytes);
+  const size_t n = bytes.size();
+  size_t i = 0;
+  while (true) {
+    i = skip_ascii(p, i, n);
+    if (i == n) return true;
+    bool valid;
+    i += scan_sequence(p + i, n - i, valid);
+    if (!valid) return false;
+  }
+}
+
+void append_utf8_repaired(std::string& out, std::string_view bytes) {
+  const uint8_t* p = as_bytes(bytes);
+  const size_t n = bytes.size();
+  size_t run_start = 0;  // start of the well-formed bytes not yet appended
+  size_t i = 0;
+  while (true) {
+    i = skip_ascii(p, i, n);
+    if (i == n) break;
+    bool valid;
+    const size_t length = scan_sequence(p + i, n - i, valid);
+    if (!valid) {
+      out.append(bytes.data() + run_start, i - run_start);
+      out.append(kReplacementCharacter, 3);
+      run_start = i + length;
+    }
+    i += length;
+  }
+  out.append(bytes.data() + run_start, n - run_start);
+}
+
+void append_json_string(std::string& out, std::string_view utf8) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const uint8_t* p = as_bytes(utf8);
+  const size_t n = utf8.size();
+  out.push_back('"');
+  size_t run_start = 0;
+  size_t i = 0;
+  while (i < n) {
+    if (i + 8 <= n && !word_needs_json_escape(load_word(p + i))) {
+      i += 8;
+      continue;
+    }
+    const char escape = kJsonEscapes[p[i]];
+    if (escape != 0) {
+      out.append(utf8.data() + run_start, i - run_start);
+      if (escape == 'u') {
+        const char sequence[] = {'\\', 'u', '0', '0', kHex[p[i] >> 4], kHex[p[i] & 15]};
+        out.append(sequence, sizeof(sequence));
+      } else {
+        const char sequence[] = {'\\', escape};
+        out.append(sequence, sizeof(sequence));
+      }
+      run_start = i + 1;
+    }
+    ++i;
+  }
+  out.append(utf8.data() + run_start, n - run_start);
+  out.push_back('"');
+}
+
+void append_float(std::string& out, float value) { append_shortest(out, value); }
+
+void append_double(std::string& out, double value) { append_shortest(out, value); }
+
+size_t utf8_length(std::string_view utf8) {
+  size_t count = 0;
+  for (const char c : utf8) count += (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+}  // namespace kbdata

@@ -1,0 +1,44 @@
+// Small text helpers for the output path: base64, UTF-8 validation and repair, JSON string
+// escaping, shortest round-trip floating-point text and code-point counting.
+//
+// Every function appends to a caller-owned std::string so that a writer can build a whole block of
+// output in one buffer; none of them allocates beyond growing that buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kbdata {
+
+// Appends the base64 encoding of `bytes` (RFC 4648 standard alphabet, '=' padding).
+void append_base64(std::string& out, std::span<const uint8_t> bytes);
+
+// True when `bytes` is well-formed UTF-8 (Unicode Table 3-7: no overlong forms, no surrogates, no
+// code points above U+10FFFF, no truncated sequences).
+[[nodiscard]] bool is_valid_utf8(std::string_view bytes);
+
+// Appends `bytes` as well-formed UTF-8: well-formed sequences are copied, and each maximal subpart
+// of an ill-formed subsequence is replaced by one U+FFFD (the "substitution of maximal subparts"
+// practice of Unicode chapter 3.9, as in the WHATWG decoder).
+void append_utf8_repaired(std::string& out, std::string_view bytes);
+
+// Appends `utf8` as a JSON string literal (RFC 8259): in double quotes, with '"' and '\' escaped
+// by a backslash, \b \f \n \r \t for those control characters and \u00XX for the other ones below
+// U+0020. All other bytes are copied unchanged.
+// REQUIRES: `utf8` is well-formed UTF-8 (use append_utf8_repaired first otherwise).
+void append_json_string(std::string& out, std::string_view utf8);
+
+// Append the shortest text that reads back as exactly `value` (std::to_chars without a format:
+// "4.6", "1", "1e+20", "-0"). Non-finite values appear as to_chars writes them ("nan", "-nan",
+// "inf", "-inf"); callers that need another spelling test for them first.
+void append_float(std::string& out, float value);
+void append_double(std::string& out, double value);
+
+// Number of code points in `utf8` (the bytes that are not continuation bytes 10xxxxxx).
+// REQUIRES: `utf8` is well-formed UTF-8, or the count is only an estimate.
+[[nodiscard]] size_t utf8_length(std::string_view utf8);
+
+}  // namespace kbdata

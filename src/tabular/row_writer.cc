@@ -1,0 +1,388 @@
+#include "tabular/row_writer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "common/error.h"
+#include "common/text.h"
+
+namespace kbdata::tabular {
+
+using parquet::ColumnBatch;
+using parquet::ColumnDescriptor;
+using parquet::PhysicalType;
+
+namespace {
+
+[[noreturn]] void throw_io_error(const std::string& name, const char* action, int error_number) {
+  IoError error(std::string("cannot ") + action + ": " +
+                (error_number != 0 ? std::strerror(error_number) : "short write"));
+  error.locate_file(name);
+  throw error;
+}
+
+// Bytes per value of the column's ValueBuffer, or 0 for BYTE_ARRAY.
+size_t value_width(const ColumnDescriptor& column) {
+  switch (column.physical) {
+    case PhysicalType::BOOLEAN:
+      return 1;
+    case PhysicalType::INT32:
+    case PhysicalType::FLOAT:
+      return 4;
+    case PhysicalType::INT64:
+    case PhysicalType::DOUBLE:
+      return 8;
+    case PhysicalType::INT96:
+      return 12;
+    case PhysicalType::BYTE_ARRAY:
+      return 0;
+    case PhysicalType::FIXED_LEN_BYTE_ARRAY:
+      return column.type_length > 0 ? static_cast<size_t>(column.type_length) : 0;
+  }
+  return 0;
+}
+
+// Throws FormatError unless `values` can hold `needed` values of `column` (a buffer that does not
+// match its column would otherwise be read out of bounds).
+void check_values(const ColumnDescriptor& column, const parquet::ValueBuffer& values,
+                  size_t needed) {
+  std::string problem;
+  if (values.type != column.physical) {
+    problem = "batch values have another physical type than the column";
+  } else if (needed > values.count) {
+    problem = "batch holds " + std::to_string(values.count) + " values for " +
+              std::to_string(needed) + " non-null entries";
+  } else if (values.is_binary()) {
+    if (values.offsets.size() != values.count + 1 || values.offsets.back() > values.data.size()) {
+      problem = "batch value offsets do not match the values";
+    }
+  } else if (static_cast<size_t>(values.width) != value_width(column) ||
+             values.data.size() < values.count * value_width(column)) {
+    problem = "batch value bytes do not match the column's width";
+  }
+  if (!problem.empty()) {
+    FormatError error(problem);
+    error.locate_column(column.dotted_path);
+    throw error;
+  }
+}
+
+// How a table shows a character it cannot show as itself, or null.
+const char* control_escape(uint32_t code_point) {
+  static constexpr const char* kC0[] = {
+      "\\x00", "\\x01", "\\x02", "\\x03", "\\x04", "\\x05", "\\x06", "\\x07",
+      "\\x08", "\\t",   "\\n",   "\\x0b", "\\x0c", "\\r",   "\\x0e", "\\x0f",
+      "\\x10", "\\x11", "\\x12", "\\x13", "\\x14", "\\x15", "\\x16", "\\x17",
+      "\\x18", "\\x19", "\\x1a", "\\x1b", "\\x1c", "\\x1d", "\\x1e", "\\x1f"};
+  static constexpr const char* kC1[] = {
+      "\\u0080", "\\u0081", "\\u0082", "\\u0083", "\\u0084", "\\u0085", "\\u0086", "\\u0087",
+      "\\u0088", "\\u0089", "\\u008a", "\\u008b", "\\u008c", "\\u008d", "\\u008e", "\\u008f",
+      "\\u0090", "\\u0091", "\\u0092", "\\u0093", "\\u0094", "\\u0095", "\\u0096", "\\u0097",
+      "\\u0098", "\\u0099", "\\u009a", "\\u009b", "\\u009c", "\\u009d", "\\u009e", "\\u009f"};
+  if (code_point < 0x20) return kC0[code_point];
+  if (code_point == 0x7F) return "\\x7f";
+  if (code_point >= 0x80 && code_point < 0xA0) return kC1[code_point - 0x80];
+  return nullptr;
+}
+
+// Appends well-formed UTF-8 `text` for a table: control characters (C0, DEL, C1) escaped so that
+// a cell stays on one line, and, when max_width > 0 and the result would be wider, cut to
+// max_width - 1 code points followed by "…". Returns the width in code points.
+size_t append_display_text(std::string& out, std::string_view text, size_t max_width) {
+  const size_t limit = max_width > 0 ? max_width : SIZE_MAX;
+  size_t width = 0;
+  size_t cut_size = out.size();  // where to cut if truncated: the widest prefix < limit
+  size_t cut_width = 0;
+  const auto* p = reinterpret_cast<const uint8_t*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const uint8_t lead = p[i];
+    size_t length = 1;
+    uint32_t code_point = lead;
+    if (lead >= 0xF0) {
+      length = 4;
+    } else if (lead >= 0xE0) {
+      length = 3;
+    } else if (lead >= 0xC0) {
+      length = 2;
+      if (i + 1 < n) code_point = ((lead & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu);
+    }
+    length = std::min(length, n - i);
+    const char* escape = control_escape(code_point);
+    const size_t unit_width = escape != nullptr ? std::strlen(escape) : 1;
+    if (width + unit_width > limit) {
+      out.resize(cut_size);
+      out.append("…");
+      return cut_width + 1;
+    }
+    if (escape != nullptr) {
+      out.append(escape);
+    } else {
+      out.append(text.data() + i, length);
+    }
+    width += unit_width;
+    i += length;
+    if (width < limit) {
+      cut_size = out.size();
+      cut_width = width;
+    }
+  }
+  return width;
+}
+
+bool needs_csv_quotes(char ch) { return ch == ',' || ch == '"' || ch == '\r' || ch == '\n'; }
+
+std::string display_name(const ColumnDescriptor& column) {
+  std::string repaired;
+  append_utf8_repaired(repaired, column.dotted_path);
+  std::string name;
+  append_display_text(name, repaired, 0);
+  return name;
+}
+
+}  // namespace
+
+void FileSink::write(std::string_view bytes) {
+  if (bytes.empty()) return;
+  errno = 0;
+  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file_);
+  if (written != bytes.size() || std::ferror(file_) != 0) throw_io_error(name_, "write", errno);
+}
+
+void FileSink::flush() {
+  errno = 0;
+  if (std::fflush(file_) != 0) throw_io_error(name_, "flush", errno);
+}
+
+RowWriter::RowWriter(Format format, std::vector<const ColumnDescriptor*> columns, Sink& sink)
+    : format_(format), sink_(sink) {
+  columns_.reserve(columns.size());
+  for (const ColumnDescriptor* column : columns) {
+    if (column->max_rep > 0) {
+      throw UnsupportedError("column '" + column->dotted_path +
+                             "' is nested (repeated); nested columns are not supported yet");
+    }
+    Column entry{column, ValueFormatter(*column), {}, display_name(*column), 0};
+    entry.display_width = utf8_length(entry.display_name);
+    if (!columns_.empty()) entry.json_key.push_back(',');
+    std::string repaired;
+    append_utf8_repaired(repaired, column->dotted_path);
+    append_json_string(entry.json_key, repaired);
+    entry.json_key.push_back(':');
+    columns_.push_back(std::move(entry));
+  }
+  buffer_.reserve(kFlushBytes + kFlushBytes / 4);
+  if (format_ == Format::CSV) {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      if (c > 0) buffer_.push_back(',');
+      const size_t field_start = buffer_.size();
+      append_utf8_repaired(buffer_, columns_[c].descriptor->dotted_path);
+      append_csv_field(field_start);
+    }
+    buffer_.push_back('\n');
+  }
+}
+
+RowWriter::~RowWriter() = default;
+
+void RowWriter::write(std::span<const ColumnBatch> batches, size_t first, size_t count) {
+  batch_pointers_.clear();
+  for (const ColumnBatch& batch : batches) batch_pointers_.push_back(&batch);
+  write(batch_pointers_, first, count);
+}
+
+void RowWriter::write(std::span<const ColumnBatch* const> batches, size_t first, size_t count) {
+  assert(!finished_);
+  prepare_cursors(batches, first, count);
+  switch (format_) {
+    case Format::JSONL:
+      write_jsonl(first, count);
+      break;
+    case Format::CSV:
+      write_csv(first, count);
+      break;
+    case Format::TABLE:
+      write_table(first, count);
+      break;
+  }
+  rows_written_ += count;
+}
+
+void RowWriter::prepare_cursors(std::span<const ColumnBatch* const> batches, size_t first,
+                                size_t count) {
+  assert(batches.size() == columns_.size());
+  cursors_.clear();
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const ColumnBatch& batch = *batches[c];
+    const ColumnDescriptor& column = *columns_[c].descriptor;
+    assert(batch.num_levels == batches[0]->num_levels);
+    assert(first + count <= batch.num_levels);
+    Cursor cursor{nullptr, static_cast<int16_t>(column.max_def), &batch.values, first};
+    size_t needed = first + count;  // values consumed up to the end of the range
+    if (!batch.def_levels.empty()) {
+      if (batch.def_levels.size() < first + count) {
+        FormatError error("batch has fewer definition levels than entries");
+        error.locate_column(column.dotted_path);
+        throw error;
+      }
+      cursor.def_levels = batch.def_levels.data();
+      const auto present = [&](int16_t level) { return level >= cursor.max_def; };
+      const auto begin = batch.def_levels.begin();
+      cursor.next_value = static_cast<size_t>(std::count_if(begin, begin + first, present));
+      needed = cursor.next_value +
+               static_cast<size_t>(std::count_if(begin + first, begin + first + count, present));
+    }
+    check_values(column, batch.values, needed);
+    cursors_.push_back(cursor);
+  }
+}
+
+void RowWriter::flush_if_full() {
+  if (buffer_.size() < kFlushBytes) return;
+  sink_.write(buffer_);
+  buffer_.clear();
+}
+
+void RowWriter::write_jsonl(size_t first, size_t count) {
+  for (size_t row = first; row < first + count; ++row) {
+    buffer_.push_back('{');
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      Cursor& cursor = cursors_[c];
+      buffer_.append(columns_[c].json_key);
+      if (cursor.is_null(row)) {
+        buffer_.append("null");
+      } else {
+        columns_[c].formatter.append_json(buffer_, *cursor.values, cursor.next_value++);
+      }
+    }
+    buffer_.append("}\n");
+    flush_if_full();
+  }
+}
+
+void RowWriter::append_csv_field(size_t field_start) {
+  const std::string_view field(buffer_.data() + field_start, buffer_.size() - field_start);
+  // A present empty value is quoted so that it differs from null, which is an empty field.
+  if (!field.empty() && std::none_of(field.begin(), field.end(), needs_csv_quotes)) return;
+  scratch_.assign(field);
+  buffer_.resize(field_start);
+  buffer_.push_back('"');
+  for (const char ch : scratch_) {
+    if (ch == '"') buffer_.push_back('"');
+    buffer_.push_back(ch);
+  }
+  buffer_.push_back('"');
+}
+
+void RowWriter::write_csv(size_t first, size_t count) {
+  for (size_t row = first; row < first + count; ++row) {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      Cursor& cursor = cursors_[c];
+      if (c > 0) buffer_.push_back(',');
+      if (cursor.is_null(row)) continue;
+      if (columns_[c].formatter.always_null()) {  // a present value of the "null" type
+        ++cursor.next_value;
+        continue;
+      }
+      const size_t field_start = buffer_.size();
+      columns_[c].formatter.append_text(buffer_, *cursor.values, cursor.next_value++);
+      append_csv_field(field_start);
+    }
+    buffer_.push_back('\n');
+    flush_if_full();
+  }
+}
+
+void RowWriter::add_table_cell(std::string_view text) {
+  const size_t offset = table_text_.size();
+  const size_t width = append_display_text(table_text_, text, kTableCellWidth);
+  table_cells_.push_back(Cell{offset, static_cast<uint32_t>(table_text_.size() - offset),
+                              static_cast<uint32_t>(width)});
+}
+
+void RowWriter::write_table(size_t first, size_t count) {
+  for (size_t row = first; row < first + count; ++row) {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      Cursor& cursor = cursors_[c];
+      const ValueFormatter& formatter = columns_[c].formatter;
+      if (cursor.is_null(row) || formatter.always_null()) {
+        if (!cursor.is_null(row)) ++cursor.next_value;
+        add_table_cell("null");
+        continue;
+      }
+      scratch_.clear();
+      formatter.append_text(scratch_, *cursor.values, cursor.next_value++);
+      add_table_cell(scratch_);
+    }
+    ++table_rows_;
+    if (table_rows_ >= kTableBlockRows || table_text_.size() >= kTableBlockBytes) {
+      flush_table_block();
+    }
+  }
+}
+
+void RowWriter::flush_table_block() {
+  const size_t num_columns = columns_.size();
+  std::vector<size_t> widths(num_columns);
+  for (size_t c = 0; c < num_columns; ++c) widths[c] = columns_[c].display_width;
+  for (size_t k = 0; k < table_cells_.size(); ++k) {
+    size_t& width = widths[k % num_columns];
+    width = std::max<size_t>(width, table_cells_[k].width);
+  }
+  // One line of cells separated by two spaces, without trailing blanks.
+  const auto append_line = [&](auto&& cell_text, auto&& cell_width) {
+    const size_t line_start = buffer_.size();
+    for (size_t c = 0; c < num_columns; ++c) {
+      if (c > 0) buffer_.append(2, ' ');
+      const size_t pad = widths[c] - cell_width(c);
+      if (columns_[c].formatter.is_numeric()) buffer_.append(pad, ' ');
+      buffer_.append(cell_text(c));
+      if (!columns_[c].formatter.is_numeric()) buffer_.append(pad, ' ');
+    }
+    const size_t end = buffer_.find_last_not_of(' ');
+    buffer_.resize(end == std::string::npos || end < line_start ? line_start : end + 1);
+    buffer_.push_back('\n');
+  };
+
+  if (table_block_written_) buffer_.push_back('\n');
+  append_line([&](size_t c) -> std::string_view { return columns_[c].display_name; },
+              [&](size_t c) { return columns_[c].display_width; });
+  for (size_t c = 0; c < num_columns; ++c) {
+    if (c > 0) buffer_.append(2, ' ');
+    buffer_.append(widths[c], '-');
+  }
+  buffer_.push_back('\n');
+  for (size_t row = 0; row < table_rows_; ++row) {
+    const Cell* cells = table_cells_.data() + row * num_columns;
+    append_line(
+        [&](size_t c) {
+          return std::string_view(table_text_.data() + cells[c].offset, cells[c].size);
+        },
+        [&](size_t c) { return size_t{cells[c].width}; });
+    flush_if_full();
+  }
+  flush_if_full();
+  table_block_written_ = true;
+  table_rows_ = 0;
+  table_cells_.clear();
+  table_text_.clear();
+}
+
+void RowWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (format_ == Format::TABLE) {
+    if (table_rows_ > 0 || !table_block_written_) flush_table_block();
+    buffer_.append("(" + std::to_string(rows_written_) +
+                   (rows_written_ == 1 ? " row)\n" : " rows)\n"));
+  }
+  if (!buffer_.empty()) sink_.write(buffer_);
+  buffer_.clear();
+  sink_.flush();
+}
+
+}  // namespace kbdata::tabular
