@@ -70,12 +70,16 @@ class ByteCursor {
 
  private:
   void require(size_t n, const char* what) const {
-    if (n > remaining()) {
-      TruncatedError error(std::string("unexpected end of data reading ") + what + " (need " +
-                        std::to_string(n) + " bytes, " + std::to_string(remaining()) + " left)");
-      error.locate_offset(file_offset());
-      throw error;
+    if (n > remaining()) [[unlikely]] {
+      overrun(n, what);
     }
+  }
+
+  [[noreturn]] __attribute__((noinline)) void overrun(size_t n, const char* what) const {
+    TruncatedError error(std::string("unexpected end of data reading ") + what + " (need " +
+                         std::to_string(n) + " bytes, " + std::to_string(remaining()) + " left)");
+    error.locate_offset(file_offset());
+    throw error;
   }
 
   std::span<const uint8_t> bytes_;

@@ -1,6 +1,7 @@
 #include "parquet/column_reader.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -19,20 +20,37 @@ namespace {
 [[noreturn]] void fail(const std::string& message) { throw FormatError(message); }
 
 // Where a chunk's pages start: the dictionary page when there is one. Some writers store 0 for
-// "no dictionary page"; only an offset before the first data page counts.
+// "no dictionary page", so only an offset inside the file's body counts; some (parquet-cpp 1.5,
+// Arrow on empty chunks) store a data_page_offset of 0 beside a valid dictionary offset.
 int64_t chunk_start(const ColumnMetaData& meta) {
-  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
-      *meta.dictionary_page_offset < meta.data_page_offset) {
+  constexpr int64_t kFirstPageOffset = 4;  // after the magic
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset >= kFirstPageOffset &&
+      (*meta.dictionary_page_offset < meta.data_page_offset ||
+       meta.data_page_offset < kFirstPageOffset)) {
     return *meta.dictionary_page_offset;
   }
   return meta.data_page_offset;
 }
 
+// The chunk's length, with `padding` bytes added but never past the end of the file.
+int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_size) {
+  int64_t start = chunk_start(meta);
+  int64_t length = meta.total_compressed_size;
+  if (padding > 0 && start >= 0 && length >= 0 &&
+      static_cast<uint64_t>(start) + static_cast<uint64_t>(length) < file_size) {
+    uint64_t room = file_size - static_cast<uint64_t>(start) - static_cast<uint64_t>(length);
+    length += static_cast<int64_t>(std::min<uint64_t>(room, static_cast<uint64_t>(padding)));
+  }
+  return length;
+}
+
 }  // namespace
 
 struct ColumnReader::State {
-  State(RandomAccessFile& file, const ColumnMetaData& meta)
-      : pages(file, chunk_start(meta), meta.total_compressed_size, meta.codec) {}
+  State(RandomAccessFile& file, const ColumnMetaData& meta, int64_t padding)
+      : pages(file, chunk_start(meta), chunk_length(meta, padding, file.size()), meta.codec) {
+    if (padding > 0) level_limit = meta.num_values;
+  }
 
   PageReader pages;
   std::unique_ptr<ValueDecoder> plain;
@@ -43,11 +61,16 @@ struct ColumnReader::State {
   LevelDecoder rep_levels;
   size_t page_levels_left = 0;  // level entries of the current page not yet read
   int64_t page_offset = 0;  // file offset of the current page, for errors
+  // With padding, the chunk's byte range may reach into the next chunk: stop after this many
+  // level entries (num_values) instead of at the end of the range.
+  std::optional<int64_t> level_limit;
+  int64_t levels_in_pages = 0;  // level entries of the data pages started so far
   ColumnBatch scratch;  // for skip()
 };
 
 ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
-                           const ColumnDescriptor& column, int row_group)
+                           const ColumnDescriptor& column, int row_group,
+                           int64_t chunk_padding)
     : column_(column), row_group_(row_group) {
   try {
     if (chunk.has_crypto_metadata || chunk.has_encrypted_column_metadata) {
@@ -63,7 +86,7 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
       fail(std::string("column chunk type ") + to_string(meta.type) +
            " differs from the schema's " + to_string(column.physical));
     }
-    state_ = std::make_unique<State>(file, meta);
+    state_ = std::make_unique<State>(file, meta, chunk_padding);
     state_->plain = make_plain_decoder(column.physical, column.type_length);
     state_->scratch.values = ValueBuffer::for_type(column.physical, column.type_length);
   } catch (Error& error) {
@@ -80,6 +103,7 @@ ColumnReader::~ColumnReader() = default;
 bool ColumnReader::next_data_page() {
   State& s = *state_;
   for (;;) {
+    if (s.level_limit && s.levels_in_pages >= *s.level_limit) return false;
     std::optional<Page> page = s.pages.next();
     if (!page) return false;
     s.page_offset = page->offset;
@@ -162,6 +186,7 @@ bool ColumnReader::next_data_page() {
     }
     s.current->set_data(values, num_values);
     s.page_levels_left = num_values;
+    s.levels_in_pages += static_cast<int64_t>(num_values);
     return true;
   }
 }

@@ -48,9 +48,11 @@ struct ColumnBatch {
 class ColumnReader {
  public:
   // `file`, `chunk` and `column` are borrowed and must outlive the reader. `row_group` is used in
-  // error locations only.
+  // error locations only. `chunk_padding` > 0 works around writers whose total_compressed_size
+  // leaves out the dictionary page header (FileReader decides from created_by): the byte range
+  // is extended by up to that many bytes and reading stops after the chunk's num_values.
   ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk, const ColumnDescriptor& column,
-               int row_group);
+               int row_group, int64_t chunk_padding = 0);
   ~ColumnReader();
   ColumnReader(const ColumnReader&) = delete;
   ColumnReader& operator=(const ColumnReader&) = delete;

@@ -1,6 +1,8 @@
 #include "parquet/file_reader.h"
 
 #include <array>
+#include <cstdio>
+#include <tuple>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,6 +25,21 @@ bool equals(std::span<const uint8_t> bytes, const std::array<uint8_t, 4>& magic)
 }
 
 }  // namespace
+
+int64_t legacy_chunk_padding(const std::optional<std::string>& created_by) {
+  constexpr int64_t kMaxDictionaryHeaderBytes = 100;
+  if (!created_by) return 0;
+  const std::string prefix = "parquet-mr";
+  if (created_by->compare(0, prefix.size(), prefix) != 0) return 0;
+  const std::string marker = "parquet-mr version ";
+  if (created_by->compare(0, marker.size(), marker) != 0) return kMaxDictionaryHeaderBytes;
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(created_by->c_str() + marker.size(), "%d.%d.%d", &major, &minor, &patch) < 2) {
+    return kMaxDictionaryHeaderBytes;
+  }
+  bool old = std::tie(major, minor, patch) <= std::make_tuple(1, 2, 8);
+  return old ? kMaxDictionaryHeaderBytes : 0;
+}
 
 std::unique_ptr<FileReader> FileReader::open(const std::string& path) {
   return open(LocalFile::open(path));
@@ -83,6 +100,7 @@ std::unique_ptr<FileReader> FileReader::open(std::unique_ptr<RandomAccessFile> f
       throw corrupt;
     }
     if (reader->metadata_.has_encryption_algorithm) encrypted();
+    reader->chunk_padding_ = legacy_chunk_padding(reader->metadata_.created_by);
     reader->schema_ = Schema::from_elements(reader->metadata_.schema);
     size_t leaves = reader->schema_.leaves().size();
     for (size_t g = 0; g < reader->metadata_.row_groups.size(); ++g) {
@@ -122,7 +140,7 @@ std::unique_ptr<ColumnReader> FileReader::column(int row_group, int leaf) {
   const ColumnChunk& chunk = metadata_.row_groups[static_cast<size_t>(row_group)]
                                  .columns[static_cast<size_t>(leaf)];
   return std::make_unique<ColumnReader>(*file_, chunk, schema_.leaves()[static_cast<size_t>(leaf)],
-                                        row_group);
+                                        row_group, chunk_padding_);
 }
 
 }  // namespace kbdata::parquet

@@ -51,6 +51,12 @@ class FileReader {
   Schema schema_;
   uint64_t footer_offset_ = 0;
   uint64_t footer_length_ = 0;
+  int64_t chunk_padding_ = 0;  // see ColumnReader; from created_by
 };
+
+// Bytes to add to each column chunk's length for files whose writer under-reported it: parquet-mr
+// up to 1.2.8 (and builds that name no version) left the dictionary page header out of
+// total_compressed_size (PARQUET-816). 0 for every other writer.
+[[nodiscard]] int64_t legacy_chunk_padding(const std::optional<std::string>& created_by);
 
 }  // namespace kbdata::parquet

@@ -14,13 +14,20 @@ using thrift::FieldHeader;
 using thrift::ListHeader;
 
 // Reads a struct field by field: `on_field` handles the ids it knows and returns false for the
-// others, which are skipped.
+// others, which are skipped. A known id with an unexpected wire type is skipped too, as generated
+// Thrift code does; a required field that ends up missing is reported by the caller.
 template <typename OnField>
 void read_struct(CompactReader& reader, OnField on_field) {
   reader.begin_struct();
   FieldHeader field;
   while (reader.next_field(field)) {
-    if (!on_field(field)) reader.skip(field.type);
+    bool handled;
+    try {
+      handled = on_field(field);
+    } catch (const thrift::WireTypeMismatch&) {
+      handled = false;  // nothing was consumed: skip it like an unknown field
+    }
+    if (!handled) reader.skip(field.type);
   }
   reader.end_struct();
 }
@@ -31,8 +38,8 @@ std::vector<T> read_struct_list(CompactReader& reader, const FieldHeader& field,
                                 ReadElement read_element) {
   ListHeader list = reader.read_list(field, what);
   std::vector<T> out;
+  if (list.size == 0) return out;
   if (list.element_type != thrift::Type::STRUCT) {
-    for (uint32_t i = 0; i < list.size; ++i) reader.skip(list.element_type);
     FormatError error(std::string("Thrift list ") + what + " does not hold structs");
     error.locate_offset(reader.file_offset());
     throw error;

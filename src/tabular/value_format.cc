@@ -318,7 +318,7 @@ void append_timestamp(std::string& out, int64_t value, TimeUnit unit, bool adjus
 
 void append_int96_timestamp(std::string& out, std::span<const uint8_t> int96) {
   const auto nanos = static_cast<int64_t>(load_le64(int96.data()));
-  const auto julian_day = static_cast<int32_t>(load_le32(int96.data() + 8));
+  const uint32_t julian_day = load_le32(int96.data() + 8);  // unsigned, as Arrow and DuckDB read it
   // Writers keep the nanoseconds within [0, one day); others are carried into the day.
   int64_t days = int64_t{julian_day} - kJulianDayOfUnixEpoch + nanos / kNanosPerDay;
   int64_t nano_of_day = nanos % kNanosPerDay;

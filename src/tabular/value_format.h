@@ -139,7 +139,7 @@ void append_timestamp(std::string& out, int64_t value, parquet::TimeUnit unit,
                       bool adjusted_to_utc);
 
 // An INT96 timestamp: 8 bytes little-endian nanoseconds within the day, then 4 bytes
-// little-endian Julian day (2440588 is 1970-01-01). Nanosecond precision, no "Z".
+// little-endian unsigned Julian day (2440588 is 1970-01-01). Nanosecond precision, no "Z".
 // REQUIRES: int96.size() == 12.
 void append_int96_timestamp(std::string& out, std::span<const uint8_t> int96);
 

@@ -86,9 +86,11 @@ void CompactReader::check_type(const FieldHeader& field, Type expected, const ch
   if (expected == Type::BOOL_TRUE && actual == Type::BOOL_FALSE) return;
   if (expected == Type::LIST && actual == Type::SET) return;
   if (actual != expected) {
-    fail(std::string("Thrift field ") + what + " (id " + std::to_string(field.id) + ") has type " +
-             type_name(actual) + ", expected " + type_name(expected),
-         cursor_.file_offset());
+    WireTypeMismatch error(std::string("Thrift field ") + what + " (id " +
+                           std::to_string(field.id) + ") has type " + type_name(actual) +
+                           ", expected " + type_name(expected));
+    error.locate_offset(cursor_.file_offset());
+    throw error;
   }
 }
 
@@ -131,12 +133,13 @@ ListHeader CompactReader::read_list(const FieldHeader& field, const char* what) 
   uint8_t byte = cursor_.read_u8(what);
   ListHeader header;
   uint8_t element = byte & 0x0f;
+  uint64_t size = byte >> 4;
+  if (size == 15) size = read_varint(what);
+  if (size == 0) return header;  // element type irrelevant
   if (!is_valid_type(element) || element == 0) {
     fail(std::string("invalid Thrift list element type in ") + what, cursor_.file_offset() - 1);
   }
   header.element_type = static_cast<Type>(element);
-  uint64_t size = byte >> 4;
-  if (size == 15) size = read_varint(what);
   // Every element takes at least one byte, so a longer list cannot fit in what is left.
   if (size > cursor_.remaining()) {
     fail(std::string("Thrift list ") + what + " claims " + std::to_string(size) +

@@ -33,6 +33,14 @@ enum class Type : uint8_t {
   STRUCT = 12,
 };
 
+// A field's wire type is not the one its id has in the schema. Thrown before any of the field's
+// bytes are consumed, so the caller may skip the field instead, as generated Thrift code does
+// (some writers put fields of their own under ids the format later used differently).
+class WireTypeMismatch : public FormatError {
+ public:
+  using FormatError::FormatError;
+};
+
 struct FieldHeader {
   int16_t id = 0;
   Type type = Type::STOP;
@@ -57,7 +65,7 @@ class CompactReader {
   [[nodiscard]] bool next_field(FieldHeader& field);
 
   // Typed reads of a field's value. Each checks that the field's wire type is the one expected and
-  // throws FormatError naming `what` otherwise.
+  // throws WireTypeMismatch naming `what` otherwise, having consumed nothing.
   bool read_bool(const FieldHeader& field, const char* what);
   int8_t read_byte(const FieldHeader& field, const char* what);
   int16_t read_i16(const FieldHeader& field, const char* what);
@@ -66,7 +74,8 @@ class CompactReader {
   std::string read_string(const FieldHeader& field, const char* what);
   // Checks the field is a struct; the caller then reads it with begin_struct()...
   void expect_struct(const FieldHeader& field, const char* what);
-  // Reads a list header; elements follow. Checks the field is a list (or set).
+  // Reads a list header; elements follow. Checks the field is a list (or set). An empty list may
+  // carry any element type (some writers write 0).
   ListHeader read_list(const FieldHeader& field, const char* what);
 
   // Element reads inside a list (no field header).

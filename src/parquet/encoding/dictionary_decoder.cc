@@ -1,0 +1,140 @@
+#include "parquet/encoding/dictionary_decoder.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "common/error.h"
+
+namespace kbdata::parquet {
+namespace {
+
+constexpr size_t kScratchValues = 1024;
+
+template <size_t kWidth>
+void gather_fixed(const uint8_t* dictionary, const uint32_t* indices, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(out + i * kWidth, dictionary + static_cast<size_t>(indices[i]) * kWidth, kWidth);
+  }
+}
+
+void gather_fixed(const uint8_t* dictionary, const uint32_t* indices, size_t n, size_t width,
+                  uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(out + i * width, dictionary + static_cast<size_t>(indices[i]) * width, width);
+  }
+}
+
+}  // namespace
+
+DictionaryDecoder::DictionaryDecoder(ValueBuffer dictionary) : dictionary_(std::move(dictionary)) {
+  assert(dictionary_.is_binary()
+             ? dictionary_.offsets.size() == dictionary_.count + 1 &&
+                   dictionary_.offsets.back() <= dictionary_.data.size()
+             : dictionary_.width > 0 &&
+                   dictionary_.data.size() ==
+                       dictionary_.count * static_cast<size_t>(dictionary_.width));
+}
+
+void DictionaryDecoder::set_data(std::span<const uint8_t> data, size_t num_values) {
+  values_left_ = num_values;
+  if (data.empty()) {
+    indices_.reset({}, 0);
+    values_left_ = 0;
+    return;
+  }
+  const int bit_width = data[0];
+  if (bit_width > 32) {
+    throw FormatError("dictionary index bit width " + std::to_string(bit_width) + " exceeds 32");
+  }
+  indices_.reset(data.subspan(1), bit_width);
+}
+
+void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
+  assert(out.type == dictionary_.type && out.width == dictionary_.width);
+  if (n > values_left_) {
+    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
+                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
+  }
+  if (scratch_.size() < kScratchValues) scratch_.resize(kScratchValues);
+  size_t done = 0;
+  while (done < n) {
+    const size_t want = std::min(n - done, kScratchValues);
+    const size_t got = indices_.get_batch(scratch_.data(), want);
+    if (got < want) {
+      throw FormatError("dictionary indices end after " + std::to_string(done + got) + " of " +
+                        std::to_string(n) + " requested values");
+    }
+    uint32_t max_index = 0;
+    for (size_t i = 0; i < got; ++i) max_index = std::max(max_index, scratch_[i]);
+    if (max_index >= dictionary_.count) {
+      throw FormatError("dictionary index " + std::to_string(max_index) +
+                        " out of range (dictionary has " + std::to_string(dictionary_.count) +
+                        " values)");
+    }
+    gather(scratch_.data(), got, out);
+    done += got;
+  }
+  values_left_ -= n;
+}
+
+void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& out) const {
+  if (dictionary_.is_binary()) {
+    const uint64_t* offsets = dictionary_.offsets.data();
+    size_t total = 0;
+    for (size_t i = 0; i < n; ++i) total += offsets[indices[i] + 1] - offsets[indices[i]];
+    const size_t old_size = out.data.size();
+    if (total > kMaxBatchBytes - std::min(old_size, kMaxBatchBytes)) {
+      throw FormatError("dictionary values of one batch would take " +
+                        std::to_string(old_size + total) + " bytes, more than the " +
+                        std::to_string(kMaxBatchBytes >> 20) + " MiB limit");
+    }
+    out.data.resize(old_size + total);
+    const size_t old_offsets = out.offsets.size();
+    out.offsets.resize(old_offsets + n);
+    uint8_t* dst = out.data.data() + old_size;
+    uint64_t* out_offsets = out.offsets.data() + old_offsets;
+    uint64_t offset = old_size;
+    const uint8_t* values = dictionary_.data.data();
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t begin = offsets[indices[i]];
+      const uint64_t length = offsets[indices[i] + 1] - begin;
+      if (length != 0) std::memcpy(dst, values + begin, length);
+      dst += length;
+      offset += length;
+      out_offsets[i] = offset;
+    }
+    out.count += n;
+    return;
+  }
+  const auto width = static_cast<size_t>(dictionary_.width);
+  const size_t old_size = out.data.size();
+  out.data.resize(old_size + n * width);
+  uint8_t* dst = out.data.data() + old_size;
+  const uint8_t* src = dictionary_.data.data();
+  switch (width) {
+    case 1:
+      gather_fixed<1>(src, indices, n, dst);
+      break;
+    case 4:
+      gather_fixed<4>(src, indices, n, dst);
+      break;
+    case 8:
+      gather_fixed<8>(src, indices, n, dst);
+      break;
+    case 12:
+      gather_fixed<12>(src, indices, n, dst);
+      break;
+    case 16:
+      gather_fixed<16>(src, indices, n, dst);
+      break;
+    default:
+      gather_fixed(src, indices, n, width, dst);
+      break;
+  }
+  out.count += n;
+}
+
+}  // namespace kbdata::parquet

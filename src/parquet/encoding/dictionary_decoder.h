@@ -1,0 +1,50 @@
+// RLE_DICTIONARY and PLAIN_DICTIONARY data pages: indices into the column chunk's dictionary.
+//
+// The page's values section is one byte holding the indices' bit width (0..32), then the indices
+// in the RLE / bit-packed hybrid (rle_bit_packed.h) with no length prefix. The dictionary itself
+// is the chunk's dictionary page, decoded by the caller with the PLAIN decoder.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "parquet/encoding/decoder.h"
+#include "parquet/encoding/rle_bit_packed.h"
+#include "parquet/values.h"
+
+namespace kbdata::parquet {
+
+class DictionaryDecoder final : public ValueDecoder {
+ public:
+  // A batch of BYTE_ARRAY values gathered from the dictionary may not exceed this many bytes: a
+  // small page of indices repeating a large dictionary string must not be able to demand
+  // terabytes. Real batches (1024 rows of kernel source) are tens of MB.
+  static constexpr size_t kMaxBatchBytes = size_t{1} << 30;
+
+  // `dictionary` holds the dictionary page's values; decode() appends to buffers of its type and
+  // width.
+  // REQUIRES: `dictionary` is consistent (count values of its width, or count + 1 offsets).
+  explicit DictionaryDecoder(ValueBuffer dictionary);
+
+  // Throws FormatError if the bit width byte exceeds 32. An empty `data` is accepted (a page
+  // whose values are all null); decode() of any value from it then throws.
+  void set_data(std::span<const uint8_t> data, size_t num_values) override;
+
+  // Throws FormatError if fewer than n indices remain (or than n of the page's num_values), or an
+  // index is outside the dictionary.
+  void decode(size_t n, ValueBuffer& out) override;
+
+  [[nodiscard]] const ValueBuffer& dictionary() const { return dictionary_; }
+
+ private:
+  void gather(const uint32_t* indices, size_t n, ValueBuffer& out) const;
+
+  ValueBuffer dictionary_;
+  RleBitPackedDecoder indices_;
+  size_t values_left_ = 0;
+  std::vector<uint32_t> scratch_;  // reused across pages
+};
+
+}  // namespace kbdata::parquet

@@ -1,0 +1,144 @@
+#include "parquet/encoding/level_decoder.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "common/error.h"
+
+namespace kbdata::parquet {
+namespace {
+
+constexpr int kMaxLevel = 32767;  // levels are int16_t
+constexpr size_t kScratchValues = 1024;
+
+void check_max_level(int max_level) {
+  if (max_level < 0 || max_level > kMaxLevel) {
+    throw FormatError("max level " + std::to_string(max_level) + " is outside 0.." +
+                      std::to_string(kMaxLevel));
+  }
+}
+
+}  // namespace
+
+int LevelDecoder::bit_width(int max_level) {
+  return max_level <= 0 ? 0 : std::bit_width(static_cast<unsigned>(max_level));
+}
+
+size_t LevelDecoder::set_data_v1(Encoding encoding, int max_level, std::span<const uint8_t> data,
+                                 size_t num_values) {
+  check_max_level(max_level);
+  max_level_ = max_level;
+  bit_width_ = bit_width(max_level);
+  if (max_level == 0) {
+    mode_ = Mode::kZero;
+    return 0;
+  }
+  if (encoding == Encoding::RLE) {
+    if (data.size() < 4) {
+      throw FormatError("RLE levels length prefix is cut off (page has " +
+                        std::to_string(data.size()) + " bytes)");
+    }
+    const uint32_t length = static_cast<uint32_t>(data[0]) | static_cast<uint32_t>(data[1]) << 8 |
+                            static_cast<uint32_t>(data[2]) << 16 |
+                            static_cast<uint32_t>(data[3]) << 24;
+    if (length > data.size() - 4) {
+      throw FormatError("RLE levels length " + std::to_string(length) + " overruns the page (" +
+                        std::to_string(data.size() - 4) + " bytes left)");
+    }
+    mode_ = Mode::kRle;
+    rle_.reset(data.subspan(4, length), bit_width_);
+    return 4 + static_cast<size_t>(length);
+  }
+  if (encoding == Encoding::BIT_PACKED) {
+    // bit_width_ <= 15: the product fits in 64 bits once num_values is below 2^60.
+    const uint64_t bits = static_cast<uint64_t>(num_values) * static_cast<uint64_t>(bit_width_);
+    const uint64_t bytes = bits / 8 + (bits % 8 != 0 ? 1 : 0);
+    if (static_cast<uint64_t>(num_values) >= (uint64_t{1} << 60) || bytes > data.size()) {
+      throw FormatError("BIT_PACKED levels of " + std::to_string(num_values) +
+                        " values overrun the page (need " + std::to_string(bytes) + " bytes, " +
+                        std::to_string(data.size()) + " left)");
+    }
+    mode_ = Mode::kBitPacked;
+    packed_ = data.first(static_cast<size_t>(bytes));
+    packed_left_ = num_values;
+    packed_bit_ = 0;
+    return static_cast<size_t>(bytes);
+  }
+  throw UnsupportedError(std::string("level encoding ") + to_string(encoding) +
+                         " is not supported");
+}
+
+void LevelDecoder::set_data_v2(int max_level, std::span<const uint8_t> data) {
+  check_max_level(max_level);
+  max_level_ = max_level;
+  bit_width_ = bit_width(max_level);
+  if (max_level == 0) {
+    mode_ = Mode::kZero;
+    return;
+  }
+  mode_ = Mode::kRle;
+  rle_.reset(data, bit_width_);
+}
+
+void LevelDecoder::decode(size_t n, int16_t* out) {
+  switch (mode_) {
+    case Mode::kZero:
+      std::fill(out, out + n, int16_t{0});
+      return;
+    case Mode::kRle:
+      decode_rle(n, out);
+      return;
+    case Mode::kBitPacked:
+      decode_bit_packed(n, out);
+      return;
+  }
+}
+
+void LevelDecoder::decode_rle(size_t n, int16_t* out) {
+  if (scratch_.size() < kScratchValues) scratch_.resize(kScratchValues);
+  size_t done = 0;
+  while (done < n) {
+    const size_t want = std::min(n - done, kScratchValues);
+    const size_t got = rle_.get_batch(scratch_.data(), want);
+    uint32_t max_seen = 0;
+    for (size_t i = 0; i < got; ++i) {
+      max_seen = std::max(max_seen, scratch_[i]);
+      out[done + i] = static_cast<int16_t>(scratch_[i]);
+    }
+    if (max_seen > static_cast<uint32_t>(max_level_)) {
+      throw FormatError("level " + std::to_string(max_seen) + " exceeds the max level " +
+                        std::to_string(max_level_));
+    }
+    done += got;
+    if (got < want) {
+      throw FormatError("levels end after " + std::to_string(done) + " of " + std::to_string(n) +
+                        " requested values");
+    }
+  }
+}
+
+void LevelDecoder::decode_bit_packed(size_t n, int16_t* out) {
+  if (n > packed_left_) {
+    throw FormatError("BIT_PACKED levels end: " + std::to_string(n) + " requested, " +
+                      std::to_string(packed_left_) + " left");
+  }
+  // Most significant bit first. set_data_v1 checked that every level's bits are in packed_.
+  const uint8_t* bytes = packed_.data();
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t level = 0;
+    for (int b = 0; b < bit_width_; ++b) {
+      const uint64_t bit = packed_bit_ + static_cast<uint64_t>(b);
+      level = (level << 1) | ((bytes[bit / 8] >> (7 - bit % 8)) & 1u);
+    }
+    packed_bit_ += static_cast<uint64_t>(bit_width_);
+    if (level > static_cast<uint32_t>(max_level_)) {
+      throw FormatError("level " + std::to_string(level) + " exceeds the max level " +
+                        std::to_string(max_level_));
+    }
+    out[i] = static_cast<int16_t>(level);
+  }
+  packed_left_ -= n;
+}
+
+}  // namespace kbdata::parquet

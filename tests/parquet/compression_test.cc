@@ -1,0 +1,244 @@
+// Page decompression: data compressed here with each codec's own library, then read back.
+
+#include "parquet/compression.h"
+
+#include <brotli/encode.h>
+#include <gtest/gtest.h>
+#include <lz4.h>
+#include <snappy.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace kbdata::parquet {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+// Compressible text followed by incompressible bytes.
+Bytes sample(size_t text_bytes = 50000, size_t random_bytes = 5000, uint32_t seed = 1) {
+  Bytes out;
+  const std::string line = "kernel,score,42.5,some repeated payload text\n";
+  while (out.size() < text_bytes) out.insert(out.end(), line.begin(), line.end());
+  out.resize(text_bytes);
+  std::mt19937 rng(seed);
+  for (size_t i = 0; i < random_bytes; ++i) out.push_back(static_cast<uint8_t>(rng()));
+  return out;
+}
+
+Bytes snappy_compress(const Bytes& in) {
+  std::string out;
+  snappy::Compress(reinterpret_cast<const char*>(in.data()), in.size(), &out);
+  return Bytes(out.begin(), out.end());
+}
+
+// window_bits 15 + 16 writes a gzip member, 15 a zlib stream.
+Bytes deflate_compress(const Bytes& in, int window_bits) {
+  z_stream stream{};
+  EXPECT_EQ(
+      deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY),
+      Z_OK);
+  Bytes out(deflateBound(&stream, in.size()) + 32);
+  stream.next_in = const_cast<Bytef*>(in.data());
+  stream.avail_in = static_cast<uInt>(in.size());
+  stream.next_out = out.data();
+  stream.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+Bytes gzip_compress(const Bytes& in) { return deflate_compress(in, 15 + 16); }
+
+Bytes zstd_compress(const Bytes& in) {
+  Bytes out(ZSTD_compressBound(in.size()));
+  const size_t size = ZSTD_compress(out.data(), out.size(), in.data(), in.size(), 3);
+  EXPECT_FALSE(ZSTD_isError(size));
+  out.resize(size);
+  return out;
+}
+
+Bytes lz4_compress(const Bytes& in) {
+  Bytes out(LZ4_compressBound(static_cast<int>(in.size())));
+  const int size = LZ4_compress_default(reinterpret_cast<const char*>(in.data()),
+                                        reinterpret_cast<char*>(out.data()),
+                                        static_cast<int>(in.size()), static_cast<int>(out.size()));
+  EXPECT_GT(size, 0);
+  out.resize(static_cast<size_t>(size));
+  return out;
+}
+
+Bytes brotli_compress(const Bytes& in) {
+  size_t size = BrotliEncoderMaxCompressedSize(in.size());
+  Bytes out(size);
+  EXPECT_EQ(BrotliEncoderCompress(BROTLI_DEFAULT_QUALITY, BROTLI_DEFAULT_WINDOW,
+                                  BROTLI_DEFAULT_MODE, in.size(), in.data(), &size, out.data()),
+            BROTLI_TRUE);
+  out.resize(size);
+  return out;
+}
+
+Bytes concat(const Bytes& a, const Bytes& b) {
+  Bytes out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+struct CodecCase {
+  Codec codec;
+  const char* name;
+  Bytes (*compress)(const Bytes&);
+};
+
+const std::vector<CodecCase>& codecs() {
+  static const std::vector<CodecCase> cases = {
+      {Codec::SNAPPY, "SNAPPY", snappy_compress}, {Codec::GZIP, "GZIP", gzip_compress},
+      {Codec::ZSTD, "ZSTD", zstd_compress},       {Codec::LZ4_RAW, "LZ4_RAW", lz4_compress},
+      {Codec::BROTLI, "BROTLI", brotli_compress},
+  };
+  return cases;
+}
+
+Bytes decompress_to(Codec codec, const Bytes& compressed, size_t size) {
+  Bytes out(size, 0xAB);
+  decompress(codec, compressed, out);
+  return out;
+}
+
+template <typename Fn>
+std::string format_error_message(Fn&& fn) {
+  try {
+    fn();
+  } catch (const FormatError& error) {
+    return error.what();
+  }
+  return "(no FormatError)";
+}
+
+TEST(Compression, RoundTripsEveryCodec) {
+  for (const auto& c : codecs()) {
+    SCOPED_TRACE(c.name);
+    for (const Bytes& data : {sample(), sample(0, 100, 2), sample(7, 0), sample(300000, 1000, 3)}) {
+      const Bytes compressed = c.compress(data);
+      EXPECT_EQ(decompress_to(c.codec, compressed, data.size()), data);
+      // The context reused for a second page gives the same.
+      EXPECT_EQ(decompress_to(c.codec, compressed, data.size()), data);
+    }
+  }
+}
+
+TEST(Compression, Uncompressed) {
+  const Bytes data = sample(100, 10);
+  EXPECT_EQ(decompress_to(Codec::UNCOMPRESSED, data, data.size()), data);
+  EXPECT_THROW(decompress_to(Codec::UNCOMPRESSED, data, data.size() + 1), FormatError);
+  EXPECT_THROW(decompress_to(Codec::UNCOMPRESSED, data, data.size() - 1), FormatError);
+}
+
+TEST(Compression, WrongDeclaredSizeThrows) {
+  const Bytes data = sample(20000, 2000);
+  for (const auto& c : codecs()) {
+    SCOPED_TRACE(c.name);
+    const Bytes compressed = c.compress(data);
+    for (size_t size : {data.size() - 1, data.size() + 1, data.size() / 2, size_t{0}}) {
+      const std::string message =
+          format_error_message([&] { decompress_to(c.codec, compressed, size); });
+      EXPECT_EQ(message.rfind(std::string(c.name) + ": ", 0), 0u) << message;
+    }
+  }
+}
+
+TEST(Compression, SizeMismatchMessage) {
+  const Bytes data = sample(1000, 0);
+  const Bytes compressed = snappy_compress(data);
+  EXPECT_EQ(format_error_message([&] { decompress_to(Codec::SNAPPY, compressed, 999); }),
+            "SNAPPY: page decompressed to 1000 bytes, header says 999");
+  EXPECT_EQ(format_error_message([&] { decompress_to(Codec::ZSTD, zstd_compress(data), 1001); }),
+            "ZSTD: page decompressed to 1000 bytes, header says 1001");
+}
+
+TEST(Compression, CorruptInputThrows) {
+  const Bytes data = sample(20000, 2000);
+  for (const auto& c : codecs()) {
+    SCOPED_TRACE(c.name);
+    const Bytes compressed = c.compress(data);
+    // Truncated streams.
+    for (size_t keep : {compressed.size() / 2, compressed.size() - 1, size_t{1}}) {
+      const Bytes truncated(compressed.begin(), compressed.begin() + keep);
+      EXPECT_THROW(decompress_to(c.codec, truncated, data.size()), FormatError) << keep;
+    }
+    // Garbage.
+    const Bytes garbage(200, 0xFF);
+    EXPECT_THROW(decompress_to(c.codec, garbage, data.size()), FormatError);
+    // An empty stream for a non-empty page.
+    EXPECT_THROW(decompress_to(c.codec, Bytes{}, data.size()), FormatError);
+  }
+}
+
+TEST(Compression, EmptyPageWithEmptyInput) {
+  for (const auto& c : codecs()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_NO_THROW(decompress_to(c.codec, Bytes{}, 0));
+    // A real stream of nothing also reads as an empty page.
+    EXPECT_NO_THROW(decompress_to(c.codec, c.compress(Bytes{}), 0));
+  }
+}
+
+TEST(Compression, GzipConcatenatedMembers) {
+  const Bytes a = sample(30000, 100, 5);
+  const Bytes b = sample(1000, 3000, 6);
+  const Bytes two = concat(gzip_compress(a), gzip_compress(b));
+  EXPECT_EQ(decompress_to(Codec::GZIP, two, a.size() + b.size()), concat(a, b));
+  const Bytes three = concat(two, gzip_compress(Bytes{}));
+  EXPECT_EQ(decompress_to(Codec::GZIP, three, a.size() + b.size()), concat(a, b));
+  // The second member cut short.
+  const Bytes cut(two.begin(), two.end() - 5);
+  EXPECT_THROW(decompress_to(Codec::GZIP, cut, a.size() + b.size()), FormatError);
+  // Garbage after a member.
+  Bytes trailing = gzip_compress(a);
+  trailing.insert(trailing.end(), {1, 2, 3});
+  EXPECT_THROW(decompress_to(Codec::GZIP, trailing, a.size()), FormatError);
+}
+
+TEST(Compression, GzipReadsZlibStreams) {
+  const Bytes data = sample();
+  EXPECT_EQ(decompress_to(Codec::GZIP, deflate_compress(data, 15), data.size()), data);
+}
+
+TEST(Compression, GzipCorruptChecksum) {
+  const Bytes data = sample();
+  Bytes compressed = gzip_compress(data);
+  compressed[compressed.size() - 6] ^= 0x55;  // inside the CRC-32 trailer
+  EXPECT_THROW(decompress_to(Codec::GZIP, compressed, data.size()), FormatError);
+}
+
+TEST(Compression, ZstdConcatenatedAndSkippableFrames) {
+  const Bytes a = sample(30000, 100, 7);
+  const Bytes b = sample(500, 500, 8);
+  Bytes skippable = {0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 9, 9, 9};  // magic, size 3, payload
+  const Bytes frames = concat(concat(zstd_compress(a), skippable), zstd_compress(b));
+  EXPECT_EQ(decompress_to(Codec::ZSTD, frames, a.size() + b.size()), concat(a, b));
+}
+
+TEST(Compression, UnsupportedCodecs) {
+  const Bytes data = {1, 2, 3};
+  Bytes out(10);
+  try {
+    decompress(Codec::LZ4, data, out);
+    ADD_FAILURE() << "no error";
+  } catch (const UnsupportedError& error) {
+    EXPECT_STREQ(error.what(), "LZ4 (Hadoop-framed) compression is not supported");
+  }
+  EXPECT_THROW(decompress(Codec::LZO, data, out), UnsupportedError);
+  EXPECT_THROW(decompress(static_cast<Codec>(99), data, out), UnsupportedError);
+}
+
+}  // namespace
+}  // namespace kbdata::parquet
