@@ -111,8 +111,8 @@ void schema_lines(const SchemaNode& node, int depth, std::string& out) {
   out += indent + "}\n";
 }
 
-nlohmann::json schema_json(const SchemaNode& node) {
-  nlohmann::json j;
+nlohmann::ordered_json schema_json(const SchemaNode& node) {
+  nlohmann::ordered_json j;
   j["name"] = node.name;
   j["repetition"] = parquet::to_string(node.repetition);
   if (node.is_leaf) {
@@ -127,7 +127,7 @@ nlohmann::json schema_json(const SchemaNode& node) {
   if (node.converted) j["converted_type"] = parquet::to_string(*node.converted);
   if (node.field_id) j["field_id"] = *node.field_id;
   if (!node.is_leaf) {
-    j["children"] = nlohmann::json::array();
+    j["children"] = nlohmann::ordered_json::array();
     for (const auto& child : node.children) j["children"].push_back(schema_json(child));
   }
   return j;
@@ -140,21 +140,21 @@ std::string utf8(const std::string& bytes) {
   return out;
 }
 
-nlohmann::json inspect_json(FileReader& reader) {
+nlohmann::ordered_json inspect_json(FileReader& reader) {
   const auto& meta = reader.metadata();
   const auto& leaves = reader.schema().leaves();
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["file"] = reader.name();
   j["size_bytes"] = reader.file().size();
-  j["created_by"] = meta.created_by ? nlohmann::json(utf8(*meta.created_by)) : nlohmann::json();
+  j["created_by"] = meta.created_by ? nlohmann::ordered_json(utf8(*meta.created_by)) : nlohmann::ordered_json();
   j["format_version"] = meta.version;
   j["num_rows"] = meta.num_rows;
   j["num_row_groups"] = meta.row_groups.size();
   j["footer_bytes"] = reader.footer_length();
   j["schema"] = schema_json(reader.schema().root());
-  j["columns"] = nlohmann::json::array();
+  j["columns"] = nlohmann::ordered_json::array();
   for (const auto& leaf : leaves) {
-    nlohmann::json c;
+    nlohmann::ordered_json c;
     c["path"] = leaf.dotted_path;
     c["physical_type"] = parquet::to_string(leaf.physical);
     if (leaf.logical.kind != parquet::LogicalType::Kind::NONE) {
@@ -165,24 +165,24 @@ nlohmann::json inspect_json(FileReader& reader) {
     c["max_repetition_level"] = leaf.max_rep;
     j["columns"].push_back(c);
   }
-  j["key_value_metadata"] = nlohmann::json::array();
+  j["key_value_metadata"] = nlohmann::ordered_json::array();
   for (const auto& kv : meta.key_value_metadata) {
-    nlohmann::json k;
+    nlohmann::ordered_json k;
     k["key"] = utf8(kv.key);
-    k["value"] = kv.value ? nlohmann::json(utf8(*kv.value)) : nlohmann::json();
+    k["value"] = kv.value ? nlohmann::ordered_json(utf8(*kv.value)) : nlohmann::ordered_json();
     j["key_value_metadata"].push_back(k);
   }
-  j["row_groups"] = nlohmann::json::array();
+  j["row_groups"] = nlohmann::ordered_json::array();
   for (size_t g = 0; g < meta.row_groups.size(); ++g) {
     const auto& group = meta.row_groups[g];
-    nlohmann::json rg;
+    nlohmann::ordered_json rg;
     rg["index"] = g;
     rg["num_rows"] = group.num_rows;
     rg["total_byte_size"] = group.total_byte_size;
-    rg["columns"] = nlohmann::json::array();
+    rg["columns"] = nlohmann::ordered_json::array();
     for (size_t c = 0; c < group.columns.size(); ++c) {
       const auto& chunk = group.columns[c];
-      nlohmann::json cj;
+      nlohmann::ordered_json cj;
       cj["path"] = leaves[c].dotted_path;
       if (!chunk.meta_data) {
         cj["metadata"] = nullptr;
@@ -192,7 +192,7 @@ nlohmann::json inspect_json(FileReader& reader) {
       const ColumnMetaData& m = *chunk.meta_data;
       cj["physical_type"] = parquet::to_string(m.type);
       cj["codec"] = parquet::to_string(m.codec);
-      cj["encodings"] = nlohmann::json::array();
+      cj["encodings"] = nlohmann::ordered_json::array();
       for (auto e : m.encodings) cj["encodings"].push_back(parquet::to_string(e));
       cj["num_values"] = m.num_values;
       cj["compressed_bytes"] = m.total_compressed_size;
@@ -202,7 +202,7 @@ nlohmann::json inspect_json(FileReader& reader) {
       if (chunk.column_index_offset) cj["column_index_offset"] = *chunk.column_index_offset;
       if (chunk.offset_index_offset) cj["offset_index_offset"] = *chunk.offset_index_offset;
       if (m.statistics) {
-        nlohmann::json s;
+        nlohmann::ordered_json s;
         if (m.statistics->null_count) s["null_count"] = *m.statistics->null_count;
         if (m.statistics->distinct_count) s["distinct_count"] = *m.statistics->distinct_count;
         MinMax mm = chunk_min_max(leaves[c], *m.statistics);

@@ -22,6 +22,13 @@ int main(int argc, char** argv) {
   app.name("kbdata");
   app.require_subcommand(1, 1);
   app.set_version_flag("--version", "kbdata 0.1.0");
+  app.footer(
+      "\nExamples:\n"
+      "  kbdata inspect submissions.parquet\n"
+      "  kbdata cat submissions.parquet --columns problem_name,user_name,score --limit 10 "
+      "--format table\n"
+      "  kbdata cat submissions.parquet --offset 1000 --limit 100 --format csv > rows.csv\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
 
   kbdata::cli::InspectOptions inspect;
   CLI::App* inspect_cmd = app.add_subcommand(
