@@ -32,7 +32,11 @@ demo: build
 	@echo "== kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3"
 	@$(BUILD)/kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3
 
+# The conformance summary is printed first (ctest shows a passing test's output only with -V);
+# ctest then runs everything, the conformance test included, and decides the exit status.
 check: build
+	@KBDATA_CORPUS=$(CORPUS) $(BUILD)/tests/conformance/conformance_test --gtest_brief=1 2>&1 \
+	  | grep -E '^conformance:' || true
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test: check
