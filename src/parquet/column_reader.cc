@@ -60,6 +60,11 @@ struct ColumnReader::State {
   LevelDecoder def_levels;
   LevelDecoder rep_levels;
   size_t page_levels_left = 0;  // level entries of the current page not yet read
+  // Repeated columns only: the current page's repetition levels, decoded when the page starts so
+  // that read_records() can look ahead for the next record's start; rep_pos is the next unread.
+  std::vector<int16_t> page_rep;
+  size_t rep_pos = 0;
+  bool started = false;  // a level entry of this chunk has been consumed
   int64_t page_offset = 0;  // file offset of the current page, for errors
   // With padding, the chunk's byte range may reach into the next chunk: stop after this many
   // level entries (num_values) instead of at the end of the range.
@@ -185,57 +190,115 @@ bool ColumnReader::next_data_page() {
                                " is not supported yet");
     }
     s.current->set_data(values, num_values);
+    if (column_.max_rep > 0) {
+      if (num_values > kMaxRepeatedPageLevels) {
+        fail("page of a repeated column declares " + std::to_string(num_values) +
+             " values, more than the limit of " + std::to_string(kMaxRepeatedPageLevels));
+      }
+      s.page_rep.resize(num_values);
+      s.rep_levels.decode(num_values, s.page_rep.data());
+      s.rep_pos = 0;
+    }
     s.page_levels_left = num_values;
     s.levels_in_pages += static_cast<int64_t>(num_values);
     return true;
   }
 }
 
-size_t ColumnReader::read_into(size_t max_levels, ColumnBatch& out) {
-  State& s = *state_;
+void ColumnReader::start_batch(ColumnBatch& out) const {
   out.clear();
   out.values.type = column_.physical;
   out.values.width = column_.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
                          ? column_.type_length
                          : fixed_width(column_.physical);
+}
+
+void ColumnReader::consume(size_t n, ColumnBatch& out) {
+  State& s = *state_;
+  if (column_.max_rep > 0) {
+    if (!s.started && n > 0 && s.page_rep[s.rep_pos] != 0) {
+      fail("the column's first repetition level is " + std::to_string(s.page_rep[s.rep_pos]) +
+           ", not 0");
+    }
+    out.rep_levels.insert(out.rep_levels.end(), s.page_rep.begin() + static_cast<long>(s.rep_pos),
+                          s.page_rep.begin() + static_cast<long>(s.rep_pos + n));
+    s.rep_pos += n;
+  }
+  size_t present = n;
+  if (column_.max_def > 0) {
+    out.def_levels.resize(out.num_levels + n);
+    int16_t* levels = out.def_levels.data() + out.num_levels;
+    s.def_levels.decode(n, levels);
+    present = static_cast<size_t>(
+        std::count(levels, levels + n, static_cast<int16_t>(column_.max_def)));
+  }
+  s.current->decode(present, out.values);
+  s.page_levels_left -= n;
+  out.num_levels += n;
+  s.started = s.started || n > 0;
+}
+
+size_t ColumnReader::read_into(size_t max_levels, ColumnBatch& out) {
+  State& s = *state_;
+  start_batch(out);
   while (out.num_levels < max_levels) {
     if (s.page_levels_left == 0 && !next_data_page()) break;
-    size_t n = std::min(max_levels - out.num_levels, s.page_levels_left);
-    size_t present = n;
-    if (column_.max_rep > 0) {
-      out.rep_levels.resize(out.num_levels + n);
-      s.rep_levels.decode(n, out.rep_levels.data() + out.num_levels);
-    }
-    if (column_.max_def > 0) {
-      out.def_levels.resize(out.num_levels + n);
-      int16_t* levels = out.def_levels.data() + out.num_levels;
-      s.def_levels.decode(n, levels);
-      present = static_cast<size_t>(
-          std::count(levels, levels + n, static_cast<int16_t>(column_.max_def)));
-    }
-    s.current->decode(present, out.values);
-    s.page_levels_left -= n;
-    out.num_levels += n;
+    consume(std::min(max_levels - out.num_levels, s.page_levels_left), out);
   }
   return out.num_levels;
+}
+
+size_t ColumnReader::read_records_into(size_t max_records, ColumnBatch& out) {
+  State& s = *state_;
+  start_batch(out);
+  if (column_.max_rep == 0) return read_into(max_records, out);
+  size_t records = 0;
+  for (;;) {
+    if (s.page_levels_left == 0 && !next_data_page()) break;
+    size_t begin = s.rep_pos;
+    size_t end = begin + s.page_levels_left;
+    size_t i = begin;
+    for (; i < end; ++i) {
+      if (s.page_rep[i] == 0) {
+        if (records == max_records) break;  // the next record starts here: leave it
+        ++records;
+      }
+    }
+    consume(i - begin, out);
+    if (i < end) break;
+  }
+  return records;
 }
 
 size_t ColumnReader::read_batch(size_t max_levels, ColumnBatch& out) {
   try {
     return read_into(max_levels, out);
   } catch (Error& error) {
-    error.locate_offset(state_->page_offset);
-    error.locate_column(column_.dotted_path);
-    error.locate_row_group(row_group_);
-    error.locate_file(file_name_);
+    locate(error);
     throw;
   }
+}
+
+size_t ColumnReader::read_records(size_t max_records, ColumnBatch& out) {
+  try {
+    return read_records_into(max_records, out);
+  } catch (Error& error) {
+    locate(error);
+    throw;
+  }
+}
+
+void ColumnReader::locate(Error& error) const {
+  error.locate_offset(state_->page_offset);
+  error.locate_column(column_.dotted_path);
+  error.locate_row_group(row_group_);
+  error.locate_file(file_name_);
 }
 
 size_t ColumnReader::skip(size_t n) {
   size_t skipped = 0;
   while (skipped < n) {
-    size_t got = read_batch(std::min<size_t>(n - skipped, 4096), state_->scratch);
+    size_t got = read_records(std::min<size_t>(n - skipped, 4096), state_->scratch);
     if (got == 0) break;
     skipped += got;
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "parquet/schema.h"
 #include "parquet/values.h"
 
@@ -62,15 +63,30 @@ class ColumnReader {
   // group, column and byte offset of the offending page.
   size_t read_batch(size_t max_levels, ColumnBatch& out);
 
-  // Skips up to n level entries without materialising values. Returns the number skipped.
+  // Clears `out` and fills it with up to max_records whole records (rows): level entries up to,
+  // not including, the start (repetition level 0) of record max_records + 1, across pages as
+  // needed. Returns the number of records; 0 means the chunk is exhausted. For a column without
+  // repetition a record is one level entry, as in read_batch(). Throws as read_batch() does.
+  size_t read_records(size_t max_records, ColumnBatch& out);
+
+  // Skips up to n records (rows). Returns the number skipped.
   size_t skip(size_t n);
+
+  // A page of a repeated column has its repetition levels decoded at once (for look-ahead); a
+  // page declaring more values than this is refused as hostile.
+  static constexpr size_t kMaxRepeatedPageLevels = size_t{1} << 26;
 
   [[nodiscard]] const ColumnDescriptor& column() const { return column_; }
 
  private:
   struct State;
   bool next_data_page();
+  void start_batch(ColumnBatch& out) const;
+  // Moves the next n level entries of the current page (and their values) into `out`.
+  void consume(size_t n, ColumnBatch& out);
   size_t read_into(size_t max_levels, ColumnBatch& out);
+  size_t read_records_into(size_t max_records, ColumnBatch& out);
+  void locate(Error& error) const;
 
   const ColumnDescriptor& column_;
   int row_group_;
