@@ -150,6 +150,54 @@ void decompress_lz4_raw(std::span<const uint8_t> input, std::span<uint8_t> outpu
   check_size("LZ4_RAW", static_cast<size_t>(result), output.size());
 }
 
+uint32_t load_be32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
+         static_cast<uint32_t>(p[2]) << 8 | static_cast<uint32_t>(p[3]);
+}
+
+// Hadoop's framing of LZ4 (the Lz4Codec of Hadoop, which parquet-mr used): repeated frames of a
+// 4-byte big-endian uncompressed size, a 4-byte big-endian compressed size and an LZ4 block.
+// Returns false unless the frames parse, cover the input exactly and fill `output` exactly.
+bool decompress_lz4_hadoop(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  constexpr size_t kPrefix = 8;
+  size_t in = 0;
+  size_t out = 0;
+  while (input.size() - in >= kPrefix) {
+    const uint32_t uncompressed = load_be32(input.data() + in);
+    const uint32_t compressed = load_be32(input.data() + in + 4);
+    in += kPrefix;
+    if (compressed > input.size() - in || uncompressed > output.size() - out ||
+        compressed > INT_MAX || uncompressed > INT_MAX) {
+      return false;
+    }
+    const int result =
+        LZ4_decompress_safe(reinterpret_cast<const char*>(input.data() + in),
+                            reinterpret_cast<char*>(out_ptr(output) + out),
+                            static_cast<int>(compressed), static_cast<int>(uncompressed));
+    if (result < 0 || static_cast<uint32_t>(result) != uncompressed) return false;
+    in += compressed;
+    out += uncompressed;
+  }
+  return in == input.size() && out == output.size();
+}
+
+// The deprecated LZ4 codec: Hadoop-framed as parquet-mr wrote it or, failing that, one raw LZ4
+// block as older parquet-cpp wrote it (Arrow reads both the same way).
+void decompress_lz4(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  if (decompress_lz4_hadoop(input, output)) return;
+  if (input.size() > INT_MAX || output.size() > INT_MAX) {
+    throw_codec_error("LZ4", "page larger than 2 GiB");
+  }
+  const int result = LZ4_decompress_safe(
+      reinterpret_cast<const char*>(in_ptr(input)), reinterpret_cast<char*>(out_ptr(output)),
+      static_cast<int>(input.size()), static_cast<int>(output.size()));
+  if (result < 0) {
+    throw_codec_error("LZ4", "invalid compressed data (neither Hadoop-framed nor a raw block of " +
+                                 std::to_string(output.size()) + " bytes)");
+  }
+  check_size("LZ4", static_cast<size_t>(result), output.size());
+}
+
 void decompress_brotli(std::span<const uint8_t> input, std::span<uint8_t> output) {
   size_t produced = output.size();
   const BrotliDecoderResult result =
@@ -176,7 +224,6 @@ void decompress(Codec codec, std::span<const uint8_t> input, std::span<uint8_t> 
     case Codec::LZO:
       throw UnsupportedError("LZO compression is not supported");
     case Codec::LZ4:
-      throw UnsupportedError("LZ4 (Hadoop-framed) compression is not supported");
     case Codec::SNAPPY:
     case Codec::GZIP:
     case Codec::BROTLI:
@@ -203,6 +250,9 @@ void decompress(Codec codec, std::span<const uint8_t> input, std::span<uint8_t> 
       return;
     case Codec::LZ4_RAW:
       decompress_lz4_raw(input, output);
+      return;
+    case Codec::LZ4:
+      decompress_lz4(input, output);
       return;
     default:
       return;  // handled above

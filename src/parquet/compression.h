@@ -6,7 +6,9 @@
 //   BROTLI        brotli stream (libbrotlidec)
 //   ZSTD          zstd frames (libzstd); concatenated and skippable frames are read as one
 //   LZ4_RAW       raw LZ4 block (liblz4)
-//   LZO, LZ4      not read (LZ4 is the deprecated Hadoop-framed codec)
+//   LZ4           the deprecated codec: Hadoop framing (frames of a big-endian uncompressed size,
+//                 a big-endian compressed size and an LZ4 block), else one raw LZ4 block
+//   LZO           not read
 #pragma once
 
 #include <cstdint>
@@ -20,7 +22,7 @@ namespace kbdata::parquet {
 // uncompressed size. The result must fill `output` exactly. An empty input with an empty output
 // is accepted for every codec (writers emit such pages with no compressed stream at all).
 // Throws FormatError, naming the codec, if the input is corrupt or decompresses to another size;
-// UnsupportedError for LZO, LZ4 (Hadoop-framed) and unknown codecs.
+// UnsupportedError for LZO and unknown codecs.
 // Thread-safe: decompression contexts are kept per thread and reused.
 void decompress(Codec codec, std::span<const uint8_t> input, std::span<uint8_t> output);
 

@@ -227,16 +227,61 @@ TEST(Compression, ZstdConcatenatedAndSkippableFrames) {
   EXPECT_EQ(decompress_to(Codec::ZSTD, frames, a.size() + b.size()), concat(a, b));
 }
 
+// The deprecated LZ4 codec as Hadoop frames: 4-byte big-endian uncompressed size, 4-byte
+// big-endian compressed size, an LZ4 block.
+void put_be32(Bytes& out, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(value >> shift));
+}
+
+Bytes hadoop_lz4_frame(const Bytes& data) {
+  const Bytes block = lz4_compress(data);
+  Bytes out;
+  put_be32(out, static_cast<uint32_t>(data.size()));
+  put_be32(out, static_cast<uint32_t>(block.size()));
+  out.insert(out.end(), block.begin(), block.end());
+  return out;
+}
+
+TEST(Compression, Lz4HadoopFramed) {
+  const Bytes a = sample(30000, 2000, 4);
+  const Bytes b = sample(5000, 700, 5);
+  EXPECT_EQ(decompress_to(Codec::LZ4, hadoop_lz4_frame(a), a.size()), a);
+  // Two frames fill one page.
+  const Bytes two = concat(hadoop_lz4_frame(a), hadoop_lz4_frame(b));
+  EXPECT_EQ(decompress_to(Codec::LZ4, two, a.size() + b.size()), concat(a, b));
+  // Frames that do not fill the page, or overfill it, are neither Hadoop nor a raw block.
+  EXPECT_THROW(decompress_to(Codec::LZ4, two, a.size() + b.size() + 1), FormatError);
+  EXPECT_THROW(decompress_to(Codec::LZ4, two, a.size()), FormatError);
+  // A cut-off second frame.
+  const Bytes cut(two.begin(), two.end() - 3);
+  EXPECT_THROW(decompress_to(Codec::LZ4, cut, a.size() + b.size()), FormatError);
+}
+
+TEST(Compression, Lz4RawBlockFallback) {
+  const Bytes data = sample(40000, 3000, 6);
+  EXPECT_EQ(decompress_to(Codec::LZ4, lz4_compress(data), data.size()), data);
+  const Bytes small = sample(7, 0);
+  EXPECT_EQ(decompress_to(Codec::LZ4, lz4_compress(small), small.size()), small);
+  EXPECT_THROW(decompress_to(Codec::LZ4, lz4_compress(data), data.size() + 1), FormatError);
+}
+
+TEST(Compression, Lz4GarbageNamesTheCodec) {
+  const Bytes garbage = {0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6};
+  const std::string message =
+      format_error_message([&] { decompress_to(Codec::LZ4, garbage, 1000); });
+  EXPECT_NE(message.find("LZ4"), std::string::npos) << message;
+  EXPECT_THROW(decompress_to(Codec::LZ4, Bytes{}, 10), FormatError);
+}
+
 TEST(Compression, UnsupportedCodecs) {
   const Bytes data = {1, 2, 3};
   Bytes out(10);
   try {
-    decompress(Codec::LZ4, data, out);
+    decompress(Codec::LZO, data, out);
     ADD_FAILURE() << "no error";
   } catch (const UnsupportedError& error) {
-    EXPECT_STREQ(error.what(), "LZ4 (Hadoop-framed) compression is not supported");
+    EXPECT_STREQ(error.what(), "LZO compression is not supported");
   }
-  EXPECT_THROW(decompress(Codec::LZO, data, out), UnsupportedError);
   EXPECT_THROW(decompress(static_cast<Codec>(99), data, out), UnsupportedError);
 }
 
