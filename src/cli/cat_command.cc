@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/row_filter_options.h"
 #include "common/error.h"
 #include "parquet/file_reader.h"
+#include "tabular/record_assembler.h"
 
 namespace kbdata::cli {
 namespace {
@@ -19,6 +21,9 @@ using parquet::FileReader;
 // a row) stays a few tens of MB, large enough to amortise the per-batch work.
 constexpr size_t kBatchRows = 1024;
 
+// The leaves selected by `names`: a leaf's dotted path selects it, a group's dotted path every
+// leaf below it; no names select every leaf. Throws UsageError for a path that is neither,
+// listing the top-level fields.
 std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std::string>& names) {
   const auto& leaves = reader.schema().leaves();
   std::vector<int> out;
@@ -27,20 +32,39 @@ std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std
     return out;
   }
   for (const auto& name : names) {
-    auto index = reader.schema().find_leaf(name);
-    if (!index) {
+    if (auto index = reader.schema().find_leaf(name)) {
+      out.push_back(*index);
+      continue;
+    }
+    const std::string prefix = name + ".";
+    bool found = false;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (leaves[i].dotted_path.compare(0, prefix.size(), prefix) == 0) {
+        out.push_back(static_cast<int>(i));
+        found = true;
+      }
+    }
+    if (!found) {
       std::string known;
-      for (const auto& leaf : leaves) {
+      for (const auto& field : reader.schema().root().children) {
         if (!known.empty()) known += ", ";
-        known += leaf.dotted_path;
+        known += field.name;
       }
       UsageError error("no column '" + name + "'; the columns are: " + known);
       error.locate_file(reader.name());
       throw error;
     }
-    out.push_back(*index);
   }
   return out;
+}
+
+// True when every selected leaf is a top-level column without repetition: rows are then read
+// level entry by entry and written without record assembly.
+bool all_flat(const FileReader& reader, const std::vector<int>& selected) {
+  return std::all_of(selected.begin(), selected.end(), [&](int leaf) {
+    const auto& column = reader.schema().leaves()[static_cast<size_t>(leaf)];
+    return column.path.size() == 1 && column.max_rep == 0;
+  });
 }
 
 [[noreturn]] void short_column(const FileReader& reader, int row_group, const std::string& column,
@@ -54,12 +78,19 @@ std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std
 }
 
 void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out);
+void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
+                 std::FILE* out);
 
 }  // namespace
 
 void run_cat(const CatOptions& options, std::FILE* out) {
-  auto reader = FileReader::open(options.path);
+  auto reader = FileReader::open(options.path, {.verify_checksums = options.verify_checksums});
   try {
+    // --where: pruning and row filtering live in cli/row_filter_options.
+    if (!options.where.empty()) {
+      cat_where(*reader, options, out);
+      return;
+    }
     cat_rows(*reader, options, out);
   } catch (Error& error) {
     error.locate_file(reader->name());
@@ -72,6 +103,10 @@ namespace {
 void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out) {
   FileReader* reader = &file;
   std::vector<int> selected = resolve_columns(*reader, options.columns);
+  if (!all_flat(*reader, selected)) {
+    cat_records(*reader, options, selected, out);
+    return;
+  }
   std::vector<const parquet::ColumnDescriptor*> descriptors;
   for (int leaf : selected) descriptors.push_back(&reader->schema().leaves()[static_cast<size_t>(leaf)]);
 
@@ -106,6 +141,57 @@ void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out) {
         }
       }
       writer.write(std::span<const ColumnBatch>(batches), 0, want);
+      rows_done += want;
+      to_print -= want;
+    }
+  }
+  writer.finish();
+}
+
+// Nested columns: whole records of every selected leaf, assembled per top-level field.
+void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
+                 std::FILE* out) {
+  tabular::RecordAssembler assembler(reader.schema(), selected);
+  const std::vector<int>& leaves = assembler.leaves();
+  tabular::FileSink sink(out, "<stdout>");
+  tabular::RowWriter writer(options.format, assembler, sink);
+  uint64_t to_skip = options.offset;
+  uint64_t to_print = options.limit.value_or(UINT64_MAX);
+  std::vector<ColumnBatch> batches(leaves.size());
+  std::vector<const ColumnBatch*> batch_pointers;
+  for (const ColumnBatch& batch : batches) batch_pointers.push_back(&batch);
+
+  for (int g = 0; g < reader.num_row_groups() && to_print > 0; ++g) {
+    const int64_t group_rows = reader.metadata().row_groups[static_cast<size_t>(g)].num_rows;
+    if (to_skip >= static_cast<uint64_t>(group_rows)) {
+      to_skip -= static_cast<uint64_t>(group_rows);  // the whole group is skipped unread
+      continue;
+    }
+    std::vector<std::unique_ptr<ColumnReader>> columns;
+    for (int leaf : leaves) {
+      columns.push_back(reader.column(g, leaf));
+      if (to_skip > 0 && columns.back()->skip(to_skip) != to_skip) {
+        short_column(reader, g, columns.back()->column().dotted_path, 0, group_rows);
+      }
+    }
+    uint64_t rows_done = to_skip;
+    to_skip = 0;
+    while (rows_done < static_cast<uint64_t>(group_rows) && to_print > 0) {
+      const uint64_t group_left = static_cast<uint64_t>(group_rows) - rows_done;
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>({kBatchRows, to_print, group_left}));
+      for (size_t c = 0; c < columns.size(); ++c) {
+        const size_t got = columns[c]->read_records(want, batches[c]);
+        if (got != want) {
+          short_column(reader, g, columns[c]->column().dotted_path, rows_done + got, group_rows);
+        }
+      }
+      try {
+        writer.write(std::span<const ColumnBatch* const>(batch_pointers), 0, want);
+      } catch (Error& error) {
+        error.locate_row_group(g);
+        throw;
+      }
       rows_done += want;
       to_print -= want;
     }

@@ -13,10 +13,13 @@ namespace kbdata::cli {
 
 struct CatOptions {
   std::string path;
-  std::vector<std::string> columns;  // dotted leaf paths; empty means all
+  std::vector<std::string> columns;  // dotted leaf or group paths; empty means all
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
   tabular::Format format = tabular::Format::JSONL;
+  // --where conditions, ANDed (cli/row_filter_options.h); --verify-checksums.
+  std::vector<std::string> where;
+  bool verify_checksums = false;
 };
 
 // Streams the selected rows to `out`, row group by row group and batch by batch: memory stays

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cli/output.h"
@@ -72,6 +73,104 @@ MinMax chunk_min_max(const ColumnDescriptor& column, const Statistics& stats) {
     if (stats.max) out.max = render_stat(column, *stats.max);
   }
   return out;
+}
+
+// A chunk's page index, read when the chunk has one.
+struct ChunkPages {
+  std::optional<parquet::OffsetIndex> offsets;
+  std::optional<parquet::ColumnIndex> columns;
+  std::string error;  // why the chunk's index could not be read; inspect shows the rest anyway
+  [[nodiscard]] bool any() const { return offsets || columns; }
+  [[nodiscard]] size_t page_count() const {
+    return offsets ? offsets->page_locations.size() : columns ? columns->null_pages.size() : 0;
+  }
+};
+
+ChunkPages read_chunk_pages(FileReader& reader, int row_group, int leaf) {
+  ChunkPages out;
+  try {
+    out.offsets = reader.offset_index(row_group, leaf);
+    out.columns = reader.column_index(row_group, leaf);
+    if (out.offsets && out.columns) {
+      const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(row_group)]
+                              .columns[static_cast<size_t>(leaf)];
+      parquet::check_page_counts(*out.offsets, *out.columns,
+                                 chunk.column_index_offset.value_or(0));
+    }
+  } catch (const FormatError& error) {
+    out = ChunkPages{};
+    out.error = error.what();
+  }
+  return out;
+}
+
+// "column+offset, 12 pages", "offset, 3 pages", "" without an index.
+std::string page_index_text(const ChunkPages& pages) {
+  if (!pages.error.empty()) return "unreadable";
+  if (!pages.any()) return "";
+  std::string kinds = pages.columns && pages.offsets ? "column+offset"
+                      : pages.columns                 ? "column"
+                                                      : "offset";
+  size_t n = pages.page_count();
+  return fmt::format("{}, {} page{}", kinds, n, n == 1 ? "" : "s");
+}
+
+const char* boundary_order_text(parquet::BoundaryOrder order) {
+  switch (order) {
+    case parquet::BoundaryOrder::ASCENDING: return "ASCENDING";
+    case parquet::BoundaryOrder::DESCENDING: return "DESCENDING";
+    default: return "UNORDERED";
+  }
+}
+
+// One page of a chunk's page index, its fields as far as the indexes give them.
+struct PageRow {
+  std::optional<int64_t> first_row, rows, offset, compressed;
+  std::optional<bool> null_page;
+  std::optional<int64_t> nulls;
+  std::optional<std::string> min, max;
+};
+
+std::vector<PageRow> page_rows(const ColumnDescriptor& column, const ChunkPages& pages,
+                               int64_t group_rows) {
+  std::vector<PageRow> out(pages.page_count());
+  for (size_t i = 0; i < out.size(); ++i) {
+    PageRow& r = out[i];
+    if (pages.offsets) {
+      const auto& loc = pages.offsets->page_locations[i];
+      r.first_row = loc.first_row_index;
+      r.rows = parquet::page_row_count(*pages.offsets, i, group_rows);
+      r.offset = loc.offset;
+      r.compressed = loc.compressed_page_size;
+    }
+    if (pages.columns) {
+      const auto& ci = *pages.columns;
+      r.null_page = ci.null_pages[i];
+      if (ci.null_counts) r.nulls = (*ci.null_counts)[i];
+      if (!ci.null_pages[i]) {
+        r.min = render_stat(column, ci.min_values[i]);
+        r.max = render_stat(column, ci.max_values[i]);
+      }
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::string opt_text(const std::optional<T>& v) {
+  if (!v) return "";
+  if constexpr (std::is_same_v<T, bool>) {
+    return *v ? "yes" : "no";
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return truncate_display(*v);
+  } else {
+    return std::to_string(*v);
+  }
+}
+
+template <typename T>
+nlohmann::ordered_json opt_json(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
 }
 
 std::string encodings_text(const std::vector<parquet::Encoding>& encodings) {
@@ -201,6 +300,30 @@ nlohmann::ordered_json inspect_json(FileReader& reader) {
       if (m.dictionary_page_offset) cj["dictionary_page_offset"] = *m.dictionary_page_offset;
       if (chunk.column_index_offset) cj["column_index_offset"] = *chunk.column_index_offset;
       if (chunk.offset_index_offset) cj["offset_index_offset"] = *chunk.offset_index_offset;
+      ChunkPages pages = read_chunk_pages(reader, static_cast<int>(g), static_cast<int>(c));
+      if (!pages.error.empty()) cj["page_index"] = {{"error", pages.error}};
+      if (pages.any()) {
+        nlohmann::ordered_json pi;
+        pi["column_index"] = pages.columns.has_value();
+        pi["offset_index"] = pages.offsets.has_value();
+        if (pages.columns) pi["boundary_order"] = boundary_order_text(pages.columns->boundary_order);
+        pi["pages"] = nlohmann::ordered_json::array();
+        size_t i = 0;
+        for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
+          nlohmann::ordered_json pj;
+          pj["page"] = i++;
+          pj["first_row"] = opt_json(r.first_row);
+          pj["rows"] = opt_json(r.rows);
+          pj["offset"] = opt_json(r.offset);
+          pj["compressed_bytes"] = opt_json(r.compressed);
+          pj["null_page"] = opt_json(r.null_page);
+          pj["null_count"] = opt_json(r.nulls);
+          pj["min"] = r.min ? nlohmann::ordered_json(utf8(*r.min)) : nlohmann::ordered_json();
+          pj["max"] = r.max ? nlohmann::ordered_json(utf8(*r.max)) : nlohmann::ordered_json();
+          pi["pages"].push_back(pj);
+        }
+        cj["page_index"] = pi;
+      }
       if (m.statistics) {
         nlohmann::ordered_json s;
         if (m.statistics->null_count) s["null_count"] = *m.statistics->null_count;
@@ -217,7 +340,7 @@ nlohmann::ordered_json inspect_json(FileReader& reader) {
   return j;
 }
 
-std::string inspect_text(FileReader& reader) {
+std::string inspect_text(FileReader& reader, bool show_pages) {
   const auto& meta = reader.metadata();
   const auto& leaves = reader.schema().leaves();
   std::string out;
@@ -249,11 +372,14 @@ std::string inspect_text(FileReader& reader) {
                        group.total_byte_size);
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"column", "type", "codec", "encodings", "compressed", "uncompressed",
-                    "values", "nulls", "min", "max"});
+                    "values", "nulls", "min", "max", "page index"});
+    std::string page_tables;
+    std::string index_errors;
     for (size_t c = 0; c < group.columns.size(); ++c) {
       const auto& chunk = group.columns[c];
       if (!chunk.meta_data) {
-        rows.push_back({leaves[c].dotted_path, "(no metadata)", "", "", "", "", "", "", "", ""});
+        rows.push_back(
+            {leaves[c].dotted_path, "(no metadata)", "", "", "", "", "", "", "", "", ""});
         continue;
       }
       const ColumnMetaData& m = *chunk.meta_data;
@@ -268,9 +394,37 @@ std::string inspect_text(FileReader& reader) {
                       parquet::to_string(m.codec), encodings_text(m.encodings),
                       std::to_string(m.total_compressed_size),
                       std::to_string(m.total_uncompressed_size), std::to_string(m.num_values),
-                      nulls, min, max});
+                      nulls, min, max, ""});
+      ChunkPages pages = read_chunk_pages(reader, static_cast<int>(g), static_cast<int>(c));
+      rows.back().back() = page_index_text(pages);
+      if (!pages.error.empty()) {
+        index_errors += fmt::format("page index of row group {}, column {}: {}\n", g,
+                                    leaves[c].dotted_path, pages.error);
+      }
+      if (show_pages && pages.any()) {
+        page_tables += fmt::format("\npages of row group {}, column {}{}:\n", g,
+                                   leaves[c].dotted_path,
+                                   pages.columns ? fmt::format(" (boundary order {})",
+                                                               boundary_order_text(
+                                                                   pages.columns->boundary_order))
+                                                 : std::string());
+        std::vector<std::vector<std::string>> table;
+        table.push_back({"page", "first row", "rows", "offset", "compressed", "null page",
+                         "nulls", "min", "max"});
+        size_t i = 0;
+        for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
+          table.push_back({std::to_string(i++), opt_text(r.first_row), opt_text(r.rows),
+                           opt_text(r.offset), opt_text(r.compressed), opt_text(r.null_page),
+                           opt_text(r.nulls), opt_text(r.min), opt_text(r.max)});
+        }
+        page_tables +=
+            format_table(table, {true, true, true, true, true, false, true, false, false});
+      }
     }
-    out += format_table(rows, {false, false, false, false, true, true, true, true, false, false});
+    out += format_table(rows,
+                        {false, false, false, false, true, true, true, true, false, false, false});
+    out += index_errors;
+    out += page_tables;
   }
   return out;
 }
@@ -279,7 +433,8 @@ std::string inspect_text(FileReader& reader) {
 
 void run_inspect(const InspectOptions& options, std::FILE* out) {
   auto reader = FileReader::open(options.path);
-  std::string text = options.json ? inspect_json(*reader).dump(2) + "\n" : inspect_text(*reader);
+  std::string text = options.json ? inspect_json(*reader).dump(2) + "\n"
+                                  : inspect_text(*reader, options.pages);
   write_all(out, text);
 }
 

@@ -1,4 +1,4 @@
-// `kbdata inspect FILE [--json]`: what a Parquet file holds, without reading its data pages.
+// `kbdata inspect FILE [--json] [--pages]`: what a Parquet file holds, without reading its data pages.
 #pragma once
 
 #include <cstdio>
@@ -9,6 +9,7 @@ namespace kbdata::cli {
 struct InspectOptions {
   std::string path;
   bool json = false;
+  bool pages = false;  // text: a table of each chunk's pages from its page index
 };
 
 // Writes the description to `out`. Throws kbdata::Error for unreadable files.

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
       "  kbdata cat submissions.parquet --columns problem_name,user_name,score --limit 10 "
       "--format table\n"
       "  kbdata cat submissions.parquet --offset 1000 --limit 100 --format csv > rows.csv\n"
+      "  kbdata cat submissions.parquet --where 'score < 0.5' --where 'user_name = alice'\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
 
   kbdata::cli::InspectOptions inspect;
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       "inspect", "Describe a Parquet file: schema, row groups, column chunks, statistics");
   inspect_cmd->add_option("FILE", inspect.path, "Parquet file")->required();
   inspect_cmd->add_flag("--json", inspect.json, "Print the description as JSON");
+  inspect_cmd->add_flag("--pages", inspect.pages,
+                        "Also print each column chunk's pages from its page index");
 
   kbdata::cli::CatOptions cat;
   std::string format = "jsonl";
@@ -50,6 +53,12 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("--format,-f", format, "Output format")
       ->check(CLI::IsMember({"jsonl", "csv", "table"}))
       ->capture_default_str();
+  cat_cmd->add_option("--where,-w", cat.where,
+                      "Print only rows where COL OP VALUE holds (OP: = != < <= > >=), or "
+                      "'COL is null' / 'COL is not null'; repeatable, all must hold")
+      ->allow_extra_args(false);
+  cat_cmd->add_flag("--verify-checksums", cat.verify_checksums,
+                    "Check the CRC of every page that has one; a mismatch is an error");
 
   try {
     app.parse(argc, argv);

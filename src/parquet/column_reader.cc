@@ -6,31 +6,19 @@
 
 #include "common/error.h"
 #include "common/file.h"
-#include "parquet/encoding/boolean_rle_decoder.h"
 #include "parquet/encoding/decoder.h"
 #include "parquet/encoding/dictionary_decoder.h"
 #include "parquet/encoding/level_decoder.h"
 #include "parquet/encoding/plain_decoder.h"
+#include "parquet/encoding/value_decoders.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/page_reader.h"
 
 namespace kbdata::parquet {
 namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw FormatError(message); }
-
-// Where a chunk's pages start: the dictionary page when there is one. Some writers store 0 for
-// "no dictionary page", so only an offset inside the file's body counts; some (parquet-cpp 1.5,
-// Arrow on empty chunks) store a data_page_offset of 0 beside a valid dictionary offset.
-int64_t chunk_start(const ColumnMetaData& meta) {
-  constexpr int64_t kFirstPageOffset = 4;  // after the magic
-  if (meta.dictionary_page_offset && *meta.dictionary_page_offset >= kFirstPageOffset &&
-      (*meta.dictionary_page_offset < meta.data_page_offset ||
-       meta.data_page_offset < kFirstPageOffset)) {
-    return *meta.dictionary_page_offset;
-  }
-  return meta.data_page_offset;
-}
 
 // The chunk's length, with `padding` bytes added but never past the end of the file.
 int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_size) {
@@ -53,9 +41,10 @@ struct ColumnReader::State {
   }
 
   PageReader pages;
-  std::unique_ptr<ValueDecoder> plain;
+  // The non-dictionary decoders built so far, one per encoding met in this chunk (a chunk uses
+  // one or two), reused from page to page.
+  std::vector<std::pair<Encoding, std::unique_ptr<ValueDecoder>>> value_decoders;
   std::unique_ptr<ValueDecoder> dictionary;
-  std::unique_ptr<ValueDecoder> boolean_rle;
   ValueDecoder* current = nullptr;  // one of the above, for the current page
   LevelDecoder def_levels;
   LevelDecoder rep_levels;
@@ -70,7 +59,21 @@ struct ColumnReader::State {
   // level entries (num_values) instead of at the end of the range.
   std::optional<int64_t> level_limit;
   int64_t levels_in_pages = 0;  // level entries of the data pages started so far
-  ColumnBatch scratch;  // for skip()
+  ColumnBatch scratch;  // for skip() and rows outside the selection
+  // Records (rows) whose first level entry has been consumed, or skipped with their page: the
+  // index within the row group of the next record to start.
+  int64_t records_started = 0;
+
+  // Set by select_rows(): only the rows of `ranges` are returned.
+  struct Selection {
+    RowRanges ranges;
+    size_t range = 0;  // first range not yet finished
+    std::vector<PageLocation> pages;  // from the OffsetIndex; empty: no page is skipped
+    int64_t group_rows = 0;
+    size_t next_page = 0;  // first page whose offset is at or after the reader's position
+    bool discarding = false;  // the record being continued lies outside the ranges
+  };
+  std::optional<Selection> selection;
 };
 
 ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
@@ -92,7 +95,6 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
            " differs from the schema's " + to_string(column.physical));
     }
     state_ = std::make_unique<State>(file, meta, chunk_padding);
-    state_->plain = make_plain_decoder(column.physical, column.type_length);
     state_->scratch.values = ValueBuffer::for_type(column.physical, column.type_length);
   } catch (Error& error) {
     error.locate_column(column.dotted_path);
@@ -103,12 +105,15 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
   file_name_ = file.name();
 }
 
+void ColumnReader::set_verify_checksums(bool on) { state_->pages.set_verify_checksums(on); }
+
 ColumnReader::~ColumnReader() = default;
 
 bool ColumnReader::next_data_page() {
   State& s = *state_;
   for (;;) {
     if (s.level_limit && s.levels_in_pages >= *s.level_limit) return false;
+    if (s.selection && !skip_to_selected_page()) return false;
     std::optional<Page> page = s.pages.next();
     if (!page) return false;
     s.page_offset = page->offset;
@@ -170,24 +175,22 @@ bool ColumnReader::next_data_page() {
     if (num_values == 0) continue;
 
     switch (encoding) {
-      case Encoding::PLAIN:
-        s.current = s.plain.get();
-        break;
       case Encoding::PLAIN_DICTIONARY:
       case Encoding::RLE_DICTIONARY:
         if (!s.dictionary) fail("dictionary-encoded page, but the chunk has no dictionary page");
         s.current = s.dictionary.get();
         break;
-      case Encoding::RLE:
-        if (column_.physical != PhysicalType::BOOLEAN) {
-          fail("RLE value encoding on a non-BOOLEAN column");
+      default: {
+        auto cached = std::find_if(s.value_decoders.begin(), s.value_decoders.end(),
+                                   [&](const auto& entry) { return entry.first == encoding; });
+        if (cached == s.value_decoders.end()) {
+          s.value_decoders.emplace_back(
+              encoding, make_value_decoder(encoding, column_.physical, column_.type_length));
+          cached = s.value_decoders.end() - 1;
         }
-        if (!s.boolean_rle) s.boolean_rle = std::make_unique<BooleanRleDecoder>();
-        s.current = s.boolean_rle.get();
+        s.current = cached->second.get();
         break;
-      default:
-        throw UnsupportedError(std::string("value encoding ") + to_string(encoding) +
-                               " is not supported yet");
+      }
     }
     s.current->set_data(values, num_values);
     if (column_.max_rep > 0) {
@@ -223,6 +226,12 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
     out.rep_levels.insert(out.rep_levels.end(), s.page_rep.begin() + static_cast<long>(s.rep_pos),
                           s.page_rep.begin() + static_cast<long>(s.rep_pos + n));
     s.rep_pos += n;
+  }
+  if (column_.max_rep > 0) {
+    s.records_started += std::count(s.page_rep.begin() + static_cast<long>(s.rep_pos - n),
+                                    s.page_rep.begin() + static_cast<long>(s.rep_pos), 0);
+  } else {
+    s.records_started += static_cast<int64_t>(n);
   }
   size_t present = n;
   if (column_.max_def > 0) {
@@ -270,8 +279,129 @@ size_t ColumnReader::read_records_into(size_t max_records, ColumnBatch& out) {
   return records;
 }
 
+void ColumnReader::select_rows(RowRanges ranges, const OffsetIndex* index, int64_t group_rows) {
+  State& s = *state_;
+  if (s.started || s.page_levels_left > 0) {
+    throw UsageError("ColumnReader::select_rows() called after reading began");
+  }
+  State::Selection selection;
+  selection.ranges = std::move(ranges);
+  selection.group_rows = group_rows;
+  if (index) selection.pages = index->page_locations;
+  s.selection = std::move(selection);
+}
+
+bool ColumnReader::skip_to_selected_page() {
+  State& s = *state_;
+  State::Selection& sel = *s.selection;
+  while (sel.range < sel.ranges.size() && sel.ranges[sel.range].end <= s.records_started) {
+    ++sel.range;
+  }
+  if (sel.range == sel.ranges.size()) return false;  // every selected row has been read
+  if (sel.pages.empty()) return true;
+  const int64_t position = s.pages.position();
+  auto& pages = sel.pages;
+  while (sel.next_page < pages.size() && pages[sel.next_page].offset < position) ++sel.next_page;
+  size_t k = sel.next_page;
+  if (k == 0 && (pages.empty() || position < pages[0].offset)) {
+    // Before the first data page: the dictionary page. Read it, and read ahead no further than
+    // the data pages that will be used.
+    s.pages.limit_read_ahead(pages[0].offset);
+    return true;
+  }
+  if (k == pages.size() || pages[k].offset != position) {
+    throw FormatError("the offset index lists no page at byte " + std::to_string(position));
+  }
+  auto page_end_row = [&](size_t i) {
+    return i + 1 < pages.size() ? pages[i + 1].first_row_index : sel.group_rows;
+  };
+  // The page's records continue the one in progress only if it starts mid-record, which the
+  // offset index forbids: a page outside every range is skipped whole.
+  size_t range = sel.range;
+  while (k < pages.size()) {
+    while (range < sel.ranges.size() && sel.ranges[range].end <= pages[k].first_row_index) ++range;
+    if (range == sel.ranges.size()) return false;
+    if (sel.ranges[range].begin < page_end_row(k)) break;
+    ++k;
+  }
+  if (k == pages.size()) return false;
+  if (k != sel.next_page) {
+    s.pages.seek(pages[k].offset);
+    s.records_started = pages[k].first_row_index;
+    sel.next_page = k;
+  } else if (pages[k].first_row_index != s.records_started) {
+    throw FormatError("the page at byte " + std::to_string(position) + " starts at row " +
+                      std::to_string(s.records_started) + " but the offset index says row " +
+                      std::to_string(pages[k].first_row_index));
+  }
+  // Read ahead over the run of consecutive pages that hold selected rows.
+  size_t last = k;
+  while (last + 1 < pages.size()) {
+    size_t j = last + 1;
+    while (range < sel.ranges.size() && sel.ranges[range].end <= pages[j].first_row_index) ++range;
+    if (range == sel.ranges.size() || sel.ranges[range].begin >= page_end_row(j)) break;
+    last = j;
+  }
+  s.pages.limit_read_ahead(pages[last].offset + pages[last].compressed_page_size);
+  return true;
+}
+
+size_t ColumnReader::read_selected(size_t max_records, ColumnBatch& out) {
+  State& s = *state_;
+  State::Selection& sel = *s.selection;
+  start_batch(out);
+  size_t records = 0;
+  for (;;) {
+    if (s.page_levels_left == 0 && !next_data_page()) break;
+    if (column_.max_rep > 0 && s.page_rep[s.rep_pos] != 0) {
+      // Continuation entries of the record in progress: taken or dropped with it.
+      size_t n = 1;
+      while (n < s.page_levels_left && s.page_rep[s.rep_pos + n] != 0) ++n;
+      if (sel.discarding) {
+        start_batch(s.scratch);
+        consume(n, s.scratch);
+      } else {
+        consume(n, out);
+      }
+      continue;
+    }
+    while (sel.range < sel.ranges.size() && sel.ranges[sel.range].end <= s.records_started) {
+      ++sel.range;
+    }
+    if (sel.range == sel.ranges.size()) break;
+    const RowRange& r = sel.ranges[sel.range];
+    bool discard = s.records_started < r.begin;
+    if (!discard && records == max_records) break;
+    size_t want = discard ? static_cast<size_t>(r.begin - s.records_started)
+                          : std::min(max_records - records,
+                                     static_cast<size_t>(r.end - s.records_started));
+    // Level entries of the next `want` records within the current page.
+    size_t n = 0, starts = 0;
+    if (column_.max_rep == 0) {
+      n = starts = std::min(want, s.page_levels_left);
+    } else {
+      for (; n < s.page_levels_left; ++n) {
+        if (s.page_rep[s.rep_pos + n] == 0) {
+          if (starts == want) break;
+          ++starts;
+        }
+      }
+    }
+    sel.discarding = discard;
+    if (discard) {
+      start_batch(s.scratch);
+      consume(n, s.scratch);
+    } else {
+      consume(n, out);
+      records += starts;
+    }
+  }
+  return column_.max_rep == 0 ? out.num_levels : records;
+}
+
 size_t ColumnReader::read_batch(size_t max_levels, ColumnBatch& out) {
   try {
+    if (state_->selection) return read_selected(max_levels, out);
     return read_into(max_levels, out);
   } catch (Error& error) {
     locate(error);
@@ -281,6 +411,7 @@ size_t ColumnReader::read_batch(size_t max_levels, ColumnBatch& out) {
 
 size_t ColumnReader::read_records(size_t max_records, ColumnBatch& out) {
   try {
+    if (state_->selection) return read_selected(max_records, out);
     return read_records_into(max_records, out);
   } catch (Error& error) {
     locate(error);

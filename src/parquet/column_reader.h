@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "parquet/page_index.h"
 #include "parquet/schema.h"
 #include "parquet/values.h"
 
@@ -72,6 +73,19 @@ class ColumnReader {
   // Skips up to n records (rows). Returns the number skipped.
   size_t skip(size_t n);
 
+  // Restricts the reader to the rows of `ranges` (row indexes within the row group; sorted,
+  // disjoint): read_batch() and read_records() then return exactly those rows, in order, as if
+  // the chunk held nothing else (read_batch() counts rows, like read_records()). With `index`
+  // (the chunk's OffsetIndex, copied; `group_rows` the row group's row count) pages holding no
+  // selected row are skipped without reading their bytes, and the dictionary page is still read;
+  // without it every page is read and the other rows are decoded and dropped. Call before the
+  // first read (else UsageError). Throws FormatError while reading if the pages do not match the
+  // index.
+  void select_rows(RowRanges ranges, const OffsetIndex* index, int64_t group_rows);
+
+  // Verify page CRCs when present (see PageReader::set_verify_checksums).
+  void set_verify_checksums(bool on);
+
   // A page of a repeated column has its repetition levels decoded at once (for look-ahead); a
   // page declaring more values than this is refused as hostile.
   static constexpr size_t kMaxRepeatedPageLevels = size_t{1} << 26;
@@ -81,6 +95,10 @@ class ColumnReader {
  private:
   struct State;
   bool next_data_page();
+  // With a selection: moves the page reader to the next page holding selected rows. Returns
+  // false when no selected row is left.
+  bool skip_to_selected_page();
+  size_t read_selected(size_t max_records, ColumnBatch& out);
   void start_batch(ColumnBatch& out) const;
   // Moves the next n level entries of the current page (and their values) into `out`.
   void consume(size_t n, ColumnBatch& out);

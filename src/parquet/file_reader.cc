@@ -41,14 +41,15 @@ int64_t legacy_chunk_padding(const std::optional<std::string>& created_by) {
   return old ? kMaxDictionaryHeaderBytes : 0;
 }
 
-std::unique_ptr<FileReader> FileReader::open(const std::string& path) {
-  return open(LocalFile::open(path));
+std::unique_ptr<FileReader> FileReader::open(const std::string& path, ReaderOptions options) {
+  return open(LocalFile::open(path), options);
 }
 
 const std::string& FileReader::name() const { return file_->name(); }
 
-std::unique_ptr<FileReader> FileReader::open(std::unique_ptr<RandomAccessFile> file) {
-  std::unique_ptr<FileReader> reader(new FileReader(std::move(file)));
+std::unique_ptr<FileReader> FileReader::open(std::unique_ptr<RandomAccessFile> file,
+                                             ReaderOptions options) {
+  std::unique_ptr<FileReader> reader(new FileReader(std::move(file), options));
   RandomAccessFile& f = *reader->file_;
   try {
     uint64_t size = f.size();
@@ -125,7 +126,7 @@ std::unique_ptr<FileReader> FileReader::open(std::unique_ptr<RandomAccessFile> f
   return reader;
 }
 
-std::unique_ptr<ColumnReader> FileReader::column(int row_group, int leaf) {
+const ColumnChunk& FileReader::chunk(int row_group, int leaf) const {
   if (row_group < 0 || row_group >= num_row_groups()) {
     UsageError error("row group " + std::to_string(row_group) + " does not exist (the file has " +
                      std::to_string(num_row_groups()) + ")");
@@ -137,10 +138,40 @@ std::unique_ptr<ColumnReader> FileReader::column(int row_group, int leaf) {
     error.locate_file(name());
     throw error;
   }
-  const ColumnChunk& chunk = metadata_.row_groups[static_cast<size_t>(row_group)]
-                                 .columns[static_cast<size_t>(leaf)];
-  return std::make_unique<ColumnReader>(*file_, chunk, schema_.leaves()[static_cast<size_t>(leaf)],
-                                        row_group, chunk_padding_);
+  return metadata_.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
+}
+
+std::unique_ptr<ColumnReader> FileReader::column(int row_group, int leaf) {
+  const ColumnChunk& c = chunk(row_group, leaf);
+  auto reader = std::make_unique<ColumnReader>(
+      *file_, c, schema_.leaves()[static_cast<size_t>(leaf)], row_group, chunk_padding_);
+  if (options_.verify_checksums) reader->set_verify_checksums(true);
+  return reader;
+}
+
+std::optional<OffsetIndex> FileReader::offset_index(int row_group, int leaf) {
+  const ColumnChunk& c = chunk(row_group, leaf);
+  try {
+    return read_offset_index(*file_, c,
+                             metadata_.row_groups[static_cast<size_t>(row_group)].num_rows);
+  } catch (Error& error) {
+    error.locate_column(schema_.leaves()[static_cast<size_t>(leaf)].dotted_path);
+    error.locate_row_group(row_group);
+    error.locate_file(name());
+    throw;
+  }
+}
+
+std::optional<ColumnIndex> FileReader::column_index(int row_group, int leaf) {
+  const ColumnChunk& c = chunk(row_group, leaf);
+  try {
+    return read_column_index(*file_, c);
+  } catch (Error& error) {
+    error.locate_column(schema_.leaves()[static_cast<size_t>(leaf)].dotted_path);
+    error.locate_row_group(row_group);
+    error.locate_file(name());
+    throw;
+  }
 }
 
 }  // namespace kbdata::parquet

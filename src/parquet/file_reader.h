@@ -12,10 +12,15 @@
 #include "common/file.h"
 #include "parquet/column_reader.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/schema.h"
 
-
 namespace kbdata::parquet {
+
+struct ReaderOptions {
+  // Check page CRCs where the writer stored them (PageReader::set_verify_checksums).
+  bool verify_checksums = false;
+};
 
 class FileReader {
  public:
@@ -25,9 +30,12 @@ class FileReader {
 
   // Takes ownership of `file`. Throws FormatError (not Parquet, truncated, corrupt footer),
   // UnsupportedError (encrypted files) located at the file.
-  static std::unique_ptr<FileReader> open(std::unique_ptr<RandomAccessFile> file);
+  static std::unique_ptr<FileReader> open(std::unique_ptr<RandomAccessFile> file,
+                                          ReaderOptions options = {});
   // Convenience: opens a local path.
-  static std::unique_ptr<FileReader> open(const std::string& path);
+  static std::unique_ptr<FileReader> open(const std::string& path, ReaderOptions options = {});
+
+  [[nodiscard]] const ReaderOptions& options() const { return options_; }
 
   [[nodiscard]] const FileMetaData& metadata() const { return metadata_; }
   [[nodiscard]] const Schema& schema() const { return schema_; }
@@ -43,10 +51,19 @@ class FileReader {
   // UsageError for indexes out of range, FormatError if the row group lacks the chunk.
   [[nodiscard]] std::unique_ptr<ColumnReader> column(int row_group, int leaf);
 
+  // The page index of a column chunk, read from the file on each call (nothing is cached) and
+  // validated (parquet/page_index.h); nullopt when the chunk has none. Throws UsageError for
+  // indexes out of range, FormatError located at the chunk for a corrupt index.
+  [[nodiscard]] std::optional<OffsetIndex> offset_index(int row_group, int leaf);
+  [[nodiscard]] std::optional<ColumnIndex> column_index(int row_group, int leaf);
+
  private:
-  FileReader(std::unique_ptr<RandomAccessFile> file) : file_(std::move(file)) {}
+  FileReader(std::unique_ptr<RandomAccessFile> file, ReaderOptions options)
+      : file_(std::move(file)), options_(options) {}
+  const ColumnChunk& chunk(int row_group, int leaf) const;
 
   std::unique_ptr<RandomAccessFile> file_;
+  ReaderOptions options_;
   FileMetaData metadata_;
   Schema schema_;
   uint64_t footer_offset_ = 0;

@@ -378,7 +378,114 @@ DataPageHeaderV2 read_data_page_header_v2(CompactReader& r) {
   return h;
 }
 
+PageLocation read_page_location(CompactReader& r) {
+  PageLocation p;
+  bool has_offset = false, has_size = false, has_first_row = false;
+  read_struct(r, [&](const FieldHeader& f) {
+    switch (f.id) {
+      case 1: p.offset = r.read_i64(f, "PageLocation.offset"); has_offset = true; return true;
+      case 2:
+        p.compressed_page_size = r.read_i32(f, "PageLocation.compressed_page_size");
+        has_size = true;
+        return true;
+      case 3:
+        p.first_row_index = r.read_i64(f, "PageLocation.first_row_index");
+        has_first_row = true;
+        return true;
+      default: return false;
+    }
+  });
+  if (!has_offset || !has_size || !has_first_row) {
+    FormatError error("PageLocation lacks a required field");
+    error.locate_offset(r.file_offset());
+    throw error;
+  }
+  return p;
+}
+
+[[noreturn]] void missing(const char* what, int64_t offset) {
+  FormatError error(std::string(what) + " is missing");
+  error.locate_offset(offset);
+  throw error;
+}
+
 }  // namespace
+
+OffsetIndex decode_offset_index(std::span<const uint8_t> bytes, int64_t base_offset) {
+  ByteCursor cursor(bytes, base_offset);
+  CompactReader r(cursor);
+  OffsetIndex index;
+  bool has_locations = false;
+  read_struct(r, [&](const FieldHeader& f) {
+    switch (f.id) {
+      case 1:
+        index.page_locations = read_struct_list<PageLocation>(
+            r, f, "OffsetIndex.page_locations", read_page_location);
+        has_locations = true;
+        return true;
+      case 2: {
+        ListHeader list = r.read_list(f, "OffsetIndex.unencoded_byte_array_data_bytes");
+        for (uint32_t i = 0; i < list.size; ++i) {
+          index.unencoded_byte_array_data_bytes.push_back(
+              r.read_i64_element("OffsetIndex.unencoded_byte_array_data_bytes"));
+        }
+        return true;
+      }
+      default: return false;
+    }
+  });
+  if (!has_locations) missing("OffsetIndex.page_locations", base_offset);
+  return index;
+}
+
+ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_offset) {
+  ByteCursor cursor(bytes, base_offset);
+  CompactReader r(cursor);
+  ColumnIndex index;
+  bool has_null_pages = false, has_min = false, has_max = false, has_order = false;
+  read_struct(r, [&](const FieldHeader& f) {
+    switch (f.id) {
+      case 1: {
+        ListHeader list = r.read_list(f, "ColumnIndex.null_pages");
+        for (uint32_t i = 0; i < list.size; ++i) {
+          index.null_pages.push_back(r.read_bool_element("ColumnIndex.null_pages"));
+        }
+        has_null_pages = true;
+        return true;
+      }
+      case 2:
+      case 3: {
+        const char* what = f.id == 2 ? "ColumnIndex.min_values" : "ColumnIndex.max_values";
+        auto& out = f.id == 2 ? index.min_values : index.max_values;
+        ListHeader list = r.read_list(f, what);
+        for (uint32_t i = 0; i < list.size; ++i) out.push_back(r.read_string_element(what));
+        (f.id == 2 ? has_min : has_max) = true;
+        return true;
+      }
+      case 4: {
+        int32_t order = r.read_i32(f, "ColumnIndex.boundary_order");
+        index.boundary_order = order >= 0 && order <= 2 ? as_enum<BoundaryOrder>(order)
+                                                        : BoundaryOrder::UNORDERED;
+        has_order = true;
+        return true;
+      }
+      case 5: {
+        ListHeader list = r.read_list(f, "ColumnIndex.null_counts");
+        index.null_counts.emplace();
+        for (uint32_t i = 0; i < list.size; ++i) {
+          index.null_counts->push_back(r.read_i64_element("ColumnIndex.null_counts"));
+        }
+        return true;
+      }
+      default: return false;  // 6, 7: level histograms
+    }
+  });
+  if (!has_null_pages) missing("ColumnIndex.null_pages", base_offset);
+  if (!has_min) missing("ColumnIndex.min_values", base_offset);
+  if (!has_max) missing("ColumnIndex.max_values", base_offset);
+  if (!has_order) missing("ColumnIndex.boundary_order", base_offset);
+  return index;
+}
 
 FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_offset) {
   ByteCursor cursor(bytes, base_offset);

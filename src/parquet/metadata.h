@@ -141,6 +141,35 @@ struct PageHeader {
   std::optional<DataPageHeaderV2> data_page_header_v2;
 };
 
+// The page index of one column chunk (PageIndex.md): where each data page starts and which rows
+// it holds (OffsetIndex), and per-page min/max/null statistics (ColumnIndex). Decoded as stored;
+// parquet/page_index.h validates them against the chunk.
+struct PageLocation {
+  int64_t offset = 0;  // file offset of the page header
+  int32_t compressed_page_size = 0;  // header included
+  int64_t first_row_index = 0;  // index of the page's first row within the row group
+};
+
+struct OffsetIndex {
+  std::vector<PageLocation> page_locations;
+  std::vector<int64_t> unencoded_byte_array_data_bytes;  // optional field 2; empty when absent
+};
+
+enum class BoundaryOrder : int32_t { UNORDERED = 0, ASCENDING = 1, DESCENDING = 2 };
+
+struct ColumnIndex {
+  std::vector<bool> null_pages;
+  std::vector<std::string> min_values;  // PLAIN bytes of one value, as in Statistics.min_value
+  std::vector<std::string> max_values;
+  BoundaryOrder boundary_order = BoundaryOrder::UNORDERED;
+  std::optional<std::vector<int64_t>> null_counts;
+};
+
+// Decodes an OffsetIndex / ColumnIndex from `bytes` (borrowed). `base_offset` is their offset in
+// the file, for error locations. Throws FormatError if malformed or if required fields are missing.
+[[nodiscard]] OffsetIndex decode_offset_index(std::span<const uint8_t> bytes, int64_t base_offset);
+[[nodiscard]] ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_offset);
+
 // Decodes the FileMetaData from the footer bytes (borrowed). `base_offset` is the footer's offset
 // in the file, for error locations.
 [[nodiscard]] FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_offset);

@@ -8,6 +8,8 @@
 #include "common/file.h"
 #include "parquet/compression.h"
 
+#include <zlib.h>
+
 namespace kbdata::parquet {
 namespace {
 
@@ -29,11 +31,26 @@ void resize_discarding(std::vector<uint8_t>& buffer, size_t size) {
   buffer.resize(size);
 }
 
+std::string hex32(uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string out = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4) out += digits[(v >> shift) & 0xF];
+  return out;
+}
+
+std::string fmt_crc(const char* prefix, uint32_t stored, uint32_t computed) {
+  return prefix + hex32(stored) + ", computed " + hex32(computed) + ")";
+}
+
 }  // namespace
 
 PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length,
                        Codec codec)
-    : file_(file), codec_(codec), position_(chunk_start), window_start_(chunk_start) {
+    : file_(file),
+      chunk_start_(chunk_start),
+      codec_(codec),
+      position_(chunk_start),
+      window_start_(chunk_start) {
   uint64_t size = file.size();
   if (chunk_start < 0 || chunk_length < 0 || static_cast<uint64_t>(chunk_start) > size ||
       static_cast<uint64_t>(chunk_length) > size - static_cast<uint64_t>(chunk_start)) {
@@ -42,6 +59,16 @@ PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chun
          chunk_start);
   }
   chunk_end_ = chunk_start + chunk_length;
+  read_ahead_end_ = chunk_end_;
+}
+
+void PageReader::seek(int64_t offset) {
+  if (offset < chunk_start_ || offset > chunk_end_) {
+    fail("page offset " + std::to_string(offset) + " lies outside the column chunk [" +
+             std::to_string(chunk_start_) + ", " + std::to_string(chunk_end_) + ")",
+         offset);
+  }
+  position_ = offset;
 }
 
 size_t PageReader::fill(size_t n) {
@@ -58,7 +85,10 @@ size_t PageReader::fill(size_t n) {
     keep = static_cast<size_t>(window_end - position_);
     keep_from = static_cast<size_t>(position_ - window_start_);
   }
-  size_t want = std::min(std::max(n, kReadBlock), available_in_chunk);
+  size_t ahead = read_ahead_end_ > position_
+                     ? static_cast<size_t>(std::min(read_ahead_end_, chunk_end_) - position_)
+                     : 0;
+  size_t want = std::min(std::max(n, std::min(kReadBlock, ahead)), available_in_chunk);
   if (want > window_.capacity()) {
     std::vector<uint8_t> grown(want);  // copies only the kept bytes, not the whole old window
     if (keep > 0) std::memcpy(grown.data(), window_.data() + keep_from, keep);
@@ -81,6 +111,9 @@ std::optional<Page> PageReader::next() {
     page.offset = position_;
     size_t header_size = 0;
     size_t want = kFirstHeaderGuess;
+    if (read_ahead_end_ > position_ && read_ahead_end_ < chunk_end_) {
+      want = std::min(want, static_cast<size_t>(read_ahead_end_ - position_));
+    }
     for (;;) {
       size_t available = fill(want);
       try {
@@ -93,7 +126,7 @@ std::optional<Page> PageReader::next() {
           fail("page header runs past the end of the column chunk", position_);
         }
         if (want >= kMaxHeaderBytes) fail("page header larger than 64 MB", position_);
-        want *= 2;
+        want = std::max(want * 2, available + 1);
       }
     }
     const PageHeader& h = page.header;
@@ -118,6 +151,14 @@ std::optional<Page> PageReader::next() {
         h.type != PageType::DICTIONARY_PAGE) {
       continue;  // index pages and page types newer than this reader
     }
+    if (verify_checksums_ && h.crc) {
+      uint32_t computed = static_cast<uint32_t>(
+          ::crc32(::crc32(0L, Z_NULL, 0), raw.data(), static_cast<uInt>(raw.size())));
+      uint32_t stored = static_cast<uint32_t>(*h.crc);
+      if (computed != stored) {
+        fail(fmt_crc("page checksum mismatch (stored ", stored, computed), page.offset);
+      }
+    }
     try {
       if (h.type == PageType::DATA_PAGE_V2) {
         if (!h.data_page_header_v2) fail("DATA_PAGE_V2 without its header", page.offset);
@@ -139,7 +180,7 @@ std::optional<Page> PageReader::next() {
           page.body = raw;
         } else {
           resize_discarding(decompressed_, level_bytes + values_out);
-          std::memcpy(decompressed_.data(), raw.data(), level_bytes);
+          if (level_bytes > 0) std::memcpy(decompressed_.data(), raw.data(), level_bytes);
           decompress(codec_, values_in,
                      std::span<uint8_t>(decompressed_.data() + level_bytes, values_out));
           page.body = decompressed_;

@@ -4,6 +4,10 @@
 // in blocks of kReadBlock bytes or one page, whichever is larger; it never reads outside the
 // chunk's byte range [start, start + total_compressed_size). Decompressed bytes live in a buffer
 // reused from page to page.
+//
+// For page skipping (parquet/page_index.h), seek() moves to another page header of the chunk and
+// limit_read_ahead() keeps the window from reading past the pages that will be used: bytes of
+// skipped pages are never read from the file.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +48,21 @@ class PageReader {
   // skipped. Throws FormatError located at the page's byte offset.
   std::optional<Page> next();
 
+  // Continues at the page header at file offset `offset`, which must lie inside the chunk (else
+  // FormatError). Bytes already in the window are reused; others are read when needed.
+  void seek(int64_t offset);
+
+  // Reads ahead (in blocks) at most up to file offset `end`; a page that needs more is still read
+  // whole. The default is the chunk's end.
+  void limit_read_ahead(int64_t end) { read_ahead_end_ = end; }
+
+  // When on, a page whose header carries a crc is checked against CRC-32 (zlib's crc32) of its
+  // bytes as stored after the header: a mismatch throws FormatError "page checksum mismatch"
+  // located at the page. Off by default.
+  void set_verify_checksums(bool on) { verify_checksums_ = on; }
+
   [[nodiscard]] int64_t position() const { return position_; }
+  [[nodiscard]] int64_t chunk_end() const { return chunk_end_; }
   [[nodiscard]] Codec codec() const { return codec_; }
 
  private:
@@ -53,7 +71,10 @@ class PageReader {
   size_t fill(size_t n);
 
   RandomAccessFile& file_;
+  int64_t chunk_start_;
   int64_t chunk_end_;
+  int64_t read_ahead_end_;
+  bool verify_checksums_ = false;
   Codec codec_;
   int64_t position_;  // file offset of the next unread byte
   std::vector<uint8_t> window_;  // bytes [window_start_, window_start_ + window_.size())

@@ -1,0 +1,152 @@
+#include "parquet/page_index.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file.h"
+
+namespace kbdata::parquet {
+namespace {
+
+[[noreturn]] void fail(const std::string& message, int64_t offset) {
+  FormatError error(message);
+  error.locate_offset(offset);
+  throw error;
+}
+
+// Reads [offset, offset + length) of the file after checking it is a plausible index range.
+std::vector<uint8_t> read_index_bytes(RandomAccessFile& file, int64_t offset, int32_t length,
+                                      const char* what) {
+  uint64_t size = file.size();
+  if (offset < 0 || length <= 0 || length > kMaxPageIndexBytes ||
+      static_cast<uint64_t>(offset) > size ||
+      static_cast<uint64_t>(length) > size - static_cast<uint64_t>(offset)) {
+    fail(std::string(what) + " [" + std::to_string(offset) + ", +" + std::to_string(length) +
+             ") lies outside the file of " + std::to_string(size) + " bytes",
+         offset);
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(length));
+  file.read_at(static_cast<uint64_t>(offset), bytes);
+  return bytes;
+}
+
+}  // namespace
+
+int64_t chunk_start(const ColumnMetaData& meta) {
+  constexpr int64_t kFirstPageOffset = 4;  // after the magic
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset >= kFirstPageOffset &&
+      (*meta.dictionary_page_offset < meta.data_page_offset ||
+       meta.data_page_offset < kFirstPageOffset)) {
+    return *meta.dictionary_page_offset;
+  }
+  return meta.data_page_offset;
+}
+
+RowRanges intersect(const RowRanges& a, const RowRanges& b) {
+  RowRanges out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t begin = std::max(a[i].begin, b[j].begin);
+    int64_t end = std::min(a[i].end, b[j].end);
+    if (begin < end) out.push_back({begin, end});
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
+  }
+  return out;
+}
+
+void append_range(RowRanges& ranges, int64_t begin, int64_t end) {
+  if (begin >= end) return;
+  if (!ranges.empty() && ranges.back().end == begin) {
+    ranges.back().end = end;
+  } else {
+    ranges.push_back({begin, end});
+  }
+}
+
+std::optional<OffsetIndex> read_offset_index(RandomAccessFile& file, const ColumnChunk& chunk,
+                                             int64_t group_rows) {
+  if (!chunk.offset_index_offset || !chunk.offset_index_length) return std::nullopt;
+  const int64_t at = *chunk.offset_index_offset;
+  std::vector<uint8_t> bytes =
+      read_index_bytes(file, at, *chunk.offset_index_length, "offset index");
+  OffsetIndex index = decode_offset_index(bytes, at);
+  if (!chunk.meta_data) fail("offset index of a column chunk without metadata", at);
+  const ColumnMetaData& meta = *chunk.meta_data;
+  const int64_t start = chunk_start(meta);
+  const int64_t end = start + meta.total_compressed_size;
+  const auto& pages = index.page_locations;
+  if (pages.empty() && group_rows > 0) fail("offset index lists no pages", at);
+  for (size_t i = 0; i < pages.size(); ++i) {
+    const PageLocation& p = pages[i];
+    std::string where = "offset index page " + std::to_string(i);
+    if (p.compressed_page_size <= 0 || p.offset < start || p.offset > end ||
+        p.compressed_page_size > end - p.offset) {
+      fail(where + " [" + std::to_string(p.offset) + ", +" +
+               std::to_string(p.compressed_page_size) + ") lies outside its column chunk [" +
+               std::to_string(start) + ", " + std::to_string(end) + ")",
+           at);
+    }
+    if (i == 0 && p.first_row_index != 0) {
+      fail(where + " starts at row " + std::to_string(p.first_row_index) + ", not 0", at);
+    }
+    if (i > 0 && (p.first_row_index <= pages[i - 1].first_row_index ||
+                  p.offset < pages[i - 1].offset + pages[i - 1].compressed_page_size)) {
+      fail(where + " does not follow page " + std::to_string(i - 1) +
+               " (first rows and offsets must increase)",
+           at);
+    }
+    if (p.first_row_index >= group_rows && !(i == 0 && group_rows == 0)) {
+      fail(where + " starts at row " + std::to_string(p.first_row_index) +
+               ", past the row group's " + std::to_string(group_rows) + " rows",
+           at);
+    }
+  }
+  if (!index.unencoded_byte_array_data_bytes.empty() &&
+      index.unencoded_byte_array_data_bytes.size() != pages.size()) {
+    fail("offset index has " + std::to_string(index.unencoded_byte_array_data_bytes.size()) +
+             " unencoded sizes for " + std::to_string(pages.size()) + " pages",
+         at);
+  }
+  return index;
+}
+
+std::optional<ColumnIndex> read_column_index(RandomAccessFile& file, const ColumnChunk& chunk) {
+  if (!chunk.column_index_offset || !chunk.column_index_length) return std::nullopt;
+  const int64_t at = *chunk.column_index_offset;
+  std::vector<uint8_t> bytes =
+      read_index_bytes(file, at, *chunk.column_index_length, "column index");
+  ColumnIndex index = decode_column_index(bytes, at);
+  size_t n = index.null_pages.size();
+  if (index.min_values.size() != n || index.max_values.size() != n ||
+      (index.null_counts && index.null_counts->size() != n)) {
+    fail("column index lists differ in length (" + std::to_string(n) + " null_pages, " +
+             std::to_string(index.min_values.size()) + " min_values, " +
+             std::to_string(index.max_values.size()) + " max_values" +
+             (index.null_counts ? ", " + std::to_string(index.null_counts->size()) + " null_counts"
+                                : std::string()) +
+             ")",
+         at);
+  }
+  return index;
+}
+
+void check_page_counts(const OffsetIndex& offsets, const ColumnIndex& columns, int64_t offset) {
+  if (offsets.page_locations.size() != columns.null_pages.size()) {
+    fail("column index describes " + std::to_string(columns.null_pages.size()) +
+             " pages but the offset index " + std::to_string(offsets.page_locations.size()),
+         offset);
+  }
+}
+
+int64_t page_row_count(const OffsetIndex& index, size_t page, int64_t group_rows) {
+  const auto& pages = index.page_locations;
+  int64_t end = page + 1 < pages.size() ? pages[page + 1].first_row_index : group_rows;
+  return end - pages[page].first_row_index;
+}
+
+}  // namespace kbdata::parquet

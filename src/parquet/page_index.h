@@ -1,0 +1,61 @@
+// The page index of a column chunk (PageIndex.md in the Parquet format), read lazily and checked.
+//
+// A chunk's ColumnChunk may point at an OffsetIndex (where each data page starts and the index of
+// its first row) and a ColumnIndex (per page: all-null flag, min, max, null count). Both live
+// outside the chunk, usually just before the footer; nothing here is read until asked for.
+// Validation: an OffsetIndex's pages must lie inside the chunk's byte range, in increasing offsets,
+// with first_row_index starting at 0, strictly increasing and below the row group's row count; a
+// ColumnIndex's lists must have equal lengths, and the same length as the OffsetIndex when both
+// are read together. Anything else is a FormatError located at the index's byte offset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "parquet/metadata.h"
+
+namespace kbdata {
+class RandomAccessFile;
+}
+
+namespace kbdata::parquet {
+
+// Rows [begin, end) of one row group.
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+  bool operator==(const RowRange&) const = default;
+};
+// Sorted, disjoint, non-empty ranges.
+using RowRanges = std::vector<RowRange>;
+
+// Ranges of rows in both `a` and `b`.
+[[nodiscard]] RowRanges intersect(const RowRanges& a, const RowRanges& b);
+// Adds [begin, end) to `ranges` whose ranges all end at or before `begin` (merging if adjacent).
+void append_range(RowRanges& ranges, int64_t begin, int64_t end);
+
+// An index larger than this is refused as hostile.
+inline constexpr int64_t kMaxPageIndexBytes = 64ll << 20;
+
+// The chunk's OffsetIndex, or nullopt when it has none. `group_rows` is the row group's num_rows.
+// Reads only the index's bytes from `file` (borrowed).
+[[nodiscard]] std::optional<OffsetIndex> read_offset_index(RandomAccessFile& file,
+                                                           const ColumnChunk& chunk,
+                                                           int64_t group_rows);
+// The chunk's ColumnIndex, or nullopt when it has none.
+[[nodiscard]] std::optional<ColumnIndex> read_column_index(RandomAccessFile& file,
+                                                           const ColumnChunk& chunk);
+
+// Throws FormatError unless the two indexes of one chunk describe the same number of pages.
+void check_page_counts(const OffsetIndex& offsets, const ColumnIndex& columns, int64_t offset);
+
+// Number of rows of page `page` of `index` (the last page ends at `group_rows`).
+[[nodiscard]] int64_t page_row_count(const OffsetIndex& index, size_t page, int64_t group_rows);
+
+// Where a chunk's pages start: the dictionary page when there is one. Some writers store 0 for
+// "no dictionary page", so only an offset inside the file's body counts; some (parquet-cpp 1.5,
+// Arrow on empty chunks) store a data_page_offset of 0 beside a valid dictionary offset.
+[[nodiscard]] int64_t chunk_start(const ColumnMetaData& meta);
+
+}  // namespace kbdata::parquet
