@@ -136,14 +136,6 @@ size_t append_display_text(std::string& out, std::string_view text, size_t max_w
 
 bool needs_csv_quotes(char ch) { return ch == ',' || ch == '"' || ch == '\r' || ch == '\n'; }
 
-std::string display_name(const ColumnDescriptor& column) {
-  std::string repaired;
-  append_utf8_repaired(repaired, column.dotted_path);
-  std::string name;
-  append_display_text(name, repaired, 0);
-  return name;
-}
-
 }  // namespace
 
 void FileSink::write(std::string_view bytes) {
@@ -166,21 +158,46 @@ RowWriter::RowWriter(Format format, std::vector<const ColumnDescriptor*> columns
       throw UnsupportedError("column '" + column->dotted_path +
                              "' is nested (repeated); nested columns are not supported yet");
     }
-    Column entry{column, ValueFormatter(*column), {}, display_name(*column), 0};
-    entry.display_width = utf8_length(entry.display_name);
-    if (!columns_.empty()) entry.json_key.push_back(',');
-    std::string repaired;
-    append_utf8_repaired(repaired, column->dotted_path);
-    append_json_string(entry.json_key, repaired);
-    entry.json_key.push_back(':');
-    columns_.push_back(std::move(entry));
+    add_column(*column, column->dotted_path, columns_.size(), -1);
   }
+  start_output();
+}
+
+RowWriter::RowWriter(Format format, RecordAssembler& assembler, Sink& sink)
+    : format_(format), sink_(sink), assembler_(&assembler) {
+  const auto& leaves = assembler.schema().leaves();
+  for (size_t f = 0; f < assembler.num_fields(); ++f) {
+    const int flat = assembler.flat_batch(f);
+    const size_t batch = static_cast<size_t>(flat >= 0 ? flat : assembler.first_batch(f));
+    const ColumnDescriptor& leaf = leaves[static_cast<size_t>(assembler.leaves()[batch])];
+    add_column(leaf, assembler.field_name(f), batch, flat >= 0 ? -1 : static_cast<int>(f));
+  }
+  start_output();
+}
+
+void RowWriter::add_column(const ColumnDescriptor& descriptor, const std::string& name,
+                           size_t batch_index, int nested_field) {
+  std::string repaired;
+  append_utf8_repaired(repaired, name);
+  std::string shown;
+  append_display_text(shown, repaired, 0);
+  Column entry{&descriptor, ValueFormatter(descriptor), name, {}, std::move(shown), 0,
+               batch_index, nested_field, false};
+  entry.right_align = nested_field < 0 && entry.formatter.is_numeric();
+  entry.display_width = utf8_length(entry.display_name);
+  if (!columns_.empty()) entry.json_key.push_back(',');
+  append_json_string(entry.json_key, repaired);
+  entry.json_key.push_back(':');
+  columns_.push_back(std::move(entry));
+}
+
+void RowWriter::start_output() {
   buffer_.reserve(kFlushBytes + kFlushBytes / 4);
   if (format_ == Format::CSV) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       if (c > 0) buffer_.push_back(',');
       const size_t field_start = buffer_.size();
-      append_utf8_repaired(buffer_, columns_[c].descriptor->dotted_path);
+      append_utf8_repaired(buffer_, columns_[c].name);
       append_csv_field(field_start);
     }
     buffer_.push_back('\n');
@@ -214,13 +231,31 @@ void RowWriter::write(std::span<const ColumnBatch* const> batches, size_t first,
 
 void RowWriter::prepare_cursors(std::span<const ColumnBatch* const> batches, size_t first,
                                 size_t count) {
-  assert(batches.size() == columns_.size());
+  assert(assembler_ != nullptr || batches.size() == columns_.size());
   cursors_.clear();
+  if (assembler_ != nullptr) {
+    assembler_->start(batches);
+    // Rows before `first`: nested fields are assembled and dropped (flat cursors count past them).
+    for (size_t row = 0; row < first; ++row) {
+      for (const Column& column : columns_) {
+        if (column.nested_field < 0) continue;
+        nested_text_.clear();
+        assembler_->append_json(static_cast<size_t>(column.nested_field), nested_text_);
+      }
+    }
+  }
   for (size_t c = 0; c < columns_.size(); ++c) {
-    const ColumnBatch& batch = *batches[c];
+    if (columns_[c].nested_field >= 0) {
+      cursors_.push_back(Cursor{nullptr, 0, nullptr, 0});
+      continue;
+    }
+    const ColumnBatch& batch = *batches[columns_[c].batch_index];
     const ColumnDescriptor& column = *columns_[c].descriptor;
-    assert(batch.num_levels == batches[0]->num_levels);
-    assert(first + count <= batch.num_levels);
+    if (first + count > batch.num_levels) {
+      FormatError error("batch has fewer entries than rows");
+      error.locate_column(column.dotted_path);
+      throw error;
+    }
     Cursor cursor{nullptr, static_cast<int16_t>(column.max_def), &batch.values, first};
     size_t needed = first + count;  // values consumed up to the end of the range
     if (!batch.def_levels.empty()) {
@@ -253,7 +288,9 @@ void RowWriter::write_jsonl(size_t first, size_t count) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       Cursor& cursor = cursors_[c];
       buffer_.append(columns_[c].json_key);
-      if (cursor.is_null(row)) {
+      if (columns_[c].nested_field >= 0) {
+        assembler_->append_json(static_cast<size_t>(columns_[c].nested_field), buffer_);
+      } else if (cursor.is_null(row)) {
         buffer_.append("null");
       } else {
         columns_[c].formatter.append_json(buffer_, *cursor.values, cursor.next_value++);
@@ -283,6 +320,15 @@ void RowWriter::write_csv(size_t first, size_t count) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       Cursor& cursor = cursors_[c];
       if (c > 0) buffer_.push_back(',');
+      if (columns_[c].nested_field >= 0) {
+        nested_text_.clear();
+        assembler_->append_json(static_cast<size_t>(columns_[c].nested_field), nested_text_);
+        if (nested_text_ == "null") continue;
+        const size_t field_start = buffer_.size();
+        buffer_.append(nested_text_);
+        append_csv_field(field_start);
+        continue;
+      }
       if (cursor.is_null(row)) continue;
       if (columns_[c].formatter.always_null()) {  // a present value of the "null" type
         ++cursor.next_value;
@@ -309,6 +355,12 @@ void RowWriter::write_table(size_t first, size_t count) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       Cursor& cursor = cursors_[c];
       const ValueFormatter& formatter = columns_[c].formatter;
+      if (columns_[c].nested_field >= 0) {
+        nested_text_.clear();
+        assembler_->append_json(static_cast<size_t>(columns_[c].nested_field), nested_text_);
+        add_table_cell(nested_text_);
+        continue;
+      }
       if (cursor.is_null(row) || formatter.always_null()) {
         if (!cursor.is_null(row)) ++cursor.next_value;
         add_table_cell("null");
@@ -339,9 +391,9 @@ void RowWriter::flush_table_block() {
     for (size_t c = 0; c < num_columns; ++c) {
       if (c > 0) buffer_.append(2, ' ');
       const size_t pad = widths[c] - cell_width(c);
-      if (columns_[c].formatter.is_numeric()) buffer_.append(pad, ' ');
+      if (columns_[c].right_align) buffer_.append(pad, ' ');
       buffer_.append(cell_text(c));
-      if (!columns_[c].formatter.is_numeric()) buffer_.append(pad, ' ');
+      if (!columns_[c].right_align) buffer_.append(pad, ' ');
     }
     const size_t end = buffer_.find_last_not_of(' ');
     buffer_.resize(end == std::string::npos || end < line_start ? line_start : end + 1);

@@ -1,9 +1,14 @@
-// Writes rows of flat Parquet columns as JSON Lines, CSV or a table for humans.
+// Writes rows of Parquet columns as JSON Lines, CSV or a table for humans.
 //
 // The caller reads one ColumnBatch per selected column (all covering the same rows) and hands them
 // to RowWriter::write with the sub-range of rows to print; the writer renders each value with the
 // column's ValueFormatter, collects output in a buffer and passes it to a Sink in blocks of at
-// least kFlushBytes. Only flat columns (max_rep == 0) are supported: entry r of a batch is row r.
+// least kFlushBytes. Two modes:
+//   - flat columns (max_rep == 0), one output column per leaf: entry r of a batch is row r;
+//   - records (constructed from a RecordAssembler): one output column per top-level field. A
+//     field that is one top-level non-repeated leaf takes the flat path; a nested field (struct,
+//     list, map) is rendered by the assembler as compact JSON, which is the JSONL value and the
+//     text of the CSV field or table cell (a null field is null, as for flat columns).
 //
 //   JSONL  {"id":1,"name":"x","score":null}   one object per row, keys in column order, no spaces
 //   CSV    id,name,score                      RFC 4180 with \n line ends: a header line; fields
@@ -26,6 +31,7 @@
 
 #include "parquet/column_reader.h"
 #include "parquet/schema.h"
+#include "tabular/record_assembler.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::tabular {
@@ -75,11 +81,17 @@ class RowWriter {
   // `columns` (descriptors borrowed from the file's schema) and `sink` must outlive the writer.
   // Throws UnsupportedError if a column is repeated (max_rep > 0).
   RowWriter(Format format, std::vector<const parquet::ColumnDescriptor*> columns, Sink& sink);
+  // Records mode: one output column per field of `assembler`, which must outlive the writer. The
+  // batches given to write() are then those of assembler.leaves(), whole records each, and their
+  // entry counts are records.
+  RowWriter(Format format, RecordAssembler& assembler, Sink& sink);
   ~RowWriter();
   RowWriter(const RowWriter&) = delete;
   RowWriter& operator=(const RowWriter&) = delete;
 
-  // Writes rows [first, first + count) of `batches`, batches[c] holding column c's entries.
+  // Writes rows [first, first + count) of `batches`, batches[c] holding column c's entries (in
+  // records mode batches[i] holds leaf i of assembler.leaves(), whole records, and the nested
+  // fields of rows before `first` are assembled and dropped).
   // Throws FormatError if a batch's values do not match its definition levels, IoError from the
   // sink.
   // REQUIRES: batches.size() == number of columns, all batches have the same num_levels, and
@@ -96,11 +108,15 @@ class RowWriter {
 
  private:
   struct Column {
-    const parquet::ColumnDescriptor* descriptor;
+    const parquet::ColumnDescriptor* descriptor;  // flat columns; for a nested field its 1st leaf
     ValueFormatter formatter;
+    std::string name;          // the output name: a leaf's dotted path or a top-level field's name
     std::string json_key;      // `"name":`, preceded by ',' for all columns but the first
     std::string display_name;  // name as a table header (sanitised, untruncated)
     size_t display_width;      // code points of display_name
+    size_t batch_index;        // flat columns: which batch of write() holds the column
+    int nested_field;          // records mode: the assembler's field, else -1 (flat)
+    bool right_align;          // numbers right-align in tables
   };
 
   // A table cell: text in table_text_[offset, offset + size).
@@ -131,6 +147,9 @@ class RowWriter {
   void add_table_cell(std::string_view text);
   void flush_table_block();
   void flush_if_full();
+  void start_output();
+  void add_column(const parquet::ColumnDescriptor& descriptor, const std::string& name,
+                  size_t batch_index, int nested_field);
 
   Format format_;
   Sink& sink_;
@@ -139,6 +158,8 @@ class RowWriter {
   std::vector<const parquet::ColumnBatch*> batch_pointers_;
   std::string buffer_;  // output not yet handed to the sink
   std::string scratch_;
+  std::string nested_text_;  // a nested field's JSON for CSV and tables
+  RecordAssembler* assembler_ = nullptr;  // records mode
   uint64_t rows_written_ = 0;
   bool finished_ = false;
 
