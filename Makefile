@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
 SAMPLE     := data/sample/kernelbot_sample.parquet
 
-.PHONY: all deps build demo check test sanitize bench fixtures clean
+.PHONY: all deps build demo check test sanitize bench fixtures clean fuzz
 
 all: build
 
@@ -56,6 +56,26 @@ bench: deps
 	cmake --build $(BUILD)-bench -j $(JOBS) --target decode_bench memory_bench
 	$(BUILD)-bench/bench/decode_bench
 	$(BUILD)-bench/bench/memory_bench
+
+# libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
+# seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each
+# target for FUZZ_SECONDS. Crashes and their inputs land in build-fuzz/findings/<target>/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_read_file fuzz_footer fuzz_page
+fuzz: deps
+	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DKBDATA_FUZZ=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS) fuzz_seeds
+	build-fuzz/fuzz/fuzz_seeds build-fuzz/corpus $$( (find tests/data -name '*.parquet'; \
+	  [ -d $(CORPUS) ] && find $(CORPUS) -size -65k -type f -name '*.parquet*') | sort)
+	@failed=; for t in $(FUZZ_TARGETS); do \
+	  dir=$${t#fuzz_}; mkdir -p build-fuzz/corpus/$$dir build-fuzz/findings/$$t; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  build-fuzz/fuzz/$$t build-fuzz/corpus/$$dir -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 \
+	    -artifact_prefix=build-fuzz/findings/$$t/ || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings from$$failed in build-fuzz/findings/"; exit 1; fi
 
 # Regenerates the shipped test files and the demo sample with DuckDB (tools/fixtures/).
 fixtures: deps
