@@ -12,41 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "support/run_kbdata.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string data(const std::string& name) { return std::string(KBDATA_TEST_DATA) + "/" + name; }
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs kbdata with `args` (a shell word list).
-Result run(const std::string& args) {
-  static int counter = 0;
-  std::string err_path =
-      std::filesystem::temp_directory_path() /
-      ("kbdata-where-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".err");
-  std::string command = std::string(KBDATA_BINARY) + " " + args + " 2>" + err_path;
-  Result result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[65536];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = read_file(err_path);
-  std::filesystem::remove(err_path);
-  return result;
-}
+using kbdata::testing::data;
+using kbdata::testing::read_file;
+using kbdata::testing::Result;
+using kbdata::testing::run;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
