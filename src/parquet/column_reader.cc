@@ -34,6 +34,32 @@ int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_
 
 }  // namespace
 
+void check_batch_values(const ColumnDescriptor& column, const ValueBuffer& values,
+                        size_t needed) {
+  std::string problem;
+  const int width = column.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
+                        ? column.type_length
+                        : fixed_width(column.physical);
+  if (values.type != column.physical) {
+    problem = "batch values have another physical type than the column";
+  } else if (needed > values.count) {
+    problem = "batch holds " + std::to_string(values.count) + " values for " +
+              std::to_string(needed) + " non-null entries";
+  } else if (values.is_binary()) {
+    if (values.offsets.size() != values.count + 1 || values.offsets.back() > values.data.size()) {
+      problem = "batch value offsets do not match the values";
+    }
+  } else if (values.width != width || width <= 0 ||
+             values.data.size() < values.count * static_cast<size_t>(width)) {
+    problem = "batch value bytes do not match the column's width";
+  }
+  if (!problem.empty()) {
+    FormatError error(problem);
+    error.locate_column(column.dotted_path);
+    throw error;
+  }
+}
+
 struct ColumnReader::State {
   State(RandomAccessFile& file, const ColumnMetaData& meta, int64_t padding)
       : pages(file, chunk_start(meta), chunk_length(meta, padding, file.size()), meta.codec) {

@@ -47,6 +47,11 @@ struct ColumnBatch {
   }
 };
 
+// Throws FormatError (located at the column) unless `values` is a well-formed buffer of
+// `column`'s physical type and width holding at least `needed` values. Consumers that index into
+// batches call it first: a buffer that does not match its column would be read out of bounds.
+void check_batch_values(const ColumnDescriptor& column, const ValueBuffer& values, size_t needed);
+
 class ColumnReader {
  public:
   // `file`, `chunk` and `column` are borrowed and must outlive the reader. `row_group` is used in

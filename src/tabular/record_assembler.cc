@@ -147,32 +147,6 @@ class TreeBuilder {
   std::vector<int>& leaves_;
 };
 
-// Throws FormatError unless `values` can hold `needed` values of `column`.
-void check_values(const ColumnDescriptor& column, const parquet::ValueBuffer& values,
-                  size_t needed) {
-  std::string problem;
-  const int width = column.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
-                        ? column.type_length
-                        : parquet::fixed_width(column.physical);
-  if (values.type != column.physical) {
-    problem = "batch values have another physical type than the column";
-  } else if (needed > values.count) {
-    problem = "batch holds " + std::to_string(values.count) + " values for " +
-              std::to_string(needed) + " non-null entries";
-  } else if (values.is_binary()) {
-    if (values.offsets.size() != values.count + 1 || values.offsets.back() > values.data.size()) {
-      problem = "batch value offsets do not match the values";
-    }
-  } else if (values.width != width || width <= 0 ||
-             values.data.size() < values.count * static_cast<size_t>(width)) {
-    problem = "batch value bytes do not match the column's width";
-  }
-  if (!problem.empty()) {
-    FormatError error(problem);
-    error.locate_column(column.dotted_path);
-    throw error;
-  }
-}
 
 }  // namespace
 
@@ -254,7 +228,7 @@ void RecordAssembler::start(std::span<const ColumnBatch* const> batches) {
     if (column.max_rep > 0 && batch.rep_levels.size() != batch.num_levels) {
       fail_column(column, "repetition levels");
     }
-    check_values(column, batch.values, needed);
+    parquet::check_batch_values(column, batch.values, needed);
     cursors_[b] = Cursor{&batch, 0, 0, column.max_def};
   }
 }

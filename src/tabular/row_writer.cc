@@ -25,51 +25,7 @@ namespace {
   throw error;
 }
 
-// Bytes per value of the column's ValueBuffer, or 0 for BYTE_ARRAY.
-size_t value_width(const ColumnDescriptor& column) {
-  switch (column.physical) {
-    case PhysicalType::BOOLEAN:
-      return 1;
-    case PhysicalType::INT32:
-    case PhysicalType::FLOAT:
-      return 4;
-    case PhysicalType::INT64:
-    case PhysicalType::DOUBLE:
-      return 8;
-    case PhysicalType::INT96:
-      return 12;
-    case PhysicalType::BYTE_ARRAY:
-      return 0;
-    case PhysicalType::FIXED_LEN_BYTE_ARRAY:
-      return column.type_length > 0 ? static_cast<size_t>(column.type_length) : 0;
-  }
-  return 0;
-}
 
-// Throws FormatError unless `values` can hold `needed` values of `column` (a buffer that does not
-// match its column would otherwise be read out of bounds).
-void check_values(const ColumnDescriptor& column, const parquet::ValueBuffer& values,
-                  size_t needed) {
-  std::string problem;
-  if (values.type != column.physical) {
-    problem = "batch values have another physical type than the column";
-  } else if (needed > values.count) {
-    problem = "batch holds " + std::to_string(values.count) + " values for " +
-              std::to_string(needed) + " non-null entries";
-  } else if (values.is_binary()) {
-    if (values.offsets.size() != values.count + 1 || values.offsets.back() > values.data.size()) {
-      problem = "batch value offsets do not match the values";
-    }
-  } else if (static_cast<size_t>(values.width) != value_width(column) ||
-             values.data.size() < values.count * value_width(column)) {
-    problem = "batch value bytes do not match the column's width";
-  }
-  if (!problem.empty()) {
-    FormatError error(problem);
-    error.locate_column(column.dotted_path);
-    throw error;
-  }
-}
 
 // How a table shows a character it cannot show as itself, or null.
 const char* control_escape(uint32_t code_point) {
@@ -271,7 +227,7 @@ void RowWriter::prepare_cursors(std::span<const ColumnBatch* const> batches, siz
       needed = cursor.next_value +
                static_cast<size_t>(std::count_if(begin + first, begin + first + count, present));
     }
-    check_values(column, batch.values, needed);
+    parquet::check_batch_values(column, batch.values, needed);
     cursors_.push_back(cursor);
   }
 }
