@@ -15,8 +15,9 @@ all: build
 deps:
 	@scripts/install-deps
 
+# Benchmarks are compiled (not run) by every build, so an API change cannot leave them broken.
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON -DKBDATA_BENCH=ON $(CMAKE_ARGS)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)

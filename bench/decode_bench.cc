@@ -29,6 +29,7 @@
 #include "common/file.h"
 #include "parquet/column_reader.h"
 #include "parquet/file_reader.h"
+#include "parquet/page_index.h"
 #include "parquet/metadata.h"
 #include "parquet/page_reader.h"
 
@@ -46,15 +47,6 @@ std::string bench_file_path() {
     return path;
   }
   return std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/bench_flat.parquet";
-}
-
-// First byte of a column chunk: its dictionary page when it has one, else its first data page.
-int64_t chunk_start(const ColumnMetaData& meta) {
-  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
-      *meta.dictionary_page_offset < meta.data_page_offset) {
-    return *meta.dictionary_page_offset;
-  }
-  return meta.data_page_offset;
 }
 
 // The byte count both benchmarks report: every chunk's total_uncompressed_size (page headers
@@ -79,7 +71,7 @@ void BM_DecompressOnly(benchmark::State& state) {
         for (const auto& chunk : row_group.columns) {
           if (!chunk.meta_data) continue;
           const ColumnMetaData& meta = *chunk.meta_data;
-          const int64_t start = chunk_start(meta);
+          const int64_t start = kbdata::parquet::chunk_start(meta);
           PageReader page_reader(reader->file(), start, meta.total_compressed_size, meta.codec);
           while (auto page = page_reader.next()) {
             benchmark::DoNotOptimize(page->body.data());

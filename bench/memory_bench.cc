@@ -33,6 +33,7 @@
 #include "common/file.h"
 #include "parquet/column_reader.h"
 #include "parquet/file_reader.h"
+#include "parquet/page_index.h"
 #include "parquet/metadata.h"
 
 namespace {
@@ -51,14 +52,6 @@ double peak_rss_bytes() {
   return static_cast<double>(usage.ru_maxrss) * 1024.0;
 }
 
-int64_t chunk_start(const ColumnMetaData& meta) {
-  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
-      *meta.dictionary_page_offset < meta.data_page_offset) {
-    return *meta.dictionary_page_offset;
-  }
-  return meta.data_page_offset;
-}
-
 struct LargestPage {
   int64_t compressed = 0;
   int64_t uncompressed = 0;
@@ -74,7 +67,7 @@ LargestPage find_largest_page(FileReader& reader) {
     for (const auto& chunk : row_group.columns) {
       if (!chunk.meta_data) continue;
       const ColumnMetaData& meta = *chunk.meta_data;
-      int64_t position = chunk_start(meta);
+      int64_t position = kbdata::parquet::chunk_start(meta);
       const int64_t end = position + meta.total_compressed_size;
       while (position < end) {
         // Page headers are small; read more only if one does not fit.
