@@ -170,6 +170,18 @@ struct ColumnIndex {
 [[nodiscard]] OffsetIndex decode_offset_index(std::span<const uint8_t> bytes, int64_t base_offset);
 [[nodiscard]] ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_offset);
 
+// The encoders (metadata_encode.cc) mirror the decoders: each appends one compact-protocol struct
+// to `out`, writing every field the C++ struct holds with the ids the decoder reads, optional fields
+// only when set (an optional list only when non-empty). decode(encode(x)) == x, except:
+// - FileMetaData::has_encryption_algorithm and ColumnChunk::has_crypto_metadata /
+//   has_encrypted_column_metadata are not written (the decoder keeps only a flag, not the
+//   contents), so they decode as false;
+// - a SchemaElement::logical_type of Kind::NONE is omitted and decodes as std::nullopt;
+// - LogicalType parameters of kinds other than `kind` are not written and decode as defaults.
+// REQUIRES: every list has fewer than 2^32 elements.
+void encode_offset_index(const OffsetIndex& index, std::vector<uint8_t>& out);
+void encode_column_index(const ColumnIndex& index, std::vector<uint8_t>& out);
+
 // Decodes the FileMetaData from the footer bytes (borrowed). `base_offset` is the footer's offset
 // in the file, for error locations.
 [[nodiscard]] FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_offset);
@@ -179,5 +191,9 @@ struct ColumnIndex {
 // caller may retry with more bytes), FormatError if they are malformed.
 [[nodiscard]] PageHeader decode_page_header(std::span<const uint8_t> bytes, int64_t base_offset,
                                             size_t& header_size);
+
+// Encoders of the footer and of a page header: see encode_offset_index() for the contract.
+void encode_file_metadata(const FileMetaData& metadata, std::vector<uint8_t>& out);
+void encode_page_header(const PageHeader& header, std::vector<uint8_t>& out);
 
 }  // namespace kbdata::parquet
