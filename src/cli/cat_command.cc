@@ -79,7 +79,7 @@ bool all_flat(const FileReader& reader, const std::vector<int>& selected) {
 
 void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out);
 void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
-                 std::FILE* out);
+                 tabular::Sink& sink);
 
 }  // namespace
 
@@ -100,68 +100,18 @@ void run_cat(const CatOptions& options, std::FILE* out) {
 
 namespace {
 
-void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out) {
-  FileReader* reader = &file;
-  std::vector<int> selected = resolve_columns(*reader, options.columns);
-  if (!all_flat(*reader, selected)) {
-    cat_records(*reader, options, selected, out);
-    return;
-  }
-  std::vector<const parquet::ColumnDescriptor*> descriptors;
-  for (int leaf : selected) descriptors.push_back(&reader->schema().leaves()[static_cast<size_t>(leaf)]);
-
-  tabular::FileSink sink(out, "<stdout>");
-  tabular::RowWriter writer(options.format, descriptors, sink);
-  uint64_t to_skip = options.offset;
-  uint64_t to_print = options.limit.value_or(UINT64_MAX);
-  std::vector<ColumnBatch> batches(selected.size());
-
-  for (int g = 0; g < reader->num_row_groups() && to_print > 0 && !selected.empty(); ++g) {
-    const int64_t group_rows = reader->metadata().row_groups[static_cast<size_t>(g)].num_rows;
-    if (to_skip >= static_cast<uint64_t>(group_rows)) {
-      to_skip -= static_cast<uint64_t>(group_rows);  // the whole group is skipped unread
-      continue;
-    }
-    std::vector<std::unique_ptr<ColumnReader>> columns;
-    for (int leaf : selected) {
-      columns.push_back(reader->column(g, leaf));
-      if (to_skip > 0 && columns.back()->skip(to_skip) != to_skip) {
-        short_column(*reader, g, columns.back()->column().dotted_path, 0, group_rows);
-      }
-    }
-    uint64_t rows_done = to_skip;
-    to_skip = 0;
-    while (rows_done < static_cast<uint64_t>(group_rows) && to_print > 0) {
-      size_t want = static_cast<size_t>(
-          std::min<uint64_t>({kBatchRows, to_print, static_cast<uint64_t>(group_rows) - rows_done}));
-      for (size_t c = 0; c < columns.size(); ++c) {
-        size_t got = columns[c]->read_batch(want, batches[c]);
-        if (got != want) {
-          short_column(*reader, g, columns[c]->column().dotted_path, rows_done + got, group_rows);
-        }
-      }
-      writer.write(std::span<const ColumnBatch>(batches), 0, want);
-      rows_done += want;
-      to_print -= want;
-    }
-  }
-  writer.finish();
-}
-
-// Nested columns: whole records of every selected leaf, assembled per top-level field.
-void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
-                 std::FILE* out) {
-  tabular::RecordAssembler assembler(reader.schema(), selected);
-  const std::vector<int>& leaves = assembler.leaves();
-  tabular::FileSink sink(out, "<stdout>");
-  tabular::RowWriter writer(options.format, assembler, sink);
+// Streams rows [offset, offset + limit) of the `leaves` to `writer`, row group by row group and
+// batch by batch; row groups entirely before the offset are not read at all. Every leaf is read
+// in whole records (for a flat column a record is one value).
+void stream_rows(FileReader& reader, const CatOptions& options, const std::vector<int>& leaves,
+                 tabular::RowWriter& writer) {
   uint64_t to_skip = options.offset;
   uint64_t to_print = options.limit.value_or(UINT64_MAX);
   std::vector<ColumnBatch> batches(leaves.size());
   std::vector<const ColumnBatch*> batch_pointers;
   for (const ColumnBatch& batch : batches) batch_pointers.push_back(&batch);
 
-  for (int g = 0; g < reader.num_row_groups() && to_print > 0; ++g) {
+  for (int g = 0; g < reader.num_row_groups() && to_print > 0 && !leaves.empty(); ++g) {
     const int64_t group_rows = reader.metadata().row_groups[static_cast<size_t>(g)].num_rows;
     if (to_skip >= static_cast<uint64_t>(group_rows)) {
       to_skip -= static_cast<uint64_t>(group_rows);  // the whole group is skipped unread
@@ -197,6 +147,29 @@ void cat_records(FileReader& reader, const CatOptions& options, const std::vecto
     }
   }
   writer.finish();
+}
+
+void cat_rows(FileReader& reader, const CatOptions& options, std::FILE* out) {
+  std::vector<int> selected = resolve_columns(reader, options.columns);
+  tabular::FileSink sink(out, "<stdout>");
+  if (!all_flat(reader, selected)) {
+    cat_records(reader, options, selected, sink);
+    return;
+  }
+  std::vector<const parquet::ColumnDescriptor*> descriptors;
+  for (int leaf : selected) {
+    descriptors.push_back(&reader.schema().leaves()[static_cast<size_t>(leaf)]);
+  }
+  tabular::RowWriter writer(options.format, descriptors, sink);
+  stream_rows(reader, options, selected, writer);
+}
+
+// Nested columns: whole records of every selected leaf, assembled per top-level field.
+void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
+                 tabular::Sink& sink) {
+  tabular::RecordAssembler assembler(reader.schema(), selected);
+  tabular::RowWriter writer(options.format, assembler, sink);
+  stream_rows(reader, options, assembler.leaves(), writer);
 }
 
 }  // namespace

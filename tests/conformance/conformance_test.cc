@@ -1353,16 +1353,21 @@ std::optional<int64_t> manifest_int(const Json* entry, const char* key) {
   return (*entry)[key].get<int64_t>();
 }
 
-// Compares the decoded columns with one oracle table; appends failures to `failures` and values
-// the oracle cannot represent to `notes`.
-void compare_with_oracle(const parquet::FileReader& reader,
-                         const std::vector<RenderedColumn>& columns, const OracleTable& oracle,
-                         int64_t total_rows, int64_t truncated_to,  // -1: not truncated
-                         std::vector<std::string>& failures, std::vector<std::string>& notes,
-                         ValueStats& stats) {
+// What both comparisons start with: the oracle's row count checked against ours (or against
+// MANIFEST's truncation), and one comparison rule per leaf column.
+struct OracleSetup {
+  std::string where;
+  int64_t oracle_rows;
+  std::vector<ColumnRule> rules;
+};
+OracleSetup prepare_oracle_comparison(const parquet::FileReader& reader, const OracleTable& oracle,
+                                      int64_t total_rows, int64_t truncated_to,
+                                      std::vector<std::string>& failures) {
   const auto& leaves = reader.schema().leaves();
-  const std::string where = std::string(oracle_name(oracle.kind)) + " oracle";
-  const auto oracle_rows = static_cast<int64_t>(oracle.rows.size());
+  OracleSetup setup{std::string(oracle_name(oracle.kind)) + " oracle",
+                    static_cast<int64_t>(oracle.rows.size()), {}};
+  const std::string& where = setup.where;
+  const int64_t oracle_rows = setup.oracle_rows;
   if (truncated_to >= 0) {
     if (oracle_rows != truncated_to || oracle_rows > total_rows) {
       failures.push_back(where + ": holds " + std::to_string(oracle_rows) +
@@ -1374,10 +1379,26 @@ void compare_with_oracle(const parquet::FileReader& reader,
                        std::to_string(total_rows));
   }
   const std::vector<bool> explicit_logical = explicit_logical_types(reader);
-  std::vector<ColumnRule> rules;
   for (size_t c = 0; c < leaves.size(); ++c) {
-    rules.emplace_back(leaves[c], oracle.kind, !explicit_logical.empty() && explicit_logical[c]);
+    setup.rules.emplace_back(leaves[c], oracle.kind,
+                             !explicit_logical.empty() && explicit_logical[c]);
   }
+  return setup;
+}
+
+// Compares the decoded columns with one oracle table; appends failures to `failures` and values
+// the oracle cannot represent to `notes`.
+void compare_with_oracle(const parquet::FileReader& reader,
+                         const std::vector<RenderedColumn>& columns, const OracleTable& oracle,
+                         int64_t total_rows, int64_t truncated_to,  // -1: not truncated
+                         std::vector<std::string>& failures, std::vector<std::string>& notes,
+                         ValueStats& stats) {
+  const auto& leaves = reader.schema().leaves();
+  OracleSetup setup =
+      prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
+  const std::string& where = setup.where;
+  const int64_t oracle_rows = setup.oracle_rows;
+  const std::vector<ColumnRule>& rules = setup.rules;
   int mismatches = 0;
   const auto rows = static_cast<size_t>(std::min(oracle_rows, total_rows));
   for (size_t r = 0; r < rows; ++r) {
@@ -1601,24 +1622,11 @@ void compare_nested_with_oracle(const parquet::FileReader& reader,
                                 int64_t truncated_to,  // -1: not truncated
                                 std::vector<std::string>& failures,
                                 std::vector<std::string>& notes, ValueStats& stats) {
-  const auto& leaves = reader.schema().leaves();
-  const std::string where = std::string(oracle_name(oracle.kind)) + " oracle";
-  const auto oracle_rows = static_cast<int64_t>(oracle.rows.size());
-  if (truncated_to >= 0) {
-    if (oracle_rows != truncated_to || oracle_rows > total_rows) {
-      failures.push_back(where + ": holds " + std::to_string(oracle_rows) +
-                         " rows, MANIFEST says it was truncated to " +
-                         std::to_string(truncated_to) + " of " + std::to_string(total_rows));
-    }
-  } else if (oracle_rows != total_rows) {
-    failures.push_back(where + ": " + std::to_string(oracle_rows) + " rows, we decoded " +
-                       std::to_string(total_rows));
-  }
-  const std::vector<bool> explicit_logical = explicit_logical_types(reader);
-  std::vector<ColumnRule> rules;
-  for (size_t c = 0; c < leaves.size(); ++c) {
-    rules.emplace_back(leaves[c], oracle.kind, !explicit_logical.empty() && explicit_logical[c]);
-  }
+  OracleSetup setup =
+      prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
+  const std::string& where = setup.where;
+  const int64_t oracle_rows = setup.oracle_rows;
+  const std::vector<ColumnRule>& rules = setup.rules;
   const std::vector<const parquet::SchemaNode*> nodes = fields_with_leaves(reader.schema());
   if (nodes.size() != fields.size()) {
     failures.push_back("the assembler made " + std::to_string(fields.size()) +

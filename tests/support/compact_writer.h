@@ -92,6 +92,13 @@ inline void append_le32(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
+// Ends a hand-built file: the encoded FileMetaData, its 4-byte length and the closing magic.
+inline void append_footer(std::vector<uint8_t>& file, const std::vector<uint8_t>& metadata) {
+  file.insert(file.end(), metadata.begin(), metadata.end());
+  append_le32(file, static_cast<uint32_t>(metadata.size()));
+  file.insert(file.end(), {'P', 'A', 'R', '1'});
+}
+
 // One uncompressed page of a hand-built column chunk.
 struct TestPage {
   int32_t type = 0;  // 0 DATA_PAGE, 2 DICTIONARY_PAGE
@@ -146,9 +153,7 @@ inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages,
   m.i64(2, chunk_size).i64(3, num_rows);
   m.end();  // RowGroup
   m.end();  // FileMetaData
-  file.insert(file.end(), m.bytes.begin(), m.bytes.end());
-  append_le32(file, static_cast<uint32_t>(m.bytes.size()));
-  file.insert(file.end(), {'P', 'A', 'R', '1'});
+  append_footer(file, m.bytes);
   return file;
 }
 

@@ -131,9 +131,7 @@ inline IndexedFile build_indexed_int32_file(const IndexedFileSpec& spec) {
   m.i64(2, chunk_size).i64(3, num_rows);
   m.end();  // RowGroup
   m.end();  // FileMetaData
-  file.insert(file.end(), m.bytes.begin(), m.bytes.end());
-  append_le32(file, static_cast<uint32_t>(m.bytes.size()));
-  file.insert(file.end(), {'P', 'A', 'R', '1'});
+  append_footer(file, m.bytes);
   return out;
 }
 

@@ -72,9 +72,7 @@ inline std::vector<uint8_t> build_string_file(const StringFileSpec& spec) {
   }
   m.str(6, spec.created_by);
   m.end();  // FileMetaData
-  file.insert(file.end(), m.bytes.begin(), m.bytes.end());
-  append_le32(file, static_cast<uint32_t>(m.bytes.size()));
-  file.insert(file.end(), {'P', 'A', 'R', '1'});
+  append_footer(file, m.bytes);
   return file;
 }
 
