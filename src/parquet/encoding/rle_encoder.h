@@ -6,13 +6,14 @@
 //                   each value bit_width bits, packed least significant bit first
 //   rle-run      := ULEB128(count << 1) then the value in ceil(bit_width / 8) little-endian bytes
 //
-// The run choice is parquet-cpp's (and parquet-java's), so the bytes match theirs: values are
-// taken in groups of 8; a group whose 8 values are equal starts an RLE run that lasts as long as
-// the value repeats; other groups gather into bit-packed runs of at most 63 groups. At the end,
-// values that do not fill a group are an RLE run of their exact count if they are all equal and
-// no bit-packed run is pending, else a final bit-packed group padded with zeros. A bit-packed run
-// therefore says how many groups it holds, not how many values: the reader must know the value
-// count (the page header's num_values), as every Parquet reader does.
+// The run choice is parquet-cpp's, so the bytes match what it writes: values are taken in groups
+// of 8; a group whose 8 values are equal starts an RLE run that lasts as long as the value
+// repeats; other groups gather into bit-packed runs of at most 63 groups. At the end, values that
+// do not fill a group are an RLE run of their exact count if they are all equal and no bit-packed
+// run is pending, else a final bit-packed group padded with zeros. (parquet-java differs only
+// there: it always pads the tail into a bit-packed group.) A bit-packed run therefore says how
+// many groups it holds, not how many values: the reader must know the value count (the page
+// header's num_values), as every Parquet reader does.
 #pragma once
 
 #include <cstddef>
