@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
@@ -56,7 +57,7 @@ class Deflater {
  public:
   Deflater() = default;
   ~Deflater() {
-    if (level_ != 0) deflateEnd(&stream_);
+    if (level_) deflateEnd(&stream_);
   }
   Deflater(const Deflater&) = delete;
   Deflater& operator=(const Deflater&) = delete;
@@ -81,8 +82,8 @@ class Deflater {
       if (deflateReset(&stream_) != Z_OK) throw_codec_error("GZIP", "zlib reset failed");
       return;
     }
-    if (level_ != 0) deflateEnd(&stream_);
-    level_ = 0;
+    if (level_) deflateEnd(&stream_);
+    level_.reset();
     std::memset(&stream_, 0, sizeof(stream_));
     // 15 + 16: the largest window, with a gzip header and trailer; memLevel 8 is zlib's default.
     const int status = deflateInit2(&stream_, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -92,7 +93,7 @@ class Deflater {
   }
 
   z_stream stream_{};
-  int level_ = 0;  // the level stream_ was initialised with; 0 while it is not initialised
+  std::optional<int> level_;  // the level stream_ was initialised with, if it is
 };
 
 void compress_gzip(int level, std::span<const uint8_t> input, std::vector<uint8_t>& out) {
@@ -112,11 +113,12 @@ void compress_zstd(int level, std::span<const uint8_t> input, std::vector<uint8_
   const size_t start = out.size();
   const size_t bound = ZSTD_compressBound(input.size());
   // ZSTD_compressCCtx writes one frame and records the content size in its header.
-  const size_t written = ZSTD_compressCCtx(context.get(), grow(out, bound), bound, in_ptr(input),
-                                           input.size(), level);
+  const size_t written =
+      ZSTD_compressCCtx(context.get(), grow(out, bound), bound, in_ptr(input), input.size(), level);
   if (ZSTD_isError(written)) {
     out.resize(start);
-    throw_codec_error("ZSTD", std::string("compression failed (") + ZSTD_getErrorName(written) + ")");
+    throw_codec_error("ZSTD",
+                      std::string("compression failed (") + ZSTD_getErrorName(written) + ")");
   }
   out.resize(start + written);
 }
@@ -127,10 +129,10 @@ void compress_lz4_raw(std::span<const uint8_t> input, std::vector<uint8_t>& out)
   if (!state) state = std::make_unique<uint8_t[]>(static_cast<size_t>(LZ4_sizeofState()));
   const size_t start = out.size();
   const int bound = LZ4_compressBound(static_cast<int>(input.size()));
-  const int written = LZ4_compress_fast_extState(
-      state.get(), reinterpret_cast<const char*>(in_ptr(input)),
-      reinterpret_cast<char*>(grow(out, static_cast<size_t>(bound))),
-      static_cast<int>(input.size()), bound, 1);
+  const int written =
+      LZ4_compress_fast_extState(state.get(), reinterpret_cast<const char*>(in_ptr(input)),
+                                 reinterpret_cast<char*>(grow(out, static_cast<size_t>(bound))),
+                                 static_cast<int>(input.size()), bound, 1);
   if (written <= 0) {
     out.resize(start);
     throw_codec_error("LZ4_RAW", "compression failed");
@@ -145,9 +147,9 @@ void compress_brotli(int level, std::span<const uint8_t> input, std::vector<uint
   size_t bound = BrotliEncoderMaxCompressedSize(input.size());
   if (bound < 16) bound = 16;
   size_t written = bound;
-  const BROTLI_BOOL ok = BrotliEncoderCompress(level, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC,
-                                               input.size(), in_ptr(input), &written,
-                                               grow(out, bound));
+  const BROTLI_BOOL ok =
+      BrotliEncoderCompress(level, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, input.size(),
+                            in_ptr(input), &written, grow(out, bound));
   if (ok != BROTLI_TRUE) {
     out.resize(start);
     throw_codec_error("BROTLI", "compression failed");

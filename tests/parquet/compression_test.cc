@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -333,10 +334,14 @@ TEST(Compress, LevelsReported) {
 }
 
 TEST(Compress, RoundTripsEveryCodecAndLevel) {
-  const std::vector<Bytes> inputs = {Bytes{}, Bytes{42}, sample(7, 0), sample(0, 5000, 9),
-                                     repetitive(100000), sample(300000, 1000, 3)};
-  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD,
-                      Codec::LZ4_RAW, Codec::BROTLI}) {
+  const std::vector<Bytes> inputs = {Bytes{},
+                                     Bytes{42},
+                                     sample(7, 0),
+                                     sample(0, 5000, 9),
+                                     repetitive(100000),
+                                     sample(300000, 1000, 3)};
+  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD, Codec::LZ4_RAW,
+                      Codec::BROTLI}) {
     for (int level : levels_to_try(codec)) {
       SCOPED_TRACE(std::string(to_string(codec)) + " level " + std::to_string(level));
       for (const Bytes& data : inputs) {
@@ -352,8 +357,8 @@ TEST(Compress, RoundTripsEveryCodecAndLevel) {
 
 TEST(Compress, AppendsAfterExistingBytes) {
   const Bytes data = sample(20000, 500);
-  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD,
-                      Codec::LZ4_RAW, Codec::BROTLI}) {
+  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD, Codec::LZ4_RAW,
+                      Codec::BROTLI}) {
     SCOPED_TRACE(to_string(codec));
     const int level = compression_levels(codec) ? compression_levels(codec)->default_level : 0;
     Bytes out = {1, 2, 3};
@@ -396,8 +401,9 @@ TEST(Compress, StreamFormats) {
 TEST(Compress, HigherZstdLevelNoWorseOnRepetitiveText) {
   Bytes text;
   std::mt19937 rng(11);
-  const std::vector<std::string> words = {"kernel", "matmul", "softmax", "runtime", "passed",
-                                          "leaderboard", "submission", "score", "gpu", "H100"};
+  const std::vector<std::string> words = {"kernel", "matmul",      "softmax",    "runtime",
+                                          "passed", "leaderboard", "submission", "score",
+                                          "gpu",    "H100"};
   while (text.size() < 200000) {
     const std::string& word = words[rng() % words.size()];
     text.insert(text.end(), word.begin(), word.end());
@@ -409,6 +415,30 @@ TEST(Compress, HigherZstdLevelNoWorseOnRepetitiveText) {
   EXPECT_LE(normal, fast);
   EXPECT_LE(best, normal);
   EXPECT_LT(best, text.size() / 3);
+}
+
+TEST(Compress, ThreadsKeepTheirOwnContexts) {
+  // Threads alternate levels on their per-thread contexts; every result still round-trips.
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &failures] {
+      for (int i = 0; i < 20; ++i) {
+        const Bytes data =
+            sample(5000 + static_cast<size_t>(i) * 100, 300, static_cast<uint32_t>(t));
+        for (Codec codec : {Codec::GZIP, Codec::ZSTD, Codec::LZ4_RAW}) {
+          const int level = compression_levels(codec) ? 1 + (i + t) % 5 : 0;
+          Bytes compressed;
+          compress(codec, level, data, compressed);
+          Bytes back(data.size());
+          decompress(codec, compressed, back);
+          if (back != data) ++failures[static_cast<size_t>(t)];
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
 }
 
 TEST(Compress, UnsupportedCodecs) {
