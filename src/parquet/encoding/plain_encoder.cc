@@ -30,7 +30,7 @@ void encode_plain(const ValueBuffer& values, size_t begin, size_t end, std::vect
   out.resize(old_size + plain_encoded_size(values, begin, end));
   uint8_t* dst = out.data() + old_size;
   if (values.type == PhysicalType::BOOLEAN) {
-    std::memset(dst, 0, out.size() - old_size);
+    // resize() zeroed the new bytes; set the true bits.
     const uint8_t* src = values.data.data() + begin;
     for (size_t i = 0; i < end - begin; ++i) {
       if (src[i] != 0) dst[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
