@@ -512,6 +512,17 @@ FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_o
             read_struct_list<KeyValue>(r, f, "FileMetaData.key_value_metadata", read_key_value);
         return true;
       case 6: m.created_by = r.read_string(f, "FileMetaData.created_by"); return true;
+      case 7:
+        m.column_orders = read_struct_list<ColumnOrder>(
+            r, f, "FileMetaData.column_orders", [](CompactReader& reader) {
+              ColumnOrder order = ColumnOrder::UNKNOWN;
+              read_struct(reader, [&](const FieldHeader& member) {
+                if (member.id == 1) order = ColumnOrder::TYPE_DEFINED;
+                return false;  // the member's (empty) struct is skipped either way
+              });
+              return order;
+            });
+        return true;
       case 8: m.has_encryption_algorithm = true; return false;
       default: return false;
     }

@@ -96,6 +96,10 @@ struct RowGroup {
   std::optional<int16_t> ordinal;
 };
 
+// ColumnOrder union of parquet.thrift: TYPE_ORDER (field 1) is the only member defined today; any
+// other member decodes as UNKNOWN.
+enum class ColumnOrder { TYPE_DEFINED, UNKNOWN };
+
 struct FileMetaData {
   int32_t version = 0;
   std::vector<SchemaElement> schema;
@@ -103,6 +107,7 @@ struct FileMetaData {
   std::vector<RowGroup> row_groups;
   std::vector<KeyValue> key_value_metadata;
   std::optional<std::string> created_by;
+  std::vector<ColumnOrder> column_orders;  // field 7: one per leaf column, or empty when absent
   bool has_encryption_algorithm = false;  // field 8: plaintext footer of an encrypted file
 };
 

@@ -331,6 +331,15 @@ void encode_file_metadata(const FileMetaData& metadata, std::vector<uint8_t>& ou
     write_struct_list(w, 5, metadata.key_value_metadata, write_key_value);
   }
   if (metadata.created_by) w.write_string_field(6, *metadata.created_by);
+  if (!metadata.column_orders.empty()) {
+    // UNKNOWN has no member to write: it is encoded as TYPE_ORDER's neighbour, an empty union,
+    // which decodes as UNKNOWN again.
+    write_struct_list(w, 7, metadata.column_orders, [](CompactWriter& cw, ColumnOrder order) {
+      cw.begin_struct();
+      if (order == ColumnOrder::TYPE_DEFINED) write_empty_struct_field(cw, 1);
+      cw.end_struct();
+    });
+  }
   w.end_struct();
 }
 

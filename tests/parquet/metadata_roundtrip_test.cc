@@ -332,6 +332,7 @@ void check(const FileMetaData& a, const FileMetaData& b, const std::string& path
   CHECK_FIELD(row_groups);
   CHECK_FIELD(key_value_metadata);
   CHECK_FIELD(created_by);
+  CHECK_FIELD(column_orders);
   CHECK_FIELD(has_encryption_algorithm);
 }
 void check(const DataPageHeader& a, const DataPageHeader& b, const std::string& path) {
@@ -561,6 +562,7 @@ FileMetaData rich_metadata() {
   }
   m.key_value_metadata = key_values(15);
   m.created_by = "kbdata metadata_roundtrip_test";
+  m.column_orders = {ColumnOrder::TYPE_DEFINED, ColumnOrder::UNKNOWN, ColumnOrder::TYPE_DEFINED};
   return m;
 }
 
@@ -588,6 +590,9 @@ TEST(MetadataRoundTrip, RichFileMetaData) {
   EXPECT_EQ(decoded.row_groups[3].sorting_columns.size(), 15u);
   EXPECT_EQ(decoded.version, kI32Min);
   EXPECT_EQ(decoded.created_by, "kbdata metadata_roundtrip_test");
+  EXPECT_EQ(decoded.column_orders, (std::vector<ColumnOrder>{ColumnOrder::TYPE_DEFINED,
+                                                             ColumnOrder::UNKNOWN,
+                                                             ColumnOrder::TYPE_DEFINED}));
 }
 
 TEST(MetadataRoundTrip, EveryLogicalTypeKind) {
