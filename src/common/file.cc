@@ -1,9 +1,13 @@
 #include "common/file.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,7 +30,52 @@ void require_in_bounds(const std::string& name, uint64_t file_size, uint64_t off
   }
 }
 
+// The temporary files of live AtomicOutputFiles, for the signal handler. A slot is claimed
+// (kFree -> kFilling), filled, then published (kReady); the handler only reads kReady slots, and
+// only async-signal-safe calls (unlink) are made there. More live outputs than slots are simply
+// not cleaned up on a signal (kbdata writes a handful at a time).
+constexpr int kFree = 0;
+constexpr int kFilling = 1;
+constexpr int kReady = 2;
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+std::array<TempSlot, 64> temp_slots;
+
+int register_temp(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (size_t i = 0; i < temp_slots.size(); ++i) {
+    int expected = kFree;
+    if (temp_slots[i].state.compare_exchange_strong(expected, kFilling)) {
+      std::memcpy(temp_slots[i].path, path.c_str(), path.size() + 1);
+      temp_slots[i].state.store(kReady);
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void unregister_temp(int slot) {
+  if (slot >= 0) temp_slots[static_cast<size_t>(slot)].state.store(kFree);
+}
+
+extern "C" void remove_temps_and_reraise(int signal_number) {
+  for (TempSlot& slot : temp_slots) {
+    if (slot.state.load() == kReady) ::unlink(slot.path);
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
 }  // namespace
+
+void remove_temporary_files_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = remove_temps_and_reraise;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+}
 
 std::unique_ptr<LocalFile> LocalFile::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -96,11 +145,13 @@ AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
     error.locate_file(path_);
     throw error;
   }
+  signal_slot_ = register_temp(temp_path_);
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_) ::unlink(temp_path_.c_str());
+  unregister_temp(signal_slot_);
 }
 
 void AtomicOutputFile::write(std::span<const uint8_t> bytes) {

@@ -84,10 +84,35 @@ class RecordingFile final : public RandomAccessFile {
   uint64_t bytes_read_ = 0;
 };
 
+// A sequential byte sink (the Parquet writer's output).
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  // Appends `bytes`. Throws IoError on failure.
+  virtual void write(std::span<const uint8_t> bytes) = 0;
+};
+
+// Output kept in memory (tests, small files).
+class MemorySink final : public OutputSink {
+ public:
+  void write(std::span<const uint8_t> bytes) override {
+    bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
+  }
+  [[nodiscard]] const std::vector<uint8_t>& bytes() const { return bytes_; }
+  [[nodiscard]] std::vector<uint8_t> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
 // Output that appears at `path` only when commit() succeeds: bytes go to a temporary file in the
 // same folder, which commit() flushes, syncs and renames over `path`. Destroyed without commit(),
 // it removes the temporary file, so a failure leaves no partial output.
-class AtomicOutputFile {
+//
+// While it exists, its temporary file is also registered for remove_temporary_files_on_signals():
+// an interrupted process (SIGINT, SIGTERM, SIGHUP) removes it too. Only SIGKILL or a power loss
+// leaves a `PATH.tmp-XXXXXX` file behind; `path` itself is never touched before commit().
+class AtomicOutputFile final : public OutputSink {
  public:
   // Throws IoError naming the folder if the temporary file cannot be created.
   explicit AtomicOutputFile(std::string path);
@@ -96,7 +121,7 @@ class AtomicOutputFile {
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
 
   // Throws IoError naming the path on failure.
-  void write(std::span<const uint8_t> bytes);
+  void write(std::span<const uint8_t> bytes) override;
   void write(std::string_view text) {
     write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   }
@@ -107,6 +132,12 @@ class AtomicOutputFile {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
+  int signal_slot_ = -1;  // registration for remove_temporary_files_on_signals(), or -1
 };
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files of every live
+// AtomicOutputFile, then end the process with the signal's default action (so the exit status
+// still says which signal it was). Call once, early in main().
+void remove_temporary_files_on_signals();
 
 }  // namespace kbdata
