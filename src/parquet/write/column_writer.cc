@@ -1,0 +1,495 @@
+#include "parquet/write/column_writer.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "common/error.h"
+#include "parquet/compression.h"
+#include "parquet/encoding/delta_encoder.h"
+#include "parquet/encoding/dictionary_encoder.h"
+#include "parquet/encoding/plain_encoder.h"
+#include "parquet/encoding/rle_encoder.h"
+#include "parquet/statistics.h"
+
+namespace kbdata::parquet {
+namespace {
+
+// ColumnIndex bounds of byte arrays are cut to this many bytes (the spec allows any bound that
+// brackets the page's values): the index of a column of 100 KB kernels stays a few KB per chunk.
+constexpr size_t kMaxIndexBoundBytes = 64;
+
+// Footer statistics are exact; a min or max longer than this is left out rather than truncated,
+// as parquet-cpp does, so the footer of a file of large strings stays small.
+constexpr size_t kMaxStatisticsValueBytes = 4096;
+
+constexpr size_t kMaxPageBytes = static_cast<size_t>(std::numeric_limits<int32_t>::max());
+
+// The value encoding of a column's pages, decided per column from the options and its type.
+enum class Mode { DICTIONARY, PLAIN, DELTA };
+
+Mode initial_mode(const ColumnDescriptor& column, ValueEncoding encoding) {
+  PhysicalType type = column.physical;
+  if (type == PhysicalType::BOOLEAN) return Mode::PLAIN;  // a dictionary never pays off
+  if (encoding == ValueEncoding::PLAIN) return Mode::PLAIN;
+  if (encoding == ValueEncoding::DELTA &&
+      (type == PhysicalType::INT32 || type == PhysicalType::INT64 ||
+       type == PhysicalType::BYTE_ARRAY)) {
+    return Mode::DELTA;
+  }
+  return Mode::DICTIONARY;
+}
+
+void put_u32_le(uint32_t v, std::vector<uint8_t>& out) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+int32_t checked_page_size(size_t size, const ColumnDescriptor& column) {
+  if (size > kMaxPageBytes) {
+    UsageError error("a page of " + std::to_string(size) +
+                     " bytes exceeds Parquet's 2 GiB page limit (a single value is too large)");
+    error.locate_column(column.dotted_path);
+    throw error;
+  }
+  return static_cast<int32_t>(size);
+}
+
+// A lower bound of `value` at most kMaxIndexBoundBytes long: its prefix.
+std::string truncated_lower_bound(const std::string& value) {
+  if (value.size() <= kMaxIndexBoundBytes) return value;
+  return value.substr(0, kMaxIndexBoundBytes);
+}
+
+// An upper bound of `value` at most kMaxIndexBoundBytes long: its prefix with the last byte that
+// is not 0xFF incremented (and the bytes after it dropped). A prefix of only 0xFF bytes has no
+// shorter upper bound; the value is then kept whole.
+std::string truncated_upper_bound(const std::string& value) {
+  if (value.size() <= kMaxIndexBoundBytes) return value;
+  std::string bound = value.substr(0, kMaxIndexBoundBytes);
+  while (!bound.empty() && static_cast<uint8_t>(bound.back()) == 0xFF) bound.pop_back();
+  if (bound.empty()) return value;
+  bound.back() = static_cast<char>(static_cast<uint8_t>(bound.back()) + 1);
+  return bound;
+}
+
+bool bounds_are_bytewise(const ColumnDescriptor& column) {
+  return (column.physical == PhysicalType::BYTE_ARRAY ||
+          column.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY) &&
+         sort_order(column) == SortOrder::UNSIGNED;
+}
+
+}  // namespace
+
+struct ColumnWriter::State {
+  ColumnDescriptor column;
+  WriterOptions options;
+  int level = 0;  // compression level, resolved
+  Mode initial = Mode::PLAIN;
+  Mode mode = Mode::PLAIN;
+  size_t level_cost_bits = 0;  // estimated bits per level entry (both kinds)
+
+  // The open page.
+  std::vector<int16_t> def_levels;
+  std::vector<int16_t> rep_levels;
+  ValueBuffer values;  // PLAIN and DELTA modes
+  std::vector<uint32_t> indices;  // DICTIONARY mode
+  size_t page_levels = 0;
+  size_t page_rows = 0;
+  size_t page_nulls = 0;
+  size_t page_estimate = 0;  // PLAIN bytes of the values and levels
+  StatisticsCollector page_stats;
+
+  // The chunk so far.
+  DictionaryEncoder dictionary;
+  bool dictionary_used = false;
+  EncodedChunk chunk;
+  int64_t chunk_rows = 0;
+  int64_t chunk_levels = 0;
+  int64_t uncompressed_bytes = 0;  // headers and uncompressed bodies, for ColumnMetaData
+  StatisticsCollector chunk_stats;
+  std::vector<Encoding> encodings;
+
+  // Scratch buffers reused across pages.
+  std::vector<uint8_t> levels_buf;
+  std::vector<uint8_t> values_buf;
+  std::vector<uint8_t> body_buf;
+  std::vector<uint8_t> compressed_buf;
+  std::vector<uint8_t> header_buf;
+
+  State(const ColumnDescriptor& c, const WriterOptions& o)
+      : column(c),
+        options(o),
+        values(ValueBuffer::for_type(c.physical, c.type_length)),
+        page_stats(c),
+        dictionary(c.physical, c.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
+                                   ? c.type_length
+                                   : fixed_width(c.physical)),
+        chunk_stats(c) {}
+
+  void note_encoding(Encoding e) {
+    if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) {
+      encodings.push_back(e);
+    }
+  }
+
+  void count_page(PageType type, Encoding encoding) {
+    for (PageEncodingStats& s : chunk.meta.encoding_stats) {
+      if (s.page_type == type && s.encoding == encoding) {
+        ++s.count;
+        return;
+      }
+    }
+    chunk.meta.encoding_stats.push_back(PageEncodingStats{type, encoding, 1});
+  }
+
+  [[nodiscard]] bool page_full() const {
+    return page_rows >= options.page_rows || page_estimate >= options.page_bytes;
+  }
+
+  [[nodiscard]] size_t value_size(const ValueBuffer& v, size_t i) const {
+    if (v.is_binary()) return 4 + static_cast<size_t>(v.offsets[i + 1] - v.offsets[i]);
+    return static_cast<size_t>(v.width);
+  }
+
+  void append(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin,
+              size_t value_end, size_t rows, size_t estimate) {
+    if (column.max_def > 0) {
+      def_levels.insert(def_levels.end(), batch.def_levels.begin() + level_begin,
+                        batch.def_levels.begin() + level_end);
+    }
+    if (column.max_rep > 0) {
+      rep_levels.insert(rep_levels.end(), batch.rep_levels.begin() + level_begin,
+                        batch.rep_levels.begin() + level_end);
+    }
+    size_t levels = level_end - level_begin;
+    size_t nulls = levels - (value_end - value_begin);
+    page_levels += levels;
+    page_rows += rows;
+    page_nulls += nulls;
+    page_estimate += estimate;
+    page_stats.update(batch.values, value_begin, value_end);
+    page_stats.update_nulls(static_cast<int64_t>(nulls));
+
+    const ValueBuffer& v = batch.values;
+    if (mode == Mode::DICTIONARY) {
+      for (size_t i = value_begin; i < value_end; ++i) indices.push_back(dictionary.insert(v, i));
+      dictionary_used = true;
+    } else if (v.is_binary()) {
+      uint64_t from = v.offsets[value_begin];
+      uint64_t to = v.offsets[value_end];
+      uint64_t base = values.data.size();
+      values.data.insert(values.data.end(), v.data.begin() + static_cast<ptrdiff_t>(from),
+                         v.data.begin() + static_cast<ptrdiff_t>(to));
+      for (size_t i = value_begin; i < value_end; ++i) {
+        values.offsets.push_back(base + v.offsets[i + 1] - from);
+      }
+      values.count += value_end - value_begin;
+    } else {
+      size_t w = static_cast<size_t>(v.width);
+      values.data.insert(values.data.end(), v.data.begin() + static_cast<ptrdiff_t>(value_begin * w),
+                         v.data.begin() + static_cast<ptrdiff_t>(value_end * w));
+      values.count += value_end - value_begin;
+    }
+  }
+
+  // Encodes the open page's values into values_buf and returns their encoding.
+  Encoding encode_values() {
+    values_buf.clear();
+    switch (mode) {
+      case Mode::DICTIONARY:
+        encode_dictionary_indices(indices, dictionary.size(), values_buf);
+        return Encoding::RLE_DICTIONARY;
+      case Mode::DELTA:
+        if (values.is_binary()) {
+          encode_delta_length_byte_array(values, 0, values.count, values_buf);
+          return Encoding::DELTA_LENGTH_BYTE_ARRAY;
+        }
+        encode_delta_binary_packed(values, 0, values.count, values_buf);
+        return Encoding::DELTA_BINARY_PACKED;
+      case Mode::PLAIN:
+        if (column.physical == PhysicalType::BOOLEAN && options.page_version == 2) {
+          encode_boolean_rle(values, 0, values.count, values_buf);
+          return Encoding::RLE;
+        }
+        encode_plain(values, 0, values.count, values_buf);
+        return Encoding::PLAIN;
+    }
+    return Encoding::PLAIN;
+  }
+
+  // Appends header + body to `out` and returns the page's total size.
+  size_t emit_page(PageHeader& header, std::span<const uint8_t> body, size_t uncompressed_body,
+                   std::vector<uint8_t>& out) {
+    header.compressed_page_size = checked_page_size(body.size(), column);
+    header.uncompressed_page_size = checked_page_size(uncompressed_body, column);
+    if (options.page_checksums) {
+      uLong crc = ::crc32(0L, Z_NULL, 0);
+      // zlib takes uInt lengths: feed the body in pieces.
+      size_t done = 0;
+      while (done < body.size()) {
+        size_t n = std::min<size_t>(body.size() - done, size_t{1} << 30);
+        crc = ::crc32(crc, body.data() + done, static_cast<uInt>(n));
+        done += n;
+      }
+      header.crc = static_cast<int32_t>(static_cast<uint32_t>(crc));
+    }
+    header_buf.clear();
+    encode_page_header(header, header_buf);
+    out.insert(out.end(), header_buf.begin(), header_buf.end());
+    out.insert(out.end(), body.begin(), body.end());
+    uncompressed_bytes += static_cast<int64_t>(header_buf.size() + uncompressed_body);
+    return header_buf.size() + body.size();
+  }
+
+  void flush_page() {
+    if (page_levels == 0) return;
+    Encoding encoding = encode_values();
+    note_encoding(encoding);
+
+    levels_buf.clear();
+    body_buf.clear();
+    PageHeader header;
+    size_t uncompressed_body = 0;
+    if (options.page_version == 1) {
+      if (column.max_rep > 0) {
+        encode_levels(rep_levels, column.max_rep, levels_buf);
+        put_u32_le(static_cast<uint32_t>(levels_buf.size()), body_buf);
+        body_buf.insert(body_buf.end(), levels_buf.begin(), levels_buf.end());
+        levels_buf.clear();
+      }
+      if (column.max_def > 0) {
+        encode_levels(def_levels, column.max_def, levels_buf);
+        put_u32_le(static_cast<uint32_t>(levels_buf.size()), body_buf);
+        body_buf.insert(body_buf.end(), levels_buf.begin(), levels_buf.end());
+      }
+      body_buf.insert(body_buf.end(), values_buf.begin(), values_buf.end());
+      uncompressed_body = body_buf.size();
+      compressed_buf.clear();
+      compress(options.codec, level, body_buf, compressed_buf);
+      header.type = PageType::DATA_PAGE;
+      DataPageHeader data;
+      data.num_values = static_cast<int32_t>(page_levels);
+      data.encoding = encoding;
+      data.definition_level_encoding = Encoding::RLE;
+      data.repetition_level_encoding = Encoding::RLE;
+      header.data_page_header = data;
+    } else {
+      DataPageHeaderV2 data;
+      if (column.max_rep > 0) encode_levels(rep_levels, column.max_rep, levels_buf);
+      data.repetition_levels_byte_length = static_cast<int32_t>(levels_buf.size());
+      if (column.max_def > 0) encode_levels(def_levels, column.max_def, levels_buf);
+      data.definition_levels_byte_length =
+          static_cast<int32_t>(levels_buf.size()) - data.repetition_levels_byte_length;
+      compressed_buf.assign(levels_buf.begin(), levels_buf.end());
+      data.is_compressed = options.codec != Codec::UNCOMPRESSED;
+      if (data.is_compressed) {
+        compress(options.codec, level, values_buf, compressed_buf);
+      } else {
+        compressed_buf.insert(compressed_buf.end(), values_buf.begin(), values_buf.end());
+      }
+      uncompressed_body = levels_buf.size() + values_buf.size();
+      header.type = PageType::DATA_PAGE_V2;
+      data.num_values = static_cast<int32_t>(page_levels);
+      data.num_nulls = static_cast<int32_t>(page_nulls);
+      data.num_rows = static_cast<int32_t>(page_rows);
+      data.encoding = encoding;
+      header.data_page_header_v2 = data;
+    }
+    note_encoding(Encoding::RLE);  // levels (and RLE booleans)
+    count_page(header.type, encoding);
+
+    EncodedChunk::Page page;
+    page.offset = chunk.data_pages.size();
+    page.first_row = chunk_rows;
+    page.null_count = static_cast<int64_t>(page_nulls);
+    page.has_values = page_levels > page_nulls;
+    page.has_bounds = page_stats.has_min_max();
+    if (page.has_bounds) {
+      page.min = page_stats.min();
+      page.max = page_stats.max();
+      if (bounds_are_bytewise(column)) {
+        page.min = truncated_lower_bound(page.min);
+        page.max = truncated_upper_bound(page.max);
+      }
+    }
+    page.size = checked_page_size(emit_page(header, compressed_buf, uncompressed_body,
+                                            chunk.data_pages),
+                                  column);
+    chunk.pages.push_back(std::move(page));
+
+    chunk_rows += static_cast<int64_t>(page_rows);
+    chunk_levels += static_cast<int64_t>(page_levels);
+    chunk_stats.merge(page_stats);
+    page_stats.reset();
+    def_levels.clear();
+    rep_levels.clear();
+    values.clear();
+    indices.clear();
+    page_levels = page_rows = page_nulls = page_estimate = 0;
+
+    // The dictionary grew past its limit: the rest of the chunk is PLAIN.
+    if (mode == Mode::DICTIONARY && dictionary.plain_size() > options.dictionary_page_bytes) {
+      mode = Mode::PLAIN;
+    }
+  }
+
+  void write_dictionary_page() {
+    values_buf.clear();
+    dictionary.encode_dictionary(values_buf);
+    compressed_buf.clear();
+    compress(options.codec, level, values_buf, compressed_buf);
+    PageHeader header;
+    header.type = PageType::DICTIONARY_PAGE;
+    DictionaryPageHeader dict;
+    dict.num_values = static_cast<int32_t>(dictionary.size());
+    dict.encoding = Encoding::PLAIN;
+    header.dictionary_page_header = dict;
+    emit_page(header, compressed_buf, values_buf.size(), chunk.dictionary_page);
+    count_page(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
+  }
+};
+
+ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options) {
+  if (options.page_version != 1 && options.page_version != 2) {
+    throw UsageError("page version must be 1 or 2, not " + std::to_string(options.page_version));
+  }
+  state_ = std::make_unique<State>(column, options);
+  State& s = *state_;
+  if (std::optional<CompressionLevels> levels = compression_levels(options.codec)) {
+    s.level = options.level.value_or(levels->default_level);
+    if (s.level < levels->min || s.level > levels->max) {
+      throw UsageError(std::string("compression level ") + std::to_string(s.level) +
+                       " is out of range for " + to_string(options.codec) + " (" +
+                       std::to_string(levels->min) + ".." + std::to_string(levels->max) + ")");
+    }
+  }
+  s.initial = initial_mode(column, options.encoding);
+  s.mode = s.initial;
+  s.level_cost_bits = static_cast<size_t>(bit_width_for(static_cast<uint64_t>(column.max_def)) +
+                                          bit_width_for(static_cast<uint64_t>(column.max_rep)));
+}
+
+ColumnWriter::~ColumnWriter() = default;
+
+void ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t level_end,
+                         size_t value_begin) {
+  State& s = *state_;
+  const bool repeated = s.column.max_rep > 0;
+  const bool has_def = s.column.max_def > 0;
+  const auto max_def = static_cast<int16_t>(s.column.max_def);
+  size_t i = level_begin;
+  size_t vi = value_begin;
+  while (i < level_end) {
+    if (s.page_full()) s.flush_page();
+    // Take records while the page has room; the first record is always taken.
+    size_t j = i;
+    size_t vj = vi;
+    size_t rows = s.page_rows;
+    size_t estimate = s.page_estimate;
+    size_t level_bits = 0;
+    while (j < level_end) {
+      if (!repeated || batch.rep_levels[j] == 0) {
+        if (j > i && (rows >= s.options.page_rows || estimate >= s.options.page_bytes)) break;
+        ++rows;
+      }
+      if (!has_def || batch.def_levels[j] == max_def) {
+        estimate += s.value_size(batch.values, vj);
+        ++vj;
+      }
+      level_bits += s.level_cost_bits;
+      if (level_bits >= 8) {
+        estimate += level_bits / 8;
+        level_bits %= 8;
+      }
+      ++j;
+    }
+    s.append(batch, i, j, vi, vj, rows - s.page_rows, estimate - s.page_estimate);
+    i = j;
+    vi = vj;
+    if (s.page_full()) s.flush_page();
+    if (s.mode == Mode::DICTIONARY && s.dictionary.plain_size() > s.options.dictionary_page_bytes) {
+      s.flush_page();  // the page ends here, at a record boundary; the next ones are PLAIN
+    }
+  }
+}
+
+size_t ColumnWriter::buffered_bytes() const {
+  const State& s = *state_;
+  return s.chunk.data_pages.size() + s.page_estimate +
+         (s.dictionary_used ? s.dictionary.plain_size() : 0);
+}
+
+EncodedChunk ColumnWriter::finish() {
+  State& s = *state_;
+  s.flush_page();
+  if (s.dictionary_used) s.write_dictionary_page();
+
+  EncodedChunk chunk = std::move(s.chunk);
+  ColumnMetaData& meta = chunk.meta;
+  meta.type = s.column.physical;
+  meta.path_in_schema = s.column.path;
+  meta.codec = s.options.codec;
+  meta.num_values = s.chunk_levels;
+  // Encodings in a stable order: the dictionary page's PLAIN first when there is one.
+  if (s.dictionary_used) meta.encodings.push_back(Encoding::PLAIN);
+  for (Encoding e : s.encodings) {
+    if (std::find(meta.encodings.begin(), meta.encodings.end(), e) == meta.encodings.end()) {
+      meta.encodings.push_back(e);
+    }
+  }
+  meta.total_uncompressed_size = s.uncompressed_bytes;
+  meta.total_compressed_size =
+      static_cast<int64_t>(chunk.dictionary_page.size() + chunk.data_pages.size());
+  Statistics stats = s.chunk_stats.to_thrift();
+  if ((stats.min_value && stats.min_value->size() > kMaxStatisticsValueBytes) ||
+      (stats.max_value && stats.max_value->size() > kMaxStatisticsValueBytes)) {
+    stats.min_value.reset();
+    stats.max_value.reset();
+    stats.is_min_value_exact.reset();
+    stats.is_max_value_exact.reset();
+  }
+  meta.statistics = stats;
+
+  // A page with values but no bounds (only NaNs) cannot be described either, as parquet-cpp
+  // also decides: the chunk then has no ColumnIndex.
+  chunk.has_column_index = sort_order(s.column) != SortOrder::UNDEFINED;
+  for (const EncodedChunk::Page& page : chunk.pages) {
+    if (page.has_values && !page.has_bounds) chunk.has_column_index = false;
+  }
+  if (chunk.has_column_index) {
+    // ASCENDING / DESCENDING when the bounds of the non-null pages are ordered so.
+    bool ascending = true;
+    bool descending = true;
+    const EncodedChunk::Page* previous = nullptr;
+    for (const EncodedChunk::Page& page : chunk.pages) {
+      if (!page.has_values) continue;
+      if (previous != nullptr) {
+        int min_cmp = compare_values(s.column, previous->min, page.min);
+        int max_cmp = compare_values(s.column, previous->max, page.max);
+        if (min_cmp > 0 || max_cmp > 0) ascending = false;
+        if (min_cmp < 0 || max_cmp < 0) descending = false;
+      }
+      previous = &page;
+    }
+    chunk.boundary_order = ascending    ? BoundaryOrder::ASCENDING
+                           : descending ? BoundaryOrder::DESCENDING
+                                        : BoundaryOrder::UNORDERED;
+  }
+
+  // Reset for the next row group.
+  s.chunk = EncodedChunk{};
+  s.dictionary.clear();
+  s.dictionary_used = false;
+  s.mode = s.initial;
+  s.chunk_rows = 0;
+  s.chunk_levels = 0;
+  s.uncompressed_bytes = 0;
+  s.chunk_stats.reset();
+  s.encodings.clear();
+  return chunk;
+}
+
+}  // namespace kbdata::parquet

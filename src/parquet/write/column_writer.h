@@ -1,0 +1,74 @@
+// Encodes one leaf column of one row group into pages: the mirror of ColumnReader.
+//
+// Levels and values arrive as ColumnBatch slices holding whole records. The writer keeps the
+// open page's levels and values, closes a page at a record boundary once it is full
+// (WriterOptions::page_bytes / page_rows), and encodes and compresses it at once, so the memory it
+// holds is the row group's encoded pages plus one open page. finish() hands the chunk to the
+// FileWriter, which places it in the file and writes its page index.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parquet/column_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+#include "parquet/write/writer_options.h"
+
+namespace kbdata::parquet {
+
+// One column chunk, encoded, with offsets relative to the start of `data_pages`.
+struct EncodedChunk {
+  struct Page {
+    size_t offset = 0;  // of the page header within data_pages
+    int32_t size = 0;  // header and body
+    int64_t first_row = 0;  // within the row group
+    int64_t null_count = 0;
+    bool has_values = false;  // false: every entry of the page is null (a "null page")
+    bool has_bounds = false;  // min and max are set (a page of only NaNs has values but none)
+    std::string min;  // PLAIN bytes, ColumnIndex bounds (byte arrays truncated: see .cc)
+    std::string max;
+  };
+  std::vector<uint8_t> dictionary_page;  // header and body; empty when no page used a dictionary
+  std::vector<uint8_t> data_pages;
+  std::vector<Page> pages;
+  // Complete but for the offsets (data_page_offset, dictionary_page_offset), which the
+  // FileWriter sets when it places the chunk.
+  ColumnMetaData meta;
+  // Whether a ColumnIndex can be written: false for columns without a sort order (INT96,
+  // INTERVAL), whose pages have no meaningful bounds.
+  bool has_column_index = false;
+  BoundaryOrder boundary_order = BoundaryOrder::UNORDERED;
+};
+
+class ColumnWriter {
+ public:
+  // `column` is copied. Throws UsageError if the options cannot apply to the column (a page
+  // version other than 1 or 2, a compression level out of range).
+  ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options);
+  ~ColumnWriter();
+  ColumnWriter(const ColumnWriter&) = delete;
+  ColumnWriter& operator=(const ColumnWriter&) = delete;
+
+  // Appends level entries [level_begin, level_end) of `batch` and their values, which start at
+  // value index `value_begin` of batch.values. REQUIRES: the range starts a record (repetition
+  // level 0) and ends where a record starts or at the end of the batch; the batch is well formed
+  // for the column (FileWriter checks).
+  void write(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin);
+
+  // Bytes held for this chunk so far: encoded pages and the open page's estimate.
+  [[nodiscard]] size_t buffered_bytes() const;
+
+  // Closes the open page and returns the chunk; the writer is then empty and ready for the next
+  // row group. Throws UsageError if a page would exceed the format's 2 GiB page limit.
+  [[nodiscard]] EncodedChunk finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kbdata::parquet
