@@ -5,8 +5,11 @@
 #include <string>
 
 #include "cli/cat_command.h"
+#include "cli/convert_command.h"
 #include "cli/inspect_command.h"
 #include "common/error.h"
+#include "common/file.h"
+#include "common/version.h"
 
 namespace {
 
@@ -21,7 +24,7 @@ int main(int argc, char** argv) {
       "Run 'kbdata COMMAND --help' for a command's options."};
   app.name("kbdata");
   app.require_subcommand(1, 1);
-  app.set_version_flag("--version", "kbdata 0.1.0");
+  app.set_version_flag("--version", std::string("kbdata ") + kbdata::kVersion);
   app.footer(
       "\nExamples:\n"
       "  kbdata inspect submissions.parquet\n"
@@ -29,6 +32,7 @@ int main(int argc, char** argv) {
       "--format table\n"
       "  kbdata cat submissions.parquet --offset 1000 --limit 100 --format csv > rows.csv\n"
       "  kbdata cat submissions.parquet --where 'score < 0.5' --where 'user_name = alice'\n"
+      "  kbdata convert submissions.parquet small.parquet --compression zstd --level 9\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
 
   kbdata::cli::InspectOptions inspect;
@@ -60,6 +64,35 @@ int main(int argc, char** argv) {
   cat_cmd->add_flag("--verify-checksums", cat.verify_checksums,
                     "Check the CRC of every page that has one; a mismatch is an error");
 
+  kbdata::cli::ConvertOptions convert;
+  CLI::App* convert_cmd = app.add_subcommand(
+      "convert",
+      "Rewrite a Parquet file with kbdata's writer: page indexes, bounded row groups and pages,\n"
+      "the chosen codec and encodings; same schema and values. OUT appears only when complete.");
+  convert_cmd->add_option("IN", convert.input, "Parquet file to read")->required();
+  convert_cmd->add_option("OUT", convert.output, "Parquet file to write (replaced if it exists)")
+      ->required();
+  convert_cmd->add_option("--compression,-z", convert.compression,
+                          "Codec: none, snappy, gzip, zstd, lz4_raw, brotli")
+      ->capture_default_str();
+  convert_cmd->add_option("--level", convert.level,
+                          "Compression level (zstd 1..22, default 3; gzip 1..9, default 6; "
+                          "brotli 0..11)");
+  convert_cmd->add_option("--row-group-size", convert.row_group_size,
+                          "Rows per row group (100000), or bytes with a unit (64MB, 128MiB); "
+                          "default: 100000 rows and 64 MiB, whichever comes first");
+  convert_cmd->add_option("--page-size", convert.page_size,
+                          "Data page size in bytes before compression, with an optional unit "
+                          "(default 1MiB; a page also holds at most 20000 rows)");
+  convert_cmd->add_option("--page-version", convert.page_version, "Data page version: 1 or 2")
+      ->check(CLI::IsMember({1, 2}))
+      ->capture_default_str();
+  convert_cmd->add_option("--encoding", convert.encoding,
+                          "auto (dictionary, falling back to plain), plain, or delta "
+                          "(DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings)")
+      ->capture_default_str();
+  convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,6 +106,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  kbdata::remove_temporary_files_on_signals();
   try {
     if (inspect_cmd->parsed()) {
       kbdata::cli::run_inspect(inspect, stdout);
@@ -81,6 +115,12 @@ int main(int argc, char** argv) {
                    : format == "table" ? kbdata::tabular::Format::TABLE
                                        : kbdata::tabular::Format::JSONL;
       kbdata::cli::run_cat(cat, stdout);
+    } else if (convert_cmd->parsed()) {
+      for (int i = 0; i < argc; ++i) {
+        if (i > 0) convert.command_line += ' ';
+        convert.command_line += i == 0 ? std::string("kbdata") : std::string(argv[i]);
+      }
+      kbdata::cli::run_convert(convert, stderr);
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());

@@ -1,0 +1,158 @@
+#include "cli/convert_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cinttypes>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "common/version.h"
+#include "parquet/compression.h"
+#include "parquet/file_reader.h"
+#include "parquet/write/copy_file.h"
+#include "parquet/write/file_writer.h"
+
+namespace kbdata::cli {
+namespace {
+
+using parquet::KeyValue;
+using parquet::WriterOptions;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Whether `text` ends in a size suffix (then it is bytes, not rows).
+bool has_size_suffix(const std::string& text) {
+  return !text.empty() && std::isalpha(static_cast<unsigned char>(text.back()));
+}
+
+WriterOptions writer_options(const ConvertOptions& options) {
+  WriterOptions w;
+  std::optional<parquet::Codec> codec = parquet::codec_from_name(options.compression);
+  if (!codec) {
+    throw UsageError("unknown compression '" + options.compression +
+                     "'; use none, snappy, gzip, zstd, lz4_raw or brotli");
+  }
+  w.codec = *codec;
+  if (options.level) {
+    std::optional<parquet::CompressionLevels> levels = parquet::compression_levels(w.codec);
+    if (!levels) {
+      throw UsageError(std::string("--level does not apply to ") + parquet::to_string(w.codec));
+    }
+    if (*options.level < levels->min || *options.level > levels->max) {
+      throw UsageError("--level " + std::to_string(*options.level) + " is out of range for " +
+                       parquet::to_string(w.codec) + ": " + std::to_string(levels->min) + ".." +
+                       std::to_string(levels->max));
+    }
+    w.level = options.level;
+  }
+  if (options.page_version != 1 && options.page_version != 2) {
+    throw UsageError("--page-version must be 1 or 2");
+  }
+  w.page_version = options.page_version;
+  std::string encoding = lower(options.encoding);
+  if (encoding == "auto") {
+    w.encoding = parquet::ValueEncoding::AUTO;
+  } else if (encoding == "plain") {
+    w.encoding = parquet::ValueEncoding::PLAIN;
+  } else if (encoding == "delta") {
+    w.encoding = parquet::ValueEncoding::DELTA;
+  } else {
+    throw UsageError("unknown --encoding '" + options.encoding + "'; use auto, plain or delta");
+  }
+  if (options.row_group_size) {
+    const std::string& text = *options.row_group_size;
+    std::optional<uint64_t> size = parse_byte_size(text);
+    if (!size || *size == 0) {
+      throw UsageError("--row-group-size '" + text +
+                       "' is neither a row count (100000) nor a size (64MB, 128MiB)");
+    }
+    if (has_size_suffix(text)) {
+      w.row_group_bytes = *size;
+      w.row_group_rows = INT64_MAX;
+    } else {
+      w.row_group_rows = static_cast<int64_t>(std::min<uint64_t>(*size, INT64_MAX));
+      w.row_group_bytes = SIZE_MAX;
+    }
+  }
+  if (options.page_size) {
+    std::optional<uint64_t> size = parse_byte_size(*options.page_size);
+    if (!size || *size == 0) {
+      throw UsageError("--page-size '" + *options.page_size +
+                       "' is not a size in bytes (65536, 1MiB)");
+    }
+    w.page_bytes = static_cast<size_t>(std::min<uint64_t>(*size, INT32_MAX));
+  }
+  w.page_checksums = options.checksums;
+  return w;
+}
+
+void add_provenance(WriterOptions& w, const ConvertOptions& options,
+                    const parquet::FileMetaData& source) {
+  // The source's key-value metadata is kept (it carries e.g. ARROW:schema, which other readers
+  // use to restore their types), except kbdata's own provenance, which is replaced.
+  for (const KeyValue& kv : source.key_value_metadata) {
+    if (kv.key.rfind("kbdata.", 0) == 0) continue;
+    w.key_value_metadata.push_back(kv);
+  }
+  w.key_value_metadata.push_back(KeyValue{"kbdata.version", std::string(kVersion)});
+  w.key_value_metadata.push_back(KeyValue{"kbdata.command", options.command_line});
+  w.created_by = std::string("kbdata version ") + kVersion;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_byte_size(const std::string& text) {
+  uint64_t number = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [rest, ec] = std::from_chars(begin, end, number);
+  if (ec != std::errc() || rest == begin) return std::nullopt;
+  std::string suffix = lower(std::string(rest, end));
+  uint64_t unit = 0;
+  if (suffix.empty() || suffix == "b") unit = 1;
+  else if (suffix == "kb") unit = 1000;
+  else if (suffix == "mb") unit = 1000 * 1000;
+  else if (suffix == "gb") unit = 1000 * 1000 * 1000;
+  else if (suffix == "kib") unit = 1024;
+  else if (suffix == "mib") unit = 1024 * 1024;
+  else if (suffix == "gib") unit = 1024 * 1024 * 1024;
+  else return std::nullopt;
+  if (number > UINT64_MAX / unit) return std::nullopt;
+  return number * unit;
+}
+
+void run_convert(const ConvertOptions& options, std::FILE* progress) {
+  WriterOptions w = writer_options(options);  // usage errors before any input is read
+  auto reader = parquet::FileReader::open(options.input);
+  add_provenance(w, options, reader->metadata());
+  if (reader->schema().leaves().empty()) {
+    UnsupportedError error("the file has no leaf columns, so its rows cannot be rewritten");
+    error.locate_file(reader->name());
+    throw error;
+  }
+
+  const bool show_progress = progress != nullptr && ::isatty(::fileno(progress)) == 1;
+  AtomicOutputFile output(options.output);
+  parquet::FileWriter writer(output, reader->metadata().schema, w);
+  parquet::copy_file(*reader, writer, [&](int64_t done, int64_t total) {
+    if (show_progress) {
+      std::fprintf(progress, "\rkbdata convert: %" PRId64 " of %" PRId64 " rows, %.1f MB written",
+                   done, total, static_cast<double>(writer.bytes_written()) / 1e6);
+      std::fflush(progress);
+    }
+  });
+  writer.close();
+  output.commit();
+  if (show_progress) std::fprintf(progress, "\n");
+}
+
+}  // namespace kbdata::cli
