@@ -54,9 +54,10 @@ bench: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target decode_bench memory_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target decode_bench memory_bench write_bench
 	$(BUILD)-bench/bench/decode_bench
 	$(BUILD)-bench/bench/memory_bench
+	$(BUILD)-bench/bench/write_bench
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each

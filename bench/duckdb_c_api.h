@@ -1,0 +1,84 @@
+// The few functions of DuckDB's C API the benchmarks call, declared here (no DuckDB header ships
+// with the npm package) and loaded at run time from the package's libduckdb.so with dlopen, so
+// kbdata never links against DuckDB.
+//
+// The declarations follow DuckDB's documented C API (duckdb.h, stable since 1.0): handles are
+// pointers to opaque structs, functions return duckdb_state (0 success, 1 error), and
+// duckdb_result is a caller-allocated struct of six pointer-sized fields.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kbdata::bench {
+
+struct DuckDbResult {  // duckdb_result: deprecated fields, then the internal data pointer
+  uint64_t column_count;
+  uint64_t row_count;
+  uint64_t rows_changed;
+  void* columns;
+  char* error_message;
+  void* internal_data;
+};
+
+// DuckDB loaded from `library` (path to libduckdb.so), with one in-memory database and connection.
+class DuckDb {
+ public:
+  explicit DuckDb(const std::string& library) {
+    handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle_ == nullptr) throw std::runtime_error("cannot load " + library + ": " + ::dlerror());
+    load(open_, "duckdb_open");
+    load(connect_, "duckdb_connect");
+    load(query_, "duckdb_query");
+    load(result_error_, "duckdb_result_error");
+    load(destroy_result_, "duckdb_destroy_result");
+    load(disconnect_, "duckdb_disconnect");
+    load(close_, "duckdb_close");
+    if (open_(nullptr, &database_) != 0) throw std::runtime_error("duckdb_open failed");
+    if (connect_(database_, &connection_) != 0) throw std::runtime_error("duckdb_connect failed");
+  }
+  ~DuckDb() {
+    if (connection_ != nullptr) disconnect_(&connection_);
+    if (database_ != nullptr) close_(&database_);
+    // The library stays loaded: DuckDB's threads and static destructors may still run.
+  }
+  DuckDb(const DuckDb&) = delete;
+  DuckDb& operator=(const DuckDb&) = delete;
+
+  // Runs `sql`; throws with DuckDB's message on failure.
+  void run(const std::string& sql) {
+    DuckDbResult result{};
+    int state = query_(connection_, sql.c_str(), &result);
+    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    destroy_result_(&result);
+    if (state != 0) throw std::runtime_error("DuckDB: " + error + " in: " + sql);
+  }
+
+ private:
+  template <typename F>
+  void load(F& function, const char* name) {
+    function = reinterpret_cast<F>(::dlsym(handle_, name));
+    if (function == nullptr) throw std::runtime_error(std::string("libduckdb lacks ") + name);
+  }
+
+  void* handle_ = nullptr;
+  void* database_ = nullptr;
+  void* connection_ = nullptr;
+  int (*open_)(const char*, void**) = nullptr;
+  int (*connect_)(void*, void**) = nullptr;
+  int (*query_)(void*, const char*, DuckDbResult*) = nullptr;
+  const char* (*result_error_)(DuckDbResult*) = nullptr;
+  void (*destroy_result_)(DuckDbResult*) = nullptr;
+  void (*disconnect_)(void**) = nullptr;
+  void (*close_)(void**) = nullptr;
+};
+
+// libduckdb.so of the npm peers in the source tree.
+inline std::string duckdb_library(const std::string& source_dir) {
+  return source_dir + "/tools/peers/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so";
+}
+
+}  // namespace kbdata::bench
