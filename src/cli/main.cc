@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   convert_cmd->add_option("--level", convert.level,
                           "Compression level (zstd 1..22, default 3; gzip 1..9, default 6; "
-                          "brotli 0..11)");
+                          "brotli 0..11, default 8)");
   convert_cmd->add_option("--row-group-size", convert.row_group_size,
                           "Rows per row group (100000), or bytes with a unit (64MB, 128MiB); "
                           "default: 100000 rows and 64 MiB, whichever comes first");
