@@ -487,16 +487,19 @@ function layoutChunkProblems(file, args, chunkProblem, problems) {
         chunkProblem(where, 'pages without a CRC');
       }
       const encodings = data.map((h) => (h.data_page_header ?? h.data_page_header_v2).encoding);
+      // PLAIN, except BOOLEAN in v2 pages, which kbdata writes RLE (docs/parquet.md, "Writing").
+      const plainEncoding = chunk.physical_type === 'BOOLEAN' && version === '2' ? 'RLE' : 'PLAIN';
       if (encoding === 'plain') {
-        if (headers.some((h) => h.type === 'DICTIONARY_PAGE') || encodings.some((e) => e !== 'PLAIN')) {
+        if (headers.some((h) => h.type === 'DICTIONARY_PAGE') || encodings.some((e) => e !== plainEncoding)) {
           chunkProblem(where, `--encoding plain but pages use ${[...new Set(encodings)]}` +
                               `${headers.some((h) => h.type === 'DICTIONARY_PAGE') ? ' and a dictionary' : ''}`);
         }
       }
-      // Parquet defines delta encodings for these physical types only; the others keep theirs.
-      const deltaTypes = ['INT32', 'INT64', 'BYTE_ARRAY', 'FIXED_LEN_BYTE_ARRAY'];
-      if (encoding === 'delta' && deltaTypes.includes(chunk.physical_type) &&
-          encodings.some((e) => !e.startsWith('DELTA_'))) {
+      // kbdata's delta encodings (docs/parquet.md, "Writing"); other types keep the default.
+      const deltaFor = { INT32: 'DELTA_BINARY_PACKED', INT64: 'DELTA_BINARY_PACKED',
+                         BYTE_ARRAY: 'DELTA_LENGTH_BYTE_ARRAY' };
+      if (encoding === 'delta' && deltaFor[chunk.physical_type] &&
+          encodings.some((e) => e !== deltaFor[chunk.physical_type])) {
         chunkProblem(where, `--encoding delta but pages use ${[...new Set(encodings)]}`);
       }
     }
