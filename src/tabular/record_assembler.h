@@ -56,6 +56,8 @@
 
 namespace kbdata::tabular {
 
+class VariantMetadata;
+
 class RecordAssembler {
  public:
   // `schema` must outlive the assembler. `selected` holds leaf indexes (into schema.leaves());
@@ -107,6 +109,20 @@ class RecordAssembler {
   };
 
   void render(const Node& node, std::string& out);
+  // VARIANT groups (tabular/variant.h, VariantShredding.md): the value binary decoded, the
+  // typed_value columns merged back in.
+  void render_variant(const Node& node, std::string& out);
+  // Appends the variant held by `value` and/or `typed` (either may be null), consuming one entry
+  // of each; returns false, appending nothing, when both are null (a missing object field).
+  bool render_shredded(const Node* value, const Node* typed, const VariantMetadata& metadata,
+                       std::string& out);
+  bool render_field(const Node& shredded, const VariantMetadata& metadata, std::string& out);
+  void render_shredded_fields(const Node& object, const VariantMetadata& metadata,
+                              std::string& out, bool& any);
+  void render_typed(const Node& node, const VariantMetadata& metadata, std::string& out);
+  // The next value of batch position `leaf` (which must be present), consuming its entry.
+  std::span<const uint8_t> take_bytes(int leaf);
+  [[nodiscard]] bool present(const Node& node) const;
   void skip_entry(const Node& node);
   [[nodiscard]] int def_at(int leaf) const;
   [[nodiscard]] int rep_at(int leaf) const;
