@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "common/error.h"
+#include "parquet/column_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/schema.h"
+#include "tabular/record_assembler.h"
 
 namespace kbdata::tabular {
 namespace {
@@ -267,6 +271,173 @@ TEST(Variant, SharedOffsetsBomb) {
     value = level;
   }
   expect_format_error(metadata({}), value, "shared offsets");
+}
+
+// Shredded variants, merged back by the RecordAssembler (VariantShredding.md):
+//
+//   optional group v (VARIANT) {                     def 1
+//     required binary metadata;                      1
+//     optional binary value;                         2
+//     optional group typed_value {                   2
+//       required group a { optional binary value;    3
+//                          optional int32 typed_value; }           3
+//       required group b { optional binary value;    3
+//                          optional binary typed_value (STRING); }}}  3
+using parquet::ColumnBatch;
+using parquet::PhysicalType;
+using parquet::Repetition;
+using parquet::SchemaElement;
+
+SchemaElement element(std::string name, Repetition repetition, std::optional<PhysicalType> type,
+                      int children = 0) {
+  SchemaElement e;
+  e.name = std::move(name);
+  e.repetition_type = repetition;
+  e.type = type;
+  if (children > 0) e.num_children = children;
+  return e;
+}
+
+parquet::Schema shredded_schema() {
+  SchemaElement root;
+  root.name = "schema";
+  root.num_children = 1;
+  SchemaElement v = element("v", Repetition::OPTIONAL, std::nullopt, 3);
+  v.logical_type = parquet::LogicalType{};
+  v.logical_type->kind = parquet::LogicalType::Kind::VARIANT;
+  SchemaElement string_leaf = element("typed_value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY);
+  string_leaf.logical_type = parquet::LogicalType{};
+  string_leaf.logical_type->kind = parquet::LogicalType::Kind::STRING;
+  return parquet::Schema::from_elements({
+      root,
+      v,
+      element("metadata", Repetition::REQUIRED, PhysicalType::BYTE_ARRAY),
+      element("value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY),
+      element("typed_value", Repetition::OPTIONAL, std::nullopt, 2),
+      element("a", Repetition::REQUIRED, std::nullopt, 2),
+      element("value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY),
+      element("typed_value", Repetition::OPTIONAL, PhysicalType::INT32),
+      element("b", Repetition::REQUIRED, std::nullopt, 2),
+      element("value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY),
+      string_leaf,
+  });
+}
+
+// One entry: a definition level and, at the leaf's maximum, its value.
+struct Entry {
+  int16_t def;
+  Bytes value;
+};
+
+ColumnBatch binary_batch(const std::vector<Entry>& entries, int16_t max_def) {
+  ColumnBatch batch;
+  batch.values = parquet::ValueBuffer::for_type(PhysicalType::BYTE_ARRAY, 0);
+  batch.num_levels = entries.size();
+  for (const Entry& entry : entries) {
+    batch.def_levels.push_back(entry.def);
+    if (entry.def == max_def) batch.values.append_binary(entry.value);
+  }
+  return batch;
+}
+
+ColumnBatch int_batch(const std::vector<std::pair<int16_t, int32_t>>& entries, int16_t max_def) {
+  ColumnBatch batch;
+  batch.values = parquet::ValueBuffer::for_type(PhysicalType::INT32, 0);
+  batch.num_levels = entries.size();
+  for (const auto& [def, value] : entries) {
+    batch.def_levels.push_back(def);
+    if (def == max_def) {
+      Bytes raw;
+      put_le(raw, value);
+      batch.values.data.insert(batch.values.data.end(), raw.begin(), raw.end());
+      ++batch.values.count;
+    }
+  }
+  return batch;
+}
+
+std::vector<std::string> assemble(const parquet::Schema& schema, std::vector<ColumnBatch> batches,
+                                  size_t rows) {
+  std::vector<int> all;
+  for (size_t i = 0; i < schema.leaves().size(); ++i) all.push_back(static_cast<int>(i));
+  RecordAssembler assembler(schema, all);
+  std::vector<const ColumnBatch*> pointers;
+  for (const auto& batch : batches) pointers.push_back(&batch);
+  assembler.start(pointers);
+  std::vector<std::string> out(rows);
+  for (auto& row : out) assembler.append_json(0, row);
+  return out;
+}
+
+TEST(ShreddedVariant, MergesTypedValueBack) {
+  const parquet::Schema schema = shredded_schema();
+  ASSERT_EQ(schema.leaves().size(), 6u);
+  const Bytes meta = metadata({"c", "a"});
+  // Rows: fully shredded; partially shredded (c in value, b missing); value only; null VARIANT;
+  // value and typed_value both null (the variant null).
+  std::vector<ColumnBatch> batches;
+  batches.push_back(binary_batch({{1, meta}, {1, meta}, {1, meta}, {0, {}}, {1, meta}}, 1));
+  batches.push_back(binary_batch(
+      {{1, {}}, {2, object({{0, primitive(1)}})}, {2, primitive_of(3, int8_t{5})}, {0, {}}, {1, {}}},
+      2));
+  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));       // a.value
+  batches.push_back(int_batch({{3, 34}, {3, 1}, {1, 0}, {0, 0}, {1, 0}}, 3));              // a.typed
+  batches.push_back(binary_batch({{3, short_string("x")}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));
+  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));       // b.typed
+  EXPECT_EQ(assemble(schema, std::move(batches), 5),
+            (std::vector<std::string>{R"({"a":34,"b":"x"})", R"({"a":1,"c":true})", "5", "null",
+                                      "null"}));
+}
+
+TEST(ShreddedVariant, TypedStringAndMissingField) {
+  const parquet::Schema schema = shredded_schema();
+  const Bytes meta = metadata({});
+  std::vector<ColumnBatch> batches;
+  batches.push_back(binary_batch({{1, meta}}, 1));
+  batches.push_back(binary_batch({{1, {}}}, 2));
+  batches.push_back(binary_batch({{2, {}}}, 3));  // a: missing
+  batches.push_back(int_batch({{2, 0}}, 3));
+  batches.push_back(binary_batch({{2, {}}}, 3));
+  Bytes text{'h', 'i'};
+  batches.push_back(binary_batch({{3, text}}, 3));  // b: typed string
+  EXPECT_EQ(assemble(schema, std::move(batches), 1), std::vector<std::string>{R"({"b":"hi"})"});
+}
+
+TEST(ShreddedVariant, MalformedRowsThrowFormatError) {
+  const parquet::Schema schema = shredded_schema();
+  const auto run = [&](const Bytes& meta, int16_t meta_def, const Bytes& value) {
+    std::vector<ColumnBatch> batches;
+    batches.push_back(binary_batch({{meta_def, meta}}, 1));
+    batches.push_back(binary_batch({{2, value}}, 2));
+    batches.push_back(binary_batch({{2, {}}}, 3));
+    batches.push_back(int_batch({{3, 7}}, 3));
+    batches.push_back(binary_batch({{2, {}}}, 3));
+    batches.push_back(binary_batch({{2, {}}}, 3));
+    return assemble(schema, std::move(batches), 1);
+  };
+  // value is no object while typed_value is: not a partially shredded object.
+  EXPECT_THROW(run(metadata({}), 1, primitive(1)), FormatError);
+  // a bad metadata version, and a field id outside the dictionary.
+  EXPECT_THROW(run(Bytes{2, 0, 0}, 1, object({})), FormatError);
+  EXPECT_THROW(run(metadata({}), 1, object({{3, primitive(1)}})), FormatError);
+  try {
+    run(metadata({}), 1, Bytes{2, 9});  // an object of 9 fields in no bytes
+    ADD_FAILURE() << "no error";
+  } catch (const FormatError& error) {
+    EXPECT_EQ(error.location().column, "v");
+  }
+}
+
+TEST(ShreddedVariant, PartlySelectedReadsAsStruct) {
+  const parquet::Schema schema = shredded_schema();
+  const std::vector<int> only_value{1};
+  RecordAssembler assembler(schema, only_value);
+  ColumnBatch value = binary_batch({{2, primitive(1)}}, 2);
+  const ColumnBatch* pointers[] = {&value};
+  assembler.start(pointers);
+  std::string out;
+  assembler.append_json(0, out);
+  EXPECT_EQ(out, R"({"value":"BA=="})");
 }
 
 }  // namespace
