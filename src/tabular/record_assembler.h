@@ -41,6 +41,12 @@
 //     MAP_KEY_VALUE, is a map: an array of {"key": k, "value": v} objects (the first field of the
 //     entry is "key", the second "value", any further field keeps its name);
 //   - any other REPEATED node is a list of its (required) self;
+//   - a VARIANT group whose children are a binary `metadata`, a binary `value` and/or a
+//     `typed_value`, all selected, is the variant they encode (tabular/variant.h), typed_value
+//     merged back by VariantShredding.md: a primitive as its column renders, a LIST of {value,
+//     typed_value} elements as an array, a group of {value, typed_value} fields as an object that
+//     leaves out the fields where both are null; a `value` object beside a shredded object adds
+//     its other fields after the shredded ones;
 //   - an annotated group of another shape reads as a struct.
 #pragma once
 
