@@ -138,6 +138,10 @@ TEST(Variant, Primitives) {
   EXPECT_EQ(render(primitive_of(19, int64_t{1706704496789012345})),
             "\"2024-01-31T12:34:56.789012345\"");
   EXPECT_EQ(render(primitive_of(17, int64_t{45296789012})), "\"12:34:56.789012\"");
+  for (const int type_id : {12, 13, 17, 18, 19}) {  // the extremes render without overflow
+    EXPECT_NO_THROW(render(primitive_of(type_id, std::numeric_limits<int64_t>::min())));
+    EXPECT_NO_THROW(render(primitive_of(type_id, std::numeric_limits<int64_t>::max())));
+  }
   EXPECT_EQ(render(long_string(15, std::string("\x00\x01\x02", 3))), "\"AAEC\"");
   EXPECT_EQ(render(long_string(16, "a \"long\" string")), "\"a \\\"long\\\" string\"");
   EXPECT_EQ(render(short_string("hi")), "\"hi\"");
@@ -271,6 +275,39 @@ TEST(Variant, SharedOffsetsBomb) {
     value = level;
   }
   expect_format_error(metadata({}), value, "shared offsets");
+}
+
+// Mutations of valid values either decode or throw FormatError (ASan and UBSan check the rest
+// under `make sanitize`).
+TEST(Variant, MutatedBytesDecodeOrThrowFormatError) {
+  const Bytes meta = metadata({"a", "bb", "ccc"}, false, 2);
+  const Bytes seed = object(
+      {{0, array({primitive_of(6, int64_t{1}), long_string(16, "text"), primitive(20, Bytes(16, 7))})},
+       {1, object({{2, primitive_of(7, 1.5)}, {0, short_string("s")}}, 2, 2)},
+       {2, primitive(10, Bytes(17, 0xff))}});
+  uint64_t state = 42;
+  const auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  int decoded = 0, refused = 0;
+  for (int round = 0; round < 20000; ++round) {
+    Bytes value = seed;
+    Bytes dictionary = meta;
+    for (int k = 1 + static_cast<int>(next() % 3); k > 0; --k) {
+      Bytes& target = next() % 4 == 0 ? dictionary : value;
+      target[next() % target.size()] = static_cast<uint8_t>(next());
+    }
+    if (next() % 8 == 0) value.resize(next() % value.size());
+    try {
+      render(dictionary, value);
+      ++decoded;
+    } catch (const FormatError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(decoded, 0);
+  EXPECT_GT(refused, 0);
 }
 
 // Shredded variants, merged back by the RecordAssembler (VariantShredding.md):
