@@ -99,8 +99,8 @@ Container read_container(std::span<const uint8_t> value, bool object) {
   }
   c.ids = cursor.read_bytes(static_cast<size_t>(c.count) * static_cast<size_t>(c.id_size),
                             "variant field ids");
-  c.offsets = cursor.read_bytes((static_cast<size_t>(c.count) + 1) * static_cast<size_t>(c.offset_size),
-                                "variant offsets");
+  c.offsets = cursor.read_bytes(
+      (static_cast<size_t>(c.count) + 1) * static_cast<size_t>(c.offset_size), "variant offsets");
   const uint64_t total = unsigned_at(c.offsets, static_cast<size_t>(c.count), c.offset_size);
   if (total > cursor.remaining()) {
     fail("a container's values (" + std::to_string(total) + " bytes) overrun the value (" +
@@ -172,8 +172,8 @@ bool VariantDecoder::object_fields(std::span<const uint8_t> value, std::vector<F
   const Container c = read_container(value, true);
   fields.reserve(static_cast<size_t>(c.count));
   for (uint64_t i = 0; i < c.count; ++i) {
-    fields.push_back({metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size)),
-                      c.element(i)});
+    fields.push_back(
+        {metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size)), c.element(i)});
   }
   return true;
 }
@@ -278,7 +278,8 @@ void VariantDecoder::append(std::string& out, std::span<const uint8_t> value, in
     case 15:
     case 16: {
       const uint32_t length = cursor.read_le<uint32_t>("variant binary length");
-      const auto bytes = cursor.read_bytes(length, header == 15 ? "variant binary" : "variant string");
+      const auto bytes =
+          cursor.read_bytes(length, header == 15 ? "variant binary" : "variant string");
       if (header == 16) {
         append_text_string(out, bytes);
       } else {

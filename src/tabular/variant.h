@@ -92,8 +92,8 @@ class VariantDecoder {
   void append_json(std::string& out, std::span<const uint8_t> value);
 
   struct Field {
-    std::string_view key;             // from the metadata
-    std::span<const uint8_t> value;   // from the value's bytes: the field's value and what follows
+    std::string_view key;            // from the metadata
+    std::span<const uint8_t> value;  // from the value's bytes: the field's value and what follows
   };
   // The fields of the object that starts at value[0], in stored order. Returns false, leaving
   // `fields` empty, if the value is not an object. Throws FormatError if it is malformed.

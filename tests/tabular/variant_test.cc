@@ -94,8 +94,8 @@ struct FieldBytes {
 
 Bytes object(const std::vector<FieldBytes>& fields, int offset_size = 1, int id_size = 1,
              bool large = false) {
-  Bytes out{static_cast<uint8_t>(((offset_size - 1) | (id_size - 1) << 2 | (large ? 16 : 0)) << 2 |
-                                 2)};
+  Bytes out{
+      static_cast<uint8_t>(((offset_size - 1) | (id_size - 1) << 2 | (large ? 16 : 0)) << 2 | 2)};
   put_unsigned(out, fields.size(), large ? 4 : 1);
   for (const auto& field : fields) put_unsigned(out, field.id, id_size);
   uint64_t at = 0;
@@ -186,7 +186,8 @@ TEST(Variant, SortedDictionary) {
   EXPECT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed.key(1), "b");
   EXPECT_FALSE(VariantMetadata(metadata({"b", "a"})).sorted());
-  EXPECT_EQ(render(meta, object({{0, primitive(1)}, {1, primitive(2)}})), R"({"a":true,"b":false})");
+  EXPECT_EQ(render(meta, object({{0, primitive(1)}, {1, primitive(2)}})),
+            R"({"a":true,"b":false})");
 }
 
 TEST(Variant, OffsetSizes) {
@@ -197,7 +198,8 @@ TEST(Variant, OffsetSizes) {
               R"({"l":true,"k":"v"})");
     EXPECT_EQ(render(meta, array({primitive(1), short_string("v")}, size)), R"([true,"v"])");
     EXPECT_EQ(render(meta, array({primitive(1)}, size, /*large=*/true)), "[true]");
-    EXPECT_EQ(render(meta, object({{0, primitive(2)}}, size, size, /*large=*/true)), R"({"k":false})");
+    EXPECT_EQ(render(meta, object({{0, primitive(2)}}, size, size, /*large=*/true)),
+              R"({"k":false})");
   }
   // A value longer than 255 bytes needs 2-byte offsets.
   const std::string text(300, 'x');
@@ -227,8 +229,8 @@ void expect_format_error(const Bytes& meta, const Bytes& value, const char* why)
 
 TEST(Variant, MalformedMetadata) {
   EXPECT_THROW(VariantMetadata(Bytes{}), FormatError);
-  EXPECT_THROW(VariantMetadata(Bytes{0x02, 0, 0}), FormatError);        // version 2
-  EXPECT_THROW(VariantMetadata(Bytes{0x01, 200, 0}), FormatError);      // 200 keys in 1 byte
+  EXPECT_THROW(VariantMetadata(Bytes{0x02, 0, 0}), FormatError);          // version 2
+  EXPECT_THROW(VariantMetadata(Bytes{0x01, 200, 0}), FormatError);        // 200 keys in 1 byte
   EXPECT_THROW(VariantMetadata(Bytes{0x01, 1, 0, 5, 'a'}), FormatError);  // key past the end
   EXPECT_THROW(VariantMetadata(Bytes{0x01, 2, 0, 2, 1, 'a', 'b'}), FormatError);  // decreasing
   EXPECT_THROW(VariantMetadata(Bytes{0x01, 1, 1, 1, 'a'}), FormatError);  // first offset not 0
@@ -281,10 +283,10 @@ TEST(Variant, SharedOffsetsBomb) {
 // under `make sanitize`).
 TEST(Variant, MutatedBytesDecodeOrThrowFormatError) {
   const Bytes meta = metadata({"a", "bb", "ccc"}, false, 2);
-  const Bytes seed = object(
-      {{0, array({primitive_of(6, int64_t{1}), long_string(16, "text"), primitive(20, Bytes(16, 7))})},
-       {1, object({{2, primitive_of(7, 1.5)}, {0, short_string("s")}}, 2, 2)},
-       {2, primitive(10, Bytes(17, 0xff))}});
+  const Bytes seed = object({{0, array({primitive_of(6, int64_t{1}), long_string(16, "text"),
+                                        primitive(20, Bytes(16, 7))})},
+                             {1, object({{2, primitive_of(7, 1.5)}, {0, short_string("s")}}, 2, 2)},
+                             {2, primitive(10, Bytes(17, 0xff))}});
   uint64_t state = 42;
   const auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -342,7 +344,8 @@ parquet::Schema shredded_schema() {
   SchemaElement v = element("v", Repetition::OPTIONAL, std::nullopt, 3);
   v.logical_type = parquet::LogicalType{};
   v.logical_type->kind = parquet::LogicalType::Kind::VARIANT;
-  SchemaElement string_leaf = element("typed_value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY);
+  SchemaElement string_leaf =
+      element("typed_value", Repetition::OPTIONAL, PhysicalType::BYTE_ARRAY);
   string_leaf.logical_type = parquet::LogicalType{};
   string_leaf.logical_type->kind = parquet::LogicalType::Kind::STRING;
   return parquet::Schema::from_elements({
@@ -414,13 +417,16 @@ TEST(ShreddedVariant, MergesTypedValueBack) {
   // value and typed_value both null (the variant null).
   std::vector<ColumnBatch> batches;
   batches.push_back(binary_batch({{1, meta}, {1, meta}, {1, meta}, {0, {}}, {1, meta}}, 1));
-  batches.push_back(binary_batch(
-      {{1, {}}, {2, object({{0, primitive(1)}})}, {2, primitive_of(3, int8_t{5})}, {0, {}}, {1, {}}},
-      2));
-  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));       // a.value
-  batches.push_back(int_batch({{3, 34}, {3, 1}, {1, 0}, {0, 0}, {1, 0}}, 3));              // a.typed
+  batches.push_back(binary_batch({{1, {}},
+                                  {2, object({{0, primitive(1)}})},
+                                  {2, primitive_of(3, int8_t{5})},
+                                  {0, {}},
+                                  {1, {}}},
+                                 2));
+  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));  // a.value
+  batches.push_back(int_batch({{3, 34}, {3, 1}, {1, 0}, {0, 0}, {1, 0}}, 3));         // a.typed
   batches.push_back(binary_batch({{3, short_string("x")}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));
-  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));       // b.typed
+  batches.push_back(binary_batch({{2, {}}, {2, {}}, {1, {}}, {0, {}}, {1, {}}}, 3));  // b.typed
   EXPECT_EQ(assemble(schema, std::move(batches), 5),
             (std::vector<std::string>{R"({"a":34,"b":"x"})", R"({"a":1,"c":true})", "5", "null",
                                       "null"}));
