@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/text.h"
+#include "tabular/variant.h"
 
 namespace kbdata::tabular {
 
@@ -21,14 +22,24 @@ using parquet::SchemaNode;
 // [leaf_begin, leaf_end), leaf_begin being the "first leaf" whose levels decide nullness and
 // list lengths.
 struct RecordAssembler::Node {
-  enum class Kind : uint8_t { LEAF, STRUCT, LIST };
+  // VARIANT: a VARIANT group decoded to its value; children[0] is the metadata leaf, the value
+  // leaf and the typed_value node (when the group has them) are children[value] and
+  // children[typed]. SHREDDED: a {value, typed_value} group of a shredded object field or array
+  // element, children[value] and children[typed] likewise. Below a typed_value, a STRUCT is a
+  // shredded object whose children are SHREDDED, a LIST a shredded array of SHREDDED elements, a
+  // LEAF a shredded primitive.
+  enum class Kind : uint8_t { LEAF, STRUCT, LIST, VARIANT, SHREDDED };
   Kind kind = Kind::LEAF;
+  int value = -1;  // VARIANT, SHREDDED: index in children of the value leaf, or -1
+  int typed = -1;  // VARIANT, SHREDDED: index in children of the typed_value node, or -1
   int null_def = -1;    // null when the first leaf's definition level is below this; -1: never
   int element_def = 0;  // LIST: at least one element when the definition level reaches this
   int rep = 0;          // LIST: repetition level of a next element
   int leaf_begin = 0;
   int leaf_end = 0;
   std::vector<std::string> keys;  // STRUCT: `"name":`, with a leading ',' for all but the first
+                                  // (below a typed_value: `"name":` without the ',')
+  std::vector<std::string> names;  // STRUCT below a typed_value: the field names
   std::vector<Node> children;     // STRUCT: fields; LIST: the element
 };
 
@@ -58,6 +69,17 @@ std::string json_key(const std::string& name, bool first) {
   append_json_string(key, repaired);
   key.push_back(':');
   return key;
+}
+
+// `"key"` with ill-formed UTF-8 repaired.
+void append_key(std::string& out, std::string_view key) {
+  if (is_valid_utf8(key)) {
+    append_json_string(out, key);
+    return;
+  }
+  std::string repaired;
+  append_utf8_repaired(repaired, key);
+  append_json_string(out, repaired);
 }
 
 // Builds pruned output trees, appending the selected leaves in traversal order.
@@ -98,6 +120,15 @@ class TreeBuilder {
   // The node `s` as a value (its own repetition already accounted for by the caller).
   std::optional<Node> value(const SchemaNode& s, bool nullable, bool rename_as_map_entry) {
     std::optional<Node> out;
+    if (!s.is_leaf && s.logical.kind == LogicalType::Kind::VARIANT && all_selected(s)) {
+      const size_t mark = leaves_.size();
+      out = variant(s);
+      if (out) {
+        if (nullable) out->null_def = s.max_def;
+        return out;
+      }
+      leaves_.resize(mark);  // not a variant's shape: read as a struct
+    }
     if (s.is_leaf) {
       if (s.leaf_index < 0 || static_cast<size_t>(s.leaf_index) >= selected_.size() ||
           !selected_[static_cast<size_t>(s.leaf_index)]) {
@@ -140,6 +171,104 @@ class TreeBuilder {
       out = std::move(group);
     }
     if (out && nullable) out->null_def = s.max_def;
+    return out;
+  }
+
+  bool all_selected(const SchemaNode& s) const {
+    if (s.is_leaf) {
+      return s.leaf_index >= 0 && static_cast<size_t>(s.leaf_index) < selected_.size() &&
+             selected_[static_cast<size_t>(s.leaf_index)];
+    }
+    return std::all_of(s.children.begin(), s.children.end(),
+                       [&](const SchemaNode& child) { return all_selected(child); });
+  }
+
+  Node leaf_node(const SchemaNode& s) {
+    Node leaf;
+    leaf.kind = Node::Kind::LEAF;
+    leaf.leaf_begin = static_cast<int>(leaves_.size());
+    leaves_.push_back(s.leaf_index);
+    leaf.leaf_end = leaf.leaf_begin + 1;
+    return leaf;
+  }
+
+  // The children `value` (a binary leaf) and `typed_value` of a VARIANT group or of a shredded
+  // field or element, appended to `node`; `metadata` too for a VARIANT group. False if the group
+  // has another child or a child of the wrong shape (it then reads as a plain struct).
+  bool variant_children(const SchemaNode& s, Node& node, bool with_metadata) {
+    node.leaf_begin = static_cast<int>(leaves_.size());
+    bool has_metadata = false;
+    for (const SchemaNode& child : s.children) {
+      if (child.repetition == Repetition::REPEATED) return false;
+      const bool binary = child.is_leaf && child.physical == PhysicalType::BYTE_ARRAY;
+      if (child.name == "metadata" && with_metadata && binary && !has_metadata) {
+        // The metadata leads: render() reads it before the value and typed_value.
+        node.children.insert(node.children.begin(), leaf_node(child));
+        if (node.value >= 0) ++node.value;
+        if (node.typed >= 0) ++node.typed;
+        has_metadata = true;
+      } else if (child.name == "value" && binary && node.value < 0) {
+        node.value = static_cast<int>(node.children.size());
+        node.children.push_back(leaf_node(child));
+      } else if (child.name == "typed_value" && node.typed < 0) {
+        std::optional<Node> typed = typed_value(child);
+        if (!typed) return false;
+        node.typed = static_cast<int>(node.children.size());
+        node.children.push_back(std::move(*typed));
+      } else {
+        return false;
+      }
+    }
+    node.leaf_end = static_cast<int>(leaves_.size());
+    if (with_metadata && !has_metadata) return false;
+    return node.value >= 0 || node.typed >= 0;
+  }
+
+  std::optional<Node> variant(const SchemaNode& s) {
+    Node node;
+    node.kind = Node::Kind::VARIANT;
+    if (!variant_children(s, node, true)) return std::nullopt;
+    return node;
+  }
+
+  std::optional<Node> shredded(const SchemaNode& s) {
+    if (s.is_leaf || s.repetition == Repetition::REPEATED) return std::nullopt;
+    Node node;
+    node.kind = Node::Kind::SHREDDED;
+    if (!variant_children(s, node, false)) return std::nullopt;
+    if (s.repetition == Repetition::OPTIONAL) node.null_def = s.max_def;
+    return node;
+  }
+
+  // A typed_value: a primitive, a shredded array (a 3-level LIST of {value, typed_value}
+  // elements) or a shredded object (a group of {value, typed_value} fields).
+  std::optional<Node> typed_value(const SchemaNode& s) {
+    if (s.repetition == Repetition::REPEATED) return std::nullopt;
+    std::optional<Node> out;
+    if (s.is_leaf) {
+      out = leaf_node(s);
+    } else if (is_list_group(s)) {
+      if (s.children.size() != 1 || s.children[0].repetition != Repetition::REPEATED ||
+          s.children[0].is_leaf || s.children[0].children.size() != 1) {
+        return std::nullopt;
+      }
+      const SchemaNode& repeated = s.children[0];
+      out = list_of(repeated, [&] { return shredded(repeated.children[0]); });
+    } else if (!is_map_group(s) && !s.children.empty()) {
+      Node object;
+      object.kind = Node::Kind::STRUCT;
+      object.leaf_begin = static_cast<int>(leaves_.size());
+      for (const SchemaNode& child : s.children) {
+        std::optional<Node> field = shredded(child);
+        if (!field) return std::nullopt;
+        object.keys.push_back(json_key(child.name, true));
+        object.names.push_back(child.name);
+        object.children.push_back(std::move(*field));
+      }
+      object.leaf_end = static_cast<int>(leaves_.size());
+      out = std::move(object);
+    }
+    if (out && s.repetition == Repetition::OPTIONAL) out->null_def = s.max_def;
     return out;
   }
 
@@ -312,6 +441,154 @@ void RecordAssembler::render(const Node& node, std::string& out) {
       out.push_back(']');
       return;
     }
+    case Node::Kind::VARIANT:
+      render_variant(node, out);
+      return;
+    case Node::Kind::SHREDDED:
+      fail(first, "a shredded variant field outside a variant");
+  }
+}
+
+std::span<const uint8_t> RecordAssembler::take_bytes(int leaf) {
+  Cursor& cursor = cursors_[static_cast<size_t>(leaf)];
+  ++cursor.pos;
+  return cursor.batch->values.bytes(cursor.next_value++);
+}
+
+bool RecordAssembler::present(const Node& node) const {
+  if (node.kind == Node::Kind::LEAF) {
+    return def_at(node.leaf_begin) >= cursors_[static_cast<size_t>(node.leaf_begin)].max_def;
+  }
+  return node.null_def < 0 || def_at(node.leaf_begin) >= node.null_def;
+}
+
+void RecordAssembler::render_variant(const Node& node, std::string& out) {
+  const Node& metadata_leaf = node.children[0];
+  if (!present(metadata_leaf)) fail(metadata_leaf.leaf_begin, "a variant's metadata is null");
+  const auto metadata_bytes = take_bytes(metadata_leaf.leaf_begin);
+  try {
+    const VariantMetadata metadata(metadata_bytes);
+    const Node* value = node.value >= 0 ? &node.children[static_cast<size_t>(node.value)] : nullptr;
+    const Node* typed = node.typed >= 0 ? &node.children[static_cast<size_t>(node.typed)] : nullptr;
+    // A variant whose value and typed_value are both null is the variant null.
+    if (!render_shredded(value, typed, metadata, out)) out.append("null");
+  } catch (Error& error) {
+    const auto& path =
+        schema_->leaves()[static_cast<size_t>(leaves_[static_cast<size_t>(node.leaf_begin)])].path;
+    std::string group;
+    for (size_t i = 0; i + 1 < path.size(); ++i) group += (i == 0 ? "" : ".") + path[i];
+    error.locate_column(group);
+    throw;
+  }
+}
+
+bool RecordAssembler::render_shredded(const Node* value, const Node* typed,
+                                      const VariantMetadata& metadata, std::string& out) {
+  const bool has_value = value != nullptr && present(*value);
+  const bool has_typed = typed != nullptr && present(*typed);
+  if (!has_value) {
+    if (value != nullptr) skip_entry(*value);
+    if (!has_typed) {
+      if (typed != nullptr) skip_entry(*typed);
+      return false;
+    }
+    render_typed(*typed, metadata, out);
+    return true;
+  }
+  const auto bytes = take_bytes(value->leaf_begin);
+  VariantDecoder decoder(metadata, bytes.size());
+  if (!has_typed) {
+    if (typed != nullptr) skip_entry(*typed);
+    decoder.append_json(out, bytes);
+    return true;
+  }
+  // Both: a partially shredded object, its other fields in `value`.
+  std::vector<VariantDecoder::Field> fields;
+  if (typed->kind != Node::Kind::STRUCT || !decoder.object_fields(bytes, fields)) {
+    fail(value->leaf_begin,
+         "a variant has both value and typed_value, and they are not both objects");
+  }
+  out.push_back('{');
+  bool any = false;
+  render_shredded_fields(*typed, metadata, out, any);
+  for (const auto& field : fields) {
+    if (std::find(typed->names.begin(), typed->names.end(), field.key) != typed->names.end()) {
+      continue;  // a shredded field may not appear in value too; the shredded one wins
+    }
+    if (any) out.push_back(',');
+    any = true;
+    append_key(out, field.key);
+    out.push_back(':');
+    decoder.append_json(out, field.value);
+  }
+  out.push_back('}');
+  return true;
+}
+
+void RecordAssembler::render_shredded_fields(const Node& object, const VariantMetadata& metadata,
+                                             std::string& out, bool& any) {
+  for (size_t i = 0; i < object.children.size(); ++i) {
+    const size_t mark = out.size();
+    if (any) out.push_back(',');
+    out.append(object.keys[i]);
+    if (render_field(object.children[i], metadata, out)) {
+      any = true;
+    } else {
+      out.resize(mark);  // a missing field
+    }
+  }
+}
+
+bool RecordAssembler::render_field(const Node& shredded, const VariantMetadata& metadata,
+                                   std::string& out) {
+  if (!present(shredded)) {
+    skip_entry(shredded);
+    return false;
+  }
+  const Node* value =
+      shredded.value >= 0 ? &shredded.children[static_cast<size_t>(shredded.value)] : nullptr;
+  const Node* typed =
+      shredded.typed >= 0 ? &shredded.children[static_cast<size_t>(shredded.typed)] : nullptr;
+  return render_shredded(value, typed, metadata, out);
+}
+
+void RecordAssembler::render_typed(const Node& node, const VariantMetadata& metadata,
+                                   std::string& out) {
+  const int first = node.leaf_begin;
+  switch (node.kind) {
+    case Node::Kind::LEAF: {
+      Cursor& cursor = cursors_[static_cast<size_t>(first)];
+      formatters_[static_cast<size_t>(first)].append_json(out, cursor.batch->values,
+                                                          cursor.next_value++);
+      ++cursor.pos;
+      return;
+    }
+    case Node::Kind::STRUCT: {
+      out.push_back('{');
+      bool any = false;
+      render_shredded_fields(node, metadata, out, any);
+      out.push_back('}');
+      return;
+    }
+    case Node::Kind::LIST: {
+      if (def_at(first) < node.element_def) {
+        out.append("[]");
+        skip_entry(node);
+        return;
+      }
+      out.push_back('[');
+      const Cursor& cursor = cursors_[static_cast<size_t>(first)];
+      for (;;) {
+        // An element with neither value nor typed_value is invalid; it reads as null.
+        if (!render_field(node.children[0], metadata, out)) out.append("null");
+        if (cursor.pos >= cursor.batch->num_levels || rep_at(first) != node.rep) break;
+        out.push_back(',');
+      }
+      out.push_back(']');
+      return;
+    }
+    default:
+      fail(first, "a variant's typed_value of an unexpected shape");
   }
 }
 

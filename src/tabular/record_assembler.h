@@ -41,6 +41,12 @@
 //     MAP_KEY_VALUE, is a map: an array of {"key": k, "value": v} objects (the first field of the
 //     entry is "key", the second "value", any further field keeps its name);
 //   - any other REPEATED node is a list of its (required) self;
+//   - a VARIANT group whose children are a binary `metadata`, a binary `value` and/or a
+//     `typed_value`, all selected, is the variant they encode (tabular/variant.h), typed_value
+//     merged back by VariantShredding.md: a primitive as its column renders, a LIST of {value,
+//     typed_value} elements as an array, a group of {value, typed_value} fields as an object that
+//     leaves out the fields where both are null; a `value` object beside a shredded object adds
+//     its other fields after the shredded ones;
 //   - an annotated group of another shape reads as a struct.
 #pragma once
 
@@ -55,6 +61,8 @@
 #include "tabular/value_format.h"
 
 namespace kbdata::tabular {
+
+class VariantMetadata;
 
 class RecordAssembler {
  public:
@@ -107,6 +115,20 @@ class RecordAssembler {
   };
 
   void render(const Node& node, std::string& out);
+  // VARIANT groups (tabular/variant.h, VariantShredding.md): the value binary decoded, the
+  // typed_value columns merged back in.
+  void render_variant(const Node& node, std::string& out);
+  // Appends the variant held by `value` and/or `typed` (either may be null), consuming one entry
+  // of each; returns false, appending nothing, when both are null (a missing object field).
+  bool render_shredded(const Node* value, const Node* typed, const VariantMetadata& metadata,
+                       std::string& out);
+  bool render_field(const Node& shredded, const VariantMetadata& metadata, std::string& out);
+  void render_shredded_fields(const Node& object, const VariantMetadata& metadata,
+                              std::string& out, bool& any);
+  void render_typed(const Node& node, const VariantMetadata& metadata, std::string& out);
+  // The next value of batch position `leaf` (which must be present), consuming its entry.
+  std::span<const uint8_t> take_bytes(int leaf);
+  [[nodiscard]] bool present(const Node& node) const;
   void skip_entry(const Node& node);
   [[nodiscard]] int def_at(int leaf) const;
   [[nodiscard]] int rep_at(int leaf) const;
