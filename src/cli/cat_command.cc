@@ -126,15 +126,35 @@ void stream_rows(FileReader& reader, const CatOptions& options, const std::vecto
     }
     uint64_t rows_done = to_skip;
     to_skip = 0;
+    size_t batch_rows = kBatchRows;
     while (rows_done < static_cast<uint64_t>(group_rows) && to_print > 0) {
       const uint64_t group_left = static_cast<uint64_t>(group_rows) - rows_done;
       const size_t want =
-          static_cast<size_t>(std::min<uint64_t>({kBatchRows, to_print, group_left}));
-      for (size_t c = 0; c < columns.size(); ++c) {
-        const size_t got = columns[c]->read_records(want, batches[c]);
-        if (got != want) {
-          short_column(reader, g, columns[c]->column().dotted_path, rows_done + got, group_rows);
+          static_cast<size_t>(std::min<uint64_t>({batch_rows, to_print, group_left}));
+      size_t short_at = columns.size();  // the first column that returned fewer rows
+      size_t got = want;
+      for (size_t c = 0; c < columns.size() && short_at == columns.size(); ++c) {
+        got = columns[c]->read_records(want, batches[c]);
+        if (got == 0) {
+          short_column(reader, g, columns[c]->column().dotted_path, rows_done, group_rows);
         }
+        if (got < want) short_at = c;
+      }
+      if (short_at < columns.size()) {
+        // The column ended its batch early to keep its values under the batch cap (huge
+        // dictionary strings; ColumnReader::read_records): read this batch again with as many
+        // rows as it gave, for the rest of the row group. Columns already read start again from
+        // the group's start, skipping the rows written. (A chunk that really ends early returns
+        // 0 on a later read, and short_column() reports it.)
+        batch_rows = got;
+        for (size_t c = 0; c <= short_at; ++c) {
+          columns[c].reset();  // release its pages and dictionary before reading them again
+          columns[c] = reader.column(g, leaves[c]);
+          if (rows_done > 0 && columns[c]->skip(rows_done) != rows_done) {
+            short_column(reader, g, columns[c]->column().dotted_path, 0, group_rows);
+          }
+        }
+        continue;
       }
       try {
         writer.write(std::span<const ColumnBatch* const>(batch_pointers), 0, want);

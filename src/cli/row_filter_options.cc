@@ -179,17 +179,35 @@ void cat_where(FileReader& reader, const CatOptions& options, std::FILE* out) {
         columns.back()->select_rows(ranges, index ? &*index : nullptr, group_rows);
       }
     }
+    size_t batch_rows = kBatchRows;
     while (rows_left > 0 && to_print > 0) {
-      size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchRows, rows_left));
-      for (size_t c = 0; c < columns.size(); ++c) {
-        size_t got = columns[c]->read_batch(want, batches[c]);
-        if (got != want) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(batch_rows, rows_left));
+      size_t short_at = columns.size();  // the first column that returned fewer rows
+      size_t got = want;
+      for (size_t c = 0; c < columns.size() && short_at == columns.size(); ++c) {
+        got = columns[c]->read_batch(want, batches[c]);
+        // Only a whole row group's batches end early (for the batch cap on values; selected
+        // rows never do): anything else is a chunk that ends too soon.
+        if (got == 0 || (got < want && !whole)) {
           FormatError error("column chunk ends before the row group's " +
                             std::to_string(group_rows) + " rows");
           error.locate_column(columns[c]->column().dotted_path);
           error.locate_row_group(g);
           throw error;
         }
+        if (got < want) short_at = c;
+      }
+      if (short_at < columns.size()) {
+        // As in cat (stream_rows): the column kept its values under the batch cap; read this
+        // batch again with as many rows as it gave, for the rest of the row group.
+        batch_rows = got;
+        const uint64_t rows_done = static_cast<uint64_t>(group_rows) - rows_left;
+        for (size_t c = 0; c <= short_at; ++c) {
+          columns[c].reset();
+          columns[c] = reader.column(g, leaves[c]);
+          if (rows_done > 0) columns[c]->skip(rows_done);
+        }
+        continue;
       }
       for (size_t i = 0; i < filter_slots.size(); ++i) {
         const ColumnBatch& b = batches[filter_slots[i]];

@@ -70,11 +70,12 @@ struct ColumnReader::State {
   // The non-dictionary decoders built so far, one per encoding met in this chunk (a chunk uses
   // one or two), reused from page to page.
   std::vector<std::pair<Encoding, std::unique_ptr<ValueDecoder>>> value_decoders;
-  std::unique_ptr<ValueDecoder> dictionary;
+  std::unique_ptr<DictionaryDecoder> dictionary;
   ValueDecoder* current = nullptr;  // one of the above, for the current page
   LevelDecoder def_levels;
   LevelDecoder rep_levels;
   size_t page_levels_left = 0;  // level entries of the current page not yet read
+  size_t page_value_bytes = 0;  // the current page's value section, in bytes
   // Repeated columns only: the current page's repetition levels, decoded when the page starts so
   // that read_records() can look ahead for the next record's start; rep_pos is the next unread.
   std::vector<int16_t> page_rep;
@@ -219,6 +220,7 @@ bool ColumnReader::next_data_page() {
       }
     }
     s.current->set_data(values, num_values);
+    s.page_value_bytes = values.size();
     if (column_.max_rep > 0) {
       if (num_values > kMaxRepeatedPageLevels) {
         fail("page of a repeated column declares " + std::to_string(num_values) +
@@ -273,12 +275,34 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
   s.started = s.started || n > 0;
 }
 
+size_t ColumnReader::entries_within_cap(const ColumnBatch& out) const {
+  const State& s = *state_;
+  if (s.current == nullptr || !out.values.is_binary()) return SIZE_MAX;
+  const size_t cap = DictionaryDecoder::kMaxBatchBytes;
+  const size_t used = out.values.data.size();
+  const size_t room = used < cap ? cap - used : 0;
+  if (s.current == s.dictionary.get()) {
+    const size_t largest = s.dictionary->max_value_bytes();
+    return largest == 0 ? SIZE_MAX : room / largest;
+  }
+  // Other encodings copy their values out of the page (DELTA_BYTE_ARRAY caps its own output), so
+  // the page's value bytes bound what it adds: a batch already holding values takes nothing from
+  // a page that could take it past the cap.
+  return used == 0 || s.page_value_bytes <= room ? SIZE_MAX : 0;
+}
+
 size_t ColumnReader::read_into(size_t max_levels, ColumnBatch& out) {
   State& s = *state_;
   start_batch(out);
   while (out.num_levels < max_levels) {
     if (s.page_levels_left == 0 && !next_data_page()) break;
-    consume(std::min(max_levels - out.num_levels, s.page_levels_left), out);
+    size_t n = std::min(max_levels - out.num_levels, s.page_levels_left);
+    const size_t fit = entries_within_cap(out);
+    if (n > fit) {
+      if (fit == 0 && out.num_levels > 0) break;  // full: the next batch starts here
+      n = std::max<size_t>(fit, 1);  // an empty batch takes one entry, whatever its size
+    }
+    consume(n, out);
   }
   return out.num_levels;
 }
@@ -292,6 +316,21 @@ size_t ColumnReader::read_records_into(size_t max_records, ColumnBatch& out) {
     if (s.page_levels_left == 0 && !next_data_page()) break;
     size_t begin = s.rep_pos;
     size_t end = begin + s.page_levels_left;
+    if (entries_within_cap(out) < s.page_levels_left) {
+      // The dictionary's largest value repeated over the rest of the page could pass the batch
+      // cap: take one record (or the rest of one continuing from the last page) at a time, and
+      // end the batch before a record that might not fit. The first record is always taken.
+      size_t next = begin + 1;
+      while (next < end && s.page_rep[next] != 0) ++next;
+      if (s.page_rep[begin] == 0) {
+        if (records == max_records || (records > 0 && next - begin > entries_within_cap(out))) {
+          break;
+        }
+        ++records;
+      }
+      consume(next - begin, out);
+      continue;
+    }
     size_t i = begin;
     for (; i < end; ++i) {
       if (s.page_rep[i] == 0) {

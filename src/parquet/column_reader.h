@@ -65,14 +65,20 @@ class ColumnReader {
   ColumnReader& operator=(const ColumnReader&) = delete;
 
   // Clears `out` and fills it with up to max_levels level entries. Returns the number read; 0
-  // means the chunk is exhausted. Throws FormatError / UnsupportedError located at the file, row
+  // means the chunk is exhausted. Fewer than max_levels (but at least one) are returned before the
+  // end when the batch's BYTE_ARRAY values could pass the 1 GiB batch cap
+  // (DictionaryDecoder::kMaxBatchBytes; see entries_within_cap()); a single larger value is still
+  // returned, alone. Throws FormatError / UnsupportedError located at the file, row
   // group, column and byte offset of the offending page.
   size_t read_batch(size_t max_levels, ColumnBatch& out);
 
   // Clears `out` and fills it with up to max_records whole records (rows): level entries up to,
   // not including, the start (repetition level 0) of record max_records + 1, across pages as
   // needed. Returns the number of records; 0 means the chunk is exhausted. For a column without
-  // repetition a record is one level entry, as in read_batch(). Throws as read_batch() does.
+  // repetition a record is one level entry, as in read_batch(). Like read_batch(), it returns
+  // fewer records (at least one) before the end rather than pass the batch cap; a record whose
+  // values pass the cap alone throws FormatError unless it holds one value. Throws as
+  // read_batch() does.
   size_t read_records(size_t max_records, ColumnBatch& out);
 
   // Skips up to n records (rows). Returns the number skipped.
@@ -85,7 +91,7 @@ class ColumnReader {
   // selected row are skipped without reading their bytes, and the dictionary page is still read;
   // without it every page is read and the other rows are decoded and dropped. Call before the
   // first read (else UsageError). Throws FormatError while reading if the pages do not match the
-  // index.
+  // index. Selected batches are not ended early for the batch cap: values past it throw.
   void select_rows(RowRanges ranges, const OffsetIndex* index, int64_t group_rows);
 
   // Verify page CRCs when present (see PageReader::set_verify_checksums).
@@ -105,6 +111,14 @@ class ColumnReader {
   bool skip_to_selected_page();
   size_t read_selected(size_t max_records, ColumnBatch& out);
   void start_batch(ColumnBatch& out) const;
+  // Batch value cap: the level entries of the current page that may still be moved into `out`
+  // without its BYTE_ARRAY values possibly passing DictionaryDecoder::kMaxBatchBytes. From a
+  // dictionary page each entry counts as the dictionary's largest value; another page counts as
+  // its whole value section (0 entries if that does not fit beside values already in `out`,
+  // SIZE_MAX otherwise). SIZE_MAX for other types. Batches end early (at a record start for
+  // read_records()) when it runs out; an empty batch still takes one entry (one record), so every
+  // batch makes progress.
+  [[nodiscard]] size_t entries_within_cap(const ColumnBatch& out) const;
   // Moves the next n level entries of the current page (and their values) into `out`.
   void consume(size_t n, ColumnBatch& out);
   size_t read_into(size_t max_levels, ColumnBatch& out);

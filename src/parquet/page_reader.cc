@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "common/error.h"
@@ -24,13 +25,6 @@ constexpr size_t kFirstHeaderGuess = 64u << 10;
   throw error;
 }
 
-// Sizes a reused buffer for a new page whose bytes will all be overwritten. Growing frees the old
-// storage first, so two large pages are never resident at once (std::vector would copy).
-void resize_discarding(std::vector<uint8_t>& buffer, size_t size) {
-  if (size > buffer.capacity()) std::vector<uint8_t>().swap(buffer);
-  buffer.resize(size);
-}
-
 std::string hex32(uint32_t v) {
   static const char* digits = "0123456789abcdef";
   std::string out = "0x";
@@ -42,7 +36,20 @@ std::string fmt_crc(const char* prefix, uint32_t stored, uint32_t computed) {
   return prefix + hex32(stored) + ", computed " + hex32(computed) + ")";
 }
 
+static_assert(std::numeric_limits<decltype(PageHeader::uncompressed_page_size)>::max() <=
+              PageReader::kMaxPageBytes);
+
 }  // namespace
+
+std::span<uint8_t> PageBuffer::reset(size_t size) {
+  if (size > capacity_ || (capacity_ > kKeepBytes && size < capacity_ / 4)) {
+    data_.reset();  // before allocating: the old and the new storage are never held together
+    capacity_ = 0;
+    data_ = std::make_unique_for_overwrite<uint8_t[]>(size);
+    capacity_ = size;
+  }
+  return {data_.get(), size};
+}
 
 PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length,
                        Codec codec)
@@ -137,11 +144,8 @@ std::optional<Page> PageReader::next() {
                std::to_string(chunk_end_ - body_start) + " bytes left)",
            position_);
     }
-    if (h.uncompressed_page_size > kMaxPageBytes) {
-      fail("page declares " + std::to_string(h.uncompressed_page_size) +
-               " uncompressed bytes, more than the 1 GiB limit",
-           position_);
-    }
+    // The declared uncompressed size needs no check against kMaxPageBytes: it is an int32 that
+    // decode_page_header() has checked to be non-negative (the static_assert above).
     size_t compressed = static_cast<size_t>(h.compressed_page_size);
     fill(header_size + compressed);
     std::span<const uint8_t> raw(window_.data() + (body_start - window_start_), compressed);
@@ -179,19 +183,18 @@ std::optional<Page> PageReader::next() {
             (values_in.empty() && values_out == 0)) {
           page.body = raw;
         } else {
-          resize_discarding(decompressed_, level_bytes + values_out);
-          if (level_bytes > 0) std::memcpy(decompressed_.data(), raw.data(), level_bytes);
-          decompress(codec_, values_in,
-                     std::span<uint8_t>(decompressed_.data() + level_bytes, values_out));
-          page.body = decompressed_;
+          std::span<uint8_t> body = decompressed_.reset(level_bytes + values_out);
+          if (level_bytes > 0) std::memcpy(body.data(), raw.data(), level_bytes);
+          decompress(codec_, values_in, body.subspan(level_bytes));
+          page.body = body;
         }
       } else if (codec_ == Codec::UNCOMPRESSED ||
                  (raw.empty() && h.uncompressed_page_size == 0)) {
         page.body = raw;
       } else {
-        resize_discarding(decompressed_, static_cast<size_t>(h.uncompressed_page_size));
-        decompress(codec_, raw, decompressed_);
-        page.body = decompressed_;
+        std::span<uint8_t> body = decompressed_.reset(static_cast<size_t>(h.uncompressed_page_size));
+        decompress(codec_, raw, body);
+        page.body = body;
       }
     } catch (Error& error) {
       error.locate_offset(page.offset);

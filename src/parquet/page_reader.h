@@ -3,7 +3,8 @@
 // The reader keeps a window of the chunk's bytes (at least one page) and reads the file forward
 // in blocks of kReadBlock bytes or one page, whichever is larger; it never reads outside the
 // chunk's byte range [start, start + total_compressed_size). Decompressed bytes live in a buffer
-// reused from page to page.
+// reused from page to page (PageBuffer: never zero-filled, so a page declaring 2 GiB costs
+// resident memory only as decompression writes it).
 //
 // For page skipping (parquet/page_index.h), seek() moves to another page header of the chunk and
 // limit_read_ahead() keeps the window from reading past the pages that will be used: bytes of
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -23,6 +25,26 @@ class RandomAccessFile;
 }
 
 namespace kbdata::parquet {
+
+// Storage for one page's decompressed bytes, reused from page to page. It is allocated with
+// make_unique_for_overwrite (not zero-filled): the pages of a large allocation become resident
+// only when written, so a hostile header declaring INT32_MAX bytes over a few compressed bytes
+// costs no resident memory before decompress() fails. Every byte handed out is written before it
+// is read: decompress() fills its output exactly or throws (compression.h).
+class PageBuffer {
+ public:
+  // Storage kept across pages although a much smaller page came: beyond this, a page of less
+  // than a quarter of the capacity releases it, so one huge page does not pin it for the chunk.
+  static constexpr size_t kKeepBytes = size_t{64} << 20;
+
+  // `size` bytes of uninitialised storage, valid until the next reset(). Growing frees the old
+  // storage first: two large pages are never held at once.
+  std::span<uint8_t> reset(size_t size);
+
+ private:
+  std::unique_ptr<uint8_t[]> data_;
+  size_t capacity_ = 0;
+};
 
 struct Page {
   PageHeader header;
@@ -37,8 +59,12 @@ struct Page {
 class PageReader {
  public:
   static constexpr size_t kReadBlock = 1 << 20;
-  // Pages whose declared sizes exceed this are refused as hostile.
-  static constexpr int64_t kMaxPageBytes = 1ll << 30;
+  // Pages whose declared uncompressed size exceeds this are refused. It is the format's own limit
+  // (page sizes are int32 in the page header), so every legal page is read: a column may hold
+  // values close to 2 GiB (parquet-testing's large_string_map.brotli.parquet has a 1 GiB one).
+  // Memory is still bounded: a page is allocated only once its compressed bytes lie inside the
+  // chunk, and PageBuffer makes the declared size cost nothing until decompression writes it.
+  static constexpr int64_t kMaxPageBytes = INT32_MAX;
 
   // Reads the chunk's byte range of `file` (borrowed). Throws FormatError if the range lies
   // outside the file.
@@ -79,7 +105,7 @@ class PageReader {
   int64_t position_;  // file offset of the next unread byte
   std::vector<uint8_t> window_;  // bytes [window_start_, window_start_ + window_.size())
   int64_t window_start_;
-  std::vector<uint8_t> decompressed_;
+  PageBuffer decompressed_;
 };
 
 }  // namespace kbdata::parquet

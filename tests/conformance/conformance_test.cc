@@ -1244,10 +1244,31 @@ std::vector<RenderedColumn> decode_records(parquet::FileReader& reader, size_t k
     std::vector<std::unique_ptr<parquet::ColumnReader>> readers;
     for (const int leaf : assembler.leaves()) readers.push_back(reader.column(rg, leaf));
     int64_t rg_rows = 0;
+    const int64_t footer_rows = reader.metadata().row_groups[static_cast<size_t>(rg)].num_rows;
+    size_t batch_records = kBatchRecords;
     for (;;) {
       size_t got = 0;
+      bool again = false;
+      // Not past the rows the footer announces, so that the last batch is not taken for one
+      // ended early (a wrong footer only costs a second read of that batch).
+      size_t want = batch_records;
+      if (footer_rows > rg_rows) {
+        want = static_cast<size_t>(std::min<int64_t>(footer_rows - rg_rows, want));
+      }
       for (size_t c = 0; c < readers.size(); ++c) {
-        const size_t n = readers[c]->read_records(kBatchRecords, batches[c]);
+        const size_t n = readers[c]->read_records(want, batches[c]);
+        if (n > 0 && n < want) {
+          // The leaf ended its batch early under the batch cap on values (read_records): read
+          // the batch again, as kbdata cat does, with as many records as it gave.
+          batch_records = n;
+          for (size_t k = 0; k <= c; ++k) {
+            readers[k].reset();
+            readers[k] = reader.column(rg, assembler.leaves()[k]);
+            if (rg_rows > 0) readers[k]->skip(static_cast<size_t>(rg_rows));
+          }
+          again = true;
+          break;
+        }
         if (c > 0 && n != got) {
           problems.push_back("row group " + std::to_string(rg) + ", column '" +
                              readers[c]->column().dotted_path + "': read_records returned " +
@@ -1257,6 +1278,7 @@ std::vector<RenderedColumn> decode_records(parquet::FileReader& reader, size_t k
         }
         got = n;
       }
+      if (again) continue;
       if (got == 0) break;
       assembler.start(pointers);
       for (size_t r = 0; r < got; ++r, ++rows) {

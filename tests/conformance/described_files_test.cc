@@ -10,7 +10,10 @@
 //   duckdb/byte_stream_split                      duckdb/byte_stream_split.csv (every row)
 //   parquet-testing/map_no_value                  parquet-testing/map_no_value.md
 //   duckdb/empty-group/empty_group_test           the parquet-go program that wrote it
+//   parquet-testing/large_string_map.brotli       parquet-testing/README.md ("Large string map")
 //
+// large_string_map holds two keys of 1 GiB each; it is read through the library
+// (parquet::ColumnReader), not printed, so the test stays fast and small.
 // (parquet-testing/README.md lists map_no_value.parquet but does not describe the LZ4 files; the
 // LZ4 values are those that Arrow's own tests assert for these files.) duckdb/invalid*.parquet are
 // covered by tests/hostile/invalid_utf8_test.cc. docs/conformance.md describes this test.
@@ -34,6 +37,7 @@
 #include <system_error>
 #include <vector>
 
+#include "parquet/column_reader.h"
 #include "parquet/file_reader.h"
 #include "parquet/schema.h"
 
@@ -331,6 +335,62 @@ TEST(DescribedFiles, EmptyGroup) {
 
   ASSERT_EQ(out.rows.size(), 1u);
   EXPECT_EQ(out.rows[0], Json::parse(R"({"id":1,"optional_data":100})"));
+}
+
+// ----------------------------------------------------------------------------------------------
+// large_string_map.brotli.parquet, written by pyarrow (parquet-testing/README.md, "Large string
+// map") from
+//   arr = pa.array([[("a" * 2**30, 1)]], type = pa.map_(pa.string(), pa.int32()))
+//   tab = pa.table({"arr": pa.chunked_array([arr, arr])})
+// with BROTLI: two rows, each a map of one entry whose key is 2^30 bytes 'a' and whose value is
+// 1. The key column's dictionary page holds that key once (1073741828 bytes with its length
+// prefix); together the two keys make a column chunk of more than 2 GiB uncompressed.
+TEST(DescribedFiles, LargeStringMap) {
+  REQUIRE_CORPUS(root);
+  const fs::path path = *root / "parquet-testing/large_string_map.brotli.parquet";
+  ASSERT_TRUE(fs::is_regular_file(path)) << path << " missing";
+  const auto reader = parquet::FileReader::open(path.string());
+  EXPECT_EQ(reader->num_rows(), 2);
+  const auto& leaves = reader->schema().leaves();
+  ASSERT_EQ(leaves.size(), 2u);
+  EXPECT_EQ(leaves[0].dotted_path, "arr.key_value.key");
+  EXPECT_EQ(leaves[0].physical, parquet::PhysicalType::BYTE_ARRAY);
+  EXPECT_EQ(leaves[1].dotted_path, "arr.key_value.value");
+  EXPECT_EQ(leaves[1].physical, parquet::PhysicalType::INT32);
+
+  constexpr size_t kKeyBytes = size_t{1} << 30;
+  const std::string chunk_of_a(size_t{1} << 20, 'a');
+  std::vector<int32_t> values;
+  size_t keys = 0;
+  parquet::ColumnBatch batch;
+  for (int g = 0; g < reader->num_row_groups(); ++g) {
+    auto key_column = reader->column(g, 0);
+    // Asked for many records, the reader returns one at a time: a second 1 GiB key would take
+    // the batch past the 1 GiB cap on values gathered from a dictionary.
+    while (size_t records = key_column->read_records(16, batch)) {
+      ASSERT_EQ(records, 1u);
+      ASSERT_EQ(batch.num_levels, 1u);
+      EXPECT_EQ(batch.rep_levels[0], 0);
+      EXPECT_EQ(batch.def_levels[0], leaves[0].max_def);
+      ASSERT_EQ(batch.values.count, 1u);
+      const std::string_view key = batch.values.string(0);
+      ASSERT_EQ(key.size(), kKeyBytes) << "key " << keys;
+      EXPECT_EQ(key.front(), 'a');
+      EXPECT_EQ(key.back(), 'a');
+      bool all_a = true;
+      for (size_t at = 0; at < key.size() && all_a; at += chunk_of_a.size()) {
+        all_a = key.substr(at, chunk_of_a.size()) == chunk_of_a;
+      }
+      EXPECT_TRUE(all_a) << "key " << keys << " holds a byte other than 'a'";
+      ++keys;
+    }
+    auto value_column = reader->column(g, 1);
+    while (value_column->read_records(16, batch) > 0) {
+      for (size_t i = 0; i < batch.values.count; ++i) values.push_back(batch.values.get<int32_t>(i));
+    }
+  }
+  EXPECT_EQ(keys, 2u);
+  EXPECT_EQ(values, (std::vector<int32_t>{1, 1}));
 }
 
 }  // namespace

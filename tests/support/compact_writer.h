@@ -99,17 +99,19 @@ inline void append_footer(std::vector<uint8_t>& file, const std::vector<uint8_t>
   file.insert(file.end(), {'P', 'A', 'R', '1'});
 }
 
-// One uncompressed page of a hand-built column chunk.
+// One page of a hand-built column chunk.
 struct TestPage {
   int32_t type = 0;  // 0 DATA_PAGE, 2 DICTIONARY_PAGE
   int32_t num_values = 0;
   int32_t encoding = 0;  // 0 PLAIN, 8 RLE_DICTIONARY
-  std::vector<uint8_t> body;  // levels + values, uncompressed
+  std::vector<uint8_t> body;  // levels + values, compressed with the file's codec
+  int32_t uncompressed_size = -1;  // the header's uncompressed_page_size; -1: body.size()
 };
 
 // A file with one REQUIRED INT32 column "v" (physical type 1), one row group holding `pages`,
-// uncompressed. Returns the file's bytes.
-inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages, int64_t num_rows) {
+// compressed with `codec` (a CompressionCodec value; 0 UNCOMPRESSED). Returns the file's bytes.
+inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages, int64_t num_rows,
+                                             int32_t codec = 0) {
   std::vector<uint8_t> file = {'P', 'A', 'R', '1'};
   int64_t chunk_start = static_cast<int64_t>(file.size());
   int64_t dictionary_offset = -1;
@@ -117,8 +119,10 @@ inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages,
   for (const auto& page : pages) {
     int64_t offset = static_cast<int64_t>(file.size());
     CompactWriter h;
-    h.begin().i32(1, page.type).i32(2, static_cast<int32_t>(page.body.size()))
-        .i32(3, static_cast<int32_t>(page.body.size()));
+    const auto body_size = static_cast<int32_t>(page.body.size());
+    h.begin().i32(1, page.type).i32(2, page.uncompressed_size < 0 ? body_size
+                                                                   : page.uncompressed_size)
+        .i32(3, body_size);
     if (page.type == 2) {
       if (dictionary_offset < 0) dictionary_offset = offset;
       h.struct_field(7).i32(1, page.num_values).i32(2, 0).end();
@@ -145,7 +149,7 @@ inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages,
   m.struct_field(3).i32(1, 1);
   m.list(2, Wire::I32, 1).list_i32(0);
   m.list(3, Wire::BINARY, 1).varint(1).bytes.push_back('v');
-  m.i32(4, 0).i64(5, num_rows).i64(6, chunk_size).i64(7, chunk_size);
+  m.i32(4, codec).i64(5, num_rows).i64(6, chunk_size).i64(7, chunk_size);
   m.i64(9, first_data_offset);
   if (dictionary_offset >= 0) m.i64(11, dictionary_offset);
   m.end();  // ColumnMetaData

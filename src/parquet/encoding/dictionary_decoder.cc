@@ -36,6 +36,14 @@ DictionaryDecoder::DictionaryDecoder(ValueBuffer dictionary) : dictionary_(std::
              : dictionary_.width > 0 &&
                    dictionary_.data.size() ==
                        dictionary_.count * static_cast<size_t>(dictionary_.width));
+  if (dictionary_.is_binary()) {
+    for (size_t i = 0; i < dictionary_.count; ++i) {
+      max_value_bytes_ = std::max<size_t>(
+          max_value_bytes_, dictionary_.offsets[i + 1] - dictionary_.offsets[i]);
+    }
+  } else {
+    max_value_bytes_ = static_cast<size_t>(dictionary_.width);
+  }
 }
 
 void DictionaryDecoder::set_data(std::span<const uint8_t> data, size_t num_values) {
@@ -86,7 +94,9 @@ void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& o
     size_t total = 0;
     for (size_t i = 0; i < n; ++i) total += offsets[indices[i] + 1] - offsets[indices[i]];
     const size_t old_size = out.data.size();
-    if (total > kMaxBatchBytes - std::min(old_size, kMaxBatchBytes)) {
+    // total cannot wrap: at most kScratchValues values of at most 2^32 bytes each.
+    const bool first_value_alone = n == 1 && out.count == 0;  // a batch always makes progress
+    if (total > kMaxBatchBytes - std::min(old_size, kMaxBatchBytes) && !first_value_alone) {
       throw FormatError("dictionary values of one batch would take " +
                         std::to_string(old_size + total) + " bytes, more than the " +
                         std::to_string(kMaxBatchBytes >> 20) + " MiB limit");

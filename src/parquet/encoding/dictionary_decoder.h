@@ -20,7 +20,10 @@ class DictionaryDecoder final : public ValueDecoder {
  public:
   // A batch of BYTE_ARRAY values gathered from the dictionary may not exceed this many bytes: a
   // small page of indices repeating a large dictionary string must not be able to demand
-  // terabytes. Real batches (1024 rows of kernel source) are tens of MB.
+  // terabytes. Real batches (1024 rows of kernel source) are tens of MB. One exception keeps every
+  // value readable: the first value of a batch may be larger on its own (it is bounded by the
+  // dictionary page, at most 2 GiB). The column reader ends a batch early rather than ask for
+  // values that might not fit (ColumnReader, "batch value cap").
   static constexpr size_t kMaxBatchBytes = size_t{1} << 30;
 
   // `dictionary` holds the dictionary page's values; decode() appends to buffers of its type and
@@ -32,16 +35,21 @@ class DictionaryDecoder final : public ValueDecoder {
   // whose values are all null); decode() of any value from it then throws.
   void set_data(std::span<const uint8_t> data, size_t num_values) override;
 
-  // Throws FormatError if fewer than n indices remain (or than n of the page's num_values), or an
-  // index is outside the dictionary.
+  // Throws FormatError if fewer than n indices remain (or than n of the page's num_values), an
+  // index is outside the dictionary, or BYTE_ARRAY values would take `out` past kMaxBatchBytes
+  // (unless `out` is empty and n is 1).
   void decode(size_t n, ValueBuffer& out) override;
 
   [[nodiscard]] const ValueBuffer& dictionary() const { return dictionary_; }
+  // The largest dictionary value in bytes (its width for fixed-width types): an upper bound on
+  // what each decoded value adds to a batch.
+  [[nodiscard]] size_t max_value_bytes() const { return max_value_bytes_; }
 
  private:
   void gather(const uint32_t* indices, size_t n, ValueBuffer& out) const;
 
   ValueBuffer dictionary_;
+  size_t max_value_bytes_ = 0;
   RleBitPackedDecoder indices_;
   size_t values_left_ = 0;
   std::vector<uint32_t> scratch_;  // reused across pages
