@@ -3,6 +3,9 @@
 // levels and values, byte for byte. The writer options rotate over the files (codec, page
 // version, encoding, small pages and row groups), so the corpus's variety meets every writer path.
 //
+// parquet-testing/large_string_map.brotli.parquet (two 1 GiB strings) makes this test peak at
+// about 12 GB; CMake gives it the big_memory resource lock.
+//
 // Environment: KBDATA_CORPUS overrides the corpus location; CI=true makes a missing corpus a
 // failure instead of a skip.
 #include <gtest/gtest.h>

@@ -75,6 +75,12 @@ std::string truncated_upper_bound(const std::string& value) {
   return bound;
 }
 
+// Frees a scratch buffer whose capacity is far beyond what pages normally need.
+void release_if_oversized(std::vector<uint8_t>& buffer) {
+  constexpr size_t kKeep = size_t{64} << 20;
+  if (buffer.capacity() > kKeep) std::vector<uint8_t>().swap(buffer);
+}
+
 bool bounds_are_bytewise(const ColumnDescriptor& column) {
   return (column.physical == PhysicalType::BYTE_ARRAY ||
           column.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY) &&
@@ -195,26 +201,25 @@ struct ColumnWriter::State {
     }
   }
 
-  // Encodes the open page's values into values_buf and returns their encoding.
-  Encoding encode_values() {
-    values_buf.clear();
+  // Appends the open page's values, encoded, to `out` and returns their encoding.
+  Encoding encode_values(std::vector<uint8_t>& out) {
     switch (mode) {
       case Mode::DICTIONARY:
-        encode_dictionary_indices(indices, dictionary.size(), values_buf);
+        encode_dictionary_indices(indices, dictionary.size(), out);
         return Encoding::RLE_DICTIONARY;
       case Mode::DELTA:
         if (values.is_binary()) {
-          encode_delta_length_byte_array(values, 0, values.count, values_buf);
+          encode_delta_length_byte_array(values, 0, values.count, out);
           return Encoding::DELTA_LENGTH_BYTE_ARRAY;
         }
-        encode_delta_binary_packed(values, 0, values.count, values_buf);
+        encode_delta_binary_packed(values, 0, values.count, out);
         return Encoding::DELTA_BINARY_PACKED;
       case Mode::PLAIN:
         if (column.physical == PhysicalType::BOOLEAN && options.page_version == 2) {
-          encode_boolean_rle(values, 0, values.count, values_buf);
+          encode_boolean_rle(values, 0, values.count, out);
           return Encoding::RLE;
         }
-        encode_plain(values, 0, values.count, values_buf);
+        encode_plain(values, 0, values.count, out);
         return Encoding::PLAIN;
     }
     return Encoding::PLAIN;
@@ -246,13 +251,16 @@ struct ColumnWriter::State {
 
   void flush_page() {
     if (page_levels == 0) return;
-    Encoding encoding = encode_values();
-    note_encoding(encoding);
-
     levels_buf.clear();
     body_buf.clear();
+    values_buf.clear();
+    compressed_buf.clear();
+    Encoding encoding = Encoding::PLAIN;
     PageHeader header;
     size_t uncompressed_body = 0;
+    // The page body as stored: compressed_buf, or body_buf itself when nothing is compressed (a
+    // page of one huge value is then not copied again).
+    std::span<const uint8_t> stored;
     if (options.page_version == 1) {
       if (column.max_rep > 0) {
         encode_levels(rep_levels, column.max_rep, levels_buf);
@@ -265,10 +273,14 @@ struct ColumnWriter::State {
         put_u32_le(static_cast<uint32_t>(levels_buf.size()), body_buf);
         body_buf.insert(body_buf.end(), levels_buf.begin(), levels_buf.end());
       }
-      body_buf.insert(body_buf.end(), values_buf.begin(), values_buf.end());
+      encoding = encode_values(body_buf);
       uncompressed_body = body_buf.size();
-      compressed_buf.clear();
-      compress(options.codec, level, body_buf, compressed_buf);
+      if (options.codec == Codec::UNCOMPRESSED) {
+        stored = body_buf;
+      } else {
+        compress(options.codec, level, body_buf, compressed_buf);
+        stored = compressed_buf;
+      }
       header.type = PageType::DATA_PAGE;
       DataPageHeader data;
       data.num_values = static_cast<int32_t>(page_levels);
@@ -283,14 +295,17 @@ struct ColumnWriter::State {
       if (column.max_def > 0) encode_levels(def_levels, column.max_def, levels_buf);
       data.definition_levels_byte_length =
           static_cast<int32_t>(levels_buf.size()) - data.repetition_levels_byte_length;
-      compressed_buf.assign(levels_buf.begin(), levels_buf.end());
+      body_buf.assign(levels_buf.begin(), levels_buf.end());
       data.is_compressed = options.codec != Codec::UNCOMPRESSED;
       if (data.is_compressed) {
-        compress(options.codec, level, values_buf, compressed_buf);
+        encoding = encode_values(values_buf);
+        compress(options.codec, level, values_buf, body_buf);
+        uncompressed_body = levels_buf.size() + values_buf.size();
       } else {
-        compressed_buf.insert(compressed_buf.end(), values_buf.begin(), values_buf.end());
+        encoding = encode_values(body_buf);
+        uncompressed_body = body_buf.size();
       }
-      uncompressed_body = levels_buf.size() + values_buf.size();
+      stored = body_buf;
       header.type = PageType::DATA_PAGE_V2;
       data.num_values = static_cast<int32_t>(page_levels);
       data.num_nulls = static_cast<int32_t>(page_nulls);
@@ -298,6 +313,7 @@ struct ColumnWriter::State {
       data.encoding = encoding;
       header.data_page_header_v2 = data;
     }
+    note_encoding(encoding);
     note_encoding(Encoding::RLE);  // levels (and RLE booleans)
     count_page(header.type, encoding);
 
@@ -315,8 +331,7 @@ struct ColumnWriter::State {
         page.max = truncated_upper_bound(page.max);
       }
     }
-    page.size = checked_page_size(emit_page(header, compressed_buf, uncompressed_body,
-                                            chunk.data_pages),
+    page.size = checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages),
                                   column);
     chunk.pages.push_back(std::move(page));
 
@@ -329,6 +344,11 @@ struct ColumnWriter::State {
     values.clear();
     indices.clear();
     page_levels = page_rows = page_nulls = page_estimate = 0;
+    // Pages are about page_bytes; a page of a huge value leaves huge buffers: give them back.
+    for (std::vector<uint8_t>* buffer : {&values.data, &levels_buf, &values_buf, &body_buf,
+                                         &compressed_buf}) {
+      release_if_oversized(*buffer);
+    }
 
     // The dictionary grew past its limit: the rest of the chunk is PLAIN.
     if (mode == Mode::DICTIONARY && dictionary.plain_size() > options.dictionary_page_bytes) {
@@ -349,6 +369,8 @@ struct ColumnWriter::State {
     header.dictionary_page_header = dict;
     emit_page(header, compressed_buf, values_buf.size(), chunk.dictionary_page);
     count_page(PageType::DICTIONARY_PAGE, Encoding::PLAIN);
+    release_if_oversized(values_buf);
+    release_if_oversized(compressed_buf);
   }
 };
 
