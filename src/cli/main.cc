@@ -110,6 +110,13 @@ int main(int argc, char** argv) {
       "submissions",
       "List the submissions of a data folder (flat and legacy files in one model), filtered");
   add_data_options(submissions_cmd, submissions.data);
+  submissions_cmd->footer(
+      "\nExamples:\n"
+      "  kbdata submissions --data ~/kernelbot -p nvfp4_gemm --scored --since 2025-10-01\n"
+      "  kbdata submissions -p amd-fp8-mm --user-id 17 --with-code -f jsonl\n"
+      "  kbdata submissions --runner B200 --passed -f parquet -o passing.parquet --with-code\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage (an unknown\n"
+      "problem lists the folder's problems).");
   submissions_cmd->add_option("--problem,-p", submissions.problem, "Problem (leaderboard) name");
   submissions_cmd->add_option("--leaderboard", submissions.leaderboard, "Leaderboard id");
   submissions_cmd->add_option("--user-id", submissions.user_id, "Platform user id (legacy: the anonymised integer)");
@@ -134,6 +141,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("show", "Print one submission: its metadata, its code, its runs");
   show_cmd->add_option("SUBMISSION_ID", show.submission_id, "Submission id")->required();
   add_data_options(show_cmd, show.data);
+  show_cmd->footer(
+      "\nExamples:\n  kbdata show 41849\n  kbdata show 41849 --format json\n"
+      "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
   show_cmd->add_option("--format,-f", show.format, "Output format")
       ->check(CLI::IsMember({"table", "json", "jsonl"}))
       ->capture_default_str();
@@ -142,6 +152,9 @@ int main(int argc, char** argv) {
   CLI::App* configs_cmd = app.add_subcommand(
       "configs", "List the known configs, which files a data folder holds, and their rows");
   add_data_options(configs_cmd, configs.data);
+  configs_cmd->footer(
+      "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"
+      "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
   configs_cmd->add_option("--format,-f", configs.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

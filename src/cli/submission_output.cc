@@ -197,7 +197,6 @@ struct SubmissionWriter::Parquet {
   AtomicOutputFile file;
   std::unique_ptr<parquet::FileWriter> writer;
   std::vector<parquet::ColumnBatch> batches;
-  std::vector<std::string> notes;
   explicit Parquet(const std::string& path) : file(path) {}
 };
 
@@ -253,7 +252,6 @@ void SubmissionWriter::note_seen(const Submission& s) {
       break;
     case SubmissionFormat::PARQUET:
       write_all(notes_, "kbdata: " + line + "\n");
-      parquet_->notes.push_back(line);
       break;
     default: break;  // JSON: a field of each object
   }

@@ -4,8 +4,8 @@
 // Scores: tables show them for humans (format_score); every machine format carries seconds.
 // Reliability notes (dataset/registry.h note_for): above the table for `table`; a "note" field in
 // the objects of `json`/`jsonl` whose leaderboard has one; one stderr line per leaderboard for
-// `csv` and `parquet` (a comment line would break CSV readers), and for `parquet` also the
-// key-value metadata entry kbdata.notes.
+// `csv` and `parquet` (a comment line would break CSV readers; Parquet key-value metadata is fixed
+// before the first row is seen).
 #pragma once
 
 #include <cstdio>
