@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
       "problem lists the folder's problems).");
   submissions_cmd->add_option("--problem,-p", submissions.problem, "Problem (leaderboard) name");
   submissions_cmd->add_option("--leaderboard", submissions.leaderboard, "Leaderboard id");
-  submissions_cmd->add_option("--user-id", submissions.user_id, "Platform user id (legacy: the anonymised integer)");
+  submissions_cmd->add_option("--user-id", submissions.user_id,
+                              "Platform user id (legacy: the anonymised integer)");
   submissions_cmd->add_option("--user-name", submissions.user_name, "User name");
   submissions_cmd->add_option("--runner", submissions.runner, "Runner (GPU), e.g. B200");
   submissions_cmd->add_flag("--passed", submissions.passed, "Only submissions whose run passed");

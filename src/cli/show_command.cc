@@ -21,7 +21,9 @@ std::string time_text(const std::optional<int64_t>& micros) {
 std::string show_table(const dataset::Submission& s) {
   std::string text = "submission " + std::to_string(s.submission_id) + "\n";
   std::string_view note = dataset::note_for(s.leaderboard_id);
-  if (!note.empty()) text += "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) + "): " + std::string(note) + "\n";
+  if (!note.empty())
+    text += "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) +
+            "): " + std::string(note) + "\n";
   auto opt = [](const std::optional<std::string>& v) { return v ? *v : std::string("null"); };
   std::vector<std::vector<std::string>> rows = {
       {"problem_name", s.problem_name},
@@ -72,8 +74,8 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   load.with_runs = true;
   std::vector<dataset::Submission> found;
   dataset::LoadStats stats;
-  dataset::load_dir(dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); },
-                    stats);
+  dataset::load_dir(
+      dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); }, stats);
   if (options.data.verbose) report_load(stats, err);
   if (found.empty()) {
     throw Error("no submission " + std::to_string(options.submission_id) + " in " + dir.path);

@@ -19,8 +19,20 @@ namespace {
 using dataset::Submission;
 
 enum Field {
-  SUBMISSION_ID, LEADERBOARD_ID, PROBLEM_NAME, USER_ID, USER_NAME, CODE_ID, FILE_NAME,
-  SUBMISSION_TIME, STATUS, SCORE, PASSED, MODE, RUNNER, CODE
+  SUBMISSION_ID,
+  LEADERBOARD_ID,
+  PROBLEM_NAME,
+  USER_ID,
+  USER_NAME,
+  CODE_ID,
+  FILE_NAME,
+  SUBMISSION_TIME,
+  STATUS,
+  SCORE,
+  PASSED,
+  MODE,
+  RUNNER,
+  CODE
 };
 
 constexpr size_t kTableCellWidth = 40;  // code points, "…" included
@@ -88,25 +100,38 @@ void append_json_text(std::string& out, std::string_view text) {
 // The text of one field (CSV and tables), nullopt for null. `human`: scores via format_score.
 std::optional<std::string> field_text(const Submission& s, int field, bool human) {
   switch (field) {
-    case SUBMISSION_ID: return std::to_string(s.submission_id);
-    case LEADERBOARD_ID: return std::to_string(s.leaderboard_id);
-    case PROBLEM_NAME: return s.problem_name;
-    case USER_ID: return s.user_id;
-    case USER_NAME: return s.user_name;
-    case CODE_ID: return std::to_string(s.code_id);
-    case FILE_NAME: return s.file_name;
-    case SUBMISSION_TIME: return time_text(s.submission_time);
-    case STATUS: return s.status;
+    case SUBMISSION_ID:
+      return std::to_string(s.submission_id);
+    case LEADERBOARD_ID:
+      return std::to_string(s.leaderboard_id);
+    case PROBLEM_NAME:
+      return s.problem_name;
+    case USER_ID:
+      return s.user_id;
+    case USER_NAME:
+      return s.user_name;
+    case CODE_ID:
+      return std::to_string(s.code_id);
+    case FILE_NAME:
+      return s.file_name;
+    case SUBMISSION_TIME:
+      return time_text(s.submission_time);
+    case STATUS:
+      return s.status;
     case SCORE:
       if (!s.score) return std::nullopt;
       return human ? format_score(*s.score) : double_text(*s.score);
     case PASSED:
       if (!s.passed) return std::nullopt;
       return *s.passed ? "true" : "false";
-    case MODE: return s.mode;
-    case RUNNER: return s.runner;
-    case CODE: return s.code;
-    default: return std::nullopt;
+    case MODE:
+      return s.mode;
+    case RUNNER:
+      return s.runner;
+    case CODE:
+      return s.code;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -142,7 +167,9 @@ parquet::SchemaElement parquet_leaf(const std::string& name, int field) {
   switch (field) {
     case SUBMISSION_ID:
     case LEADERBOARD_ID:
-    case CODE_ID: e.type = parquet::PhysicalType::INT64; break;
+    case CODE_ID:
+      e.type = parquet::PhysicalType::INT64;
+      break;
     case SUBMISSION_TIME:
       e.type = parquet::PhysicalType::INT64;
       t.kind = parquet::LogicalType::Kind::TIMESTAMP;
@@ -150,8 +177,12 @@ parquet::SchemaElement parquet_leaf(const std::string& name, int field) {
       t.is_adjusted_to_utc = true;
       e.logical_type = t;
       break;
-    case SCORE: e.type = parquet::PhysicalType::DOUBLE; break;
-    case PASSED: e.type = parquet::PhysicalType::BOOLEAN; break;
+    case SCORE:
+      e.type = parquet::PhysicalType::DOUBLE;
+      break;
+    case PASSED:
+      e.type = parquet::PhysicalType::BOOLEAN;
+      break;
     default:
       e.type = parquet::PhysicalType::BYTE_ARRAY;
       t.kind = parquet::LogicalType::Kind::STRING;
@@ -169,13 +200,14 @@ SubmissionFormat parse_submission_format(const std::string& text) {
   if (text == "json") return SubmissionFormat::JSON;
   if (text == "jsonl") return SubmissionFormat::JSONL;
   if (text == "parquet") return SubmissionFormat::PARQUET;
-  throw UsageError("unknown format '" + text + "'; the formats are table, csv, json, jsonl, parquet");
+  throw UsageError("unknown format '" + text +
+                   "'; the formats are table, csv, json, jsonl, parquet");
 }
 
 const std::vector<std::string>& submission_fields() {
   static const std::vector<std::string> kFields = {
-      "submission_id", "leaderboard_id", "problem_name", "user_id", "user_name",
-      "code_id",       "file_name",      "submission_time", "status", "score",
+      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
+      "code_id",       "file_name",      "submission_time", "status",  "score",
       "passed",        "mode",           "runner",          "code"};
   return kFields;
 }
@@ -246,14 +278,17 @@ void SubmissionWriter::note_seen(const Submission& s) {
   std::string line = "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) +
                      "): " + std::string(note);
   switch (format_) {
-    case SubmissionFormat::TABLE: table_notes_.push_back(line); break;
+    case SubmissionFormat::TABLE:
+      table_notes_.push_back(line);
+      break;
     case SubmissionFormat::CSV:
       write_all(notes_, "kbdata: " + line + "\n");
       break;
     case SubmissionFormat::PARQUET:
       write_all(notes_, "kbdata: " + line + "\n");
       break;
-    default: break;  // JSON: a field of each object
+    default:
+      break;  // JSON: a field of each object
   }
 }
 
@@ -358,8 +393,9 @@ void SubmissionWriter::write(const Submission& s) {
         parquet::WriterOptions options;
         options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
         options.key_value_metadata.push_back(
-            {"kbdata.rule", "kbdata submissions: the submission model in the flat schema "
-                            "(DATASET.md 4.1), docs/data-model.md"});
+            {"kbdata.rule",
+             "kbdata submissions: the submission model in the flat schema "
+             "(DATASET.md 4.1), docs/data-model.md"});
         p.writer = std::make_unique<parquet::FileWriter>(p.file, schema, options);
         for (const auto& leaf : p.writer->schema().leaves()) {
           parquet::ColumnBatch b;
@@ -378,10 +414,18 @@ void SubmissionWriter::write(const Submission& s) {
           b.def_levels.push_back(1);
         };
         switch (f) {
-          case SUBMISSION_ID: put_i64(s.submission_id); break;
-          case LEADERBOARD_ID: put_i64(s.leaderboard_id); break;
-          case CODE_ID: put_i64(s.code_id); break;
-          case SUBMISSION_TIME: put_i64(s.submission_time); break;
+          case SUBMISSION_ID:
+            put_i64(s.submission_id);
+            break;
+          case LEADERBOARD_ID:
+            put_i64(s.leaderboard_id);
+            break;
+          case CODE_ID:
+            put_i64(s.code_id);
+            break;
+          case SUBMISSION_TIME:
+            put_i64(s.submission_time);
+            break;
           case SCORE:
             if (s.score) {
               const auto* bytes = reinterpret_cast<const uint8_t*>(&*s.score);
@@ -446,7 +490,9 @@ void SubmissionWriter::finish() {
       write_all(out_, buffer_);
       break;
     case SubmissionFormat::CSV:
-    case SubmissionFormat::JSONL: write_all(out_, buffer_); break;
+    case SubmissionFormat::JSONL:
+      write_all(out_, buffer_);
+      break;
     case SubmissionFormat::PARQUET: {
       Parquet& p = *parquet_;
       if (!p.writer) {
@@ -467,7 +513,8 @@ void SubmissionWriter::finish() {
 }
 
 dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err) {
-  dataset::DataDirChoice choice = dataset::choose_data_dir(options.data, std::getenv("KBDATA_DATA"));
+  dataset::DataDirChoice choice =
+      dataset::choose_data_dir(options.data, std::getenv("KBDATA_DATA"));
   if (choice.bundled_sample) {
     write_all(err, "kbdata: no --data or KBDATA_DATA given; using the bundled sample in " +
                        choice.path + "\n");

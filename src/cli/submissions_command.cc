@@ -33,8 +33,8 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   std::vector<std::string> fields = options.columns;
   if (fields.empty()) {
     if (format == SubmissionFormat::TABLE) {
-      fields = {"submission_id",   "problem_name", "user_id", "user_name", "submission_time",
-                "status",          "score",        "passed",  "runner"};
+      fields = {"submission_id", "problem_name", "user_id", "user_name", "submission_time",
+                "status",        "score",        "passed",  "runner"};
     } else {
       fields = submission_fields();
       fields.pop_back();  // code
@@ -49,7 +49,8 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   SubmissionWriter writer(format, fields, out, err, options.out);
   dataset::DataDir dir = open_data_dir(options.data, err);
   dataset::LoadStats stats;
-  dataset::load_dir(dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
+  dataset::load_dir(
+      dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
   writer.finish();
   if (options.data.verbose) report_load(stats, err);
 }

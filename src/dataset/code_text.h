@@ -20,11 +20,11 @@
 namespace kbdata::dataset {
 
 struct CodeRepairCounts {
-  uint64_t values = 0;        // code values decoded
-  uint64_t from_binary = 0;   // values read from a binary (not STRING) column
-  uint64_t hex_decoded = 0;   // "\x" hex escapes decoded
-  uint64_t hex_invalid = 0;   // "\x" values whose hex was invalid, kept as stored
-  uint64_t utf8_repaired = 0; // values with ill-formed UTF-8 replaced by U+FFFD
+  uint64_t values = 0;         // code values decoded
+  uint64_t from_binary = 0;    // values read from a binary (not STRING) column
+  uint64_t hex_decoded = 0;    // "\x" hex escapes decoded
+  uint64_t hex_invalid = 0;    // "\x" values whose hex was invalid, kept as stored
+  uint64_t utf8_repaired = 0;  // values with ill-formed UTF-8 replaced by U+FFFD
 
   // Values changed by decoding (hex decoded or UTF-8 repaired; a value counts once).
   uint64_t repaired = 0;

@@ -24,11 +24,11 @@ namespace kbdata::dataset {
 [[nodiscard]] std::optional<SchemaFamily> detect_family(const parquet::Schema& schema);
 
 struct DataFile {
-  std::string path;                    // dir + "/" + name
-  std::string name;                    // file name
-  const ConfigInfo* config = nullptr;  // the registry config named by the file name, if any
+  std::string path;                          // dir + "/" + name
+  std::string name;                          // file name
+  const ConfigInfo* config = nullptr;        // the registry config named by the file name, if any
   SchemaFamily family = SchemaFamily::FLAT;  // detected from the columns
-  int64_t num_rows = 0;                // from the footer
+  int64_t num_rows = 0;                      // from the footer
   int num_row_groups = 0;
 };
 

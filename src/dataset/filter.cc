@@ -38,7 +38,8 @@ std::optional<int64_t> time_literal(const parquet::ColumnDescriptor& c, int64_t 
       if (micros % 1000 != 0 && ((micros > 0) == round_up)) v += micros > 0 ? 1 : -1;
       return v;
     }
-    case parquet::TimeUnit::MICROS: return micros;
+    case parquet::TimeUnit::MICROS:
+      return micros;
     case parquet::TimeUnit::NANOS:
       if (micros > std::numeric_limits<int64_t>::max() / 1000 ||
           micros < std::numeric_limits<int64_t>::min() / 1000) {
@@ -56,10 +57,12 @@ void add_time_predicates(const Filter& f, const parquet::Schema& schema,
   // Bounds are widened to whole stored units: pruning must stay conservative, the exact test
   // happens on the model.
   if (f.since) {
-    if (auto v = time_literal(*c, *f.since, false)) out.push_back({c->dotted_path, CompareOp::GE, *v, {}});
+    if (auto v = time_literal(*c, *f.since, false))
+      out.push_back({c->dotted_path, CompareOp::GE, *v, {}});
   }
   if (f.until) {
-    if (auto v = time_literal(*c, *f.until, true)) out.push_back({c->dotted_path, CompareOp::LE, *v, {}});
+    if (auto v = time_literal(*c, *f.until, true))
+      out.push_back({c->dotted_path, CompareOp::LE, *v, {}});
   }
 }
 
@@ -116,7 +119,8 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
     if (f.user_name) add_string("user_name", *f.user_name);
     if (f.runner) add_string("runner", *f.runner);
     if (f.passed_only) {
-      if (top_level(schema, "passed") != nullptr) out.push_back({"passed", CompareOp::EQ, true, {}});
+      if (top_level(schema, "passed") != nullptr)
+        out.push_back({"passed", CompareOp::EQ, true, {}});
     }
     if (f.scored_only && top_level(schema, "score") != nullptr) {
       out.push_back({"score", CompareOp::IS_NOT_NULL, {}, {}});
@@ -136,7 +140,8 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
     }
     if (ids.empty()) return std::nullopt;
     const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
-    if (const auto* c = top_level(schema, "leaderboard_id"); c != nullptr && is_integer_column(*c)) {
+    if (const auto* c = top_level(schema, "leaderboard_id");
+        c != nullptr && is_integer_column(*c)) {
       out.push_back({"leaderboard_id", CompareOp::BETWEEN, *lo, *hi});
     }
   }
@@ -169,10 +174,13 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
 int64_t to_micros(int64_t value, parquet::TimeUnit unit) {
   switch (unit) {
     case parquet::TimeUnit::MILLIS:
-      if (value > std::numeric_limits<int64_t>::max() / 1000) return std::numeric_limits<int64_t>::max();
-      if (value < std::numeric_limits<int64_t>::min() / 1000) return std::numeric_limits<int64_t>::min();
+      if (value > std::numeric_limits<int64_t>::max() / 1000)
+        return std::numeric_limits<int64_t>::max();
+      if (value < std::numeric_limits<int64_t>::min() / 1000)
+        return std::numeric_limits<int64_t>::min();
       return value * 1000;
-    case parquet::TimeUnit::MICROS: return value;
+    case parquet::TimeUnit::MICROS:
+      return value;
     case parquet::TimeUnit::NANOS: {
       int64_t q = value / 1000;
       if (value % 1000 < 0) --q;  // floor

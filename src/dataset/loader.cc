@@ -86,10 +86,14 @@ struct Column {
     const bool decimal = d->logical.kind == LogicalType::Kind::DECIMAL;
     const double scale = decimal ? std::pow(10.0, -d->logical.decimal_scale) : 1.0;
     switch (d->physical) {
-      case PhysicalType::DOUBLE: return batch.values.get<double>(i);
-      case PhysicalType::FLOAT: return batch.values.get<float>(i);
-      case PhysicalType::INT32: return batch.values.get<int32_t>(i) * scale;
-      case PhysicalType::INT64: return static_cast<double>(batch.values.get<int64_t>(i)) * scale;
+      case PhysicalType::DOUBLE:
+        return batch.values.get<double>(i);
+      case PhysicalType::FLOAT:
+        return batch.values.get<float>(i);
+      case PhysicalType::INT32:
+        return batch.values.get<int32_t>(i) * scale;
+      case PhysicalType::INT64:
+        return static_cast<double>(batch.values.get<int64_t>(i)) * scale;
       case PhysicalType::BYTE_ARRAY:
       case PhysicalType::FIXED_LEN_BYTE_ARRAY: {
         if (!decimal) return std::nullopt;
@@ -99,7 +103,8 @@ struct Column {
         for (size_t k = 1; k < bytes.size(); ++k) v = v * 256.0 + bytes[k];
         return v * scale;
       }
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
   }
 
@@ -109,7 +114,7 @@ struct Column {
     const size_t i = at(r);
     if (d->physical == PhysicalType::INT64) {
       auto unit = d->logical.kind == LogicalType::Kind::TIMESTAMP ? d->logical.unit
-                                                                   : parquet::TimeUnit::MICROS;
+                                                                  : parquet::TimeUnit::MICROS;
       return to_micros(batch.values.get<int64_t>(i), unit);
     }
     if (d->physical == PhysicalType::INT96) {
@@ -222,16 +227,28 @@ std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts
 }
 
 enum FlatColumn : size_t {
-  F_SUBMISSION_ID, F_LEADERBOARD_ID, F_PROBLEM, F_USER_ID, F_USER_NAME, F_CODE_ID, F_FILE_NAME,
-  F_TIME, F_STATUS, F_SCORE, F_PASSED, F_MODE, F_RUNNER, F_CODE
+  F_SUBMISSION_ID,
+  F_LEADERBOARD_ID,
+  F_PROBLEM,
+  F_USER_ID,
+  F_USER_NAME,
+  F_CODE_ID,
+  F_FILE_NAME,
+  F_TIME,
+  F_STATUS,
+  F_SCORE,
+  F_PASSED,
+  F_MODE,
+  F_RUNNER,
+  F_CODE
 };
 
 void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
                const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
-  std::vector<std::string> names = {"submission_id", "leaderboard_id", "problem_name", "user_id",
-                                    "user_name",     "code_id",        "file_name",    "submission_time",
-                                    "status",        "score",          "passed",       "mode",
-                                    "runner"};
+  std::vector<std::string> names = {
+      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
+      "code_id",       "file_name",      "submission_time", "status",  "score",
+      "passed",        "mode",           "runner"};
   if (options.with_code) names.push_back("code");
   FileLoad load(reader, names);
   load.run(filter, stats, [&](size_t r) {
@@ -256,8 +273,19 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
 }
 
 enum LegacyColumn : size_t {
-  L_SUBMISSION_ID, L_LEADERBOARD_ID, L_USER_ID, L_TIME, L_FILE_NAME, L_CODE_ID, L_RUN_ID,
-  L_RUN_MODE, L_RUN_SCORE, L_RUN_PASSED, L_RUN_START, L_RUN_END, L_CODE
+  L_SUBMISSION_ID,
+  L_LEADERBOARD_ID,
+  L_USER_ID,
+  L_TIME,
+  L_FILE_NAME,
+  L_CODE_ID,
+  L_RUN_ID,
+  L_RUN_MODE,
+  L_RUN_SCORE,
+  L_RUN_PASSED,
+  L_RUN_START,
+  L_RUN_END,
+  L_CODE
 };
 
 std::string registry_problem(int64_t leaderboard_id) {
@@ -442,9 +470,9 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
     }
     if (f.config != nullptr && !f.config->leaderboards.empty()) {
       const auto& lbs = f.config->leaderboards;
-      if (filter.problem &&
-          std::none_of(lbs.begin(), lbs.end(),
-                       [&](const LeaderboardInfo& l) { return l.name == *filter.problem; })) {
+      if (filter.problem && std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
+            return l.name == *filter.problem;
+          })) {
         continue;
       }
       if (filter.leaderboard_id &&

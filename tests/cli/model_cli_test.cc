@@ -242,7 +242,7 @@ TEST_F(FixtureFolder, LegacySubmissionsInTheSameModel) {
 }
 
 TEST_F(FixtureFolder, ParquetOutputReadsBack) {
-  const std::string out = (dir_ / "out" ).string() + ".parquet";
+  const std::string out = (dir_ / "out").string() + ".parquet";
   Result r = run("submissions --with-code -f parquet -o " + out + data_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("note: nvfp4_dual_gemm (598)"), std::string::npos) << r.err;

@@ -1,4 +1,4 @@
-// Code decoding (DATASET.md §4.2): "\x" hex escapes, binary columns, invalid UTF-8, and the counts.
+// Code decoding (DATASET.md §4.2): "\x" hex escapes, binary columns, invalid UTF-8, counts.
 #include "dataset/code_text.h"
 
 #include <gtest/gtest.h>
@@ -28,9 +28,9 @@ TEST(CodeText, LowerAndUpperCaseHexDecode) {
 
 TEST(CodeText, InvalidHexIsKeptAsStored) {
   CodeRepairCounts c;
-  EXPECT_EQ(decode_code("\\x123", false, c), "\\x123");        // odd length
-  EXPECT_EQ(decode_code("\\x12zz", false, c), "\\x12zz");      // not hex
-  EXPECT_EQ(decode_code("\\x", false, c), "\\x");              // no digits
+  EXPECT_EQ(decode_code("\\x123", false, c), "\\x123");    // odd length
+  EXPECT_EQ(decode_code("\\x12zz", false, c), "\\x12zz");  // not hex
+  EXPECT_EQ(decode_code("\\x", false, c), "\\x");          // no digits
   EXPECT_EQ(decode_code("\\xdef main():", false, c), "\\xdef main():");
   EXPECT_EQ(c.hex_invalid, 4u);
   EXPECT_EQ(c.hex_decoded, 0u);
@@ -46,7 +46,11 @@ TEST(CodeText, HexIsDecodedOnce) {
 
 TEST(CodeText, InvalidUtf8IsReplaced) {
   CodeRepairCounts c;
-  EXPECT_EQ(decode_code(std::string("a\xFF" "b", 3), false, c), "a" + kReplacement + "b");
+  EXPECT_EQ(decode_code(std::string("a\xFF"
+                                    "b",
+                                    3),
+                        false, c),
+            "a" + kReplacement + "b");
   EXPECT_EQ(c.utf8_repaired, 1u);
   EXPECT_EQ(c.repaired, 1u);
   // Truncated sequence at the end: one replacement for the maximal subpart.

@@ -22,9 +22,9 @@ TEST(ParseUtcTime, Forms) {
 }
 
 TEST(ParseUtcTime, RejectsBadText) {
-  for (const char* bad : {"", "yesterday", "2025-1-01", "2025-13-01", "2025-02-30", "2023-02-29",
-                          "2025-10-01T25:00", "2025-10-01T12", "2025-10-01T12:30:15.",
-                          "2025-10-01+02:00"}) {
+  for (const char* bad :
+       {"", "yesterday", "2025-1-01", "2025-13-01", "2025-02-30", "2023-02-29", "2025-10-01T25:00",
+        "2025-10-01T12", "2025-10-01T12:30:15.", "2025-10-01+02:00"}) {
     try {
       (void)parse_utc_time(bad, "--until");
       ADD_FAILURE() << bad;
@@ -68,7 +68,7 @@ TEST(FilterMatches, EveryCondition) {
   check([](Filter& f) { f.runner = "H100"; }, false);
   check([](Filter& f) { f.passed_only = true; }, true);
   check([](Filter& f) { f.scored_only = true; }, true);
-  check([](Filter& f) { f.since = 1000; }, true);   // inclusive
+  check([](Filter& f) { f.since = 1000; }, true);  // inclusive
   check([](Filter& f) { f.since = 1001; }, false);
   check([](Filter& f) { f.until = 1000; }, false);  // exclusive
   check([](Filter& f) { f.until = 1001; }, true);

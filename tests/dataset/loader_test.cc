@@ -35,8 +35,9 @@ Loaded load(const std::vector<uint8_t>& bytes, SchemaFamily family, const LoadOp
   RecordingFile* rec = recording.get();
   auto reader = parquet::FileReader::open(std::move(recording));
   Loaded out;
-  load_file(*reader, family, options, [&](Submission&& s) { out.rows.push_back(std::move(s)); },
-            out.stats);
+  load_file(
+      *reader, family, options, [&](Submission&& s) { out.rows.push_back(std::move(s)); },
+      out.stats);
   out.bytes = rec->bytes_read();
   return out;
 }
@@ -49,8 +50,8 @@ std::vector<LegacyRow> legacy_rows() {
   // submission 11's on purpose: the loader must not assume an order.
   // Submission 11 (amd-identity, 398): only a failing test run. Submission 12 (unknown
   // leaderboard 9999): a passed benchmark run with a score, which is not a leaderboard score.
-  auto run = [](int64_t sid, int64_t lb, int64_t run_id, const char* mode, std::optional<double> score,
-                std::optional<bool> passed) {
+  auto run = [](int64_t sid, int64_t lb, int64_t run_id, const char* mode,
+                std::optional<double> score, std::optional<bool> passed) {
     LegacyRow r;
     r.submission_id = sid;
     r.leaderboard_id = lb;
@@ -65,9 +66,10 @@ std::vector<LegacyRow> legacy_rows() {
     r.duration = 1.5;
     return r;
   };
-  return {run(10, 399, 3, "leaderboard", 0.004, true), run(11, 398, 5, "test", std::nullopt, false),
-          run(10, 399, 1, "test", std::nullopt, true), run(10, 399, 4, "leaderboard", 0.003, true),
-          run(10, 399, 2, "leaderboard", 0.001, false), run(12, 9999, 6, "benchmark", 0.002, true)};
+  return {
+      run(10, 399, 3, "leaderboard", 0.004, true),  run(11, 398, 5, "test", std::nullopt, false),
+      run(10, 399, 1, "test", std::nullopt, true),  run(10, 399, 4, "leaderboard", 0.003, true),
+      run(10, 399, 2, "leaderboard", 0.001, false), run(12, 9999, 6, "benchmark", 0.002, true)};
 }
 
 TEST(LegacyLoad, GroupsRunsPerSubmissionWithTheBestPassedLeaderboardScore) {
@@ -155,7 +157,11 @@ TEST(LegacyLoad, Filters) {
   const int64_t t11 = (1'700'000'000'000 + 11'000) * 1000;
   EXPECT_EQ(ids([&](Filter& f) { f.since = t11; }), (V{11, 12}));
   EXPECT_EQ(ids([&](Filter& f) { f.until = t11; }), V{10});
-  EXPECT_EQ(ids([&](Filter& f) { f.since = t11 - 1; f.until = t11 + 1; }), V{11});
+  EXPECT_EQ(ids([&](Filter& f) {
+              f.since = t11 - 1;
+              f.until = t11 + 1;
+            }),
+            V{11});
 }
 
 TEST(LegacyLoad, PassedFilterKeepsTheScoreOfTheFullLoad) {
@@ -261,7 +267,8 @@ TEST(FlatLoad, EveryFilterAgreesWithAFullScan) {
     LoadOptions options;
     options.filter = filters[i];
     std::vector<int64_t> got, expected;
-    for (const auto& s : load(bytes, SchemaFamily::FLAT, options).rows) got.push_back(s.submission_id);
+    for (const auto& s : load(bytes, SchemaFamily::FLAT, options).rows)
+      got.push_back(s.submission_id);
     for (const auto& s : everything) {
       if (matches(filters[i], s)) expected.push_back(s.submission_id);
     }
@@ -368,7 +375,8 @@ TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
   };
   using V = std::vector<std::string>;
   // amd_successful_submissions is a subset of amd_submissions: read only the latter.
-  EXPECT_EQ(names({}), (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet", "submissions.parquet"}));
+  EXPECT_EQ(names({}),
+            (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet", "submissions.parquet"}));
   Filter amd;
   amd.problem = "amd-fp8-mm";
   EXPECT_EQ(names(amd), (V{"mine.parquet", "submissions.parquet"}));
@@ -382,7 +390,8 @@ TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
   std::map<std::string, int> per_problem;
   LoadStats stats;
   LoadOptions options;
-  load_dir(d, options, [&](Submission&& s) { per_problem[s.problem_name]++; }, stats);
+  load_dir(
+      d, options, [&](Submission&& s) { per_problem[s.problem_name]++; }, stats);
   EXPECT_EQ(per_problem["my_problem"], 1);
   EXPECT_EQ(per_problem["amd-fp8-mm"], 1);
   EXPECT_EQ(per_problem["nvfp4_gemv"], 2);

@@ -50,11 +50,10 @@ struct LegacyRow {
 
 namespace detail {
 
-inline parquet::SchemaElement leaf(const std::string& name, parquet::PhysicalType type,
-                                   bool optional,
-                                   parquet::LogicalType::Kind kind = parquet::LogicalType::Kind::NONE,
-                                   parquet::TimeUnit unit = parquet::TimeUnit::MICROS,
-                                   bool utc = true) {
+inline parquet::SchemaElement leaf(
+    const std::string& name, parquet::PhysicalType type, bool optional,
+    parquet::LogicalType::Kind kind = parquet::LogicalType::Kind::NONE,
+    parquet::TimeUnit unit = parquet::TimeUnit::MICROS, bool utc = true) {
   parquet::SchemaElement e;
   e.name = name;
   e.type = type;
@@ -227,7 +226,8 @@ inline std::vector<uint8_t> legacy_file(const std::vector<LegacyRow>& rows, bool
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace kbdata::testing
