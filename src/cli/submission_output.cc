@@ -37,6 +37,7 @@ enum Field {
 
 constexpr size_t kTableCellWidth = 40;  // code points, "…" included
 constexpr size_t kParquetBatchRows = 1024;
+constexpr size_t kFlushBytes = size_t{64} * 1024;  // output handed to stdio in blocks
 
 // A string made safe for one table cell: control characters escaped, cut at kTableCellWidth.
 std::string table_cell(std::string_view text) {
@@ -282,8 +283,6 @@ void SubmissionWriter::note_seen(const Submission& s) {
       table_notes_.push_back(line);
       break;
     case SubmissionFormat::CSV:
-      write_all(notes_, "kbdata: " + line + "\n");
-      break;
     case SubmissionFormat::PARQUET:
       write_all(notes_, "kbdata: " + line + "\n");
       break;
@@ -466,7 +465,7 @@ void SubmissionWriter::write(const Submission& s) {
       return;
     }
   }
-  if (buffer_.size() >= 64 * 1024) {
+  if (buffer_.size() >= kFlushBytes) {
     write_all(out_, buffer_);
     buffer_.clear();
   }
