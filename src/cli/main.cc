@@ -5,8 +5,11 @@
 #include <string>
 
 #include "cli/cat_command.h"
+#include "cli/configs_command.h"
 #include "cli/convert_command.h"
 #include "cli/inspect_command.h"
+#include "cli/show_command.h"
+#include "cli/submissions_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/version.h"
@@ -93,6 +96,70 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
 
+  // The data model's commands: submissions, show, configs (docs/cli.md, docs/data-model.md).
+  auto add_data_options = [](CLI::App* cmd, kbdata::cli::DataOptions& data) {
+    cmd->add_option("--data", data.data,
+                    "Data folder of config files (default: $KBDATA_DATA, else the bundled "
+                    "sample)");
+    cmd->add_flag("--verbose,-v", data.verbose,
+                  "Report files, row groups read and pruned, bytes read and code repairs on "
+                  "stderr");
+  };
+  kbdata::cli::SubmissionsOptions submissions;
+  CLI::App* submissions_cmd = app.add_subcommand(
+      "submissions",
+      "List the submissions of a data folder (flat and legacy files in one model), filtered");
+  add_data_options(submissions_cmd, submissions.data);
+  submissions_cmd->footer(
+      "\nExamples:\n"
+      "  kbdata submissions --data ~/kernelbot -p nvfp4_gemm --scored --since 2025-10-01\n"
+      "  kbdata submissions -p amd-fp8-mm --user-id 17 --with-code -f jsonl\n"
+      "  kbdata submissions --runner B200 --passed -f parquet -o passing.parquet --with-code\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage (an unknown\n"
+      "problem lists the folder's problems).");
+  submissions_cmd->add_option("--problem,-p", submissions.problem, "Problem (leaderboard) name");
+  submissions_cmd->add_option("--leaderboard", submissions.leaderboard, "Leaderboard id");
+  submissions_cmd->add_option("--user-id", submissions.user_id,
+                              "Platform user id (legacy: the anonymised integer)");
+  submissions_cmd->add_option("--user-name", submissions.user_name, "User name");
+  submissions_cmd->add_option("--runner", submissions.runner, "Runner (GPU), e.g. B200");
+  submissions_cmd->add_flag("--passed", submissions.passed, "Only submissions whose run passed");
+  submissions_cmd->add_flag("--scored", submissions.scored, "Only submissions with a score");
+  submissions_cmd->add_option("--since", submissions.since,
+                              "Submitted at or after this UTC time (YYYY-MM-DD[THH:MM[:SS]])");
+  submissions_cmd->add_option("--until", submissions.until, "Submitted before this UTC time");
+  submissions_cmd->add_option("--columns,-c", submissions.columns,
+                              "Fields to print, comma-separated, in this order")
+      ->delimiter(',');
+  submissions_cmd->add_flag("--with-code", submissions.with_code, "Also read and print the code");
+  submissions_cmd->add_option("--format,-f", submissions.format, "Output format")
+      ->check(CLI::IsMember({"table", "csv", "json", "jsonl", "parquet"}))
+      ->capture_default_str();
+  submissions_cmd->add_option("--out,-o", submissions.out, "Output file for --format parquet");
+
+  kbdata::cli::ShowOptions show;
+  CLI::App* show_cmd =
+      app.add_subcommand("show", "Print one submission: its metadata, its code, its runs");
+  show_cmd->add_option("SUBMISSION_ID", show.submission_id, "Submission id")->required();
+  add_data_options(show_cmd, show.data);
+  show_cmd->footer(
+      "\nExamples:\n  kbdata show 41849\n  kbdata show 41849 --format json\n"
+      "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
+  show_cmd->add_option("--format,-f", show.format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "jsonl"}))
+      ->capture_default_str();
+
+  kbdata::cli::ConfigsOptions configs;
+  CLI::App* configs_cmd = app.add_subcommand(
+      "configs", "List the known configs, which files a data folder holds, and their rows");
+  add_data_options(configs_cmd, configs.data);
+  configs_cmd->footer(
+      "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"
+      "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
+  configs_cmd->add_option("--format,-f", configs.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -121,6 +188,12 @@ int main(int argc, char** argv) {
         convert.command_line += i == 0 ? std::string("kbdata") : std::string(argv[i]);
       }
       kbdata::cli::run_convert(convert, stderr);
+    } else if (submissions_cmd->parsed()) {
+      kbdata::cli::run_submissions(submissions, stdout, stderr);
+    } else if (show_cmd->parsed()) {
+      kbdata::cli::run_show(show, stdout, stderr);
+    } else if (configs_cmd->parsed()) {
+      kbdata::cli::run_configs(configs, stdout, stderr);
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());

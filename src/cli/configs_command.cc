@@ -1,0 +1,124 @@
+#include "cli/configs_command.h"
+
+#include <vector>
+
+#include "cli/output.h"
+#include "common/error.h"
+#include "common/text.h"
+#include "dataset/registry.h"
+
+namespace kbdata::cli {
+namespace {
+
+void json_string(std::string& out, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    append_json_string(out, text);
+  } else {
+    std::string repaired;
+    append_utf8_repaired(repaired, text);
+    append_json_string(out, repaired);
+  }
+}
+
+}  // namespace
+
+void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.format != "table" && options.format != "json") {
+    throw UsageError("configs prints table or json");
+  }
+  dataset::DataDir dir = open_data_dir(options.data, err);
+  auto present = [&](const dataset::ConfigInfo& c) -> const dataset::DataFile* {
+    for (const auto& f : dir.files) {
+      if (f.config == &c) return &f;
+    }
+    return nullptr;
+  };
+  std::vector<const dataset::DataFile*> others;
+  for (const auto& f : dir.files) {
+    if (f.config == nullptr) others.push_back(&f);
+  }
+
+  if (options.format == "json") {
+    std::string text = "{\"data\":";
+    json_string(text, dir.path);
+    text += ",\"configs\":[";
+    bool first = true;
+    for (const dataset::ConfigInfo& c : dataset::configs()) {
+      const dataset::DataFile* f = present(c);
+      text += first ? "\n" : ",\n";
+      first = false;
+      text += "{\"config\":";
+      json_string(text, c.name);
+      text += ",\"file\":";
+      json_string(text, c.file);
+      text += ",\"family\":";
+      json_string(text, dataset::to_string(c.family));
+      text += ",\"present\":";
+      text += f ? "true" : "false";
+      text += ",\"rows\":";
+      text += f ? std::to_string(f->num_rows) : "null";
+      text += ",\"leaderboards\":[";
+      for (size_t i = 0; i < c.leaderboards.size(); ++i) {
+        const auto& l = c.leaderboards[i];
+        if (i > 0) text += ',';
+        text += "{\"id\":" + (l.id ? std::to_string(*l.id) : std::string("null")) + ",\"name\":";
+        json_string(text, l.name);
+        if (!l.note.empty()) {
+          text += ",\"note\":";
+          json_string(text, l.note);
+        }
+        text += '}';
+      }
+      text += "],\"note\":";
+      json_string(text, c.note);
+      text += '}';
+    }
+    text += "\n],\"other_files\":[";
+    for (size_t i = 0; i < others.size(); ++i) {
+      text += i > 0 ? ",\n" : "\n";
+      text += "{\"file\":";
+      json_string(text, others[i]->name);
+      text += ",\"family\":";
+      json_string(text, dataset::to_string(others[i]->family));
+      text += ",\"rows\":" + std::to_string(others[i]->num_rows) + "}";
+    }
+    text += others.empty() ? "]" : "\n]";
+    text += ",\"skipped\":[";
+    for (size_t i = 0; i < dir.skipped.size(); ++i) {
+      text += i > 0 ? ",\n" : "\n";
+      text += "{\"file\":";
+      json_string(text, dir.skipped[i].first);
+      text += ",\"reason\":";
+      json_string(text, dir.skipped[i].second);
+      text += "}";
+    }
+    text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
+    write_all(out, text);
+    return;
+  }
+
+  std::vector<std::vector<std::string>> rows = {
+      {"config", "file", "family", "present", "rows", "leaderboards", "note"}};
+  for (const dataset::ConfigInfo& c : dataset::configs()) {
+    const dataset::DataFile* f = present(c);
+    std::string boards = c.name == "leaderboards" ? "all" : std::to_string(c.leaderboards.size());
+    rows.push_back({c.name, c.file, dataset::to_string(c.family), f ? "yes" : "no",
+                    f ? std::to_string(f->num_rows) : "-", boards, c.note});
+  }
+  std::string text = "data: " + dir.path + "\n\n";
+  text += format_table(rows, {false, false, false, false, true, true, false});
+  if (!others.empty()) {
+    std::vector<std::vector<std::string>> other_rows = {{"file", "family", "rows"}};
+    for (const auto* f : others) {
+      other_rows.push_back({f->name, dataset::to_string(f->family), std::to_string(f->num_rows)});
+    }
+    text += "\nother files:\n" + format_table(other_rows, {false, false, true});
+  }
+  if (!dir.skipped.empty()) {
+    text += "\nskipped:\n";
+    for (const auto& [name, reason] : dir.skipped) text += "  " + name + ": " + reason + "\n";
+  }
+  write_all(out, text);
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,19 @@
+// `kbdata configs`: the registry's configs, which of their files a data folder holds, and their
+// row counts from the footers; then the folder's other Parquet files and their detected family.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct ConfigsOptions {
+  DataOptions data;
+  std::string format = "table";  // table or json
+};
+
+void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err);
+
+}  // namespace kbdata::cli

@@ -1,0 +1,97 @@
+#include "cli/show_command.h"
+
+#include <vector>
+
+#include "cli/output.h"
+#include "common/error.h"
+#include "dataset/loader.h"
+#include "dataset/registry.h"
+#include "tabular/value_format.h"
+
+namespace kbdata::cli {
+namespace {
+
+std::string time_text(const std::optional<int64_t>& micros) {
+  if (!micros) return "null";
+  std::string out;
+  tabular::append_timestamp(out, *micros, parquet::TimeUnit::MICROS, true);
+  return out;
+}
+
+std::string show_table(const dataset::Submission& s) {
+  std::string text = "submission " + std::to_string(s.submission_id) + "\n";
+  std::string_view note = dataset::note_for(s.leaderboard_id);
+  if (!note.empty())
+    text += "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) +
+            "): " + std::string(note) + "\n";
+  auto opt = [](const std::optional<std::string>& v) { return v ? *v : std::string("null"); };
+  std::vector<std::vector<std::string>> rows = {
+      {"problem_name", s.problem_name},
+      {"leaderboard_id", std::to_string(s.leaderboard_id)},
+      {"user_id", s.user_id},
+      {"user_name", opt(s.user_name)},
+      {"submission_time", time_text(s.submission_time)},
+      {"file_name", s.file_name},
+      {"code_id", std::to_string(s.code_id)},
+      {"status", s.status},
+      {"score", s.score ? format_score(*s.score) : "null"},
+      {"passed", s.passed ? (*s.passed ? "true" : "false") : "null"},
+      {"mode", opt(s.mode)},
+      {"runner", opt(s.runner)},
+  };
+  for (const auto& row : rows) {
+    text += "  " + row[0] + std::string(17 - row[0].size(), ' ') + row[1] + "\n";
+  }
+  if (!s.runs.empty()) {
+    std::vector<std::vector<std::string>> runs = {
+        {"run_id", "mode", "score", "passed", "start_time", "end_time"}};
+    for (const dataset::Run& r : s.runs) {
+      runs.push_back({std::to_string(r.run_id), r.mode, r.score ? format_score(*r.score) : "null",
+                      r.passed ? (*r.passed ? "true" : "false") : "null", time_text(r.start_time),
+                      time_text(r.end_time)});
+    }
+    text += "runs (" + std::to_string(s.runs.size()) + "):\n";
+    text += format_table(runs, {true, false, true, false, false, false});
+  }
+  text += "code:\n";
+  text += s.code ? *s.code : std::string("null");
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  return text;
+}
+
+}  // namespace
+
+void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
+  const SubmissionFormat format = parse_submission_format(options.format);
+  if (format != SubmissionFormat::TABLE && format != SubmissionFormat::JSON &&
+      format != SubmissionFormat::JSONL) {
+    throw UsageError("show prints table, json or jsonl");
+  }
+  dataset::DataDir dir = open_data_dir(options.data, err);
+  dataset::LoadOptions load;
+  load.filter.submission_id = options.submission_id;
+  load.with_code = true;
+  load.with_runs = true;
+  std::vector<dataset::Submission> found;
+  dataset::LoadStats stats;
+  dataset::load_dir(
+      dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); }, stats);
+  if (options.data.verbose) report_load(stats, err);
+  if (found.empty()) {
+    throw Error("no submission " + std::to_string(options.submission_id) + " in " + dir.path);
+  }
+  if (format == SubmissionFormat::TABLE) {
+    std::string text;
+    for (size_t i = 0; i < found.size(); ++i) {
+      if (i > 0) text += "\n";
+      text += show_table(found[i]);
+    }
+    write_all(out, text);
+    return;
+  }
+  SubmissionWriter writer(format, submission_fields(), out, err, std::nullopt);
+  for (const auto& s : found) writer.write(s);
+  writer.finish();
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,23 @@
+// `kbdata show SUBMISSION_ID`: one submission with its metadata, its code, and (legacy files) its
+// runs.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct ShowOptions {
+  DataOptions data;
+  int64_t submission_id = 0;
+  std::string format = "table";  // table, json, jsonl
+};
+
+// Prints every model row of the submission (a flat file holds one per runner). Throws
+// kbdata::Error (exit 1) when the folder has no such submission.
+void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err);
+
+}  // namespace kbdata::cli

@@ -1,0 +1,550 @@
+#include "cli/submission_output.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdlib>
+
+#include "cli/output.h"
+#include "common/error.h"
+#include "common/file.h"
+#include "common/text.h"
+#include "common/version.h"
+#include "dataset/registry.h"
+#include "parquet/write/file_writer.h"
+#include "tabular/value_format.h"
+
+namespace kbdata::cli {
+namespace {
+
+using dataset::Submission;
+
+enum Field {
+  SUBMISSION_ID,
+  LEADERBOARD_ID,
+  PROBLEM_NAME,
+  USER_ID,
+  USER_NAME,
+  CODE_ID,
+  FILE_NAME,
+  SUBMISSION_TIME,
+  STATUS,
+  SCORE,
+  PASSED,
+  MODE,
+  RUNNER,
+  CODE
+};
+
+constexpr size_t kTableCellWidth = 40;  // code points, "…" included
+constexpr size_t kParquetBatchRows = 1024;
+constexpr size_t kFlushBytes = size_t{64} * 1024;  // output handed to stdio in blocks
+
+// A string made safe for one table cell: control characters escaped, cut at kTableCellWidth.
+std::string table_cell(std::string_view text) {
+  std::string repaired;
+  if (!is_valid_utf8(text)) {
+    append_utf8_repaired(repaired, text);
+    text = repaired;
+  }
+  std::string out;
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) {
+      if (points + 1 == kTableCellWidth && i + 1 < text.size()) {
+        out += "…";
+        return out;
+      }
+      ++points;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+std::string time_text(int64_t micros) {
+  std::string out;
+  tabular::append_timestamp(out, micros, parquet::TimeUnit::MICROS, true);
+  return out;
+}
+
+std::string double_text(double v) {
+  std::string out;
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  append_double(out, v);
+  return out;
+}
+
+void append_json_text(std::string& out, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    append_json_string(out, text);
+  } else {
+    std::string repaired;
+    append_utf8_repaired(repaired, text);
+    append_json_string(out, repaired);
+  }
+}
+
+// The text of one field (CSV and tables), nullopt for null. `human`: scores via format_score.
+std::optional<std::string> field_text(const Submission& s, int field, bool human) {
+  switch (field) {
+    case SUBMISSION_ID:
+      return std::to_string(s.submission_id);
+    case LEADERBOARD_ID:
+      return std::to_string(s.leaderboard_id);
+    case PROBLEM_NAME:
+      return s.problem_name;
+    case USER_ID:
+      return s.user_id;
+    case USER_NAME:
+      return s.user_name;
+    case CODE_ID:
+      return std::to_string(s.code_id);
+    case FILE_NAME:
+      return s.file_name;
+    case SUBMISSION_TIME:
+      return time_text(s.submission_time);
+    case STATUS:
+      return s.status;
+    case SCORE:
+      if (!s.score) return std::nullopt;
+      return human ? format_score(*s.score) : double_text(*s.score);
+    case PASSED:
+      if (!s.passed) return std::nullopt;
+      return *s.passed ? "true" : "false";
+    case MODE:
+      return s.mode;
+    case RUNNER:
+      return s.runner;
+    case CODE:
+      return s.code;
+    default:
+      return std::nullopt;
+  }
+}
+
+bool is_numeric_field(int field) {
+  return field == SUBMISSION_ID || field == LEADERBOARD_ID || field == CODE_ID || field == SCORE;
+}
+
+void append_csv_field(std::string& out, const std::optional<std::string>& value) {
+  if (!value) return;  // null: an empty field
+  std::string text;
+  if (is_valid_utf8(*value)) {
+    text = *value;
+  } else {
+    append_utf8_repaired(text, *value);
+  }
+  if (text.empty() || text.find_first_of(",\"\r\n") != std::string::npos) {
+    out.push_back('"');
+    for (char c : text) {
+      if (c == '"') out.push_back('"');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  } else {
+    out += text;
+  }
+}
+
+parquet::SchemaElement parquet_leaf(const std::string& name, int field) {
+  parquet::SchemaElement e;
+  e.name = name;
+  e.repetition_type = parquet::Repetition::OPTIONAL;
+  parquet::LogicalType t;
+  switch (field) {
+    case SUBMISSION_ID:
+    case LEADERBOARD_ID:
+    case CODE_ID:
+      e.type = parquet::PhysicalType::INT64;
+      break;
+    case SUBMISSION_TIME:
+      e.type = parquet::PhysicalType::INT64;
+      t.kind = parquet::LogicalType::Kind::TIMESTAMP;
+      t.unit = parquet::TimeUnit::MICROS;
+      t.is_adjusted_to_utc = true;
+      e.logical_type = t;
+      break;
+    case SCORE:
+      e.type = parquet::PhysicalType::DOUBLE;
+      break;
+    case PASSED:
+      e.type = parquet::PhysicalType::BOOLEAN;
+      break;
+    default:
+      e.type = parquet::PhysicalType::BYTE_ARRAY;
+      t.kind = parquet::LogicalType::Kind::STRING;
+      e.logical_type = t;
+      break;
+  }
+  return e;
+}
+
+}  // namespace
+
+SubmissionFormat parse_submission_format(const std::string& text) {
+  if (text == "table") return SubmissionFormat::TABLE;
+  if (text == "csv") return SubmissionFormat::CSV;
+  if (text == "json") return SubmissionFormat::JSON;
+  if (text == "jsonl") return SubmissionFormat::JSONL;
+  if (text == "parquet") return SubmissionFormat::PARQUET;
+  throw UsageError("unknown format '" + text +
+                   "'; the formats are table, csv, json, jsonl, parquet");
+}
+
+const std::vector<std::string>& submission_fields() {
+  static const std::vector<std::string> kFields = {
+      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
+      "code_id",       "file_name",      "submission_time", "status",  "score",
+      "passed",        "mode",           "runner",          "code"};
+  return kFields;
+}
+
+std::string format_score(double seconds) {
+  char buf[64];
+  if (std::isnan(seconds) || std::isinf(seconds)) return double_text(seconds);
+  if (std::fabs(seconds) < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.2f µs", seconds * 1e6);
+  } else if (std::fabs(seconds) < 1.0) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  }
+  return buf;
+}
+
+struct SubmissionWriter::Parquet {
+  AtomicOutputFile file;
+  std::unique_ptr<parquet::FileWriter> writer;
+  std::vector<parquet::ColumnBatch> batches;
+  explicit Parquet(const std::string& path) : file(path) {}
+};
+
+SubmissionWriter::SubmissionWriter(SubmissionFormat format, std::vector<std::string> fields,
+                                   std::FILE* out, std::FILE* notes,
+                                   std::optional<std::string> parquet_path)
+    : format_(format), out_(out), notes_(notes) {
+  const auto& all = submission_fields();
+  for (const std::string& name : fields) {
+    int index = -1;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i] == name) index = static_cast<int>(i);
+    }
+    if (index < 0) {
+      std::string known;
+      for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
+      throw UsageError("no field '" + name + "'; the fields are: " + known);
+    }
+    fields_.push_back(index);
+  }
+  if (format_ == SubmissionFormat::PARQUET) {
+    if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
+    parquet_ = std::make_unique<Parquet>(*parquet_path);
+  } else if (parquet_path) {
+    throw UsageError("--out is for --format parquet only");
+  }
+  if (format_ == SubmissionFormat::JSON) buffer_ = "[";
+  if (format_ == SubmissionFormat::CSV) {
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      if (i > 0) buffer_ += ',';
+      buffer_ += all[static_cast<size_t>(fields_[i])];
+    }
+    buffer_ += '\n';
+  }
+  if (format_ == SubmissionFormat::TABLE) {
+    table_rows_.emplace_back();
+    for (int f : fields_) table_rows_.back().push_back(all[static_cast<size_t>(f)]);
+  }
+}
+
+SubmissionWriter::~SubmissionWriter() = default;
+
+void SubmissionWriter::note_seen(const Submission& s) {
+  if (!noted_.insert(s.leaderboard_id).second) return;
+  std::string_view note = dataset::note_for(s.leaderboard_id);
+  if (note.empty()) return;
+  std::string line = "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) +
+                     "): " + std::string(note);
+  switch (format_) {
+    case SubmissionFormat::TABLE:
+      table_notes_.push_back(line);
+      break;
+    case SubmissionFormat::CSV:
+    case SubmissionFormat::PARQUET:
+      write_all(notes_, "kbdata: " + line + "\n");
+      break;
+    default:
+      break;  // JSON: a field of each object
+  }
+}
+
+void SubmissionWriter::append_json_object(std::string& out, const Submission& s) const {
+  const auto& all = submission_fields();
+  out += '{';
+  bool first = true;
+  for (int f : fields_) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, all[static_cast<size_t>(f)]);
+    out += ':';
+    std::optional<std::string> text = field_text(s, f, false);
+    if (!text) {
+      out += "null";
+    } else if (f == SCORE) {
+      if (std::isfinite(*s.score)) {
+        out += *text;
+      } else {
+        append_json_string(out, *text);
+      }
+    } else if (is_numeric_field(f) || f == PASSED) {
+      out += *text;
+    } else {
+      append_json_text(out, *text);
+    }
+  }
+  std::string_view note = dataset::note_for(s.leaderboard_id);
+  if (!note.empty()) {
+    out += first ? "" : ",";
+    out += "\"note\":";
+    append_json_text(out, note);
+  }
+  if (!s.runs.empty()) {
+    out += first && note.empty() ? "" : ",";
+    out += "\"runs\":[";
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+      const dataset::Run& run = s.runs[i];
+      if (i > 0) out += ',';
+      out += "{\"run_id\":" + std::to_string(run.run_id) + ",\"mode\":";
+      append_json_text(out, run.mode);
+      out += ",\"score\":";
+      out += run.score && std::isfinite(*run.score) ? double_text(*run.score) : "null";
+      out += ",\"passed\":";
+      out += run.passed ? (*run.passed ? "true" : "false") : "null";
+      out += ",\"start_time\":";
+      if (run.start_time) {
+        append_json_string(out, time_text(*run.start_time));
+      } else {
+        out += "null";
+      }
+      out += ",\"end_time\":";
+      if (run.end_time) {
+        append_json_string(out, time_text(*run.end_time));
+      } else {
+        out += "null";
+      }
+      out += '}';
+    }
+    out += ']';
+  }
+  out += '}';
+}
+
+void SubmissionWriter::write(const Submission& s) {
+  note_seen(s);
+  ++rows_;
+  switch (format_) {
+    case SubmissionFormat::TABLE: {
+      std::vector<std::string> row;
+      for (int f : fields_) {
+        std::optional<std::string> text = field_text(s, f, true);
+        row.push_back(text ? table_cell(*text) : "null");
+      }
+      table_rows_.push_back(std::move(row));
+      return;
+    }
+    case SubmissionFormat::CSV:
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        if (i > 0) buffer_ += ',';
+        append_csv_field(buffer_, field_text(s, fields_[i], false));
+      }
+      buffer_ += '\n';
+      break;
+    case SubmissionFormat::JSON:
+      buffer_ += rows_ == 1 ? "\n" : ",\n";
+      append_json_object(buffer_, s);
+      break;
+    case SubmissionFormat::JSONL:
+      append_json_object(buffer_, s);
+      buffer_ += '\n';
+      break;
+    case SubmissionFormat::PARQUET: {
+      Parquet& p = *parquet_;
+      if (!p.writer) {
+        std::vector<parquet::SchemaElement> schema(1);
+        schema[0].name = "schema";
+        schema[0].num_children = static_cast<int32_t>(fields_.size());
+        for (int f : fields_) {
+          schema.push_back(parquet_leaf(submission_fields()[static_cast<size_t>(f)], f));
+        }
+        parquet::WriterOptions options;
+        options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
+        options.key_value_metadata.push_back(
+            {"kbdata.rule",
+             "kbdata submissions: the submission model in the flat schema "
+             "(DATASET.md 4.1), docs/data-model.md"});
+        p.writer = std::make_unique<parquet::FileWriter>(p.file, schema, options);
+        for (const auto& leaf : p.writer->schema().leaves()) {
+          parquet::ColumnBatch b;
+          b.values = parquet::ValueBuffer::for_type(leaf.physical, leaf.type_length);
+          p.batches.push_back(std::move(b));
+        }
+      }
+      for (size_t c = 0; c < fields_.size(); ++c) {
+        parquet::ColumnBatch& b = p.batches[c];
+        const int f = fields_[c];
+        ++b.num_levels;
+        auto put_i64 = [&](int64_t v) {
+          const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
+          b.values.data.insert(b.values.data.end(), bytes, bytes + 8);
+          ++b.values.count;
+          b.def_levels.push_back(1);
+        };
+        switch (f) {
+          case SUBMISSION_ID:
+            put_i64(s.submission_id);
+            break;
+          case LEADERBOARD_ID:
+            put_i64(s.leaderboard_id);
+            break;
+          case CODE_ID:
+            put_i64(s.code_id);
+            break;
+          case SUBMISSION_TIME:
+            put_i64(s.submission_time);
+            break;
+          case SCORE:
+            if (s.score) {
+              const auto* bytes = reinterpret_cast<const uint8_t*>(&*s.score);
+              b.values.data.insert(b.values.data.end(), bytes, bytes + 8);
+              ++b.values.count;
+              b.def_levels.push_back(1);
+            } else {
+              b.def_levels.push_back(0);
+            }
+            break;
+          case PASSED:
+            if (s.passed) {
+              b.values.data.push_back(*s.passed ? 1 : 0);
+              ++b.values.count;
+              b.def_levels.push_back(1);
+            } else {
+              b.def_levels.push_back(0);
+            }
+            break;
+          default: {
+            std::optional<std::string> text = field_text(s, f, false);
+            if (text) {
+              std::string repaired;
+              if (!is_valid_utf8(*text)) append_utf8_repaired(repaired, *text);
+              const std::string& v = repaired.empty() ? *text : repaired;
+              b.values.append_binary({reinterpret_cast<const uint8_t*>(v.data()), v.size()});
+              b.def_levels.push_back(1);
+            } else {
+              b.def_levels.push_back(0);
+            }
+          }
+        }
+      }
+      if (p.batches[0].num_levels >= kParquetBatchRows) {
+        p.writer->write(p.batches);
+        for (auto& b : p.batches) b.clear();
+      }
+      return;
+    }
+  }
+  if (buffer_.size() >= kFlushBytes) {
+    write_all(out_, buffer_);
+    buffer_.clear();
+  }
+}
+
+void SubmissionWriter::finish() {
+  switch (format_) {
+    case SubmissionFormat::TABLE: {
+      std::string text;
+      for (const std::string& note : table_notes_) text += note + "\n";
+      if (!table_notes_.empty()) text += "\n";
+      std::vector<bool> right;
+      for (int f : fields_) right.push_back(is_numeric_field(f));
+      text += format_table(table_rows_, right);
+      text += "(" + std::to_string(rows_) + (rows_ == 1 ? " row)\n" : " rows)\n");
+      write_all(out_, text);
+      break;
+    }
+    case SubmissionFormat::JSON:
+      buffer_ += rows_ == 0 ? "]\n" : "\n]\n";
+      write_all(out_, buffer_);
+      break;
+    case SubmissionFormat::CSV:
+    case SubmissionFormat::JSONL:
+      write_all(out_, buffer_);
+      break;
+    case SubmissionFormat::PARQUET: {
+      Parquet& p = *parquet_;
+      if (!p.writer) {
+        // No rows: still a valid file with the schema.
+        Submission none;
+        write(none);  // builds the writer; the row is then dropped
+        --rows_;
+        for (auto& b : p.batches) b.clear();
+      }
+      if (p.batches[0].num_levels > 0) p.writer->write(p.batches);
+      p.writer->close();
+      p.file.commit();
+      break;
+    }
+  }
+  buffer_.clear();
+  std::fflush(out_);
+}
+
+dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err) {
+  dataset::DataDirChoice choice =
+      dataset::choose_data_dir(options.data, std::getenv("KBDATA_DATA"));
+  if (choice.bundled_sample) {
+    write_all(err, "kbdata: no --data or KBDATA_DATA given; using the bundled sample in " +
+                       choice.path + "\n");
+  }
+  dataset::DataDir dir = dataset::scan_data_dir(choice.path);
+  if (options.verbose) {
+    for (const auto& [name, reason] : dir.skipped) {
+      write_all(err, "kbdata: skipped " + name + ": " + reason + "\n");
+    }
+  }
+  return dir;
+}
+
+void report_load(const dataset::LoadStats& s, std::FILE* err) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "kbdata: read %" PRIu64 " file(s) (%" PRIu64 " skipped by the filter), %" PRIu64
+                " of %" PRIu64 " row group(s) (%" PRIu64 " pruned), %" PRIu64 " row(s), %" PRIu64
+                " bytes\n",
+                s.files_read, s.files_skipped, s.row_groups - s.row_groups_skipped, s.row_groups,
+                s.row_groups_skipped, s.rows_read, s.bytes_read);
+  write_all(err, line);
+  if (s.code.values > 0) {
+    std::snprintf(line, sizeof line,
+                  "kbdata: code: %" PRIu64 " value(s) decoded, %" PRIu64 " repaired (%" PRIu64
+                  " \\x hex escape(s) decoded, %" PRIu64 " invalid \\x hex kept as stored, %" PRIu64
+                  " with invalid UTF-8 replaced by U+FFFD, %" PRIu64 " from a binary column)\n",
+                  s.code.values, s.code.repaired, s.code.hex_decoded, s.code.hex_invalid,
+                  s.code.utf8_repaired, s.code.from_binary);
+    write_all(err, line);
+  }
+}
+
+}  // namespace kbdata::cli

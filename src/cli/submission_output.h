@@ -1,0 +1,84 @@
+// Rendering the submission model (dataset/submission.h) for `kbdata submissions` and `kbdata show`:
+// table, CSV, JSON, JSON Lines and Parquet (the flat schema of DATASET.md §4.1).
+//
+// Scores: tables show them for humans (format_score); every machine format carries seconds.
+// Reliability notes (dataset/registry.h note_for): above the table for `table`; a "note" field in
+// the objects of `json`/`jsonl` whose leaderboard has one; one stderr line per leaderboard for
+// `csv` and `parquet` (a comment line would break CSV readers; Parquet key-value metadata is fixed
+// before the first row is seen).
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dataset/code_text.h"
+#include "dataset/data_dir.h"
+#include "dataset/loader.h"
+#include "dataset/submission.h"
+
+namespace kbdata::cli {
+
+enum class SubmissionFormat { TABLE, CSV, JSON, JSONL, PARQUET };
+
+// Parses table|csv|json|jsonl|parquet (UsageError otherwise).
+[[nodiscard]] SubmissionFormat parse_submission_format(const std::string& text);
+
+// The model's field names, in the flat schema's order (code last).
+[[nodiscard]] const std::vector<std::string>& submission_fields();
+
+// Seconds as µs with 2 decimals below 1 ms, ms with 3 decimals below 1 s, else s with 3 decimals
+// (DATASET.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
+[[nodiscard]] std::string format_score(double seconds);
+
+// Streams submissions to `out` (or, for PARQUET, to `parquet_path`). `fields` are names of
+// submission_fields(); `notes` receives the stderr lines of the CSV and Parquet formats.
+class SubmissionWriter {
+ public:
+  // Throws UsageError for an unknown field (listing the fields), or PARQUET without a path.
+  SubmissionWriter(SubmissionFormat format, std::vector<std::string> fields, std::FILE* out,
+                   std::FILE* notes, std::optional<std::string> parquet_path);
+  ~SubmissionWriter();
+  SubmissionWriter(const SubmissionWriter&) = delete;
+  SubmissionWriter& operator=(const SubmissionWriter&) = delete;
+
+  void write(const dataset::Submission& s);
+  // Ends the output (the table, the JSON array's "]", the Parquet footer and commit).
+  void finish();
+  [[nodiscard]] uint64_t rows() const { return rows_; }
+
+ private:
+  struct Parquet;
+  void note_seen(const dataset::Submission& s);
+  void append_json_object(std::string& out, const dataset::Submission& s) const;
+
+  SubmissionFormat format_;
+  std::vector<int> fields_;  // indexes into submission_fields()
+  std::FILE* out_;
+  std::FILE* notes_;
+  std::set<int64_t> noted_;  // leaderboards whose note was written (or queued for the table)
+  std::vector<std::string> table_notes_;
+  std::vector<std::vector<std::string>> table_rows_;
+  std::unique_ptr<Parquet> parquet_;
+  std::string buffer_;
+  uint64_t rows_ = 0;
+};
+
+// Data folder options shared by the commands.
+struct DataOptions {
+  std::optional<std::string> data;  // --data
+  bool verbose = false;
+};
+
+// Resolves --data / KBDATA_DATA / the bundled sample and scans the folder. Says on `err` when the
+// bundled sample is used, and with `verbose` which files were skipped.
+[[nodiscard]] dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err);
+
+// The --verbose report of a load: files, row groups read and skipped, bytes, code repairs.
+void report_load(const dataset::LoadStats& stats, std::FILE* err);
+
+}  // namespace kbdata::cli

@@ -1,0 +1,69 @@
+#include "dataset/code_text.h"
+
+#include "common/text.h"
+
+namespace kbdata::dataset {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+CodeRepairCounts& CodeRepairCounts::operator+=(const CodeRepairCounts& other) {
+  values += other.values;
+  from_binary += other.from_binary;
+  hex_decoded += other.hex_decoded;
+  hex_invalid += other.hex_invalid;
+  utf8_repaired += other.utf8_repaired;
+  repaired += other.repaired;
+  return *this;
+}
+
+bool decode_hex_escape(std::string_view stored, std::string& out) {
+  if (stored.size() < 4 || stored[0] != '\\' || stored[1] != 'x') return false;
+  std::string_view digits = stored.substr(2);
+  if (digits.size() % 2 != 0) return false;
+  out.clear();
+  out.reserve(digits.size() / 2);
+  for (size_t i = 0; i < digits.size(); i += 2) {
+    int hi = hex_value(digits[i]);
+    int lo = hex_value(digits[i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out.push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+std::string decode_code(std::string_view stored, bool binary_column, CodeRepairCounts& counts) {
+  ++counts.values;
+  if (binary_column) ++counts.from_binary;
+  bool changed = false;
+  std::string hex_bytes;
+  std::string_view text = stored;
+  if (stored.size() >= 2 && stored[0] == '\\' && stored[1] == 'x') {
+    if (decode_hex_escape(stored, hex_bytes)) {
+      ++counts.hex_decoded;
+      text = hex_bytes;
+      changed = true;
+    } else {
+      ++counts.hex_invalid;
+    }
+  }
+  std::string out;
+  if (is_valid_utf8(text)) {
+    out.assign(text);
+  } else {
+    append_utf8_repaired(out, text);
+    ++counts.utf8_repaired;
+    changed = true;
+  }
+  if (changed) ++counts.repaired;
+  return out;
+}
+
+}  // namespace kbdata::dataset

@@ -1,0 +1,112 @@
+#include "dataset/data_dir.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "common/error.h"
+#include "parquet/file_reader.h"
+#include "parquet/schema.h"
+
+#ifndef KBDATA_SOURCE_DIR
+#define KBDATA_SOURCE_DIR ""
+#endif
+
+namespace kbdata::dataset {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has_all(const parquet::Schema& schema, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    bool found = false;
+    for (const auto& field : schema.root().children) {
+      if (field.name == name) found = true;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<SchemaFamily> detect_family(const parquet::Schema& schema) {
+  if (has_all(schema, {"submission_id", "leaderboard_id", "user_id", "submission_time", "run_id",
+                       "run_mode"})) {
+    return SchemaFamily::LEGACY_RUNS;
+  }
+  if (has_all(schema,
+              {"submission_id", "leaderboard_id", "problem_name", "user_id", "submission_time"})) {
+    return SchemaFamily::FLAT;
+  }
+  if (has_all(schema, {"id", "name", "deadline"})) return SchemaFamily::LEADERBOARDS;
+  return std::nullopt;
+}
+
+DataDir scan_data_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError("data folder '" + dir + "' is not a folder");
+  DataDir out;
+  out.path = dir;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".parquet" && entry.is_regular_file(ec)) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  if (ec) throw IoError("cannot list the data folder '" + dir + "': " + ec.message());
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    DataFile file;
+    file.name = name;
+    file.path = (fs::path(dir) / name).string();
+    file.config = find_config(name);
+    try {
+      auto reader = parquet::FileReader::open(file.path);
+      std::optional<SchemaFamily> family = detect_family(reader->schema());
+      if (!family) {
+        out.skipped.emplace_back(name, "its columns match no KernelBot schema");
+        continue;
+      }
+      file.family = *family;
+      file.num_rows = reader->num_rows();
+      file.num_row_groups = reader->num_row_groups();
+    } catch (const Error& error) {
+      out.skipped.emplace_back(name, error.what());
+      continue;
+    }
+    out.files.push_back(std::move(file));
+  }
+  return out;
+}
+
+std::vector<std::string> bundled_sample_candidates() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path bin = exe.parent_path();
+    out.push_back((bin / ".." / "share" / "kbdata" / "sample").lexically_normal().string());
+    out.push_back((bin / ".." / "data" / "sample").lexically_normal().string());
+  }
+  if (std::string_view(KBDATA_SOURCE_DIR).size() > 0) {
+    out.push_back((fs::path(KBDATA_SOURCE_DIR) / "data" / "sample").lexically_normal().string());
+  }
+  return out;
+}
+
+DataDirChoice choose_data_dir(const std::optional<std::string>& flag, const char* env) {
+  if (flag) return {*flag, false};
+  if (env != nullptr && *env != '\0') return {env, false};
+  std::string tried;
+  for (const std::string& candidate : bundled_sample_candidates()) {
+    std::error_code ec;
+    if (fs::is_directory(candidate, ec)) return {candidate, true};
+    if (!tried.empty()) tried += ", ";
+    tried += candidate;
+  }
+  throw UsageError("no --data folder, no KBDATA_DATA, and no bundled sample (looked in " + tried +
+                   ")");
+}
+
+}  // namespace kbdata::dataset

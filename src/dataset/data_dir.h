@@ -1,0 +1,63 @@
+// A data folder: which Parquet files it holds, which registry config each one is, and which schema
+// family each has (detected from its columns), plus where the bundled sample is found.
+// docs/data-model.md, "Data folders", describes the rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataset/registry.h"
+
+namespace kbdata::parquet {
+class Schema;
+}
+
+namespace kbdata::dataset {
+
+// The family a file's columns say it has, or nullopt when they match none:
+//   LEGACY_RUNS   submission_id, leaderboard_id, user_id, submission_time, run_id, run_mode
+//   FLAT          submission_id, leaderboard_id, problem_name, user_id, submission_time
+//   LEADERBOARDS  id, name, deadline
+// (checked in this order).
+[[nodiscard]] std::optional<SchemaFamily> detect_family(const parquet::Schema& schema);
+
+struct DataFile {
+  std::string path;                          // dir + "/" + name
+  std::string name;                          // file name
+  const ConfigInfo* config = nullptr;        // the registry config named by the file name, if any
+  SchemaFamily family = SchemaFamily::FLAT;  // detected from the columns
+  int64_t num_rows = 0;                      // from the footer
+  int num_row_groups = 0;
+};
+
+struct DataDir {
+  std::string path;
+  std::vector<DataFile> files;  // every *.parquet file whose family was detected, by name
+  // *.parquet files skipped: not Parquet, unreadable footer, or columns of no family; each with
+  // the reason.
+  std::vector<std::pair<std::string, std::string>> skipped;
+};
+
+// Scans `dir` (not recursively): opens the footer of every *.parquet file. Throws UsageError if
+// `dir` is not a folder.
+[[nodiscard]] DataDir scan_data_dir(const std::string& dir);
+
+// Where the data comes from.
+struct DataDirChoice {
+  std::string path;
+  bool bundled_sample = false;  // neither --data nor KBDATA_DATA was given
+};
+
+// `flag` (--data), else `env` (KBDATA_DATA, when non-empty), else the bundled sample:
+// <exe dir>/../share/kbdata/sample, <exe dir>/../data/sample, then <KBDATA_SOURCE_DIR>/data/sample
+// (the source tree the binary was built from), the first that is a folder. Throws UsageError
+// naming the places looked at when none is.
+[[nodiscard]] DataDirChoice choose_data_dir(const std::optional<std::string>& flag,
+                                            const char* env);
+
+// The places searched for the bundled sample, in order (for messages and tests).
+[[nodiscard]] std::vector<std::string> bundled_sample_candidates();
+
+}  // namespace kbdata::dataset

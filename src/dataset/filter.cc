@@ -1,0 +1,263 @@
+#include "dataset/filter.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+#include "common/error.h"
+#include "parquet/schema.h"
+
+namespace kbdata::dataset {
+namespace {
+
+using parquet::CompareOp;
+using parquet::Predicate;
+
+const parquet::ColumnDescriptor* top_level(const parquet::Schema& schema, const char* name) {
+  std::optional<int> leaf = schema.find_leaf(name);
+  if (!leaf) return nullptr;
+  const auto& column = schema.leaves()[static_cast<size_t>(*leaf)];
+  return column.max_rep == 0 && column.path.size() == 1 ? &column : nullptr;
+}
+
+bool is_integer_column(const parquet::ColumnDescriptor& c) {
+  return c.physical == parquet::PhysicalType::INT32 || c.physical == parquet::PhysicalType::INT64;
+}
+
+// The stored value of µs time `micros` in the column's unit, or nullopt when the column's time
+// cannot be compared as an integer (INT96, or no INT64).
+std::optional<int64_t> time_literal(const parquet::ColumnDescriptor& c, int64_t micros,
+                                    bool round_up) {
+  if (c.physical != parquet::PhysicalType::INT64) return std::nullopt;
+  parquet::TimeUnit unit = c.logical.kind == parquet::LogicalType::Kind::TIMESTAMP
+                               ? c.logical.unit
+                               : parquet::TimeUnit::MICROS;
+  switch (unit) {
+    case parquet::TimeUnit::MILLIS: {
+      int64_t v = micros / 1000;
+      if (micros % 1000 != 0 && ((micros > 0) == round_up)) v += micros > 0 ? 1 : -1;
+      return v;
+    }
+    case parquet::TimeUnit::MICROS:
+      return micros;
+    case parquet::TimeUnit::NANOS:
+      if (micros > std::numeric_limits<int64_t>::max() / 1000 ||
+          micros < std::numeric_limits<int64_t>::min() / 1000) {
+        return std::nullopt;
+      }
+      return micros * 1000;
+  }
+  return std::nullopt;
+}
+
+void add_time_predicates(const Filter& f, const parquet::Schema& schema,
+                         std::vector<Predicate>& out) {
+  const auto* c = top_level(schema, "submission_time");
+  if (c == nullptr) return;
+  // Bounds are widened to whole stored units: pruning must stay conservative, the exact test
+  // happens on the model.
+  if (f.since) {
+    if (auto v = time_literal(*c, *f.since, false))
+      out.push_back({c->dotted_path, CompareOp::GE, *v, {}});
+  }
+  if (f.until) {
+    if (auto v = time_literal(*c, *f.until, true))
+      out.push_back({c->dotted_path, CompareOp::LE, *v, {}});
+  }
+}
+
+std::optional<int64_t> parse_int(const std::string& text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+bool Filter::empty() const {
+  return !submission_id && !problem && !leaderboard_id && !user_id && !user_name && !runner &&
+         !passed_only && !scored_only && !since && !until;
+}
+
+bool matches(const Filter& f, const Submission& s) {
+  if (f.submission_id && s.submission_id != *f.submission_id) return false;
+  if (f.problem && s.problem_name != *f.problem) return false;
+  if (f.leaderboard_id && s.leaderboard_id != *f.leaderboard_id) return false;
+  if (f.user_id && s.user_id != *f.user_id) return false;
+  if (f.user_name && s.user_name != *f.user_name) return false;
+  if (f.runner && s.runner != *f.runner) return false;
+  if (f.passed_only && s.passed != true) return false;
+  if (f.scored_only && !s.score) return false;
+  if (f.since && s.submission_time < *f.since) return false;
+  if (f.until && s.submission_time >= *f.until) return false;
+  return true;
+}
+
+std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, SchemaFamily family,
+                                                          const parquet::Schema& schema,
+                                                          bool runs_wanted) {
+  std::vector<Predicate> out;
+  auto add_int = [&](const char* column, int64_t value) {
+    if (const auto* c = top_level(schema, column); c != nullptr && is_integer_column(*c)) {
+      out.push_back({column, CompareOp::EQ, value, {}});
+    }
+  };
+  auto add_string = [&](const char* column, const std::string& value) {
+    if (const auto* c = top_level(schema, column);
+        c != nullptr && c->physical == parquet::PhysicalType::BYTE_ARRAY) {
+      out.push_back({column, CompareOp::EQ, value, {}});
+    }
+  };
+  if (f.submission_id) add_int("submission_id", *f.submission_id);
+  if (f.leaderboard_id) add_int("leaderboard_id", *f.leaderboard_id);
+  add_time_predicates(f, schema, out);
+
+  if (family == SchemaFamily::FLAT) {
+    if (f.problem) add_string("problem_name", *f.problem);
+    if (f.user_id) add_string("user_id", *f.user_id);
+    if (f.user_name) add_string("user_name", *f.user_name);
+    if (f.runner) add_string("runner", *f.runner);
+    if (f.passed_only) {
+      if (top_level(schema, "passed") != nullptr)
+        out.push_back({"passed", CompareOp::EQ, true, {}});
+    }
+    if (f.scored_only && top_level(schema, "score") != nullptr) {
+      out.push_back({"score", CompareOp::IS_NOT_NULL, {}, {}});
+    }
+    return out;
+  }
+  if (family != SchemaFamily::LEGACY_RUNS) return std::nullopt;
+
+  // Legacy: no runner, no user name; problems through the registry's leaderboard ids.
+  if (f.runner || f.user_name) return std::nullopt;
+  if (f.problem) {
+    std::vector<int64_t> ids;
+    for (const LeaderboardRef& ref : find_problem(*f.problem)) {
+      if (ref.config->family == SchemaFamily::LEGACY_RUNS && ref.leaderboard->id) {
+        ids.push_back(*ref.leaderboard->id);
+      }
+    }
+    if (ids.empty()) return std::nullopt;
+    const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+    if (const auto* c = top_level(schema, "leaderboard_id");
+        c != nullptr && is_integer_column(*c)) {
+      out.push_back({"leaderboard_id", CompareOp::BETWEEN, *lo, *hi});
+    }
+  }
+  if (f.user_id) {
+    const auto* c = top_level(schema, "user_id");
+    if (c != nullptr && is_integer_column(*c)) {
+      std::optional<int64_t> id = parse_int(*f.user_id);
+      if (!id) return std::nullopt;  // an anonymised id is an integer
+      out.push_back({"user_id", CompareOp::EQ, *id, {}});
+    } else {
+      add_string("user_id", *f.user_id);
+    }
+  }
+  // Only leaderboard runs that passed with a score decide a submission's score and passed; its
+  // other runs add nothing but the run list, so they may be pruned when the runs are not wanted.
+  if ((f.passed_only || f.scored_only) && !runs_wanted) {
+    if (top_level(schema, "run_passed") != nullptr) {
+      out.push_back({"run_passed", CompareOp::EQ, true, {}});
+    }
+    if (top_level(schema, "run_mode") != nullptr) {
+      out.push_back({"run_mode", CompareOp::EQ, std::string("leaderboard"), {}});
+    }
+    if (top_level(schema, "run_score") != nullptr) {
+      out.push_back({"run_score", CompareOp::IS_NOT_NULL, {}, {}});
+    }
+  }
+  return out;
+}
+
+int64_t to_micros(int64_t value, parquet::TimeUnit unit) {
+  switch (unit) {
+    case parquet::TimeUnit::MILLIS:
+      if (value > std::numeric_limits<int64_t>::max() / 1000)
+        return std::numeric_limits<int64_t>::max();
+      if (value < std::numeric_limits<int64_t>::min() / 1000)
+        return std::numeric_limits<int64_t>::min();
+      return value * 1000;
+    case parquet::TimeUnit::MICROS:
+      return value;
+    case parquet::TimeUnit::NANOS: {
+      int64_t q = value / 1000;
+      if (value % 1000 < 0) --q;  // floor
+      return q;
+    }
+  }
+  return value;
+}
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool digits(const std::string& s, size_t pos, size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  out = 0;
+  for (size_t i = pos; i < pos + n; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    out = out * 10 + (s[i] - '0');
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t parse_utc_time(const std::string& text, const std::string& what) {
+  auto fail = [&]() -> int64_t {
+    throw UsageError(what + " '" + text +
+                     "' is not a UTC time (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS[.ffffff]][Z])");
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  int64_t micros = 0;
+  if (!digits(text, 0, 4, year) || text.size() < 10 || text[4] != '-' ||
+      !digits(text, 5, 2, month) || text[7] != '-' || !digits(text, 8, 2, day)) {
+    return fail();
+  }
+  size_t pos = 10;
+  if (pos < text.size() && (text[pos] == 'T' || text[pos] == ' ')) {
+    if (!digits(text, pos + 1, 2, hour) || pos + 3 >= text.size() || text[pos + 3] != ':' ||
+        !digits(text, pos + 4, 2, minute)) {
+      return fail();
+    }
+    pos += 6;
+    if (pos < text.size() && text[pos] == ':') {
+      if (!digits(text, pos + 1, 2, second)) return fail();
+      pos += 3;
+      if (pos < text.size() && text[pos] == '.') {
+        ++pos;
+        size_t start = pos;
+        int64_t scale = 100000;
+        while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+          micros += (text[pos] - '0') * scale;
+          scale /= 10;
+          ++pos;
+        }
+        if (pos == start) return fail();
+      }
+    }
+  }
+  if (pos < text.size() && text[pos] == 'Z') ++pos;
+  if (pos != text.size()) return fail();
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] ||
+      (month == 2 && day == 29 && !leap) || hour > 23 || minute > 59 || second > 59) {
+    return fail();
+  }
+  int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return ((days * 24 + hour) * 60 + minute) * 60'000'000LL + second * 1'000'000LL + micros;
+}
+
+}  // namespace kbdata::dataset

@@ -1,0 +1,516 @@
+#include "dataset/loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "parquet/file_reader.h"
+#include "parquet/row_filter.h"
+#include "parquet/schema.h"
+
+namespace kbdata::dataset {
+namespace {
+
+using parquet::ColumnBatch;
+using parquet::ColumnDescriptor;
+using parquet::LogicalType;
+using parquet::PhysicalType;
+
+// Rows per batch: a batch of code (tens of KB a row) stays a few tens of MB.
+constexpr size_t kBatchRows = 1024;
+
+// A file that owns another and counts the bytes read from it.
+class CountingFile final : public RandomAccessFile {
+ public:
+  explicit CountingFile(std::unique_ptr<RandomAccessFile> inner) : inner_(std::move(inner)) {}
+  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override {
+    inner_->read_at(offset, out);
+    bytes_read_ += out.size();
+  }
+  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
+  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  std::unique_ptr<RandomAccessFile> inner_;
+  uint64_t bytes_read_ = 0;
+};
+
+// One top-level column being read: its reader, the current batch, and for each row of the batch
+// the index of its value (-1 for null). An absent column (leaf < 0) reads as all nulls.
+struct Column {
+  int leaf = -1;
+  const ColumnDescriptor* d = nullptr;
+  std::unique_ptr<parquet::ColumnReader> reader;
+  ColumnBatch batch;
+  std::vector<int64_t> index;
+
+  [[nodiscard]] bool present() const { return leaf >= 0; }
+  [[nodiscard]] bool is_null(size_t r) const { return !present() || index[r] < 0; }
+  [[nodiscard]] size_t at(size_t r) const { return static_cast<size_t>(index[r]); }
+
+  [[nodiscard]] std::optional<int64_t> i64(size_t r) const {
+    if (is_null(r)) return std::nullopt;
+    if (d->physical == PhysicalType::INT64) return batch.values.get<int64_t>(at(r));
+    if (d->physical == PhysicalType::INT32) return batch.values.get<int32_t>(at(r));
+    return std::nullopt;
+  }
+
+  [[nodiscard]] std::optional<std::string_view> str(size_t r) const {
+    if (is_null(r) || d->physical != PhysicalType::BYTE_ARRAY) return std::nullopt;
+    return batch.values.string(at(r));
+  }
+
+  // Integers as decimal text, strings as they are.
+  [[nodiscard]] std::optional<std::string> text(size_t r) const {
+    if (auto s = str(r)) return std::string(*s);
+    if (auto v = i64(r)) return std::to_string(*v);
+    return std::nullopt;
+  }
+
+  [[nodiscard]] std::optional<bool> boolean(size_t r) const {
+    if (is_null(r) || d->physical != PhysicalType::BOOLEAN) return std::nullopt;
+    return batch.values.data[at(r)] != 0;
+  }
+
+  // DOUBLE, FLOAT, DECIMAL (any physical form) and integers as a double.
+  [[nodiscard]] std::optional<double> f64(size_t r) const {
+    if (is_null(r)) return std::nullopt;
+    const size_t i = at(r);
+    const bool decimal = d->logical.kind == LogicalType::Kind::DECIMAL;
+    const double scale = decimal ? std::pow(10.0, -d->logical.decimal_scale) : 1.0;
+    switch (d->physical) {
+      case PhysicalType::DOUBLE:
+        return batch.values.get<double>(i);
+      case PhysicalType::FLOAT:
+        return batch.values.get<float>(i);
+      case PhysicalType::INT32:
+        return batch.values.get<int32_t>(i) * scale;
+      case PhysicalType::INT64:
+        return static_cast<double>(batch.values.get<int64_t>(i)) * scale;
+      case PhysicalType::BYTE_ARRAY:
+      case PhysicalType::FIXED_LEN_BYTE_ARRAY: {
+        if (!decimal) return std::nullopt;
+        auto bytes = batch.values.bytes(i);
+        if (bytes.empty()) return 0.0;
+        double v = static_cast<int8_t>(bytes[0]);  // two's complement: the first byte is signed
+        for (size_t k = 1; k < bytes.size(); ++k) v = v * 256.0 + bytes[k];
+        return v * scale;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // A timestamp as µs UTC: INT64 in the column's unit (µs when unannotated), or INT96.
+  [[nodiscard]] std::optional<int64_t> time_us(size_t r) const {
+    if (is_null(r)) return std::nullopt;
+    const size_t i = at(r);
+    if (d->physical == PhysicalType::INT64) {
+      auto unit = d->logical.kind == LogicalType::Kind::TIMESTAMP ? d->logical.unit
+                                                                  : parquet::TimeUnit::MICROS;
+      return to_micros(batch.values.get<int64_t>(i), unit);
+    }
+    if (d->physical == PhysicalType::INT96) {
+      auto bytes = batch.values.bytes(i);
+      int64_t nanos = 0;
+      uint32_t julian = 0;
+      std::memcpy(&nanos, bytes.data(), 8);
+      std::memcpy(&julian, bytes.data() + 8, 4);
+      return (static_cast<int64_t>(julian) - 2440588) * 86'400'000'000LL + nanos / 1000;
+    }
+    return std::nullopt;
+  }
+};
+
+class FileLoad {
+ public:
+  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names)
+      : reader_(reader), columns_(names.size()) {
+    for (size_t c = 0; c < names.size(); ++c) {
+      std::optional<int> leaf = reader.schema().find_leaf(names[c]);
+      if (!leaf) continue;
+      const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
+      if (d.max_rep != 0 || d.path.size() != 1) continue;  // not a top-level flat column
+      columns_[c].leaf = *leaf;
+      columns_[c].d = &d;
+      columns_[c].batch.values = parquet::ValueBuffer::for_type(d.physical, d.type_length);
+    }
+  }
+
+  [[nodiscard]] const Column& operator[](size_t c) const { return columns_[c]; }
+
+  // Reads every row group (less what `filter` prunes) in batches and calls row(r) for each row r
+  // of the current batch.
+  template <typename RowFn>
+  void run(const parquet::RowFilter* filter, LoadStats& stats, RowFn&& row) {
+    for (int g = 0; g < reader_.num_row_groups(); ++g) {
+      ++stats.row_groups;
+      const int64_t group_rows = reader_.metadata().row_groups[static_cast<size_t>(g)].num_rows;
+      parquet::RowRanges ranges;
+      if (filter != nullptr) {
+        ranges = filter->row_group_ranges(reader_, g);
+      } else if (group_rows > 0) {
+        ranges.push_back({0, group_rows});
+      }
+      if (ranges.empty()) {
+        ++stats.row_groups_skipped;
+        continue;
+      }
+      const bool whole = ranges.size() == 1 && ranges[0].begin == 0 && ranges[0].end == group_rows;
+      uint64_t rows_left = 0;
+      for (const auto& r : ranges) rows_left += static_cast<uint64_t>(r.end - r.begin);
+      for (Column& c : columns_) {
+        if (!c.present()) continue;
+        c.reader = reader_.column(g, c.leaf);
+        if (!whole) {
+          std::optional<parquet::OffsetIndex> index = reader_.offset_index(g, c.leaf);
+          c.reader->select_rows(ranges, index ? &*index : nullptr, group_rows);
+        }
+      }
+      try {
+        while (rows_left > 0) {
+          const size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchRows, rows_left));
+          for (Column& c : columns_) {
+            if (!c.present()) {
+              c.index.assign(want, -1);
+              continue;
+            }
+            if (c.reader->read_batch(want, c.batch) != want) {
+              FormatError error("column chunk ends before the row group's " +
+                                std::to_string(group_rows) + " rows");
+              error.locate_column(c.d->dotted_path);
+              throw error;
+            }
+            parquet::check_batch_values(*c.d, c.batch.values, 0);
+            c.index.assign(want, -1);
+            int64_t next = 0;
+            for (size_t r = 0; r < want; ++r) {
+              if (c.d->max_def == 0 || c.batch.def_levels[r] == c.d->max_def) c.index[r] = next++;
+            }
+            parquet::check_batch_values(*c.d, c.batch.values, static_cast<size_t>(next));
+          }
+          for (size_t r = 0; r < want; ++r) row(r);
+          stats.rows_read += want;
+          rows_left -= want;
+        }
+      } catch (Error& error) {
+        error.locate_row_group(g);
+        throw;
+      }
+      for (Column& c : columns_) c.reader.reset();
+    }
+  }
+
+ private:
+  parquet::FileReader& reader_;
+  std::vector<Column> columns_;
+};
+
+bool is_binary(const Column& c) {
+  if (!c.present()) return false;
+  auto kind = c.d->logical.kind;
+  return kind != LogicalType::Kind::STRING && kind != LogicalType::Kind::ENUM &&
+         kind != LogicalType::Kind::JSON;
+}
+
+std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts& counts) {
+  auto raw = code.str(r);
+  if (!raw) return std::nullopt;
+  return decode_code(*raw, is_binary(code), counts);
+}
+
+enum FlatColumn : size_t {
+  F_SUBMISSION_ID,
+  F_LEADERBOARD_ID,
+  F_PROBLEM,
+  F_USER_ID,
+  F_USER_NAME,
+  F_CODE_ID,
+  F_FILE_NAME,
+  F_TIME,
+  F_STATUS,
+  F_SCORE,
+  F_PASSED,
+  F_MODE,
+  F_RUNNER,
+  F_CODE
+};
+
+void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
+               const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
+  std::vector<std::string> names = {
+      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
+      "code_id",       "file_name",      "submission_time", "status",  "score",
+      "passed",        "mode",           "runner"};
+  if (options.with_code) names.push_back("code");
+  FileLoad load(reader, names);
+  load.run(filter, stats, [&](size_t r) {
+    Submission s;
+    s.submission_id = load[F_SUBMISSION_ID].i64(r).value_or(0);
+    s.leaderboard_id = load[F_LEADERBOARD_ID].i64(r).value_or(0);
+    s.problem_name = load[F_PROBLEM].text(r).value_or("");
+    s.user_id = load[F_USER_ID].text(r).value_or("");
+    s.user_name = load[F_USER_NAME].text(r);
+    s.code_id = load[F_CODE_ID].i64(r).value_or(0);
+    s.file_name = load[F_FILE_NAME].text(r).value_or("");
+    s.submission_time = load[F_TIME].time_us(r).value_or(0);
+    s.status = load[F_STATUS].text(r).value_or("");
+    s.score = load[F_SCORE].f64(r);
+    s.passed = load[F_PASSED].boolean(r);
+    s.mode = load[F_MODE].text(r);
+    s.runner = load[F_RUNNER].text(r);
+    if (!matches(options.filter, s)) return;
+    if (options.with_code) s.code = decode(load[F_CODE], r, stats.code);
+    sink(std::move(s));
+  });
+}
+
+enum LegacyColumn : size_t {
+  L_SUBMISSION_ID,
+  L_LEADERBOARD_ID,
+  L_USER_ID,
+  L_TIME,
+  L_FILE_NAME,
+  L_CODE_ID,
+  L_RUN_ID,
+  L_RUN_MODE,
+  L_RUN_SCORE,
+  L_RUN_PASSED,
+  L_RUN_START,
+  L_RUN_END,
+  L_CODE
+};
+
+std::string registry_problem(int64_t leaderboard_id) {
+  auto refs = find_leaderboard(leaderboard_id);
+  return refs.empty() ? std::string() : refs.front().leaderboard->name;
+}
+
+void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
+                 const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
+  std::vector<std::string> names = {"submission_id", "leaderboard_id", "user_id", "submission_time",
+                                    "file_name",     "code_id",        "run_id",  "run_mode",
+                                    "run_score",     "run_passed"};
+  if (options.with_runs) {
+    names.push_back("run_start_time");
+    names.push_back("run_end_time");
+  }
+  if (options.with_code) {
+    while (names.size() < L_CODE) names.push_back("");  // keep the code column at L_CODE
+    names.push_back("code");
+  }
+  // Submission-level conditions are tested on the first run seen; passed/scored only after all
+  // runs are grouped.
+  Filter submission_level = options.filter;
+  submission_level.passed_only = false;
+  submission_level.scored_only = false;
+
+  std::vector<Submission> groups;
+  std::unordered_map<int64_t, size_t> by_id;  // submission_id -> index in groups, or npos
+  std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
+  constexpr size_t kRejected = static_cast<size_t>(-1);
+
+  FileLoad load(reader, names);
+  load.run(filter, stats, [&](size_t r) {
+    const int64_t id = load[L_SUBMISSION_ID].i64(r).value_or(0);
+    auto [it, inserted] = by_id.try_emplace(id, kRejected);
+    if (inserted) {
+      Submission s;
+      s.submission_id = id;
+      s.leaderboard_id = load[L_LEADERBOARD_ID].i64(r).value_or(0);
+      auto p = problems.find(s.leaderboard_id);
+      if (p == problems.end()) {
+        p = problems.emplace(s.leaderboard_id, registry_problem(s.leaderboard_id)).first;
+      }
+      s.problem_name = p->second;
+      s.user_id = load[L_USER_ID].text(r).value_or("");
+      s.code_id = load[L_CODE_ID].i64(r).value_or(0);
+      s.file_name = load[L_FILE_NAME].text(r).value_or("");
+      s.submission_time = load[L_TIME].time_us(r).value_or(0);
+      if (!matches(submission_level, s)) return;
+      if (options.with_code) s.code = decode(load[L_CODE], r, stats.code);
+      it->second = groups.size();
+      groups.push_back(std::move(s));
+    }
+    if (it->second == kRejected) return;
+    Submission& s = groups[it->second];
+    Run run;
+    run.run_id = load[L_RUN_ID].i64(r).value_or(0);
+    run.mode = load[L_RUN_MODE].text(r).value_or("");
+    run.score = load[L_RUN_SCORE].f64(r);
+    run.passed = load[L_RUN_PASSED].boolean(r);
+    // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs
+    // cannot be told apart in this family, so they compete too (docs/data-model.md).
+    if (run.mode == "leaderboard" && run.passed == true && run.score && !std::isnan(*run.score) &&
+        (!s.score || *run.score < *s.score)) {
+      s.score = run.score;
+    }
+    if (options.with_runs) {
+      run.start_time = load[L_RUN_START].time_us(r);
+      run.end_time = load[L_RUN_END].time_us(r);
+      s.runs.push_back(std::move(run));
+    }
+  });
+
+  std::sort(groups.begin(), groups.end(), [](const Submission& a, const Submission& b) {
+    return a.submission_id < b.submission_id;
+  });
+  for (Submission& s : groups) {
+    if (s.score) {
+      s.status = "succeeded";
+      s.passed = true;
+      s.mode = "leaderboard";
+    } else {
+      s.status = "failed";
+    }
+    std::sort(s.runs.begin(), s.runs.end(),
+              [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
+    if (!matches(options.filter, s)) continue;
+    sink(std::move(s));
+  }
+}
+
+// Distinct values of a top-level string column.
+std::set<std::string> distinct_strings(const std::string& path, const std::string& column) {
+  auto reader = parquet::FileReader::open(path);
+  FileLoad load(*reader, {column});
+  std::set<std::string> out;
+  LoadStats ignored;
+  if (!load[0].present()) return out;
+  load.run(nullptr, ignored, [&](size_t r) {
+    if (auto v = load[0].text(r)) out.emplace(*v);
+  });
+  return out;
+}
+
+std::set<int64_t> distinct_ints(const std::string& path, const std::string& column) {
+  auto reader = parquet::FileReader::open(path);
+  FileLoad load(*reader, {column});
+  std::set<int64_t> out;
+  LoadStats ignored;
+  if (!load[0].present()) return out;
+  load.run(nullptr, ignored, [&](size_t r) {
+    if (auto v = load[0].i64(r)) out.insert(*v);
+  });
+  return out;
+}
+
+bool is_submission_file(const DataFile& f) {
+  return f.family == SchemaFamily::FLAT || f.family == SchemaFamily::LEGACY_RUNS;
+}
+
+std::set<std::string> problems_of(const DataFile& f) {
+  std::set<std::string> out;
+  if (f.config != nullptr) {
+    for (const auto& l : f.config->leaderboards) out.insert(l.name);
+    return out;
+  }
+  if (f.family == SchemaFamily::FLAT) return distinct_strings(f.path, "problem_name");
+  for (int64_t id : distinct_ints(f.path, "leaderboard_id")) {
+    std::string name = registry_problem(id);
+    if (!name.empty()) out.insert(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptions& options,
+               const SubmissionSink& sink, LoadStats& stats) {
+  if (family != SchemaFamily::FLAT && family != SchemaFamily::LEGACY_RUNS) return;
+  try {
+    std::optional<std::vector<parquet::Predicate>> predicates =
+        pushdown_predicates(options.filter, family, reader.schema(), options.with_runs);
+    if (!predicates) {
+      ++stats.files_skipped;
+      return;
+    }
+    ++stats.files_read;
+    std::optional<parquet::RowFilter> filter;
+    if (!predicates->empty()) filter.emplace(reader.schema(), std::move(*predicates));
+    const parquet::RowFilter* f = filter ? &*filter : nullptr;
+    if (family == SchemaFamily::FLAT) {
+      load_flat(reader, f, options, sink, stats);
+    } else {
+      load_legacy(reader, f, options, sink, stats);
+    }
+  } catch (Error& error) {
+    error.locate_file(reader.name());
+    throw;
+  }
+}
+
+std::vector<std::string> known_problems(const DataDir& dir) {
+  std::set<std::string> all;
+  for (const DataFile& f : dir.files) {
+    if (!is_submission_file(f)) continue;
+    auto names = problems_of(f);
+    all.insert(names.begin(), names.end());
+  }
+  return {all.begin(), all.end()};
+}
+
+std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter) {
+  const bool has_amd_all = std::any_of(dir.files.begin(), dir.files.end(), [](const DataFile& f) {
+    return f.config != nullptr && f.config->name == "amd_submissions";
+  });
+  std::vector<const DataFile*> out;
+  bool problem_found = false;
+  for (const DataFile& f : dir.files) {
+    if (!is_submission_file(f)) continue;
+    if (f.config != nullptr && f.config->name == "amd_successful_submissions" && has_amd_all) {
+      continue;
+    }
+    if (f.config != nullptr && !f.config->leaderboards.empty()) {
+      const auto& lbs = f.config->leaderboards;
+      if (filter.problem && std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
+            return l.name == *filter.problem;
+          })) {
+        continue;
+      }
+      if (filter.leaderboard_id &&
+          std::none_of(lbs.begin(), lbs.end(),
+                       [&](const LeaderboardInfo& l) { return l.id == *filter.leaderboard_id; })) {
+        continue;
+      }
+      if (filter.problem) problem_found = true;
+    }
+    out.push_back(&f);
+  }
+  if (filter.problem && !problem_found) {
+    // Not placed by the registry: only an unregistered file can hold it.
+    for (const DataFile* f : out) {
+      if (problems_of(*f).count(*filter.problem) > 0) problem_found = true;
+    }
+    if (!problem_found) {
+      std::string known;
+      for (const std::string& name : known_problems(dir)) {
+        if (!known.empty()) known += ", ";
+        known += name;
+      }
+      throw UsageError("unknown problem '" + *filter.problem + "' in " + dir.path +
+                       "; its problems are: " + (known.empty() ? "(none)" : known));
+    }
+  }
+  return out;
+}
+
+void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
+              LoadStats& stats) {
+  for (const DataFile* f : files_for(dir, options.filter)) {
+    auto counting = std::make_unique<CountingFile>(LocalFile::open(f->path));
+    CountingFile* counter = counting.get();
+    auto reader = parquet::FileReader::open(std::move(counting));
+    load_file(*reader, f->family, options, sink, stats);
+    stats.bytes_read += counter->bytes_read();
+  }
+}
+
+}  // namespace kbdata::dataset

@@ -1,0 +1,69 @@
+// Loading submissions into the model (submission.h) from files of either family, streaming, with
+// filters pushed down and only the columns the caller needs read.
+//
+//   flat file    row by row: one Submission per row that matches, in file order
+//   legacy file  runs grouped per submission_id in a hash map (the file's order is not assumed),
+//                then one Submission per group that matches, by submission_id; memory holds one
+//                Submission per matching submission (its code once, not once per run)
+//
+// Columns read: the model's metadata columns (small), `code` only when LoadOptions::with_code,
+// the legacy run times only when LoadOptions::with_runs; legacy nested run_* structs never.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dataset/code_text.h"
+#include "dataset/data_dir.h"
+#include "dataset/filter.h"
+#include "dataset/submission.h"
+
+namespace kbdata::parquet {
+class FileReader;
+}
+
+namespace kbdata::dataset {
+
+struct LoadOptions {
+  Filter filter;
+  bool with_code = false;  // read and decode `code`
+  bool with_runs = false;  // legacy: keep every run in Submission::runs
+};
+
+// What a load did, for --verbose and for tests of pushdown.
+struct LoadStats {
+  uint64_t files_read = 0;
+  uint64_t files_skipped = 0;       // the filter excluded the whole file
+  uint64_t row_groups = 0;          // row groups of the files read
+  uint64_t row_groups_skipped = 0;  // pruned by statistics or the page index
+  uint64_t rows_read = 0;           // rows decoded (legacy: runs)
+  uint64_t bytes_read = 0;          // bytes read from the files, footers included
+  CodeRepairCounts code;
+};
+
+using SubmissionSink = std::function<void(Submission&&)>;
+
+// Loads the submissions of one open file of `family` (FLAT or LEGACY_RUNS; other families load
+// nothing) that match options.filter, and hands each to `sink`. Throws FormatError /
+// UnsupportedError for corrupt or unsupported files (located at the file).
+void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptions& options,
+               const SubmissionSink& sink, LoadStats& stats);
+
+// The files of `dir` a load with `filter` reads, in name order: FLAT and LEGACY_RUNS files,
+// without registry configs whose leaderboards exclude the filter's problem or leaderboard id, and
+// without amd_successful_submissions when amd_submissions is present (it is a subset of it).
+// Throws UsageError when filter.problem names no problem of the folder, listing those it has.
+[[nodiscard]] std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter);
+
+// The problem names the folder holds: its registered configs' leaderboards, the problem_name
+// values of unregistered flat files, and the registry names of unregistered legacy files'
+// leaderboard ids. Sorted, unique.
+[[nodiscard]] std::vector<std::string> known_problems(const DataDir& dir);
+
+// load_file over files_for(dir, options.filter); bytes_read counts every file read.
+void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
+              LoadStats& stats);
+
+}  // namespace kbdata::dataset

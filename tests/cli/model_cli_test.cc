@@ -1,0 +1,295 @@
+// `kbdata submissions`, `show` and `configs`, run as a user would: on the bundled sample and on
+// folders of hand-built flat and legacy files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/run_kbdata.h"
+#include "support/submission_files.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kbdata::testing::Result;
+using kbdata::testing::run;
+
+// The demo file of data/sample, copied alone into a folder of its own: data/sample itself may hold
+// other configs (synth output), and these tests know this file's contents.
+const std::string kSampleFile =
+    std::string(KBDATA_SOURCE_DIR) + "/data/sample/kernelbot_sample.parquet";
+
+struct SampleFolder {
+  fs::path path = fs::temp_directory_path() / ("kbdata-model-sample-" + std::to_string(::getpid()));
+  SampleFolder() {
+    fs::create_directories(path);
+    if (fs::exists(kSampleFile)) {
+      fs::copy_file(kSampleFile, path / "kernelbot_sample.parquet",
+                    fs::copy_options::overwrite_existing);
+    }
+  }
+  ~SampleFolder() { fs::remove_all(path); }
+};
+
+const SampleFolder kSampleFolder;
+const std::string kSample = kSampleFolder.path.string();
+const std::string kData = " --data " + kSample;
+
+// Skips a test when the demo file is gone (the fixture-folder tests below cover the same paths).
+#define REQUIRE_SAMPLE()                       \
+  if (!fs::exists(kSampleFile)) {              \
+    GTEST_SKIP() << kSampleFile << " is gone"; \
+  }                                            \
+  static_assert(true)
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// One line on stderr, "kbdata: " first.
+void expect_one_line_error(const Result& r, int exit_code, const std::string& part) {
+  EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("kbdata: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+}
+
+TEST(ConfigsCommand, ListsRegistryAndFilesWithRows) {
+  REQUIRE_SAMPLE();
+  Result r = run("configs" + kData);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nvidia_nvfp4_submissions"), std::string::npos);
+  EXPECT_NE(r.out.find("kernelbot_sample.parquet"), std::string::npos);
+  Result j = run("configs --format json" + kData);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["configs"].size(), 9u);
+  EXPECT_EQ(doc["configs"][0]["config"], "amd_submissions");
+  EXPECT_EQ(doc["configs"][0]["present"], false);
+  ASSERT_EQ(doc["other_files"].size(), 1u);
+  EXPECT_EQ(doc["other_files"][0]["rows"], 300);
+  EXPECT_EQ(doc["other_files"][0]["family"], "flat");
+}
+
+TEST(SubmissionsCommand, FormatsAgree) {
+  REQUIRE_SAMPLE();
+  Result table = run("submissions" + kData);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(lines(table.out).back(), "(300 rows)");
+  EXPECT_EQ(table.out.rfind("submission_id", 0), 0u);
+  EXPECT_EQ(table.err, "");
+
+  Result json = run("submissions --format json" + kData);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto array = nlohmann::json::parse(json.out);
+  ASSERT_EQ(array.size(), 300u);
+  EXPECT_FALSE(array[0].contains("code"));
+  EXPECT_TRUE(array[0].contains("runner"));
+
+  Result jsonl = run("submissions --format jsonl" + kData);
+  ASSERT_EQ(lines(jsonl.out).size(), 300u);
+  EXPECT_EQ(nlohmann::json::parse(lines(jsonl.out)[0]), array[0]);
+
+  Result csv = run("submissions --format csv --columns submission_id,score" + kData);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto csv_lines = lines(csv.out);
+  ASSERT_EQ(csv_lines.size(), 301u);
+  EXPECT_EQ(csv_lines[0], "submission_id,score");
+}
+
+TEST(SubmissionsCommand, FiltersAndScoresInSeconds) {
+  REQUIRE_SAMPLE();
+  Result r = run("submissions -p nvfp4_gemm --scored --runner B200 -f json --with-code" + kData);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto array = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(array.empty());
+  for (const auto& s : array) {
+    EXPECT_EQ(s["problem_name"], "nvfp4_gemm");
+    ASSERT_TRUE(s["score"].is_number());
+    EXPECT_LT(s["score"].get<double>(), 0.01);  // seconds
+    EXPECT_NE(s["code"].get<std::string>().find("SYNTHETIC"), std::string::npos);
+  }
+  Result t = run("submissions -p nvfp4_gemm --scored" + kData);
+  EXPECT_NE(t.out.find(" µs"), std::string::npos) << t.out;
+
+  Result since = run("submissions --since 2025-11-01 -f jsonl -c submission_time" + kData);
+  ASSERT_EQ(since.exit_code, 0) << since.err;
+  for (const auto& line : lines(since.out)) {
+    EXPECT_GE(nlohmann::json::parse(line)["submission_time"].get<std::string>(), "2025-11-01");
+  }
+  Result none = run("submissions --user-name nobody-at-all" + kData);
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_EQ(lines(none.out).back(), "(0 rows)");
+}
+
+TEST(SubmissionsCommand, Errors) {
+  REQUIRE_SAMPLE();
+  expect_one_line_error(run("submissions -p nope" + kData), 2, "unknown problem 'nope'");
+  Result r = run("submissions -p nope" + kData);
+  EXPECT_NE(r.err.find("nvfp4_gemv"), std::string::npos) << r.err;  // lists the known ones
+  expect_one_line_error(run("submissions --since 2025-02-30" + kData), 2, "--since '2025-02-30'");
+  expect_one_line_error(run("submissions --since 2025-11-01 --until 2025-10-01" + kData), 2,
+                        "empty time range");
+  expect_one_line_error(run("submissions --columns nope" + kData), 2, "no field 'nope'");
+  expect_one_line_error(run("submissions --format parquet" + kData), 2, "--out");
+  expect_one_line_error(run("submissions --data /nonexistent/folder"), 2, "not a folder");
+}
+
+TEST(ShowCommand, OneSubmissionWithCode) {
+  REQUIRE_SAMPLE();
+  Result list = run("submissions -f jsonl -c submission_id --scored" + kData);
+  const std::string id =
+      std::to_string(nlohmann::json::parse(lines(list.out)[0])["submission_id"].get<int64_t>());
+  Result r = run("show " + id + kData);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("submission " + id + "\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\ncode:\n"), std::string::npos);
+  EXPECT_NE(r.out.find("SYNTHETIC"), std::string::npos);
+  Result j = run("show " + id + " --format json" + kData);
+  auto array = nlohmann::json::parse(j.out);
+  ASSERT_EQ(array.size(), 1u);
+  EXPECT_TRUE(array[0]["code"].is_string());
+
+  expect_one_line_error(run("show 1" + kData), 1, "no submission 1 in");
+  Result bad = run("show notanumber" + kData);  // a parse error: the message and a usage hint
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(lines(bad.err).at(0).find("SUBMISSION_ID"), std::string::npos) << bad.err;
+}
+
+TEST(DataFolder, BundledSampleIsSaidOnceAndEnvironmentIsUsed) {
+  // Whatever the bundled sample holds: it is found, said once, and loads.
+  ::unsetenv("KBDATA_DATA");
+  Result r = run("submissions -f jsonl -c submission_id");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("using the bundled sample in "), std::string::npos) << r.err;
+  EXPECT_FALSE(r.out.empty());
+  Result configs = run("configs");
+  EXPECT_EQ(configs.exit_code, 0) << configs.err;
+
+  ::setenv("KBDATA_DATA", kSample.c_str(), 1);
+  Result env = run("submissions -f jsonl -c submission_id");
+  ::unsetenv("KBDATA_DATA");
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_EQ(env.err, "");
+  if (fs::exists(kSampleFile)) {
+    EXPECT_EQ(lines(env.out).size(), 300u);
+  }
+}
+
+class FixtureFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kbdata-model-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    using kbdata::testing::FlatRow;
+    using kbdata::testing::LegacyRow;
+    std::vector<FlatRow> flat;
+    for (int i = 0; i < 3; ++i) {
+      FlatRow r;
+      r.submission_id = 500 + i;
+      r.leaderboard_id = 598;
+      r.problem_name = "nvfp4_dual_gemm";
+      r.user_id = "u" + std::to_string(i);
+      r.user_name = "name" + std::to_string(i);
+      r.submission_time = 1'760'000'000'000'000 + i;
+      r.score = 2e-3 * (i + 1);
+      r.passed = true;
+      r.mode = "leaderboard";
+      r.runner = "B200";
+      r.code = "flat code";
+      flat.push_back(r);
+    }
+    kbdata::testing::write_bytes(dir_ / "nvidia_nvfp4_submissions.parquet",
+                                 kbdata::testing::flat_file(flat));
+    std::vector<LegacyRow> legacy;
+    for (int run = 0; run < 3; ++run) {
+      LegacyRow r;
+      r.submission_id = 10;
+      r.leaderboard_id = 399;
+      r.user_id = 5;
+      r.submission_time_ms = 1'700'000'000'000;
+      r.code = "\\x7072696e74282268692229";
+      r.run_id = run + 1;
+      r.run_mode = run == 0 ? "test" : "leaderboard";
+      r.run_score = run == 0 ? std::nullopt : std::optional<double>(run * 0.5);
+      r.run_passed = true;
+      legacy.push_back(r);
+    }
+    kbdata::testing::write_bytes(dir_ / "submissions.parquet",
+                                 kbdata::testing::legacy_file(legacy, true));
+    data_ = " --data " + dir_.string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+  std::string data_;
+};
+
+TEST_F(FixtureFolder, NotesTravelWithScores) {
+  Result table = run("submissions -p nvfp4_dual_gemm" + data_);
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("note: nvfp4_dual_gemm (598): 598's on-premise", 0), 0u) << table.out;
+  Result json = run("submissions -p nvfp4_dual_gemm -f json" + data_);
+  auto array = nlohmann::json::parse(json.out);
+  ASSERT_EQ(array.size(), 3u);
+  EXPECT_NE(array[0]["note"].get<std::string>().find("unreliable"), std::string::npos);
+  Result csv = run("submissions -p nvfp4_dual_gemm -f csv" + data_);
+  EXPECT_EQ(csv.out.rfind("submission_id,", 0), 0u);
+  EXPECT_EQ(lines(csv.err).size(), 1u);
+  EXPECT_NE(csv.err.find("note: nvfp4_dual_gemm (598)"), std::string::npos);
+}
+
+TEST_F(FixtureFolder, LegacySubmissionsInTheSameModel) {
+  Result r = run("submissions -f jsonl --with-code -p amd-fp8-mm --verbose" + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = lines(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  auto s = nlohmann::json::parse(rows[0]);
+  EXPECT_EQ(s["submission_id"], 10);
+  EXPECT_EQ(s["problem_name"], "amd-fp8-mm");
+  EXPECT_EQ(s["user_id"], "5");
+  EXPECT_TRUE(s["user_name"].is_null());
+  EXPECT_TRUE(s["runner"].is_null());
+  EXPECT_EQ(s["score"], 0.5);
+  EXPECT_EQ(s["status"], "succeeded");
+  EXPECT_EQ(s["code"], "print(\"hi\")");
+  EXPECT_NE(r.err.find("1 \\x hex escape(s) decoded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 from a binary column"), std::string::npos) << r.err;
+
+  Result show = run("show 10" + data_);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("runs (3):"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("print(\"hi\")"), std::string::npos);
+
+  // A runner filter cannot match a legacy file: only the flat rows remain.
+  Result runner = run("submissions --runner B200 -f jsonl -c submission_id" + data_);
+  EXPECT_EQ(lines(runner.out).size(), 3u);
+}
+
+TEST_F(FixtureFolder, ParquetOutputReadsBack) {
+  const std::string out = (dir_ / "out").string() + ".parquet";
+  Result r = run("submissions --with-code -f parquet -o " + out + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: nvfp4_dual_gemm (598)"), std::string::npos) << r.err;
+  Result cat = run("cat " + out + " --columns submission_id,runner,code");
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  auto rows = lines(cat.out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(nlohmann::json::parse(rows[3])["code"], "print(\"hi\")");
+  Result inspect = run("inspect " + out);
+  EXPECT_NE(inspect.out.find("submission_time (TIMESTAMP(MICROS,UTC))"), std::string::npos)
+      << inspect.out;
+}
+
+}  // namespace

@@ -1,0 +1,94 @@
+// Code decoding (DATASET.md §4.2): "\x" hex escapes, binary columns, invalid UTF-8, counts.
+#include "dataset/code_text.h"
+
+#include <gtest/gtest.h>
+
+namespace kbdata::dataset {
+namespace {
+
+const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+TEST(CodeText, PlainTextIsKept) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code("print('hi')\n", false, c), "print('hi')\n");
+  EXPECT_EQ(c.values, 1u);
+  EXPECT_EQ(c.repaired, 0u);
+  EXPECT_EQ(c.hex_decoded + c.hex_invalid + c.utf8_repaired + c.from_binary, 0u);
+}
+
+TEST(CodeText, LowerAndUpperCaseHexDecode) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code("\\x696d706f7274", false, c), "import");
+  EXPECT_EQ(decode_code("\\x696D706F7274", false, c), "import");
+  EXPECT_EQ(decode_code("\\x0A", false, c), "\n");
+  EXPECT_EQ(c.hex_decoded, 3u);
+  EXPECT_EQ(c.repaired, 3u);
+  EXPECT_EQ(c.hex_invalid, 0u);
+}
+
+TEST(CodeText, InvalidHexIsKeptAsStored) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code("\\x123", false, c), "\\x123");    // odd length
+  EXPECT_EQ(decode_code("\\x12zz", false, c), "\\x12zz");  // not hex
+  EXPECT_EQ(decode_code("\\x", false, c), "\\x");          // no digits
+  EXPECT_EQ(decode_code("\\xdef main():", false, c), "\\xdef main():");
+  EXPECT_EQ(c.hex_invalid, 4u);
+  EXPECT_EQ(c.hex_decoded, 0u);
+  EXPECT_EQ(c.repaired, 0u);  // kept, not changed
+}
+
+TEST(CodeText, HexIsDecodedOnce) {
+  CodeRepairCounts c;
+  // "\x41" encoded as hex: 5c 78 34 31
+  EXPECT_EQ(decode_code("\\x5c783431", false, c), "\\x41");
+  EXPECT_EQ(c.hex_decoded, 1u);
+}
+
+TEST(CodeText, InvalidUtf8IsReplaced) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code(std::string("a\xFF"
+                                    "b",
+                                    3),
+                        false, c),
+            "a" + kReplacement + "b");
+  EXPECT_EQ(c.utf8_repaired, 1u);
+  EXPECT_EQ(c.repaired, 1u);
+  // Truncated sequence at the end: one replacement for the maximal subpart.
+  EXPECT_EQ(decode_code(std::string("x\xE2\x82", 3), false, c), "x" + kReplacement);
+  EXPECT_EQ(c.utf8_repaired, 2u);
+}
+
+TEST(CodeText, HexDecodingToInvalidUtf8IsRepairedAndCountedOnce) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code("\\x61ff62", false, c), "a" + kReplacement + "b");
+  EXPECT_EQ(c.hex_decoded, 1u);
+  EXPECT_EQ(c.utf8_repaired, 1u);
+  EXPECT_EQ(c.repaired, 1u);
+}
+
+TEST(CodeText, BinaryColumnIsDecodedAsUtf8) {
+  CodeRepairCounts c;
+  EXPECT_EQ(decode_code("caf\xC3\xA9", true, c), "caf\xC3\xA9");
+  EXPECT_EQ(decode_code(std::string("\xC3", 1), true, c), kReplacement);
+  EXPECT_EQ(decode_code("\\x6869", true, c), "hi");
+  EXPECT_EQ(c.from_binary, 3u);
+  EXPECT_EQ(c.utf8_repaired, 1u);
+  EXPECT_EQ(c.hex_decoded, 1u);
+  EXPECT_EQ(c.repaired, 2u);
+  EXPECT_EQ(c.values, 3u);
+}
+
+TEST(CodeText, CountsAdd) {
+  CodeRepairCounts a, b;
+  (void)decode_code("\\x41", false, a);
+  (void)decode_code("\\x4", true, b);
+  a += b;
+  EXPECT_EQ(a.values, 2u);
+  EXPECT_EQ(a.hex_decoded, 1u);
+  EXPECT_EQ(a.hex_invalid, 1u);
+  EXPECT_EQ(a.from_binary, 1u);
+  EXPECT_EQ(a.repaired, 1u);
+}
+
+}  // namespace
+}  // namespace kbdata::dataset

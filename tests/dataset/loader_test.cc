@@ -1,0 +1,428 @@
+// Loading into the model: legacy runs grouped per submission, flat rows as they are, every filter,
+// pushdown that skips row groups and the code column (counted in bytes read), data folders.
+#include "dataset/loader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "parquet/file_reader.h"
+#include "support/submission_files.h"
+
+namespace kbdata::dataset {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FlatRow;
+using testing::LegacyRow;
+
+constexpr int64_t kDay = 86'400'000'000LL;
+
+// Loads `bytes` through a RecordingFile; returns the submissions, fills stats and bytes read.
+struct Loaded {
+  std::vector<Submission> rows;
+  LoadStats stats;
+  uint64_t bytes = 0;
+};
+
+Loaded load(const std::vector<uint8_t>& bytes, SchemaFamily family, const LoadOptions& options) {
+  MemoryFile memory("fixture.parquet", bytes);
+  auto recording = std::make_unique<RecordingFile>(memory);
+  RecordingFile* rec = recording.get();
+  auto reader = parquet::FileReader::open(std::move(recording));
+  Loaded out;
+  load_file(
+      *reader, family, options, [&](Submission&& s) { out.rows.push_back(std::move(s)); },
+      out.stats);
+  out.bytes = rec->bytes_read();
+  return out;
+}
+
+// ---- Legacy ----
+
+std::vector<LegacyRow> legacy_rows() {
+  // Submission 10 (amd-fp8-mm, 399): test, two leaderboard runs (public and secret, the secret one
+  // faster), a failed leaderboard run with a lower score that must not count. Rows shuffled with
+  // submission 11's on purpose: the loader must not assume an order.
+  // Submission 11 (amd-identity, 398): only a failing test run. Submission 12 (unknown
+  // leaderboard 9999): a passed benchmark run with a score, which is not a leaderboard score.
+  auto run = [](int64_t sid, int64_t lb, int64_t run_id, const char* mode,
+                std::optional<double> score, std::optional<bool> passed) {
+    LegacyRow r;
+    r.submission_id = sid;
+    r.leaderboard_id = lb;
+    r.user_id = sid == 12 ? 3 : 7;
+    r.submission_time_ms = 1'700'000'000'000 + sid * 1000;
+    r.code = sid == 10 ? "\\x7072696e74" : "code of " + std::to_string(sid);
+    r.code_id = 100 + sid;
+    r.run_id = run_id;
+    r.run_mode = mode;
+    r.run_score = score;
+    r.run_passed = passed;
+    r.duration = 1.5;
+    return r;
+  };
+  return {
+      run(10, 399, 3, "leaderboard", 0.004, true),  run(11, 398, 5, "test", std::nullopt, false),
+      run(10, 399, 1, "test", std::nullopt, true),  run(10, 399, 4, "leaderboard", 0.003, true),
+      run(10, 399, 2, "leaderboard", 0.001, false), run(12, 9999, 6, "benchmark", 0.002, true)};
+}
+
+TEST(LegacyLoad, GroupsRunsPerSubmissionWithTheBestPassedLeaderboardScore) {
+  LoadOptions options;
+  options.with_code = true;
+  options.with_runs = true;
+  Loaded l = load(testing::legacy_file(legacy_rows(), false), SchemaFamily::LEGACY_RUNS, options);
+  ASSERT_EQ(l.rows.size(), 3u);
+  const Submission& s = l.rows[0];
+  EXPECT_EQ(s.submission_id, 10);
+  EXPECT_EQ(s.leaderboard_id, 399);
+  EXPECT_EQ(s.problem_name, "amd-fp8-mm");  // from the registry
+  EXPECT_EQ(s.user_id, "7");                // anonymised integer as decimal text
+  EXPECT_FALSE(s.user_name);                // legacy files have no names
+  EXPECT_FALSE(s.runner);                   // nor runners
+  EXPECT_EQ(s.code_id, 110);
+  EXPECT_EQ(s.submission_time, (1'700'000'000'000 + 10'000) * 1000);  // ms naive -> µs UTC
+  ASSERT_TRUE(s.score);
+  EXPECT_DOUBLE_EQ(*s.score, 0.003);  // not the failed 0.001 run
+  EXPECT_EQ(s.passed, true);
+  EXPECT_EQ(s.mode, "leaderboard");
+  EXPECT_EQ(s.status, "succeeded");
+  EXPECT_EQ(s.code, "print");  // hex escape decoded
+  ASSERT_EQ(s.runs.size(), 4u);
+  EXPECT_EQ(s.runs[0].run_id, 1);  // sorted by run id
+  EXPECT_EQ(s.runs[3].run_id, 4);
+  EXPECT_EQ(s.runs[3].start_time, s.submission_time + 1'000'000);
+
+  const Submission& failed = l.rows[1];
+  EXPECT_EQ(failed.submission_id, 11);
+  EXPECT_EQ(failed.problem_name, "amd-identity");
+  EXPECT_EQ(failed.status, "failed");
+  EXPECT_FALSE(failed.score);
+  EXPECT_FALSE(failed.passed);
+  EXPECT_FALSE(failed.mode);
+
+  const Submission& unknown = l.rows[2];
+  EXPECT_EQ(unknown.problem_name, "");  // leaderboard 9999 is not in the registry
+  EXPECT_FALSE(unknown.score);          // a benchmark score is not a leaderboard score
+  EXPECT_EQ(unknown.status, "failed");
+
+  EXPECT_EQ(l.stats.code.values, 3u);  // once per submission, not per run
+  EXPECT_EQ(l.stats.code.hex_decoded, 1u);
+  EXPECT_EQ(l.stats.rows_read, 6u);
+}
+
+TEST(LegacyLoad, BinaryCodeColumnWithInvalidUtf8) {
+  std::vector<LegacyRow> rows = legacy_rows();
+  for (auto& r : rows) {
+    if (r.submission_id == 11) r.code = std::string("bad \xFF byte");
+  }
+  LoadOptions options;
+  options.with_code = true;
+  Loaded l = load(testing::legacy_file(rows, true), SchemaFamily::LEGACY_RUNS, options);
+  ASSERT_EQ(l.rows.size(), 3u);
+  EXPECT_EQ(l.rows[0].code, "print");
+  EXPECT_EQ(l.rows[1].code, "bad \xEF\xBF\xBD byte");
+  EXPECT_EQ(l.stats.code.from_binary, 3u);
+  EXPECT_EQ(l.stats.code.utf8_repaired, 1u);
+  EXPECT_EQ(l.stats.code.repaired, 2u);
+  EXPECT_TRUE(l.rows[0].runs.empty());  // runs only when asked
+}
+
+TEST(LegacyLoad, Filters) {
+  auto bytes = testing::legacy_file(legacy_rows(), false);
+  auto ids = [&](auto set) {
+    LoadOptions options;
+    set(options.filter);
+    std::vector<int64_t> out;
+    for (const auto& s : load(bytes, SchemaFamily::LEGACY_RUNS, options).rows) {
+      out.push_back(s.submission_id);
+    }
+    return out;
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(ids([](Filter& f) { f.problem = "amd-fp8-mm"; }), V{10});
+  EXPECT_EQ(ids([](Filter& f) { f.problem = "nvfp4_gemv"; }), V{});
+  EXPECT_EQ(ids([](Filter& f) { f.leaderboard_id = 398; }), V{11});
+  EXPECT_EQ(ids([](Filter& f) { f.user_id = "3"; }), V{12});
+  EXPECT_EQ(ids([](Filter& f) { f.user_id = "alice"; }), V{});
+  EXPECT_EQ(ids([](Filter& f) { f.user_name = "alice"; }), V{});
+  EXPECT_EQ(ids([](Filter& f) { f.runner = "MI300"; }), V{});
+  EXPECT_EQ(ids([](Filter& f) { f.passed_only = true; }), V{10});
+  EXPECT_EQ(ids([](Filter& f) { f.scored_only = true; }), V{10});
+  const int64_t t11 = (1'700'000'000'000 + 11'000) * 1000;
+  EXPECT_EQ(ids([&](Filter& f) { f.since = t11; }), (V{11, 12}));
+  EXPECT_EQ(ids([&](Filter& f) { f.until = t11; }), V{10});
+  EXPECT_EQ(ids([&](Filter& f) {
+              f.since = t11 - 1;
+              f.until = t11 + 1;
+            }),
+            V{11});
+}
+
+TEST(LegacyLoad, PassedFilterKeepsTheScoreOfTheFullLoad) {
+  // Pushing passed/scored down to the run rows must not change the chosen score.
+  auto bytes = testing::legacy_file(legacy_rows(), false);
+  LoadOptions options;
+  options.filter.passed_only = true;
+  Loaded l = load(bytes, SchemaFamily::LEGACY_RUNS, options);
+  ASSERT_EQ(l.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(*l.rows[0].score, 0.003);
+  EXPECT_EQ(l.rows[0].status, "succeeded");
+}
+
+// ---- Flat ----
+
+std::vector<FlatRow> flat_rows(int per_problem) {
+  // Sorted by leaderboard, then submission: row groups then hold one leaderboard each.
+  std::vector<FlatRow> rows;
+  const std::pair<int64_t, const char*> boards[] = {
+      {595, "nvfp4_gemv"}, {597, "nvfp4_gemm"}, {598, "nvfp4_dual_gemm"}};
+  int64_t id = 1;
+  for (const auto& [lb, name] : boards) {
+    for (int i = 0; i < per_problem; ++i, ++id) {
+      FlatRow r;
+      r.submission_id = id;
+      r.leaderboard_id = lb;
+      r.problem_name = name;
+      r.user_id = std::to_string(1000 + i % 4);
+      r.user_name = i % 4 == 3 ? "" : std::string(1, static_cast<char>('a' + i % 4));
+      r.code_id = 500 + id;
+      r.submission_time = (20'000 + id) * kDay;
+      bool ok = i % 3 != 0;
+      r.status = ok ? "succeeded" : "failed";
+      if (ok) {
+        r.score = 1e-4 * static_cast<double>(1 + i);
+        r.passed = true;
+        r.mode = "leaderboard";
+        r.runner = i % 2 == 0 ? "B200" : "H100";
+      }
+      // Varied text, as real code is: it must not compress away.
+      uint32_t x = static_cast<uint32_t>(id) * 2654435761u;
+      for (int k = 0; k < 2000; ++k) {
+        x = x * 1664525u + 1013904223u;
+        r.code.push_back(static_cast<char>('!' + (x >> 24) % 90));
+      }
+      r.code += " kernel " + std::to_string(id);
+      rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+parquet::WriterOptions small_groups() {
+  parquet::WriterOptions o;
+  o.row_group_rows = 30;
+  o.page_rows = 10;
+  return o;
+}
+
+TEST(FlatLoad, RowsAsTheyAre) {
+  LoadOptions options;
+  options.with_code = true;
+  Loaded l = load(testing::flat_file(flat_rows(3)), SchemaFamily::FLAT, options);
+  ASSERT_EQ(l.rows.size(), 9u);
+  const Submission& s = l.rows[1];
+  EXPECT_EQ(s.submission_id, 2);
+  EXPECT_EQ(s.problem_name, "nvfp4_gemv");
+  EXPECT_EQ(s.user_id, "1001");
+  EXPECT_EQ(s.user_name, "b");
+  EXPECT_EQ(s.runner, "H100");
+  EXPECT_DOUBLE_EQ(*s.score, 2e-4);
+  EXPECT_EQ(s.passed, true);
+  EXPECT_EQ(s.status, "succeeded");
+  EXPECT_EQ(s.submission_time, 20'002 * kDay);
+  EXPECT_EQ(s.code->substr(2000), " kernel 2");
+  EXPECT_FALSE(l.rows[0].score);
+  EXPECT_FALSE(l.rows[0].runner);
+}
+
+TEST(FlatLoad, EveryFilterAgreesWithAFullScan) {
+  auto rows = flat_rows(30);
+  auto bytes = testing::flat_file(rows, small_groups());
+  std::vector<Filter> filters(12);
+  filters[0].problem = "nvfp4_gemm";
+  filters[1].leaderboard_id = 598;
+  filters[2].user_id = "1002";
+  filters[3].user_name = "";
+  filters[4].runner = "H100";
+  filters[5].passed_only = true;
+  filters[6].scored_only = true;
+  filters[7].since = 20'050 * kDay;
+  filters[8].until = 20'010 * kDay;
+  filters[9].since = 20'010 * kDay;
+  filters[9].until = 20'012 * kDay;
+  filters[10].submission_id = 77;
+  filters[11].problem = "nvfp4_gemv";
+  filters[11].runner = "B200";
+  filters[11].user_name = "c";
+  LoadOptions all;
+  std::vector<Submission> everything = load(bytes, SchemaFamily::FLAT, all).rows;
+  ASSERT_EQ(everything.size(), 90u);
+  for (size_t i = 0; i < filters.size(); ++i) {
+    LoadOptions options;
+    options.filter = filters[i];
+    std::vector<int64_t> got, expected;
+    for (const auto& s : load(bytes, SchemaFamily::FLAT, options).rows)
+      got.push_back(s.submission_id);
+    for (const auto& s : everything) {
+      if (matches(filters[i], s)) expected.push_back(s.submission_id);
+    }
+    EXPECT_EQ(got, expected) << "filter " << i;
+    EXPECT_FALSE(expected.empty()) << "filter " << i;
+  }
+}
+
+TEST(FlatLoad, ProblemFilterSkipsRowGroupsAndReadsFewerBytes) {
+  auto bytes = testing::flat_file(flat_rows(30), small_groups());
+  LoadOptions all;
+  Loaded full = load(bytes, SchemaFamily::FLAT, all);
+  EXPECT_EQ(full.stats.row_groups, 3u);
+  EXPECT_EQ(full.stats.row_groups_skipped, 0u);
+
+  LoadOptions one;
+  one.filter.problem = "nvfp4_gemm";
+  Loaded part = load(bytes, SchemaFamily::FLAT, one);
+  EXPECT_EQ(part.rows.size(), 30u);
+  EXPECT_EQ(part.stats.row_groups_skipped, 2u);
+  EXPECT_EQ(part.stats.rows_read, 30u);
+  EXPECT_LT(part.bytes, full.bytes);
+}
+
+TEST(FlatLoad, TimeRangeUsesThePageIndex) {
+  // One row group, pages of 10 rows, times increasing: the page index selects pages.
+  parquet::WriterOptions o;
+  o.page_rows = 10;
+  auto bytes = testing::flat_file(flat_rows(30), o);
+  LoadOptions options;
+  options.filter.since = 20'021 * kDay;  // rows 20..24: the third page
+  options.filter.until = 20'026 * kDay;
+  Loaded l = load(bytes, SchemaFamily::FLAT, options);
+  ASSERT_EQ(l.rows.size(), 5u);
+  EXPECT_EQ(l.rows.front().submission_id, 21);
+  EXPECT_EQ(l.stats.rows_read, 10u);  // one page of ten, not ninety rows
+}
+
+TEST(FlatLoad, CodeIsReadOnlyWhenAsked) {
+  auto bytes = testing::flat_file(flat_rows(30), small_groups());
+  LoadOptions without;
+  LoadOptions with;
+  with.with_code = true;
+  Loaded a = load(bytes, SchemaFamily::FLAT, without);
+  Loaded b = load(bytes, SchemaFamily::FLAT, with);
+  EXPECT_FALSE(a.rows[0].code);
+  EXPECT_TRUE(b.rows[0].code);
+  EXPECT_EQ(a.stats.code.values, 0u);
+  EXPECT_EQ(b.stats.code.values, 90u);
+  // The code column holds most of the bytes: reading it at least doubles what is read.
+  EXPECT_GT(b.bytes, 2 * a.bytes);
+}
+
+// ---- Data folders ----
+
+class DataFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kbdata-model-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(DataFolder, ScanDetectsConfigsFamiliesAndOtherFiles) {
+  testing::write_bytes(dir_ / "nvidia_nvfp4_submissions.parquet", testing::flat_file(flat_rows(2)));
+  testing::write_bytes(dir_ / "submissions.parquet", testing::legacy_file(legacy_rows(), false));
+  testing::write_bytes(dir_ / "mine.parquet", testing::flat_file(flat_rows(1)));
+  testing::write_bytes(dir_ / "junk.parquet", {'n', 'o', 'p', 'e'});
+  testing::write_bytes(dir_ / "notes.txt", {'x'});
+  DataDir d = scan_data_dir(dir_.string());
+  ASSERT_EQ(d.files.size(), 3u);
+  EXPECT_EQ(d.files[0].name, "mine.parquet");
+  EXPECT_EQ(d.files[0].config, nullptr);
+  EXPECT_EQ(d.files[0].family, SchemaFamily::FLAT);
+  EXPECT_EQ(d.files[0].num_rows, 3);
+  EXPECT_EQ(d.files[1].config->name, "nvidia_nvfp4_submissions");
+  EXPECT_EQ(d.files[2].config->name, "amd_submissions");
+  EXPECT_EQ(d.files[2].family, SchemaFamily::LEGACY_RUNS);
+  ASSERT_EQ(d.skipped.size(), 1u);
+  EXPECT_EQ(d.skipped[0].first, "junk.parquet");
+}
+
+TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
+  testing::write_bytes(dir_ / "nvidia_nvfp4_submissions.parquet", testing::flat_file(flat_rows(2)));
+  testing::write_bytes(dir_ / "submissions.parquet", testing::legacy_file(legacy_rows(), false));
+  testing::write_bytes(dir_ / "successful_submissions.parquet",
+                       testing::legacy_file(legacy_rows(), false));
+  FlatRow extra;
+  extra.submission_id = 900;
+  extra.leaderboard_id = 42;
+  extra.problem_name = "my_problem";
+  testing::write_bytes(dir_ / "mine.parquet", testing::flat_file({extra}));
+  DataDir d = scan_data_dir(dir_.string());
+
+  auto names = [&](const Filter& f) {
+    std::vector<std::string> out;
+    for (const DataFile* file : files_for(d, f)) out.push_back(file->name);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  // amd_successful_submissions is a subset of amd_submissions: read only the latter.
+  EXPECT_EQ(names({}),
+            (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet", "submissions.parquet"}));
+  Filter amd;
+  amd.problem = "amd-fp8-mm";
+  EXPECT_EQ(names(amd), (V{"mine.parquet", "submissions.parquet"}));
+  Filter mine;
+  mine.problem = "my_problem";
+  EXPECT_EQ(names(mine), (V{"mine.parquet"}));
+  Filter lb;
+  lb.leaderboard_id = 597;
+  EXPECT_EQ(names(lb), (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet"}));
+
+  std::map<std::string, int> per_problem;
+  LoadStats stats;
+  LoadOptions options;
+  load_dir(
+      d, options, [&](Submission&& s) { per_problem[s.problem_name]++; }, stats);
+  EXPECT_EQ(per_problem["my_problem"], 1);
+  EXPECT_EQ(per_problem["amd-fp8-mm"], 1);
+  EXPECT_EQ(per_problem["nvfp4_gemv"], 2);
+  EXPECT_GT(stats.bytes_read, 0u);
+
+  Filter unknown;
+  unknown.problem = "nope";
+  try {
+    (void)files_for(d, unknown);
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("unknown problem 'nope'"), std::string::npos) << m;
+    EXPECT_NE(m.find("amd-fp8-mm"), std::string::npos) << m;
+    EXPECT_NE(m.find("my_problem"), std::string::npos) << m;
+    EXPECT_NE(m.find("nvfp4_gemv"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos);
+  }
+}
+
+TEST(ChooseDataDir, FlagThenEnvThenSample) {
+  EXPECT_EQ(choose_data_dir(std::string("/x"), "/y").path, "/x");
+  EXPECT_FALSE(choose_data_dir(std::string("/x"), "/y").bundled_sample);
+  EXPECT_EQ(choose_data_dir(std::nullopt, "/y").path, "/y");
+  DataDirChoice c = choose_data_dir(std::nullopt, "");
+  EXPECT_TRUE(c.bundled_sample);
+  EXPECT_TRUE(fs::exists(fs::path(c.path) / "kernelbot_sample.parquet")) << c.path;
+  auto candidates = bundled_sample_candidates();
+  ASSERT_GE(candidates.size(), 3u);
+  EXPECT_NE(candidates[0].find("share/kbdata/sample"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbdata::dataset
