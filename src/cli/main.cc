@@ -7,6 +7,7 @@
 #include "cli/cat_command.h"
 #include "cli/convert_command.h"
 #include "cli/inspect_command.h"
+#include "cli/synth_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/version.h"
@@ -93,6 +94,31 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
 
+  // kbdata synth
+  kbdata::cli::SynthCommandOptions synth;
+  CLI::App* synth_cmd = app.add_subcommand(
+      "synth",
+      "Write a synthetic KernelBot data set: configs of both schema families, leaderboards.parquet\n"
+      "and a dataset card, deterministic by seed (docs/synth.md)");
+  synth_cmd->add_option("--out,-o", synth.out, "Folder to write into (created if missing)")
+      ->required();
+  synth_cmd->add_option("--scale", synth.scale,
+                        "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
+                        "shape: about 200,000 rows, 1.4 GB)")
+      ->check(CLI::IsMember({"small", "medium", "full"}))
+      ->capture_default_str();
+  synth_cmd->add_option("--seed", synth.seed, "Seed: the same seed writes the same bytes")
+      ->capture_default_str();
+  synth_cmd->add_option("--family", synth.family,
+                        "flat (current configs), legacy (AMD per-run files) or both")
+      ->check(CLI::IsMember({"flat", "legacy", "both"}))
+      ->capture_default_str();
+  synth_cmd->add_option("--layout", synth.layout,
+                        "published (as the hub's files: snappy, dictionary, one row group, no "
+                        "page index) or kbdata (kbdata's writer defaults)")
+      ->check(CLI::IsMember({"published", "kbdata"}))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -121,6 +147,8 @@ int main(int argc, char** argv) {
         convert.command_line += i == 0 ? std::string("kbdata") : std::string(argv[i]);
       }
       kbdata::cli::run_convert(convert, stderr);
+    } else if (synth_cmd->parsed()) {
+      kbdata::cli::run_synth(synth, stdout, stderr);
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());
