@@ -407,8 +407,8 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
   for (size_t i = 0; i < l.idents.size(); ++i) l.idents[i] = random_ident(shape, i >= 2);
   l.idents[1] = "_" + l.idents[1];
   for (int& t : l.tunables) t = shape.pick(kTunableChoices);
-  // Size of this lineage: 2-20 KB, skewed to the top.
-  size_t target = 2048 + static_cast<size_t>(18.0 * 1024 * std::pow(shape.uniform(), 0.5));
+  // Size of this lineage: 2-20 KB (the footer adds up to about 1.5 KB), skewed to the top.
+  size_t target = 2048 + static_cast<size_t>(16.5 * 1024 * std::pow(shape.uniform(), 0.5));
   // A version changes a few tuning constants; version 0 is the lineage's first state.
   Rng edit(derive(key.lineage, 2, key.version));
   std::string note;

@@ -108,14 +108,25 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
       const double skill = 0.3 + 0.7 * rng.uniform();
       CodeKey code;
       uint32_t next_lineage = 0;
-      std::unordered_map<uint64_t, uint32_t> versions;  // lineage -> highest version
+      // A lineage's highest version and its quality: how fast its first version runs, relative
+      // to the problem's base score. Users write better kernels as the competition goes on (by
+      // their skill), so later lineages start faster; each version is a little faster still.
+      struct LineageState {
+        uint32_t version = 0;
+        double quality = 1.0;
+      };
+      std::unordered_map<uint64_t, LineageState> lineages;
+      lineages[starter] = {0, 1.3};
+      double progress = 0;
       auto new_lineage = [&] {
         code.lineage = derive(seed, derive(static_cast<uint64_t>(m.id), u), next_lineage++);
         code.version = 0;
         code.language = pick_language(m, rng);
-        versions[code.lineage] = 0;
+        lineages[code.lineage] = {
+            0, std::exp(-std::log(m.improvement) * skill * progress + 0.35 * rng.normal())};
       };
       for (int64_t i = 0; i < count; ++i) {
+        progress = times[static_cast<size_t>(i)];
         if (i == 0) {
           if (rng.chance(kStarter)) {
             code = CodeKey{starter, 0, m.cuda_file ? Language::CUDA_FILE : Language::PYTORCH};
@@ -127,7 +138,7 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
           if (r < kResubmit) {
             // same code
           } else if (r < kResubmit + kSmallEdit && code.lineage != starter) {
-            code.version = ++versions[code.lineage];
+            code.version = ++lineages[code.lineage].version;
           } else {
             new_lineage();
           }
@@ -139,7 +150,6 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
         s.user = u;
         s.code = code;
         // Users fail less as they go on.
-        const double progress = times[static_cast<size_t>(i)];
         const double pass = std::min(0.97, m.pass_rate * (0.75 + 0.5 * progress));
         double r = rng.uniform();
         if (legacy_storage && has_invalid_utf8(code)) {
@@ -158,18 +168,14 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
           s.runner_mask = static_cast<uint8_t>(1u << rng.below(m.runners.size()));
           if (rng.chance(0.3)) s.runner_mask |= static_cast<uint8_t>(1u << rng.below(m.runners.size()));
         }
-        // Score: the problem's base, improving over the window with the user's skill, the
-        // kernel's own quality (fixed per lineage, a little better per version), then the
-        // measurement noise of the runner.
-        Rng quality(derive(code.lineage, 4));
-        const double lineage_factor = std::exp(0.35 * quality.normal());
+        // Score: the problem's base times the code's own speed (its lineage's quality, a little
+        // better per version; a pure function of the code), then the runner's measurement noise.
         const double version_factor = std::exp(-0.015 * std::min<double>(code.version, 40));
-        const double trend = std::exp(-std::log(m.improvement) * skill * progress);
+        const double code_factor = lineages[code.lineage].quality * version_factor;
         const double sigma = m.noise + (progress > 0.5 ? m.late_noise : 0.0);
         for (size_t k = 0; k < m.runners.size() && k < 4; ++k) {
           const double runner_factor = 1.0 + 0.6 * static_cast<double>(k);
-          double v = m.base_score * runner_factor * lineage_factor * version_factor * trend *
-                     std::exp(sigma * rng.normal());
+          double v = m.base_score * runner_factor * code_factor * std::exp(sigma * rng.normal());
           // Microsecond-ish resolution, as the tester reports nanoseconds / 1e9.
           s.scores[k] = std::round(v * 1e9) / 1e9;
         }

@@ -14,13 +14,16 @@
 // Everything is a function of SynthOptions (the seed above all): the same options give
 // byte-identical files, whatever the folder.
 //
-// Rates it promises (measured over the flat configs of a `small` run; docs/synth.md):
-//   exact duplicates: about 11% of flat rows have a code_id that an earlier row of the same file
-//     (by submission_time) already had: the same code resubmitted on another runner or with
-//     another outcome, or the public starter code (10% of users start from it);
-//   near-duplicates: about 55% of flat rows are a new version of the user's previous kernel on
-//     that problem: their code differs from it but has a 5-byte-shingle Jaccard of at least 0.8
-//     with it (a small edit: a few tuning constants and the note line).
+// Rates it promises (measured over the flat configs of `small` runs, seeds 1-8; docs/synth.md):
+//   exact duplicates: about 7% (5-9%) of flat rows have a code_id that an earlier row of the same
+//     file (by submission_time) already had: the same code resubmitted with another outcome or on
+//     another runner (a resubmission with the same outcome and runner is merged by the
+//     deduplication), or the public starter code (10% of users start from it). Before
+//     deduplication 16% of submissions resubmit the user's previous code unchanged.
+//   near-duplicates: about 46% (42-50%) of flat rows are a new version of the user's previous
+//     kernel on that problem: their code differs from it but has a 5-byte-shingle Jaccard of at
+//     least 0.8 with it (a small edit: a few tuning constants and the note line). A rewrite (a new
+//     kernel) has a Jaccard of about 0.2 with the previous one.
 // The legacy files are per run, so every code appears once per run of its submission.
 #pragma once
 
