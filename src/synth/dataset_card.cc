@@ -13,6 +13,11 @@ std::string megabytes(uint64_t bytes) {
   return buffer;
 }
 
+std::string capitalised(std::string text) {
+  if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 32);
+  return text;
+}
+
 }  // namespace
 
 std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOptions& options) {
@@ -41,7 +46,7 @@ std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOpti
     out += "\n## " + c.file.config + "\n\n";
     out += "File `" + c.file.file + "`: " + std::to_string(c.file.rows) + " rows, " +
            std::to_string(c.file.bytes) + " bytes (" + megabytes(c.file.bytes) + "). " +
-           c.config->description + ".\n";
+           capitalised(c.config->description) + ".\n";
     if (!c.config->note.empty()) out += "\n**Note:** " + c.config->note + ".\n";
     if (c.leaderboards.empty()) continue;
     out += "\n| leaderboard id | name | runners | note |\n|---|---|---|---|\n";
