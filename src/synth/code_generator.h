@@ -3,7 +3,7 @@
 //
 // A lineage is one kernel a user keeps editing: its structure (blocks, identifiers, tuning tables,
 // size) comes from the lineage seed; a version changes a few tuning constants and the note line at
-// the top. So two versions of a lineage are near-duplicates (5-byte-shingle Jaccard well above
+// the top. So two versions of a lineage are near-duplicates (5-byte-shingle Jaccard at least
 // 0.8), two lineages share little beyond boilerplate, and the same key always gives the same bytes
 // (code_id identity is exact code identity). Writers regenerate text from keys while streaming, so
 // no code is kept in memory.

@@ -15,12 +15,12 @@
 // byte-identical files, whatever the folder.
 //
 // Rates it promises (measured over the flat configs of `small` runs, seeds 1-8; docs/synth.md):
-//   exact duplicates: about 7% (5-9%) of flat rows have a code_id that an earlier row of the same
+//   exact duplicates: about 8% (6-9%) of flat rows have a code_id that an earlier row of the same
 //     file (by submission_time) already had: the same code resubmitted with another outcome or on
 //     another runner (a resubmission with the same outcome and runner is merged by the
 //     deduplication), or the public starter code (10% of users start from it). Before
 //     deduplication 16% of submissions resubmit the user's previous code unchanged.
-//   near-duplicates: about 46% (42-50%) of flat rows are a new version of the user's previous
+//   near-duplicates: about 46% (43-49%) of flat rows are a new version of the user's previous
 //     kernel on that problem: their code differs from it but has a 5-byte-shingle Jaccard of at
 //     least 0.8 with it (a small edit: a few tuning constants and the note line). A rewrite (a new
 //     kernel) has a Jaccard of about 0.2 with the previous one.
