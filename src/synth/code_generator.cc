@@ -275,21 +275,36 @@ constexpr std::string_view kPyDispatch =
     "    return best\n";
 
 constexpr const char* kNames[] = {
-    "gemv", "gemm", "mm", "fused", "fp4", "nvfp4", "dual", "grouped", "moe", "mla", "attn", "quant",
-    "scaled", "blockwise", "tiled", "split_k", "persistent", "ws", "tma", "swizzled", "pingpong",
-    "epilogue", "reduce", "matmul", "conv", "tri", "chunk", "decode", "prefill", "fast", "my",
-    "opt", "v2", "final", "best", "hyper", "mx", "fp8", "bf16", "warp", "cta", "stage"};
-constexpr const char* kShortNames[] = {"a", "b", "x", "y", "w", "acc", "ptr", "inp", "out",
-                                       "src", "dst", "lhs", "rhs", "q", "k", "v", "sf", "scale",
-                                       "buf", "tile", "frag", "res", "tmp", "mat", "vec", "h"};
-constexpr const char* kNotes[] = {
-    "try larger tiles",     "fix the tail mask",      "more stages",
-    "swap loop order",      "use vectorized loads",   "tune for the big shape",
-    "drop the extra sync",  "pipelining, take 2",     "bigger K tile",
-    "persistent variant",   "revert the split-K",     "smaller warps per CTA",
-    "fused epilogue",       "avoid bank conflicts",   "prefetch scales",
-    "cleanup",              "retry: noisy runner?",   "handle odd N",
-    "faster dequant",       "register blocking",      "check correctness first"};
+    "gemv",     "gemm",    "mm",         "fused", "fp4",   "nvfp4",    "dual",
+    "grouped",  "moe",     "mla",        "attn",  "quant", "scaled",   "blockwise",
+    "tiled",    "split_k", "persistent", "ws",    "tma",   "swizzled", "pingpong",
+    "epilogue", "reduce",  "matmul",     "conv",  "tri",   "chunk",    "decode",
+    "prefill",  "fast",    "my",         "opt",   "v2",    "final",    "best",
+    "hyper",    "mx",      "fp8",        "bf16",  "warp",  "cta",      "stage"};
+constexpr const char* kShortNames[] = {
+    "a", "b", "x", "y",  "w",     "acc", "ptr",  "inp",  "out", "src", "dst", "lhs", "rhs",
+    "q", "k", "v", "sf", "scale", "buf", "tile", "frag", "res", "tmp", "mat", "vec", "h"};
+constexpr const char* kNotes[] = {"try larger tiles",
+                                  "fix the tail mask",
+                                  "more stages",
+                                  "swap loop order",
+                                  "use vectorized loads",
+                                  "tune for the big shape",
+                                  "drop the extra sync",
+                                  "pipelining, take 2",
+                                  "bigger K tile",
+                                  "persistent variant",
+                                  "revert the split-K",
+                                  "smaller warps per CTA",
+                                  "fused epilogue",
+                                  "avoid bank conflicts",
+                                  "prefetch scales",
+                                  "cleanup",
+                                  "retry: noisy runner?",
+                                  "handle odd N",
+                                  "faster dequant",
+                                  "register blocking",
+                                  "check correctness first"};
 constexpr const char* kComments[] = {
     "the scale factors are stored per 16 elements, so a tile of K covers K/16 of them",
     "this path is slower for tiny shapes; the dispatcher below avoids it",
@@ -391,12 +406,18 @@ std::string random_ident(Rng& rng, bool short_name) {
 
 const char* to_string(Language language) {
   switch (language) {
-    case Language::TRITON: return "triton";
-    case Language::CUDA_INLINE: return "cuda-inline";
-    case Language::HIP_INLINE: return "hip-inline";
-    case Language::CUTE_DSL: return "cute-dsl";
-    case Language::PYTORCH: return "pytorch";
-    case Language::CUDA_FILE: return "cuda";
+    case Language::TRITON:
+      return "triton";
+    case Language::CUDA_INLINE:
+      return "cuda-inline";
+    case Language::HIP_INLINE:
+      return "hip-inline";
+    case Language::CUTE_DSL:
+      return "cute-dsl";
+    case Language::PYTORCH:
+      return "pytorch";
+    case Language::CUDA_FILE:
+      return "cuda";
   }
   return "?";
 }
@@ -426,22 +447,42 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
   std::string_view footer;
   bool python = true;
   switch (key.language) {
-    case Language::TRITON: header = kTritonHeader; blocks = kTritonBlocks; break;
-    case Language::CUDA_INLINE: header = kCudaHeader; blocks = kCudaBlocks; footer = kCudaFooter; break;
-    case Language::HIP_INLINE: header = kHipHeader; blocks = kHipBlocks; footer = kHipFooter; break;
-    case Language::CUTE_DSL: header = kCuteHeader; blocks = kCuteBlocks; break;
-    case Language::PYTORCH: header = ""; blocks = kTorchBlocks; break;
+    case Language::TRITON:
+      header = kTritonHeader;
+      blocks = kTritonBlocks;
+      break;
+    case Language::CUDA_INLINE:
+      header = kCudaHeader;
+      blocks = kCudaBlocks;
+      footer = kCudaFooter;
+      break;
+    case Language::HIP_INLINE:
+      header = kHipHeader;
+      blocks = kHipBlocks;
+      footer = kHipFooter;
+      break;
+    case Language::CUTE_DSL:
+      header = kCuteHeader;
+      blocks = kCuteBlocks;
+      break;
+    case Language::PYTORCH:
+      header = "";
+      blocks = kTorchBlocks;
+      break;
     case Language::CUDA_FILE:
-      header = kCudaFileHeader; blocks = kCudaFileBlocks; footer = kCudaFileFooter; python = false;
+      header = kCudaFileHeader;
+      blocks = kCudaFileBlocks;
+      footer = kCudaFileFooter;
+      python = false;
       break;
   }
   if (python) expand(kPyHeader, l, 0, problem, note, shape, out);
   expand(header, l, 0, problem, note, shape, out);
   // Blocks until the lineage's size is reached (leaving room for the footer).
-  const std::string_view comment_prefix = python && key.language != Language::CUDA_INLINE &&
-                                                  key.language != Language::HIP_INLINE
-                                              ? "# "
-                                              : "// ";
+  const std::string_view comment_prefix =
+      python && key.language != Language::CUDA_INLINE && key.language != Language::HIP_INLINE
+          ? "# "
+          : "// ";
   int block = 0;
   // Most of a kernel is its tuning data (see `$T`), the rest code from the templates.
   const size_t table_bytes = python ? target * kTableShare / 100 : 0;
@@ -459,9 +500,11 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
   if (python) {
     expand("\n$T", l, 0, problem, note, shape, out, table_bytes);
     expand(kPyDispatch, l, 0, problem, note, shape, out);
-    out.append("\n\ndef " + l.idents[1] + "_small_path(a, b, c):\n    return torch.matmul(a.float(), "
-               "b.float()).to(c.dtype)\n\n\ndef " + l.idents[1] + "_run(cfg, a, b, c):\n    return " +
-               l.idents[1] + "_small_path(a, b, c)\n");
+    out.append("\n\ndef " + l.idents[1] +
+               "_small_path(a, b, c):\n    return torch.matmul(a.float(), "
+               "b.float()).to(c.dtype)\n\n\ndef " +
+               l.idents[1] + "_run(cfg, a, b, c):\n    return " + l.idents[1] +
+               "_small_path(a, b, c)\n");
     expand(kPyFooter, l, 0, problem, note, shape, out);
   }
 }
@@ -476,17 +519,21 @@ std::string reference_code(std::string_view problem, bool cuda, uint64_t seed) {
           "out[i] = in[i];\n}\n";
     return out;
   }
-  out = "from utils import make_match_reference, DeterministicContext\nimport torch\nfrom task "
-        "import input_t, output_t\n\n\ndef ref_kernel(data: input_t) -> output_t:\n    \"\"\"Reference "
-        "implementation of " + std::string(problem) + ".\"\"\"\n    with DeterministicContext():\n"
-        "        a, b, c = data\n        c[...] = (a.float() @ b.float()).to(c.dtype)\n        "
-        "return c\n\n\ndef generate_input(m: int, n: int, k: int, seed: int) -> input_t:\n    gen = "
-        "torch.Generator(device='cuda')\n    gen.manual_seed(seed)\n    a = torch.randn((m, k), "
-        "generator=gen, device='cuda').to(torch.bfloat16)\n    b = torch.randn((k, n), "
-        "generator=gen, device='cuda').to(torch.bfloat16)\n    c = torch.empty((m, n), "
-        "device='cuda', dtype=torch.bfloat16)\n    return a, b, c\n\n\ncheck_implementation = "
-        "make_match_reference(ref_kernel, rtol=" + std::to_string(rng.range(1, 5)) +
-        "e-02, atol=1e-02)\n";
+  out =
+      "from utils import make_match_reference, DeterministicContext\nimport torch\nfrom task "
+      "import input_t, output_t\n\n\ndef ref_kernel(data: input_t) -> output_t:\n    "
+      "\"\"\"Reference "
+      "implementation of " +
+      std::string(problem) +
+      ".\"\"\"\n    with DeterministicContext():\n"
+      "        a, b, c = data\n        c[...] = (a.float() @ b.float()).to(c.dtype)\n        "
+      "return c\n\n\ndef generate_input(m: int, n: int, k: int, seed: int) -> input_t:\n    gen = "
+      "torch.Generator(device='cuda')\n    gen.manual_seed(seed)\n    a = torch.randn((m, k), "
+      "generator=gen, device='cuda').to(torch.bfloat16)\n    b = torch.randn((k, n), "
+      "generator=gen, device='cuda').to(torch.bfloat16)\n    c = torch.empty((m, n), "
+      "device='cuda', dtype=torch.bfloat16)\n    return a, b, c\n\n\ncheck_implementation = "
+      "make_match_reference(ref_kernel, rtol=" +
+      std::to_string(rng.range(1, 5)) + "e-02, atol=1e-02)\n";
   return out;
 }
 

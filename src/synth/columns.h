@@ -91,8 +91,7 @@ class Columns {
   }
   void bytes(size_t leaf, std::string_view v) {
     entry(leaf, max_def(leaf));
-    batches_[leaf].values.append_binary(
-        {reinterpret_cast<const uint8_t*>(v.data()), v.size()});
+    batches_[leaf].values.append_binary({reinterpret_cast<const uint8_t*>(v.data()), v.size()});
   }
   void opt_i64(size_t leaf, std::optional<int64_t> v) { v ? i64(leaf, *v) : null(leaf); }
   void opt_f64(size_t leaf, std::optional<double> v) { v ? f64(leaf, *v) : null(leaf); }
@@ -114,8 +113,7 @@ class Columns {
       b.def_levels.push_back(max_def(leaf));
       b.rep_levels.push_back(i == 0 ? 0 : 1);
       b.num_levels++;
-      b.values.append_binary(
-          {reinterpret_cast<const uint8_t*>(items[i].data()), items[i].size()});
+      b.values.append_binary({reinterpret_cast<const uint8_t*>(items[i].data()), items[i].size()});
     }
   }
 

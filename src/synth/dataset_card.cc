@@ -21,14 +21,15 @@ std::string capitalised(std::string text) {
 }  // namespace
 
 std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOptions& options) {
-  std::string out = "---\nlicense: mit\npretty_name: KernelBot competition data (synthetic)\n"
-                    "tags:\n- synthetic\n- code\n- gpu-kernels\nconfigs:\n";
+  std::string out =
+      "---\nlicense: mit\npretty_name: KernelBot competition data (synthetic)\n"
+      "tags:\n- synthetic\n- code\n- gpu-kernels\nconfigs:\n";
   for (const CardConfig& c : configs) {
     out += "- config_name: " + c.file.config + "\n  data_files: \"" + c.file.file + "\"\n";
   }
   out += "---\n\n# KernelBot competition data (synthetic)\n\n";
-  out += "**This data is synthetic.** It was made by `" + synth_command(options) +
-         "` (kbdata " + kVersion + ", seed " + std::to_string(options.seed) +
+  out += "**This data is synthetic.** It was made by `" + synth_command(options) + "` (kbdata " +
+         kVersion + ", seed " + std::to_string(options.seed) +
          ") and has the shapes of the published GPUMODE/kernelbot-data configs: their schemas, "
          "problems and leaderboard ids, but invented users, code and scores. Do not draw "
          "conclusions about real competitions from it.\n\n";
@@ -57,16 +58,19 @@ std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOpti
              (m.note.empty() ? "" : "**" + m.note + "**") + " |\n";
     }
     if (c.config->name == "pmpp_v2_submissions") {
-      out += "\nThe PMPP practice problems' ids are not published; this synthetic set numbers "
-             "them from " + std::to_string(kFirstPmppId) + ".\n";
+      out +=
+          "\nThe PMPP practice problems' ids are not published; this synthetic set numbers "
+          "them from " +
+          std::to_string(kFirstPmppId) + ".\n";
     }
   }
-  out += "\n## How it was made\n\n`kbdata synth` models heavy-tailed user activity, users "
-         "iterating on kernels (exact resubmissions and small edits that make near-duplicates), "
-         "kernel source of 2-20 KB in Python with Triton, inline CUDA C++, inline HIP, CuTe DSL "
-         "and plain PyTorch, failed and unscored submissions, and per-problem scores that improve "
-         "over each competition, with noisier measurements on leaderboard 598 than on 697. See "
-         "kbdata's docs/synth.md.\n";
+  out +=
+      "\n## How it was made\n\n`kbdata synth` models heavy-tailed user activity, users "
+      "iterating on kernels (exact resubmissions and small edits that make near-duplicates), "
+      "kernel source of 2-20 KB in Python with Triton, inline CUDA C++, inline HIP, CuTe DSL "
+      "and plain PyTorch, failed and unscored submissions, and per-problem scores that improve "
+      "over each competition, with noisier measurements on leaderboard 598 than on 697. See "
+      "kbdata's docs/synth.md.\n";
   return out;
 }
 

@@ -15,8 +15,20 @@ namespace {
 using parquet::PhysicalType;
 
 enum Leaf : size_t {
-  SUBMISSION_ID, LEADERBOARD_ID, PROBLEM_NAME, USER_ID, USER_NAME, CODE_ID, FILE_NAME,
-  SUBMISSION_TIME, STATUS, SCORE, PASSED, MODE, RUNNER, CODE
+  SUBMISSION_ID,
+  LEADERBOARD_ID,
+  PROBLEM_NAME,
+  USER_ID,
+  USER_NAME,
+  CODE_ID,
+  FILE_NAME,
+  SUBMISSION_TIME,
+  STATUS,
+  SCORE,
+  PASSED,
+  MODE,
+  RUNNER,
+  CODE
 };
 
 }  // namespace
@@ -68,8 +80,12 @@ std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
         row.leaderboard_mode = true;
         row.status = "failed";
         break;
-      case Outcome::HACKED: row.status = "hacked"; break;
-      case Outcome::PENDING: row.status = "active"; break;
+      case Outcome::HACKED:
+        row.status = "hacked";
+        break;
+      case Outcome::PENDING:
+        row.status = "active";
+        break;
       case Outcome::ERROR:
       case Outcome::TEST_ONLY:
         // Done without a scored run: the job status, or "failed" where it says succeeded.
@@ -96,11 +112,10 @@ std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
     if (sa != sb) return sa < sb;
     return subs[a.submission].time_us < subs[b.submission].time_us;
   });
-  rows.erase(std::unique(rows.begin(), rows.end(),
-                         [&](const FlatRow& a, const FlatRow& b) {
-                           return partition(a) == partition(b);
-                         }),
-             rows.end());
+  rows.erase(
+      std::unique(rows.begin(), rows.end(),
+                  [&](const FlatRow& a, const FlatRow& b) { return partition(a) == partition(b); }),
+      rows.end());
   // The exporter's order; submission id breaks ties so the order is deterministic.
   std::sort(rows.begin(), rows.end(), [&](const FlatRow& a, const FlatRow& b) {
     const std::string& na = models[subs[a.submission].leaderboard].name;

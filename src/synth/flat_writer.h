@@ -23,8 +23,8 @@ using Progress = std::function<void(int64_t done, int64_t total)>;
 // One row of the file before its code is generated.
 struct FlatRow {
   uint32_t submission = 0;  // index into Population::submissions
-  int8_t runner = -1;  // index into the leaderboard's runners, -1 for null
-  double score = 0;  // NaN: null
+  int8_t runner = -1;       // index into the leaderboard's runners, -1 for null
+  double score = 0;         // NaN: null
   bool has_passed = false;
   bool passed = false;
   bool leaderboard_mode = false;

@@ -16,8 +16,20 @@ using parquet::PhysicalType;
 using parquet::Repetition;
 
 enum Leaf : size_t {
-  SUBMISSION_ID, LEADERBOARD_ID, USER_ID, SUBMISSION_TIME, FILE_NAME, CODE, CODE_ID, RUN_ID,
-  RUN_START, RUN_END, RUN_MODE, RUN_SCORE, RUN_PASSED, FIRST_STRUCT_LEAF
+  SUBMISSION_ID,
+  LEADERBOARD_ID,
+  USER_ID,
+  SUBMISSION_TIME,
+  FILE_NAME,
+  CODE,
+  CODE_ID,
+  RUN_ID,
+  RUN_START,
+  RUN_END,
+  RUN_MODE,
+  RUN_SCORE,
+  RUN_PASSED,
+  FIRST_STRUCT_LEAF
 };
 
 // Struct fields: name and whether it is a string (else as noted).
@@ -28,15 +40,15 @@ struct Field {
 };
 
 const std::vector<Field>& compilation_fields() {
-  static const std::vector<Field> f = {{"success", Kind::BOOL},     {"nvcc_found", Kind::BOOL},
+  static const std::vector<Field> f = {{"success", Kind::BOOL},        {"nvcc_found", Kind::BOOL},
                                        {"nvcc_version", Kind::STRING}, {"command", Kind::STRING},
-                                       {"stdout", Kind::STRING},    {"stderr", Kind::STRING},
-                                       {"exit_code", Kind::INT},    {"duration", Kind::DOUBLE}};
+                                       {"stdout", Kind::STRING},       {"stderr", Kind::STRING},
+                                       {"exit_code", Kind::INT},       {"duration", Kind::DOUBLE}};
   return f;
 }
 const std::vector<Field>& meta_fields() {
-  static const std::vector<Field> f = {{"stdout", Kind::STRING}, {"stderr", Kind::STRING},
-                                       {"success", Kind::BOOL},  {"exit_code", Kind::INT},
+  static const std::vector<Field> f = {{"stdout", Kind::STRING},  {"stderr", Kind::STRING},
+                                       {"success", Kind::BOOL},   {"exit_code", Kind::INT},
                                        {"command", Kind::STRING}, {"duration", Kind::DOUBLE}};
   return f;
 }
@@ -74,10 +86,18 @@ void add_struct(std::vector<parquet::SchemaElement>& s, const std::string& name,
   s.push_back(group_element(name, Repetition::OPTIONAL, static_cast<int>(fields.size())));
   for (const Field& f : fields) {
     switch (f.kind) {
-      case Kind::STRING: s.push_back(string_leaf(f.name)); break;
-      case Kind::BOOL: s.push_back(optional_leaf(f.name, PhysicalType::BOOLEAN)); break;
-      case Kind::INT: s.push_back(optional_leaf(f.name, PhysicalType::INT64)); break;
-      case Kind::DOUBLE: s.push_back(optional_leaf(f.name, PhysicalType::DOUBLE)); break;
+      case Kind::STRING:
+        s.push_back(string_leaf(f.name));
+        break;
+      case Kind::BOOL:
+        s.push_back(optional_leaf(f.name, PhysicalType::BOOLEAN));
+        break;
+      case Kind::INT:
+        s.push_back(optional_leaf(f.name, PhysicalType::INT64));
+        break;
+      case Kind::DOUBLE:
+        s.push_back(optional_leaf(f.name, PhysicalType::DOUBLE));
+        break;
     }
   }
 }
@@ -102,10 +122,18 @@ void put_struct(Columns& c, size_t first, const std::vector<Field>& fields,
       continue;
     }
     switch (fields[i].kind) {
-      case Kind::STRING: c.bytes(leaf, *text); break;
-      case Kind::BOOL: c.boolean(leaf, *text == "true"); break;
-      case Kind::INT: c.i64(leaf, std::stoll(*text)); break;
-      case Kind::DOUBLE: c.f64(leaf, std::stod(*text)); break;
+      case Kind::STRING:
+        c.bytes(leaf, *text);
+        break;
+      case Kind::BOOL:
+        c.boolean(leaf, *text == "true");
+        break;
+      case Kind::INT:
+        c.i64(leaf, std::stoll(*text));
+        break;
+      case Kind::DOUBLE:
+        c.f64(leaf, std::stod(*text));
+        break;
     }
   }
 }
@@ -154,9 +182,10 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
   auto meta = [&](bool ok, double seconds, const std::string& mode) -> StructValue {
     return std::vector<std::pair<std::string, std::string>>{
         {"stdout", ok ? "" : "Running " + mode + "...\n"},
-        {"stderr", ok ? "" : "Traceback (most recent call last):\n  File \"eval.py\", line 212, "
-                             "in main\nRuntimeError: CUDA error: an illegal memory access was "
-                             "encountered\n"},
+        {"stderr", ok ? ""
+                      : "Traceback (most recent call last):\n  File \"eval.py\", line 212, "
+                        "in main\nRuntimeError: CUDA error: an illegal memory access was "
+                        "encountered\n"},
         {"success", ok ? "true" : "false"},
         {"exit_code", ok ? "0" : "1"},
         {"command", "python eval.py " + mode},
@@ -165,8 +194,15 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
   auto add = [&](const char* mode, bool passed, std::optional<double> score, StructValue result,
                  bool crashed) {
     double seconds = 5 + rng.uniform() * 60;
-    Run r{mode, passed, score, t, t + static_cast<int64_t>(seconds * 1e6), compilation(!crashed),
-          meta(!crashed, seconds, mode), std::move(result), system};
+    Run r{mode,
+          passed,
+          score,
+          t,
+          t + static_cast<int64_t>(seconds * 1e6),
+          compilation(!crashed),
+          meta(!crashed, seconds, mode),
+          std::move(result),
+          system};
     t = r.end_us + rng.range(100'000, 3'000'000);
     runs.push_back(std::move(r));
   };
@@ -179,8 +215,10 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
                                    std::to_string(rng.range(1000, 99999))});
       bool ok = pass || i + 1 < tests;
       v.push_back({p + "status", ok ? "pass" : "fail"});
-      if (!ok) v.push_back({p + "error", "mismatch found! custom implementation doesn't match "
-                                         "reference: 412 mismatched elements"});
+      if (!ok)
+        v.push_back({p + "error",
+                     "mismatch found! custom implementation doesn't match "
+                     "reference: 412 mismatched elements"});
     }
     v.push_back({"check", pass ? "pass" : "fail"});
     return v;
@@ -205,7 +243,9 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
   };
   const double score = s.scores[static_cast<size_t>(std::countr_zero(s.runner_mask))];
   switch (s.outcome) {
-    case Outcome::ERROR: add("test", false, std::nullopt, std::nullopt, true); break;
+    case Outcome::ERROR:
+      add("test", false, std::nullopt, std::nullopt, true);
+      break;
     case Outcome::TEST_ONLY:
       add("test", true, std::nullopt, test_result(true), false);
       if (rng.chance(0.5)) add("benchmark", true, std::nullopt, bench_result(score, true), false);
@@ -222,7 +262,8 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
       add("leaderboard", true, score, bench_result(score, true), false);
       add("leaderboard", true, std::nullopt, bench_result(score * 1.01, true), false);  // secret
       break;
-    case Outcome::PENDING: break;
+    case Outcome::PENDING:
+      break;
   }
   return runs;
 }

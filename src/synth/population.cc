@@ -10,14 +10,14 @@ namespace kbdata::synth {
 namespace {
 
 // What a user does between two submissions to the same leaderboard.
-constexpr double kResubmit = 0.16;  // the same code again (re-measure, other runner, retry)
+constexpr double kResubmit = 0.16;   // the same code again (re-measure, other runner, retry)
 constexpr double kSmallEdit = 0.68;  // a new version of the current kernel: a near-duplicate
 // the rest: a rewrite (a new lineage)
 constexpr double kStarter = 0.10;  // a user's first submission is the public starter code
 
-constexpr const char* kSyllables[] = {"ka", "ri", "to", "ne", "zu", "mi", "lo", "sa", "dev", "ax",
-                                      "gpu", "byte", "warp", "ker", "nel", "vo", "qi", "ran",
-                                      "jo", "el", "tri", "ton", "cu", "da", "hip", "flux"};
+constexpr const char* kSyllables[] = {
+    "ka",  "ri",  "to", "ne", "zu",  "mi", "lo", "sa",  "dev", "ax", "gpu", "byte", "warp",
+    "ker", "nel", "vo", "qi", "ran", "jo", "el", "tri", "ton", "cu", "da",  "hip",  "flux"};
 
 std::string user_name(Rng& rng) {
   std::string s;
@@ -160,13 +160,16 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
           s.outcome = Outcome::PENDING;
         } else {
           double f = rng.uniform();
-          s.outcome = f < 0.3 ? Outcome::FAILED_CHECK : f < 0.75 ? Outcome::ERROR : Outcome::TEST_ONLY;
+          s.outcome = f < 0.3    ? Outcome::FAILED_CHECK
+                      : f < 0.75 ? Outcome::ERROR
+                                 : Outcome::TEST_ONLY;
         }
         // Runners: one, or (mixed-hardware leaderboards) sometimes several.
         s.runner_mask = 1;
         if (m.runners.size() > 1) {
           s.runner_mask = static_cast<uint8_t>(1u << rng.below(m.runners.size()));
-          if (rng.chance(0.3)) s.runner_mask |= static_cast<uint8_t>(1u << rng.below(m.runners.size()));
+          if (rng.chance(0.3))
+            s.runner_mask |= static_cast<uint8_t>(1u << rng.below(m.runners.size()));
         }
         // Score: the problem's base times the code's own speed (its lineage's quality, a little
         // better per version; a pure function of the code), then the runner's measurement noise.

@@ -21,18 +21,18 @@ namespace kbdata::synth {
 struct LeaderboardModel {
   int64_t id = 0;  // the registry's id; synthetic (see synth.h) where the registry has none
   std::string name;
-  std::string note;  // the registry's reliability note
+  std::string note;                  // the registry's reliability note
   std::vector<std::string> runners;  // a scored submission runs on one or more of these
-  int64_t start_us = 0;  // competition window, microseconds since the Unix epoch (UTC)
+  int64_t start_us = 0;              // competition window, microseconds since the Unix epoch (UTC)
   int64_t deadline_us = 0;
   double base_score = 1e-4;  // seconds: a typical early score
   double improvement = 5.0;  // how many times faster the best late kernels are than early ones
-  double noise = 0.03;  // log-normal sigma of one measurement
-  double late_noise = 0.0;  // extra sigma after the window's midpoint (598's unreliable runner)
-  double pass_rate = 0.5;  // share of submissions that get a qualifying score
-  bool cuda_file = false;  // a "cu" leaderboard: CUDA C++ files, not Python
+  double noise = 0.03;       // log-normal sigma of one measurement
+  double late_noise = 0.0;   // extra sigma after the window's midpoint (598's unreliable runner)
+  double pass_rate = 0.5;    // share of submissions that get a qualifying score
+  bool cuda_file = false;    // a "cu" leaderboard: CUDA C++ files, not Python
   std::vector<Language> languages;  // what users write, most common first
-  int64_t submissions = 0;  // how many to generate
+  int64_t submissions = 0;          // how many to generate
 };
 
 enum class Outcome : uint8_t {
@@ -45,7 +45,7 @@ enum class Outcome : uint8_t {
 };
 
 struct User {
-  std::string id;  // snowflake-like platform id
+  std::string id;    // snowflake-like platform id
   std::string name;  // "" for unknown
 };
 
@@ -54,10 +54,10 @@ struct Submission {
   int64_t code_id = 0;
   int64_t time_us = 0;
   uint32_t leaderboard = 0;  // index into the models
-  uint32_t user = 0;  // index into Population::users
+  uint32_t user = 0;         // index into Population::users
   CodeKey code;
   Outcome outcome = Outcome::ERROR;
-  uint8_t runner_mask = 0;  // bit i: runners[i] got a leaderboard run
+  uint8_t runner_mask = 0;         // bit i: runners[i] got a leaderboard run
   std::array<double, 4> scores{};  // per runner, seconds, when scored
 };
 

@@ -69,7 +69,9 @@ class Rng {
     return sum - 6.0;
   }
   // Pareto with minimum `xmin` and tail index `alpha`: heavy-tailed counts.
-  double pareto(double xmin, double alpha) { return xmin * std::pow(1.0 - uniform(), -1.0 / alpha); }
+  double pareto(double xmin, double alpha) {
+    return xmin * std::pow(1.0 - uniform(), -1.0 / alpha);
+  }
 
   template <typename T, size_t N>
   const T& pick(const T (&items)[N]) {

@@ -47,30 +47,49 @@ using L = Language;
 
 const Params kParams[] = {
     // The first AMD competition (legacy files).
-    {"amd-identity", date_us(2025, 4, 20), date_us(2025, 5, 20), 20e-6, 2, 0.03, 0, 0.6, 3300, false},
-    {"amd-fp8-mm", date_us(2025, 4, 20), date_us(2025, 6, 2), 200e-6, 8, 0.03, 0, 0.45, 13000, false},
-    {"amd-mixture-of-experts", date_us(2025, 5, 5), date_us(2025, 6, 2), 6e-3, 6, 0.03, 0, 0.4, 6500, false},
-    {"amd-mla-decode", date_us(2025, 5, 12), date_us(2025, 6, 2), 3e-3, 5, 0.03, 0, 0.4, 5500, false},
-    {"amd-all2all", date_us(2025, 8, 15), date_us(2025, 10, 14), 900e-6, 4, 0.05, 0, 0.35, 2200, false},
-    {"amd-gemm-rs", date_us(2025, 8, 15), date_us(2025, 10, 14), 700e-6, 3, 0.05, 0, 0.35, 2200, false},
-    {"amd-ag-gemm", date_us(2025, 8, 15), date_us(2025, 10, 14), 650e-6, 3, 0.05, 0, 0.35, 2200, false},
+    {"amd-identity", date_us(2025, 4, 20), date_us(2025, 5, 20), 20e-6, 2, 0.03, 0, 0.6, 3300,
+     false},
+    {"amd-fp8-mm", date_us(2025, 4, 20), date_us(2025, 6, 2), 200e-6, 8, 0.03, 0, 0.45, 13000,
+     false},
+    {"amd-mixture-of-experts", date_us(2025, 5, 5), date_us(2025, 6, 2), 6e-3, 6, 0.03, 0, 0.4,
+     6500, false},
+    {"amd-mla-decode", date_us(2025, 5, 12), date_us(2025, 6, 2), 3e-3, 5, 0.03, 0, 0.4, 5500,
+     false},
+    {"amd-all2all", date_us(2025, 8, 15), date_us(2025, 10, 14), 900e-6, 4, 0.05, 0, 0.35, 2200,
+     false},
+    {"amd-gemm-rs", date_us(2025, 8, 15), date_us(2025, 10, 14), 700e-6, 3, 0.05, 0, 0.35, 2200,
+     false},
+    {"amd-ag-gemm", date_us(2025, 8, 15), date_us(2025, 10, 14), 650e-6, 3, 0.05, 0, 0.35, 2200,
+     false},
     // NVFP4 on B200: the real file's shape (35,559 / 48,682 / 113,353 rows, then 697 and 730).
-    {"nvfp4_gemv", date_us(2025, 11, 1), date_us(2025, 11, 29), 40e-6, 3, 0.03, 0, 0.14, 39100, false},
-    {"nvfp4_gemm", date_us(2025, 11, 15), date_us(2025, 12, 20), 60e-6, 4, 0.03, 0, 0.54, 53500, false},
-    {"nvfp4_dual_gemm", date_us(2025, 12, 1), date_us(2026, 1, 20), 90e-6, 4, 0.04, 0.35, 0.65, 124700, false},
-    {"modal_nvfp4_dual_gemm", date_us(2026, 1, 5), date_us(2026, 1, 20), 45e-6, 2, 0.008, 0, 0.65, 7300, false},
-    {"nvfp4_group_gemm", date_us(2026, 1, 20), date_us(2026, 2, 20), 120e-6, 4, 0.03, 0, 0.5, 5500, false},
+    {"nvfp4_gemv", date_us(2025, 11, 1), date_us(2025, 11, 29), 40e-6, 3, 0.03, 0, 0.14, 39100,
+     false},
+    {"nvfp4_gemm", date_us(2025, 11, 15), date_us(2025, 12, 20), 60e-6, 4, 0.03, 0, 0.54, 53500,
+     false},
+    {"nvfp4_dual_gemm", date_us(2025, 12, 1), date_us(2026, 1, 20), 90e-6, 4, 0.04, 0.35, 0.65,
+     124700, false},
+    {"modal_nvfp4_dual_gemm", date_us(2026, 1, 5), date_us(2026, 1, 20), 45e-6, 2, 0.008, 0, 0.65,
+     7300, false},
+    {"nvfp4_group_gemm", date_us(2026, 1, 20), date_us(2026, 2, 20), 120e-6, 4, 0.03, 0, 0.5, 5500,
+     false},
     // AMD $1.1M on MI355X.
-    {"amd-mxfp4-mm", date_us(2026, 3, 1), date_us(2026, 4, 15), 30e-6, 4, 0.03, 0, 0.5, 22000, false},
-    {"amd-moe-mxfp4", date_us(2026, 3, 1), date_us(2026, 4, 15), 400e-6, 5, 0.03, 0, 0.45, 22000, false},
-    {"amd-mixed-mla", date_us(2026, 3, 1), date_us(2026, 4, 15), 150e-6, 5, 0.03, 0, 0.45, 22000, false},
+    {"amd-mxfp4-mm", date_us(2026, 3, 1), date_us(2026, 4, 15), 30e-6, 4, 0.03, 0, 0.5, 22000,
+     false},
+    {"amd-moe-mxfp4", date_us(2026, 3, 1), date_us(2026, 4, 15), 400e-6, 5, 0.03, 0, 0.45, 22000,
+     false},
+    {"amd-mixed-mla", date_us(2026, 3, 1), date_us(2026, 4, 15), 150e-6, 5, 0.03, 0, 0.45, 22000,
+     false},
     {"trimul", date_us(2025, 6, 1), date_us(2025, 9, 1), 5e-3, 6, 0.04, 0, 0.5, 8800, false},
     // Helion on the fragile B200_Nebius runner.
-    {"causal_conv1d", date_us(2026, 6, 1), date_us(2026, 7, 15), 80e-6, 3, 0.15, 0, 0.5, 3300, false},
+    {"causal_conv1d", date_us(2026, 6, 1), date_us(2026, 7, 15), 80e-6, 3, 0.15, 0, 0.5, 3300,
+     false},
     {"fp8_quant", date_us(2026, 6, 1), date_us(2026, 7, 15), 25e-6, 3, 0.15, 0, 0.55, 3300, false},
-    {"gated_deltanet_chunk_fwd_h", date_us(2026, 6, 1), date_us(2026, 7, 15), 300e-6, 4, 0.15, 0, 0.45, 3300, false},
-    {"gated_deltanet_chunk_fwd_o", date_us(2026, 6, 1), date_us(2026, 7, 15), 250e-6, 4, 0.15, 0, 0.45, 3300, false},
-    {"gated_deltanet_recompute_w_u", date_us(2026, 6, 1), date_us(2026, 7, 15), 200e-6, 4, 0.15, 0, 0.45, 3300, false},
+    {"gated_deltanet_chunk_fwd_h", date_us(2026, 6, 1), date_us(2026, 7, 15), 300e-6, 4, 0.15, 0,
+     0.45, 3300, false},
+    {"gated_deltanet_chunk_fwd_o", date_us(2026, 6, 1), date_us(2026, 7, 15), 250e-6, 4, 0.15, 0,
+     0.45, 3300, false},
+    {"gated_deltanet_recompute_w_u", date_us(2026, 6, 1), date_us(2026, 7, 15), 200e-6, 4, 0.15, 0,
+     0.45, 3300, false},
     // PMPP practice problems (ranking_by last).
     {"conv2d", date_us(2025, 2, 1), date_us(2025, 12, 31), 2e-3, 10, 0.05, 0, 0.5, 2200, false},
     {"grayscale", date_us(2025, 2, 1), date_us(2025, 12, 31), 300e-6, 5, 0.05, 0, 0.6, 2200, true},
@@ -106,9 +125,12 @@ std::vector<Language> languages_for(const dataset::ConfigInfo& config) {
 
 int64_t scaled(int64_t full, Scale scale) {
   switch (scale) {
-    case Scale::SMALL: return std::max<int64_t>(10, full / 400);
-    case Scale::MEDIUM: return std::max<int64_t>(40, full / 50);
-    case Scale::FULL: return full;
+    case Scale::SMALL:
+      return std::max<int64_t>(10, full / 400);
+    case Scale::MEDIUM:
+      return std::max<int64_t>(40, full / 50);
+    case Scale::FULL:
+      return full;
   }
   return full;
 }
@@ -120,9 +142,12 @@ int pool_size(const dataset::ConfigInfo& config, Scale scale) {
              : config.name == "pmpp_v2_submissions"    ? 200
                                                        : 110;
   switch (scale) {
-    case Scale::SMALL: return std::max(12, full / 8);
-    case Scale::MEDIUM: return std::max(30, full / 3);
-    case Scale::FULL: return full;
+    case Scale::SMALL:
+      return std::max(12, full / 8);
+    case Scale::MEDIUM:
+      return std::max(30, full / 3);
+    case Scale::FULL:
+      return full;
   }
   return full;
 }
@@ -148,8 +173,8 @@ class ProgressLine {
   Progress callback() {
     if (out_ == nullptr) return {};
     return [this](int64_t done, int64_t total) {
-      std::fprintf(out_, "\rkbdata synth: %s %" PRId64 " of %" PRId64 " rows", file_.c_str(),
-                   done, total);
+      std::fprintf(out_, "\rkbdata synth: %s %" PRId64 " of %" PRId64 " rows", file_.c_str(), done,
+                   total);
       if (done == total) std::fprintf(out_, "\n");
       std::fflush(out_);
     };
@@ -193,17 +218,23 @@ std::vector<LeaderboardModel> config_models(const dataset::ConfigInfo& config, S
 
 const char* to_string(Scale scale) {
   switch (scale) {
-    case Scale::SMALL: return "small";
-    case Scale::MEDIUM: return "medium";
-    case Scale::FULL: return "full";
+    case Scale::SMALL:
+      return "small";
+    case Scale::MEDIUM:
+      return "medium";
+    case Scale::FULL:
+      return "full";
   }
   return "?";
 }
 const char* to_string(Family family) {
   switch (family) {
-    case Family::FLAT: return "flat";
-    case Family::LEGACY: return "legacy";
-    case Family::BOTH: return "both";
+    case Family::FLAT:
+      return "flat";
+    case Family::LEGACY:
+      return "legacy";
+    case Family::BOTH:
+      return "both";
   }
   return "?";
 }
@@ -241,18 +272,18 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     std::vector<LeaderboardModel> models = config_models(config, options.scale);
     const uint64_t seed = derive(options.seed, hash_text(config.name));
     Population population = make_population(models, pool_size(config, options.scale), seed,
-                                             id_base(config), id_base(config), is_legacy);
+                                            id_base(config), id_base(config), is_legacy);
     if (is_legacy) {
       const dataset::ConfigInfo* passed = dataset::find_config("amd_successful_submissions");
       ProgressLine line(options, config.file);
-      LegacyResult r = write_legacy(path(config.file), path(passed->file), models, population,
-                                    seed, writer, line.callback());
+      LegacyResult r = write_legacy(path(config.file), path(passed->file), models, population, seed,
+                                    writer, line.callback());
       card.push_back({{config.name, config.file, r.all_rows, r.all_bytes}, &config, models});
       card.push_back({{passed->name, passed->file, r.passed_rows, r.passed_bytes}, passed, models});
     } else {
       ProgressLine line(options, config.file);
-      auto [rows, bytes] = write_flat(path(config.file), models, population, writer,
-                                      line.callback());
+      auto [rows, bytes] =
+          write_flat(path(config.file), models, population, writer, line.callback());
       card.push_back({{config.name, config.file, rows, bytes}, &config, models});
     }
     all_models.insert(all_models.end(), models.begin(), models.end());

@@ -53,7 +53,7 @@ struct SynthOptions {
 
 struct WrittenFile {
   std::string config;  // registry config name
-  std::string file;  // file name inside out_dir
+  std::string file;    // file name inside out_dir
   int64_t rows = 0;
   uint64_t bytes = 0;
 };

@@ -31,8 +31,8 @@ using parquet::LogicalType;
 using parquet::PhysicalType;
 
 std::string temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() /
-               ("kbdata-synth-" + std::to_string(::getpid()) + "-" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("kbdata-synth-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(p);
   return p.string();
 }
@@ -131,10 +131,10 @@ class SynthSmall : public ::testing::Test {
 std::string* SynthSmall::dir_ = nullptr;
 std::vector<WrittenFile>* SynthSmall::files_ = nullptr;
 
-const char* kFlatFiles[] = {"nvidia_nvfp4_submissions.parquet",
-                            "amd_1_1m_competition_submissions.parquet",
-                            "trimul_submissions.parquet", "helion_b200_nebius_submissions.parquet",
-                            "pmpp_v2_submissions.parquet", "linalg_submissions.parquet"};
+const char* kFlatFiles[] = {
+    "nvidia_nvfp4_submissions.parquet", "amd_1_1m_competition_submissions.parquet",
+    "trimul_submissions.parquet",       "helion_b200_nebius_submissions.parquet",
+    "pmpp_v2_submissions.parquet",      "linalg_submissions.parquet"};
 
 // ---- Determinism ----
 
@@ -203,14 +203,20 @@ TEST_F(SynthSmall, RowCountsFollowTheScale) {
 }
 
 TEST_F(SynthSmall, FlatSchemaIsExactlyTheFamilys) {
-  const std::vector<std::string> expected = {
-      "submission_id INT64",        "leaderboard_id INT64",
-      "problem_name BYTE_ARRAY STRING", "user_id BYTE_ARRAY STRING",
-      "user_name BYTE_ARRAY STRING", "code_id INT64",
-      "file_name BYTE_ARRAY STRING", "submission_time INT64 TIMESTAMP(MICROS,UTC)",
-      "status BYTE_ARRAY STRING",   "score DOUBLE",
-      "passed BOOLEAN",             "mode BYTE_ARRAY STRING",
-      "runner BYTE_ARRAY STRING",   "code BYTE_ARRAY STRING"};
+  const std::vector<std::string> expected = {"submission_id INT64",
+                                             "leaderboard_id INT64",
+                                             "problem_name BYTE_ARRAY STRING",
+                                             "user_id BYTE_ARRAY STRING",
+                                             "user_name BYTE_ARRAY STRING",
+                                             "code_id INT64",
+                                             "file_name BYTE_ARRAY STRING",
+                                             "submission_time INT64 TIMESTAMP(MICROS,UTC)",
+                                             "status BYTE_ARRAY STRING",
+                                             "score DOUBLE",
+                                             "passed BOOLEAN",
+                                             "mode BYTE_ARRAY STRING",
+                                             "runner BYTE_ARRAY STRING",
+                                             "code BYTE_ARRAY STRING"};
   for (const char* file : kFlatFiles) {
     EXPECT_EQ(leaf_types(path(file)), expected) << file;
     auto reader = FileReader::open(path(file));
@@ -224,41 +230,44 @@ TEST_F(SynthSmall, LegacyAndLeaderboardsSchemas) {
   std::vector<std::string> all = leaf_types(path("submissions.parquet"));
   std::vector<std::string> passed = leaf_types(path("successful_submissions.parquet"));
   ASSERT_EQ(all.size(), passed.size());
-  const std::vector<std::string> head = {
-      "submission_id INT64", "leaderboard_id INT64", "user_id INT64",
-      "submission_time INT64 TIMESTAMP(MICROS,local)", "file_name BYTE_ARRAY STRING",
-      "code BYTE_ARRAY", "code_id INT64", "run_id INT64",
-      "run_start_time INT64 TIMESTAMP(MICROS,UTC)", "run_end_time INT64 TIMESTAMP(MICROS,UTC)",
-      "run_mode BYTE_ARRAY STRING", "run_score DOUBLE", "run_passed BOOLEAN"};
+  const std::vector<std::string> head = {"submission_id INT64",
+                                         "leaderboard_id INT64",
+                                         "user_id INT64",
+                                         "submission_time INT64 TIMESTAMP(MICROS,local)",
+                                         "file_name BYTE_ARRAY STRING",
+                                         "code BYTE_ARRAY",
+                                         "code_id INT64",
+                                         "run_id INT64",
+                                         "run_start_time INT64 TIMESTAMP(MICROS,UTC)",
+                                         "run_end_time INT64 TIMESTAMP(MICROS,UTC)",
+                                         "run_mode BYTE_ARRAY STRING",
+                                         "run_score DOUBLE",
+                                         "run_passed BOOLEAN"};
   for (size_t i = 0; i < head.size(); ++i) {
     EXPECT_EQ(all[i], head[i]);
     EXPECT_EQ(passed[i], i == 5 ? "code BYTE_ARRAY STRING" : head[i]);
   }
-  auto has = [&](const std::string& s) { return std::find(all.begin(), all.end(), s) != all.end(); };
-  for (const char* s : {"run_meta.stdout BYTE_ARRAY STRING", "run_meta.stderr BYTE_ARRAY STRING",
-                        "run_meta.success BOOLEAN", "run_meta.exit_code INT64",
-                        "run_meta.command BYTE_ARRAY STRING", "run_meta.duration DOUBLE",
-                        "run_result.benchmark-count BYTE_ARRAY STRING",
-                        "run_result.benchmark.0.mean BYTE_ARRAY STRING",
-                        "run_result.test-count BYTE_ARRAY STRING",
-                        "run_result.test.0.status BYTE_ARRAY STRING",
-                        "run_result.check BYTE_ARRAY STRING",
-                        "run_system_info.gpu BYTE_ARRAY STRING",
-                        "run_system_info.device_count INT64",
-                        "run_system_info.cpu BYTE_ARRAY STRING",
-                        "run_system_info.runtime BYTE_ARRAY STRING",
-                        "run_system_info.platform BYTE_ARRAY STRING",
-                        "run_system_info.torch BYTE_ARRAY STRING",
-                        "run_system_info.hostname BYTE_ARRAY STRING",
-                        "run_compilation.success BOOLEAN"}) {
+  auto has = [&](const std::string& s) {
+    return std::find(all.begin(), all.end(), s) != all.end();
+  };
+  for (const char* s :
+       {"run_meta.stdout BYTE_ARRAY STRING", "run_meta.stderr BYTE_ARRAY STRING",
+        "run_meta.success BOOLEAN", "run_meta.exit_code INT64",
+        "run_meta.command BYTE_ARRAY STRING", "run_meta.duration DOUBLE",
+        "run_result.benchmark-count BYTE_ARRAY STRING",
+        "run_result.benchmark.0.mean BYTE_ARRAY STRING", "run_result.test-count BYTE_ARRAY STRING",
+        "run_result.test.0.status BYTE_ARRAY STRING", "run_result.check BYTE_ARRAY STRING",
+        "run_system_info.gpu BYTE_ARRAY STRING", "run_system_info.device_count INT64",
+        "run_system_info.cpu BYTE_ARRAY STRING", "run_system_info.runtime BYTE_ARRAY STRING",
+        "run_system_info.platform BYTE_ARRAY STRING", "run_system_info.torch BYTE_ARRAY STRING",
+        "run_system_info.hostname BYTE_ARRAY STRING", "run_compilation.success BOOLEAN"}) {
     EXPECT_TRUE(has(s)) << s;
   }
   EXPECT_EQ(leaf_types(path("leaderboards.parquet")),
-            (std::vector<std::string>{"id INT64", "name BYTE_ARRAY STRING",
-                                      "deadline INT64 TIMESTAMP(MICROS,UTC)",
-                                      "lang BYTE_ARRAY STRING", "description BYTE_ARRAY STRING",
-                                      "reference BYTE_ARRAY STRING",
-                                      "gpu_types.list.element BYTE_ARRAY STRING"}));
+            (std::vector<std::string>{
+                "id INT64", "name BYTE_ARRAY STRING", "deadline INT64 TIMESTAMP(MICROS,UTC)",
+                "lang BYTE_ARRAY STRING", "description BYTE_ARRAY STRING",
+                "reference BYTE_ARRAY STRING", "gpu_types.list.element BYTE_ARRAY STRING"}));
   auto reader = FileReader::open(path("leaderboards.parquet"));
   const auto& gpu = reader->schema().leaves()[6];
   EXPECT_EQ(gpu.max_rep, 1);
@@ -391,7 +400,7 @@ TEST_F(SynthSmall, CodeIdIsExactCodeIdentity) {
   for (const char* file : kFlatFiles) {
     FlatFile f{read_all(path(file))};
     std::map<std::string, std::string> code_of;  // code_id -> code
-    std::map<std::string, std::string> id_of;  // code -> code_id
+    std::map<std::string, std::string> id_of;    // code -> code_id
     for (size_t i = 0; i < f.rows(); ++i) {
       auto [a, new_id] = code_of.emplace(f.s("code_id", i), f.s("code", i));
       if (!new_id) {
@@ -411,9 +420,9 @@ TEST_F(SynthSmall, KernelsAreInTheCompetitionsLanguages) {
     FlatFile f{read_all(path(file))};
     for (size_t i = 0; i < f.rows(); ++i) all += f.s("code", i) + "\n";
   }
-  for (const char* marker : {"import triton", "load_inline", "hip/hip_runtime.h",
-                             "import cutlass.cute", "@torch.compile", "__global__ void",
-                             "def custom_kernel"}) {
+  for (const char* marker :
+       {"import triton", "load_inline", "hip/hip_runtime.h", "import cutlass.cute",
+        "@torch.compile", "__global__ void", "def custom_kernel"}) {
     EXPECT_NE(all.find(marker), std::string::npos) << marker;
   }
 }
@@ -421,8 +430,8 @@ TEST_F(SynthSmall, KernelsAreInTheCompetitionsLanguages) {
 // ---- Scores ----
 
 TEST(SynthPopulation, ScoresImproveOverTimeAnd598IsNoisierThan697) {
-  const auto models = config_models(*dataset::find_config("nvidia_nvfp4_submissions"),
-                                    Scale::MEDIUM);
+  const auto models =
+      config_models(*dataset::find_config("nvidia_nvfp4_submissions"), Scale::MEDIUM);
   Population p = make_population(models, 150, 3, 0, 0, false);
   std::map<uint32_t, std::vector<std::pair<int64_t, double>>> scored;  // by leaderboard
   std::map<uint32_t, std::map<int64_t, std::vector<double>>> by_code;
@@ -451,7 +460,8 @@ TEST(SynthPopulation, ScoresImproveOverTimeAnd598IsNoisierThan697) {
     int n = 0;
     for (auto& [code, s] : by_code[lb]) {
       if (s.size() < 2) continue;
-      sum += std::log(*std::max_element(s.begin(), s.end()) / *std::min_element(s.begin(), s.end()));
+      sum +=
+          std::log(*std::max_element(s.begin(), s.end()) / *std::min_element(s.begin(), s.end()));
       ++n;
     }
     return n ? sum / n : 0.0;
