@@ -10,6 +10,7 @@
 #include "cli/inspect_command.h"
 #include "cli/show_command.h"
 #include "cli/submissions_command.h"
+#include "cli/synth_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/version.h"
@@ -158,6 +159,29 @@ int main(int argc, char** argv) {
       "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
   configs_cmd->add_option("--format,-f", configs.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
+  // kbdata synth
+  kbdata::cli::SynthCommandOptions synth;
+  CLI::App* synth_cmd = app.add_subcommand(
+      "synth",
+      "Write a synthetic KernelBot data set: configs of both schema families, leaderboards.parquet\n"
+      "and a dataset card, deterministic by seed (docs/synth.md)");
+  synth_cmd->add_option("--out,-o", synth.out, "Folder to write into (created if missing)")
+      ->required();
+  synth_cmd->add_option("--scale", synth.scale,
+                        "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
+                        "shape: about 200,000 rows, 1.4 GB)")
+      ->check(CLI::IsMember({"small", "medium", "full"}))
+      ->capture_default_str();
+  synth_cmd->add_option("--seed", synth.seed, "Seed: the same seed writes the same bytes")
+      ->capture_default_str();
+  synth_cmd->add_option("--family", synth.family,
+                        "flat (current configs), legacy (AMD per-run files) or both")
+      ->check(CLI::IsMember({"flat", "legacy", "both"}))
+      ->capture_default_str();
+  synth_cmd->add_option("--layout", synth.layout,
+                        "published (as the hub's files: snappy, dictionary, one row group, no "
+                        "page index) or kbdata (kbdata's writer defaults)")
+      ->check(CLI::IsMember({"published", "kbdata"}))
       ->capture_default_str();
 
   try {
@@ -194,6 +218,8 @@ int main(int argc, char** argv) {
       kbdata::cli::run_show(show, stdout, stderr);
     } else if (configs_cmd->parsed()) {
       kbdata::cli::run_configs(configs, stdout, stderr);
+    } else if (synth_cmd->parsed()) {
+      kbdata::cli::run_synth(synth, stdout, stderr);
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());

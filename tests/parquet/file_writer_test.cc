@@ -427,6 +427,23 @@ TEST(FileWriter, EveryChunkHasAPageIndexMatchingItsPages) {
   }
 }
 
+TEST(FileWriter, PageIndexCanBeLeftOut) {
+  FlatTable table = flat_table(5000);
+  WriterOptions options;
+  options.page_index = false;
+  options.page_bytes = 4096;
+  options.row_group_rows = INT64_MAX;
+  options.row_group_bytes = SIZE_MAX;
+  auto reader = open_bytes(write_table(table, options, /*batch_rows=*/700));
+  ASSERT_EQ(reader->num_row_groups(), 1);
+  for (const ColumnChunk& chunk : reader->metadata().row_groups[0].columns) {
+    EXPECT_FALSE(chunk.offset_index_offset.has_value());
+    EXPECT_FALSE(chunk.column_index_offset.has_value());
+  }
+  EXPECT_FALSE(reader->offset_index(0, 0).has_value());
+  expect_same(table.columns, read_table(*reader), "no page index");
+}
+
 TEST(FileWriter, FooterStatisticsAreExact) {
   FlatTable table = flat_table(3000);
   auto reader = open_bytes(write_table(table, WriterOptions{}));

@@ -223,6 +223,7 @@ void FileWriter::close() {
   if (position_ == 0) write_bytes({});
 
   std::vector<uint8_t> bytes;
+  if (!options_.page_index) indexes_.clear();
   for (size_t g = 0; g < indexes_.size(); ++g) {
     for (size_t leaf = 0; leaf < indexes_[g].size(); ++leaf) {
       const ChunkIndex& index = indexes_[g][leaf];

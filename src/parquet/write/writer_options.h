@@ -45,6 +45,11 @@ struct WriterOptions {
   // Store a CRC-32 of every page (PageHeader.crc).
   bool page_checksums = false;
 
+  // Write a ColumnIndex and OffsetIndex for every chunk (docs/parquet.md, "Page index, always").
+  // false writes none, as the hub's published files (kbdata synth --layout published): only for
+  // reproducing that layout, since readers then cannot skip pages.
+  bool page_index = true;
+
   // Written to FileMetaData.key_value_metadata, in this order.
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "kbdata";

@@ -1,0 +1,24 @@
+// `kbdata synth --out DIR [--scale small|medium|full] [--seed N] [--family flat|legacy|both]
+//  [--layout published|kbdata]`: a synthetic data set (src/synth/, docs/synth.md).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace kbdata::cli {
+
+struct SynthCommandOptions {
+  std::string out;
+  std::string scale = "small";
+  uint64_t seed = 1;
+  std::string family = "both";
+  std::string layout = "published";
+};
+
+// Writes the data set and prints one line per file (config, file, rows, bytes) to `out`; progress
+// goes to `progress` when it is a terminal. Throws UsageError for invalid options, IoError if the
+// folder cannot be written.
+void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* progress);
+
+}  // namespace kbdata::cli

@@ -1,0 +1,36 @@
+// Kernel source text for synthetic submissions: plausible Python (Triton, inline CUDA C++, inline
+// HIP, CuTe DSL, plain PyTorch) and CUDA C++ files, 2-20 KB each, as a pure function of a code key.
+//
+// A lineage is one kernel a user keeps editing: its structure (blocks, identifiers, tuning tables,
+// size) comes from the lineage seed; a version changes a few tuning constants and the note line at
+// the top. So two versions of a lineage are near-duplicates (5-byte-shingle Jaccard at least
+// 0.8), two lineages share little beyond boilerplate, and the same key always gives the same bytes
+// (code_id identity is exact code identity). Writers regenerate text from keys while streaming, so
+// no code is kept in memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kbdata::synth {
+
+enum class Language { TRITON, CUDA_INLINE, HIP_INLINE, CUTE_DSL, PYTORCH, CUDA_FILE };
+
+[[nodiscard]] const char* to_string(Language language);
+
+struct CodeKey {
+  uint64_t lineage = 0;
+  uint32_t version = 0;
+  Language language = Language::TRITON;
+  friend bool operator==(const CodeKey&, const CodeKey&) = default;
+};
+
+// Appends the source of `key`, written for problem `problem`, to `out`.
+void generate_code(const CodeKey& key, std::string_view problem, std::string& out);
+
+// The reference implementation of a problem (leaderboards.parquet `reference`): plain PyTorch, or
+// CUDA C++ for a "cu" leaderboard.
+[[nodiscard]] std::string reference_code(std::string_view problem, bool cuda, uint64_t seed);
+
+}  // namespace kbdata::synth

@@ -1,0 +1,304 @@
+#include "synth/synth.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <filesystem>
+#include <system_error>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "synth/dataset_card.h"
+#include "synth/flat_writer.h"
+#include "synth/leaderboards_writer.h"
+#include "synth/legacy_writer.h"
+#include "synth/random.h"
+
+namespace kbdata::synth {
+namespace {
+
+// Microseconds since the Unix epoch of 00:00 UTC on the date (proleptic Gregorian).
+constexpr int64_t date_us(int y, int m, int d) {
+  y -= m <= 2 ? 1 : 0;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return (int64_t{era} * 146097 + doe - 719468) * 86'400'000'000LL;
+}
+
+// The modelling parameters the registry does not hold, per leaderboard name. `full` is the number
+// of submissions at full scale (the flat file keeps about 90% after deduplication).
+struct Params {
+  const char* name;
+  int64_t start_us;
+  int64_t deadline_us;
+  double base_score;
+  double improvement;
+  double noise;
+  double late_noise;
+  double pass_rate;
+  int64_t full;
+  bool cuda_file;
+};
+
+using L = Language;
+
+const Params kParams[] = {
+    // The first AMD competition (legacy files).
+    {"amd-identity", date_us(2025, 4, 20), date_us(2025, 5, 20), 20e-6, 2, 0.03, 0, 0.6, 3300,
+     false},
+    {"amd-fp8-mm", date_us(2025, 4, 20), date_us(2025, 6, 2), 200e-6, 8, 0.03, 0, 0.45, 13000,
+     false},
+    {"amd-mixture-of-experts", date_us(2025, 5, 5), date_us(2025, 6, 2), 6e-3, 6, 0.03, 0, 0.4,
+     6500, false},
+    {"amd-mla-decode", date_us(2025, 5, 12), date_us(2025, 6, 2), 3e-3, 5, 0.03, 0, 0.4, 5500,
+     false},
+    {"amd-all2all", date_us(2025, 8, 15), date_us(2025, 10, 14), 900e-6, 4, 0.05, 0, 0.35, 2200,
+     false},
+    {"amd-gemm-rs", date_us(2025, 8, 15), date_us(2025, 10, 14), 700e-6, 3, 0.05, 0, 0.35, 2200,
+     false},
+    {"amd-ag-gemm", date_us(2025, 8, 15), date_us(2025, 10, 14), 650e-6, 3, 0.05, 0, 0.35, 2200,
+     false},
+    // NVFP4 on B200: the real file's shape (35,559 / 48,682 / 113,353 rows, then 697 and 730).
+    {"nvfp4_gemv", date_us(2025, 11, 1), date_us(2025, 11, 29), 40e-6, 3, 0.03, 0, 0.14, 39100,
+     false},
+    {"nvfp4_gemm", date_us(2025, 11, 15), date_us(2025, 12, 20), 60e-6, 4, 0.03, 0, 0.54, 53500,
+     false},
+    {"nvfp4_dual_gemm", date_us(2025, 12, 1), date_us(2026, 1, 20), 90e-6, 4, 0.04, 0.35, 0.65,
+     124700, false},
+    {"modal_nvfp4_dual_gemm", date_us(2026, 1, 5), date_us(2026, 1, 20), 45e-6, 2, 0.008, 0, 0.65,
+     7300, false},
+    {"nvfp4_group_gemm", date_us(2026, 1, 20), date_us(2026, 2, 20), 120e-6, 4, 0.03, 0, 0.5, 5500,
+     false},
+    // AMD $1.1M on MI355X.
+    {"amd-mxfp4-mm", date_us(2026, 3, 1), date_us(2026, 4, 15), 30e-6, 4, 0.03, 0, 0.5, 22000,
+     false},
+    {"amd-moe-mxfp4", date_us(2026, 3, 1), date_us(2026, 4, 15), 400e-6, 5, 0.03, 0, 0.45, 22000,
+     false},
+    {"amd-mixed-mla", date_us(2026, 3, 1), date_us(2026, 4, 15), 150e-6, 5, 0.03, 0, 0.45, 22000,
+     false},
+    {"trimul", date_us(2025, 6, 1), date_us(2025, 9, 1), 5e-3, 6, 0.04, 0, 0.5, 8800, false},
+    // Helion on the fragile B200_Nebius runner.
+    {"causal_conv1d", date_us(2026, 6, 1), date_us(2026, 7, 15), 80e-6, 3, 0.15, 0, 0.5, 3300,
+     false},
+    {"fp8_quant", date_us(2026, 6, 1), date_us(2026, 7, 15), 25e-6, 3, 0.15, 0, 0.55, 3300, false},
+    {"gated_deltanet_chunk_fwd_h", date_us(2026, 6, 1), date_us(2026, 7, 15), 300e-6, 4, 0.15, 0,
+     0.45, 3300, false},
+    {"gated_deltanet_chunk_fwd_o", date_us(2026, 6, 1), date_us(2026, 7, 15), 250e-6, 4, 0.15, 0,
+     0.45, 3300, false},
+    {"gated_deltanet_recompute_w_u", date_us(2026, 6, 1), date_us(2026, 7, 15), 200e-6, 4, 0.15, 0,
+     0.45, 3300, false},
+    // PMPP practice problems (ranking_by last).
+    {"conv2d", date_us(2025, 2, 1), date_us(2025, 12, 31), 2e-3, 10, 0.05, 0, 0.5, 2200, false},
+    {"grayscale", date_us(2025, 2, 1), date_us(2025, 12, 31), 300e-6, 5, 0.05, 0, 0.6, 2200, true},
+    {"histogram", date_us(2025, 2, 1), date_us(2025, 12, 31), 400e-6, 6, 0.05, 0, 0.55, 2200, true},
+    {"matmul", date_us(2025, 2, 1), date_us(2025, 12, 31), 1e-3, 10, 0.05, 0, 0.5, 2200, false},
+    {"prefixsum", date_us(2025, 2, 1), date_us(2025, 12, 31), 500e-6, 6, 0.05, 0, 0.5, 2200, false},
+    {"sort", date_us(2025, 2, 1), date_us(2025, 12, 31), 3e-3, 8, 0.05, 0, 0.45, 2200, false},
+    {"vectoradd", date_us(2025, 2, 1), date_us(2025, 12, 31), 200e-6, 3, 0.05, 0, 0.7, 2200, true},
+    {"vectorsum", date_us(2025, 2, 1), date_us(2025, 12, 31), 150e-6, 4, 0.05, 0, 0.6, 2200, false},
+    // Linear algebra on B200.
+    {"qr_v2", date_us(2026, 7, 15), date_us(2026, 9, 30), 2e-3, 5, 0.03, 0, 0.45, 11000, false},
+    {"eigh", date_us(2026, 7, 15), date_us(2026, 9, 30), 8e-3, 4, 0.03, 0, 0.4, 11000, false},
+    {"cholesky", date_us(2026, 7, 15), date_us(2026, 9, 30), 1e-3, 5, 0.03, 0, 0.5, 11000, false},
+};
+
+const Params& params_for(const std::string& name) {
+  for (const Params& p : kParams) {
+    if (name == p.name) return p;
+  }
+  throw UsageError("kbdata synth has no model for leaderboard '" + name + "'");
+}
+
+std::vector<Language> languages_for(const dataset::ConfigInfo& config) {
+  const std::string& n = config.name;
+  if (n == "amd_submissions" || n == "amd_successful_submissions" || n == "amd_1_1m_competition") {
+    return {L::HIP_INLINE, L::TRITON, L::PYTORCH};
+  }
+  if (n == "nvidia_nvfp4_submissions") return {L::CUDA_INLINE, L::CUTE_DSL, L::TRITON, L::PYTORCH};
+  if (n == "linalg_submissions") return {L::CUDA_INLINE, L::TRITON, L::CUTE_DSL, L::PYTORCH};
+  if (n == "pmpp_v2_submissions") return {L::TRITON, L::CUDA_INLINE, L::PYTORCH};
+  return {L::TRITON, L::PYTORCH, L::CUDA_INLINE};
+}
+
+int64_t scaled(int64_t full, Scale scale) {
+  switch (scale) {
+    case Scale::SMALL:
+      return std::max<int64_t>(10, full / 400);
+    case Scale::MEDIUM:
+      return std::max<int64_t>(40, full / 50);
+    case Scale::FULL:
+      return full;
+  }
+  return full;
+}
+
+int pool_size(const dataset::ConfigInfo& config, Scale scale) {
+  int full = config.name == "nvidia_nvfp4_submissions" ? 460
+             : config.name == "amd_1_1m_competition"   ? 300
+             : config.name == "amd_submissions"        ? 250
+             : config.name == "pmpp_v2_submissions"    ? 200
+                                                       : 110;
+  switch (scale) {
+    case Scale::SMALL:
+      return std::max(12, full / 8);
+    case Scale::MEDIUM:
+      return std::max(30, full / 3);
+    case Scale::FULL:
+      return full;
+  }
+  return full;
+}
+
+// Where each config's ids start, so ids of different configs do not collide.
+int64_t id_base(const dataset::ConfigInfo& config) {
+  int64_t index = 0;
+  for (const dataset::ConfigInfo& c : dataset::configs()) {
+    if (&c == &config) break;
+    ++index;
+  }
+  return (index + 1) * 10'000'000;
+}
+
+class ProgressLine {
+ public:
+  ProgressLine(const SynthOptions& options, std::string file)
+      : out_(options.scale != Scale::SMALL && options.progress != nullptr &&
+                     ::isatty(::fileno(options.progress)) == 1
+                 ? options.progress
+                 : nullptr),
+        file_(std::move(file)) {}
+  Progress callback() {
+    if (out_ == nullptr) return {};
+    return [this](int64_t done, int64_t total) {
+      std::fprintf(out_, "\rkbdata synth: %s %" PRId64 " of %" PRId64 " rows", file_.c_str(), done,
+                   total);
+      if (done == total) std::fprintf(out_, "\n");
+      std::fflush(out_);
+    };
+  }
+
+ private:
+  std::FILE* out_;
+  std::string file_;
+};
+
+}  // namespace
+
+std::vector<LeaderboardModel> config_models(const dataset::ConfigInfo& config, Scale scale) {
+  std::vector<LeaderboardModel> models;
+  int pmpp_index = 0;
+  for (const dataset::LeaderboardInfo& info : config.leaderboards) {
+    const Params& p = params_for(info.name);
+    LeaderboardModel m;
+    m.id = info.id ? *info.id : kFirstPmppId + pmpp_index++;
+    m.name = info.name;
+    m.note = info.note;
+    m.runners = config.hardware;
+    if (config.name.rfind("amd_", 0) == 0 && config.family == dataset::SchemaFamily::LEGACY_RUNS) {
+      // The first AMD competition: single-GPU problems on MI300, distributed ones on MI300x8.
+      m.runners = {m.id >= 563 ? "MI300x8" : "MI300"};
+    }
+    m.start_us = p.start_us;
+    m.deadline_us = p.deadline_us;
+    m.base_score = p.base_score;
+    m.improvement = p.improvement;
+    m.noise = p.noise;
+    m.late_noise = p.late_noise;
+    m.pass_rate = p.pass_rate;
+    m.cuda_file = p.cuda_file;
+    m.languages = languages_for(config);
+    m.submissions = scaled(p.full, scale);
+    models.push_back(std::move(m));
+  }
+  return models;
+}
+
+const char* to_string(Scale scale) {
+  switch (scale) {
+    case Scale::SMALL:
+      return "small";
+    case Scale::MEDIUM:
+      return "medium";
+    case Scale::FULL:
+      return "full";
+  }
+  return "?";
+}
+const char* to_string(Family family) {
+  switch (family) {
+    case Family::FLAT:
+      return "flat";
+    case Family::LEGACY:
+      return "legacy";
+    case Family::BOTH:
+      return "both";
+  }
+  return "?";
+}
+const char* to_string(Layout layout) {
+  return layout == Layout::PUBLISHED ? "published" : "kbdata";
+}
+
+std::string synth_command(const SynthOptions& options) {
+  return std::string("kbdata synth --scale ") + to_string(options.scale) + " --seed " +
+         std::to_string(options.seed) + " --family " + to_string(options.family) + " --layout " +
+         to_string(options.layout);
+}
+
+std::vector<WrittenFile> run_synth(const SynthOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) {
+    IoError error("cannot create the folder: " + ec.message());
+    error.locate_file(options.out_dir);
+    throw error;
+  }
+  const parquet::WriterOptions writer = layout_options(options.layout, synth_command(options));
+  auto path = [&](const std::string& file) {
+    return (std::filesystem::path(options.out_dir) / file).string();
+  };
+  std::vector<CardConfig> card;
+  std::vector<LeaderboardModel> all_models;
+  const bool flat = options.family != Family::LEGACY;
+  const bool legacy = options.family != Family::FLAT;
+  for (const dataset::ConfigInfo& config : dataset::configs()) {
+    if (config.family == dataset::SchemaFamily::LEADERBOARDS) continue;
+    const bool is_legacy = config.family == dataset::SchemaFamily::LEGACY_RUNS;
+    if (is_legacy ? !legacy : !flat) continue;
+    if (config.name == "amd_successful_submissions") continue;  // written with amd_submissions
+    std::vector<LeaderboardModel> models = config_models(config, options.scale);
+    const uint64_t seed = derive(options.seed, hash_text(config.name));
+    Population population = make_population(models, pool_size(config, options.scale), seed,
+                                            id_base(config), id_base(config), is_legacy);
+    if (is_legacy) {
+      const dataset::ConfigInfo* passed = dataset::find_config("amd_successful_submissions");
+      ProgressLine line(options, config.file);
+      LegacyResult r = write_legacy(path(config.file), path(passed->file), models, population, seed,
+                                    writer, line.callback());
+      card.push_back({{config.name, config.file, r.all_rows, r.all_bytes}, &config, models});
+      card.push_back({{passed->name, passed->file, r.passed_rows, r.passed_bytes}, passed, models});
+    } else {
+      ProgressLine line(options, config.file);
+      auto [rows, bytes] =
+          write_flat(path(config.file), models, population, writer, line.callback());
+      card.push_back({{config.name, config.file, rows, bytes}, &config, models});
+    }
+    all_models.insert(all_models.end(), models.begin(), models.end());
+  }
+  const dataset::ConfigInfo* boards = dataset::find_config("leaderboards");
+  auto [rows, bytes] = write_leaderboards(path(boards->file), all_models, options.seed, writer);
+  card.push_back({{boards->name, boards->file, rows, bytes}, boards, {}});
+
+  AtomicOutputFile readme(path("README.md"));
+  readme.write(dataset_card(card, options));
+  readme.commit();
+
+  std::vector<WrittenFile> written;
+  for (const CardConfig& c : card) written.push_back(c.file);
+  return written;
+}
+
+}  // namespace kbdata::synth
