@@ -159,6 +159,8 @@ int main(int argc, char** argv) {
       "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
   configs_cmd->add_option("--format,-f", configs.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
   // kbdata synth
   kbdata::cli::SynthCommandOptions synth;
   CLI::App* synth_cmd = app.add_subcommand(
