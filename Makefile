@@ -6,7 +6,7 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
-SAMPLE     := data/sample/kernelbot_sample.parquet
+SAMPLE     := data/sample
 
 .PHONY: all deps build demo check test sanitize bench fixtures clean fuzz
 
@@ -22,16 +22,21 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# kbdata's main job on the bundled sample: describe the file, then show its first rows.
+# kbdata's main job on the bundled sample (data/sample: a small synthetic data set made by
+# `kbdata synth`, both schema families): what is there, a problem's scored submissions (with its
+# reliability note), one submission with its code, and a legacy per-run config in the same model.
 demo: build
-	@echo "== kbdata inspect $(SAMPLE)"
-	@$(BUILD)/kbdata inspect $(SAMPLE)
+	@echo "== kbdata configs --data $(SAMPLE)"
+	@$(BUILD)/kbdata configs --data $(SAMPLE)
 	@echo
-	@echo "== kbdata cat $(SAMPLE) --columns problem_name,user_name,score,runner,status --limit 8 --format table"
-	@$(BUILD)/kbdata cat $(SAMPLE) --columns problem_name,user_name,score,runner,status --limit 8 --format table
+	@echo "== kbdata submissions --data $(SAMPLE) --problem nvfp4_dual_gemm --scored --columns submission_id,user_name,submission_time,score,runner"
+	@$(BUILD)/kbdata submissions --data $(SAMPLE) --problem nvfp4_dual_gemm --scored --columns submission_id,user_name,submission_time,score,runner | head -12
 	@echo
-	@echo "== kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3"
-	@$(BUILD)/kbdata cat $(SAMPLE) --columns submission_id,user_name,submission_time,score --limit 3
+	@echo "== kbdata submissions --data $(SAMPLE) --problem amd-fp8-mm --scored --columns submission_id,user_id,submission_time,score,status"
+	@$(BUILD)/kbdata submissions --data $(SAMPLE) --problem amd-fp8-mm --scored --columns submission_id,user_id,submission_time,score,status | head -8
+	@echo
+	@echo "== kbdata show --data $(SAMPLE) 30000856 | head -30"
+	@$(BUILD)/kbdata show --data $(SAMPLE) 30000856 | head -30
 
 # The conformance summary is printed first (ctest shows a passing test's output only with -V);
 # ctest then runs everything, the conformance test included, and decides the exit status.

@@ -22,7 +22,7 @@ using kbdata::testing::run;
 // The demo file of data/sample, copied alone into a folder of its own: data/sample itself may hold
 // other configs (synth output), and these tests know this file's contents.
 const std::string kSampleFile =
-    std::string(KBDATA_SOURCE_DIR) + "/data/sample/kernelbot_sample.parquet";
+    std::string(KBDATA_TEST_DATA) + "/kernelbot_sample.parquet";
 
 struct SampleFolder {
   fs::path path = fs::temp_directory_path() / ("kbdata-model-sample-" + std::to_string(::getpid()));
@@ -40,12 +40,8 @@ const SampleFolder kSampleFolder;
 const std::string kSample = kSampleFolder.path.string();
 const std::string kData = " --data " + kSample;
 
-// Skips a test when the demo file is gone (the fixture-folder tests below cover the same paths).
-#define REQUIRE_SAMPLE()                       \
-  if (!fs::exists(kSampleFile)) {              \
-    GTEST_SKIP() << kSampleFile << " is gone"; \
-  }                                            \
-  static_assert(true)
+// The DuckDB-written KernelBot file of tests/data must be there (it is part of the repository).
+#define REQUIRE_SAMPLE() ASSERT_TRUE(fs::exists(kSampleFile)) << kSampleFile
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -180,9 +176,7 @@ TEST(DataFolder, BundledSampleIsSaidOnceAndEnvironmentIsUsed) {
   ::unsetenv("KBDATA_DATA");
   EXPECT_EQ(env.exit_code, 0) << env.err;
   EXPECT_EQ(env.err, "");
-  if (fs::exists(kSampleFile)) {
-    EXPECT_EQ(lines(env.out).size(), 300u);
-  }
+  EXPECT_EQ(lines(env.out).size(), 300u);
 }
 
 class FixtureFolder : public ::testing::Test {

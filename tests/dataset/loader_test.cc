@@ -418,7 +418,7 @@ TEST(ChooseDataDir, FlagThenEnvThenSample) {
   EXPECT_EQ(choose_data_dir(std::nullopt, "/y").path, "/y");
   DataDirChoice c = choose_data_dir(std::nullopt, "");
   EXPECT_TRUE(c.bundled_sample);
-  EXPECT_TRUE(fs::exists(fs::path(c.path) / "kernelbot_sample.parquet")) << c.path;
+  EXPECT_TRUE(fs::exists(fs::path(c.path) / "nvidia_nvfp4_submissions.parquet")) << c.path;
   auto candidates = bundled_sample_candidates();
   ASSERT_GE(candidates.size(), 3u);
   EXPECT_NE(candidates[0].find("share/kbdata/sample"), std::string::npos);
