@@ -54,15 +54,24 @@ sanitize: deps
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
 
 # Benchmarks (bench/README.md): generates the data files once (minutes; the large one needs ~11 GB
-# of RAM), builds in Release and runs both programs. Figures are ratios within one run.
+# of RAM) and the full synthetic sets (`kbdata synth`), builds in Release and runs the programs.
+# Figures are ratios within one run.
 bench: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target decode_bench memory_bench write_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench
+	@# load_bench's data: the full flat synthetic set in both layouts (~1.5 min each), if absent.
+	for layout in published kbdata; do \
+	  out=build/bench-data/synth-$$layout; \
+	  [ -f $$out/nvidia_nvfp4_submissions.parquet ] || \
+	    $(BUILD)-bench/kbdata synth --scale full --family flat --seed 1 --layout $$layout \
+	      --out $$out || exit 1; \
+	done
 	$(BUILD)-bench/bench/decode_bench
 	$(BUILD)-bench/bench/memory_bench
 	$(BUILD)-bench/bench/write_bench
+	$(BUILD)-bench/bench/load_bench
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each

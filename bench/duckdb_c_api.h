@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace kbdata::bench {
 
@@ -35,6 +36,8 @@ class DuckDb {
     load(query_, "duckdb_query");
     load(result_error_, "duckdb_result_error");
     load(destroy_result_, "duckdb_destroy_result");
+    load(value_int64_, "duckdb_value_int64");
+    load(value_double_, "duckdb_value_double");
     load(disconnect_, "duckdb_disconnect");
     load(close_, "duckdb_close");
     if (open_(nullptr, &database_) != 0) throw std::runtime_error("duckdb_open failed");
@@ -57,6 +60,19 @@ class DuckDb {
     if (state != 0) throw std::runtime_error("DuckDB: " + error + " in: " + sql);
   }
 
+  // Runs `sql` and returns its first row's first two columns as an integer and a double (a count
+  // and a sum); throws with DuckDB's message on failure.
+  std::pair<int64_t, double> count_and_sum(const std::string& sql) {
+    DuckDbResult result{};
+    int state = query_(connection_, sql.c_str(), &result);
+    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    std::pair<int64_t, double> values;
+    if (state == 0) values = {value_int64_(&result, 0, 0), value_double_(&result, 1, 0)};
+    destroy_result_(&result);
+    if (state != 0) throw std::runtime_error("DuckDB: " + error + " in: " + sql);
+    return values;
+  }
+
  private:
   template <typename F>
   void load(F& function, const char* name) {
@@ -72,6 +88,8 @@ class DuckDb {
   int (*query_)(void*, const char*, DuckDbResult*) = nullptr;
   const char* (*result_error_)(DuckDbResult*) = nullptr;
   void (*destroy_result_)(DuckDbResult*) = nullptr;
+  int64_t (*value_int64_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;  // (result, column, row)
+  double (*value_double_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;
   void (*disconnect_)(void**) = nullptr;
   void (*close_)(void**) = nullptr;
 };
