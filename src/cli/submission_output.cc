@@ -9,6 +9,7 @@
 #include "common/file.h"
 #include "common/text.h"
 #include "common/version.h"
+#include "dataset/flat_schema.h"
 #include "dataset/registry.h"
 #include "parquet/write/file_writer.h"
 #include "tabular/value_format.h"
@@ -18,22 +19,7 @@ namespace {
 
 using dataset::Submission;
 
-enum Field {
-  SUBMISSION_ID,
-  LEADERBOARD_ID,
-  PROBLEM_NAME,
-  USER_ID,
-  USER_NAME,
-  CODE_ID,
-  FILE_NAME,
-  SUBMISSION_TIME,
-  STATUS,
-  SCORE,
-  PASSED,
-  MODE,
-  RUNNER,
-  CODE
-};
+using enum dataset::FlatColumn;
 
 constexpr size_t kTableCellWidth = 40;  // code points, "…" included
 constexpr size_t kParquetBatchRows = 1024;
@@ -160,38 +146,6 @@ void append_csv_field(std::string& out, const std::optional<std::string>& value)
   }
 }
 
-parquet::SchemaElement parquet_leaf(const std::string& name, int field) {
-  parquet::SchemaElement e;
-  e.name = name;
-  e.repetition_type = parquet::Repetition::OPTIONAL;
-  parquet::LogicalType t;
-  switch (field) {
-    case SUBMISSION_ID:
-    case LEADERBOARD_ID:
-    case CODE_ID:
-      e.type = parquet::PhysicalType::INT64;
-      break;
-    case SUBMISSION_TIME:
-      e.type = parquet::PhysicalType::INT64;
-      t.kind = parquet::LogicalType::Kind::TIMESTAMP;
-      t.unit = parquet::TimeUnit::MICROS;
-      t.is_adjusted_to_utc = true;
-      e.logical_type = t;
-      break;
-    case SCORE:
-      e.type = parquet::PhysicalType::DOUBLE;
-      break;
-    case PASSED:
-      e.type = parquet::PhysicalType::BOOLEAN;
-      break;
-    default:
-      e.type = parquet::PhysicalType::BYTE_ARRAY;
-      t.kind = parquet::LogicalType::Kind::STRING;
-      e.logical_type = t;
-      break;
-  }
-  return e;
-}
 
 }  // namespace
 
@@ -205,13 +159,7 @@ SubmissionFormat parse_submission_format(const std::string& text) {
                    "'; the formats are table, csv, json, jsonl, parquet");
 }
 
-const std::vector<std::string>& submission_fields() {
-  static const std::vector<std::string> kFields = {
-      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
-      "code_id",       "file_name",      "submission_time", "status",  "score",
-      "passed",        "mode",           "runner",          "code"};
-  return kFields;
-}
+const std::vector<std::string>& submission_fields() { return dataset::flat_column_names(); }
 
 std::string format_score(double seconds) {
   char buf[64];
@@ -383,12 +331,9 @@ void SubmissionWriter::write(const Submission& s) {
     case SubmissionFormat::PARQUET: {
       Parquet& p = *parquet_;
       if (!p.writer) {
-        std::vector<parquet::SchemaElement> schema(1);
-        schema[0].name = "schema";
-        schema[0].num_children = static_cast<int32_t>(fields_.size());
-        for (int f : fields_) {
-          schema.push_back(parquet_leaf(submission_fields()[static_cast<size_t>(f)], f));
-        }
+        std::vector<dataset::FlatColumn> columns;
+        for (int f : fields_) columns.push_back(static_cast<dataset::FlatColumn>(f));
+        std::vector<parquet::SchemaElement> schema = dataset::flat_schema(columns);
         parquet::WriterOptions options;
         options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
         options.key_value_metadata.push_back(

@@ -6,6 +6,7 @@
 #include <limits>
 #include <tuple>
 
+#include "dataset/flat_schema.h"
 #include "synth/code_generator.h"
 #include "synth/output_file.h"
 
@@ -14,42 +15,10 @@ namespace {
 
 using parquet::PhysicalType;
 
-enum Leaf : size_t {
-  SUBMISSION_ID,
-  LEADERBOARD_ID,
-  PROBLEM_NAME,
-  USER_ID,
-  USER_NAME,
-  CODE_ID,
-  FILE_NAME,
-  SUBMISSION_TIME,
-  STATUS,
-  SCORE,
-  PASSED,
-  MODE,
-  RUNNER,
-  CODE
-};
+using enum dataset::FlatColumn;
 
 }  // namespace
 
-std::vector<parquet::SchemaElement> flat_schema() {
-  return {root_element(14),
-          optional_leaf("submission_id", PhysicalType::INT64),
-          optional_leaf("leaderboard_id", PhysicalType::INT64),
-          string_leaf("problem_name"),
-          string_leaf("user_id"),
-          string_leaf("user_name"),
-          optional_leaf("code_id", PhysicalType::INT64),
-          string_leaf("file_name"),
-          timestamp_leaf("submission_time", /*utc=*/true),
-          string_leaf("status"),
-          optional_leaf("score", PhysicalType::DOUBLE),
-          optional_leaf("passed", PhysicalType::BOOLEAN),
-          string_leaf("mode"),
-          string_leaf("runner"),
-          string_leaf("code")};
-}
 
 std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
                                const Population& population) {
@@ -138,7 +107,7 @@ std::pair<int64_t, uint64_t> write_flat(const std::string& path,
                                         const parquet::WriterOptions& options,
                                         const Progress& progress) {
   std::vector<FlatRow> rows = flat_rows(models, population);
-  OutputFile out(path, flat_schema(), options);
+  OutputFile out(path, dataset::flat_schema(), options);
   Columns& c = out.columns();
   std::string code;
   int64_t done = 0;

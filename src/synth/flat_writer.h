@@ -17,8 +17,6 @@ namespace kbdata::synth {
 // Progress of one file: rows written of the total.
 using Progress = std::function<void(int64_t done, int64_t total)>;
 
-// The schema of §4.1: every column OPTIONAL, in this order.
-[[nodiscard]] std::vector<parquet::SchemaElement> flat_schema();
 
 // One row of the file before its code is generated.
 struct FlatRow {
