@@ -27,6 +27,7 @@ parquet::SchemaElement flat_column_element(FlatColumn column) {
       t.unit = parquet::TimeUnit::MICROS;
       t.is_adjusted_to_utc = true;
       e.logical_type = t;
+      e.converted_type = parquet::ConvertedType::TIMESTAMP_MICROS;  // for readers before LogicalType
       break;
     case SCORE:
       e.type = parquet::PhysicalType::DOUBLE;
@@ -38,6 +39,7 @@ parquet::SchemaElement flat_column_element(FlatColumn column) {
       e.type = parquet::PhysicalType::BYTE_ARRAY;
       t.kind = parquet::LogicalType::Kind::STRING;
       e.logical_type = t;
+      e.converted_type = parquet::ConvertedType::UTF8;
       break;
   }
   return e;

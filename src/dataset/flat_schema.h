@@ -31,7 +31,8 @@ inline constexpr int kFlatColumnCount = CODE + 1;
 [[nodiscard]] const std::vector<std::string>& flat_column_names();
 
 // The schema element of one column: every column OPTIONAL; ids INT64; submission_time INT64
-// TIMESTAMP(MICROS, UTC); score DOUBLE; passed BOOLEAN; the rest BYTE_ARRAY STRING.
+// TIMESTAMP(MICROS, UTC); score DOUBLE; passed BOOLEAN; the rest BYTE_ARRAY STRING. The legacy
+// ConvertedType (TIMESTAMP_MICROS, UTF8) is set beside the LogicalType, as pyarrow writes it.
 [[nodiscard]] parquet::SchemaElement flat_column_element(FlatColumn column);
 
 // The footer schema (root first) of a file holding `columns`, in that order; all 14 by default.

@@ -19,7 +19,6 @@ using enum dataset::FlatColumn;
 
 }  // namespace
 
-
 std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
                                const Population& population) {
   const double kNull = std::numeric_limits<double>::quiet_NaN();
