@@ -396,7 +396,7 @@ ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& 
 
 ColumnWriter::~ColumnWriter() = default;
 
-void ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t level_end,
+size_t ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t level_end,
                          size_t value_begin) {
   State& s = *state_;
   const bool repeated = s.column.max_rep > 0;
@@ -436,6 +436,7 @@ void ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t le
       s.flush_page();  // the page ends here, at a record boundary; the next ones are PLAIN
     }
   }
+  return vi;
 }
 
 size_t ColumnWriter::buffered_bytes() const {

@@ -56,8 +56,8 @@ class ColumnWriter {
   // Appends level entries [level_begin, level_end) of `batch` and their values, which start at
   // value index `value_begin` of batch.values. REQUIRES: the range starts a record (repetition
   // level 0) and ends where a record starts or at the end of the batch; the batch is well formed
-  // for the column (FileWriter checks).
-  void write(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin);
+  // for the column (FileWriter checks). Returns the value index after the last value consumed.
+  size_t write(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin);
 
   // Bytes held for this chunk so far: encoded pages and the open page's estimate.
   [[nodiscard]] size_t buffered_bytes() const;

@@ -132,7 +132,6 @@ void FileWriter::write(std::span<const ColumnBatch> leaves) {
       const ColumnDescriptor& column = schema_.leaves()[leaf];
       size_t begin = level_at[leaf];
       size_t end = begin;
-      size_t values = value_at[leaf];
       if (column.max_rep == 0) {
         end = begin + step;
       } else {
@@ -142,16 +141,8 @@ void FileWriter::write(std::span<const ColumnBatch> leaves) {
           ++end;
         }
       }
-      if (column.max_def == 0) {
-        values += end - begin;
-      } else {
-        for (size_t i = begin; i < end; ++i) {
-          values += batch.def_levels[i] == column.max_def ? 1 : 0;
-        }
-      }
-      columns_[leaf]->write(batch, begin, end, value_at[leaf]);
+      value_at[leaf] = columns_[leaf]->write(batch, begin, end, value_at[leaf]);
       level_at[leaf] = end;
-      value_at[leaf] = values;
     }
     done += step;
     group_rows_ += static_cast<int64_t>(step);
