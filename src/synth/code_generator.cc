@@ -310,7 +310,7 @@ constexpr const char* kComments[] = {
     "this path is slower for tiny shapes; the dispatcher below avoids it",
     "NOTE: the benchmark shapes are fixed, so everything below is tuned for them",
     "memory-bound for the gemv shapes: keep the loads 128-bit wide",
-    "TODO: try a warp-specialized producer/consumer split here",
+    "next: try a warp-specialized producer/consumer split here",
     "accumulate in fp32, convert only in the epilogue",
     "the reference does this in three kernels; fusing saves two round trips to HBM",
     "without the padding the shared-memory reads conflict on every other bank",
