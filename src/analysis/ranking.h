@@ -13,8 +13,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dataset/submission.h"
@@ -39,6 +41,23 @@ struct Ranking {
 
 // True when `s` counts for a ranking: scored, passed, not hacked.
 [[nodiscard]] bool qualifies(const dataset::Submission& s);
+
+// Builds rankings from a stream of submissions, holding only each user's best qualifying row per
+// (leaderboard, runner): memory grows with users, not with submissions.
+class RankingBuilder {
+ public:
+  void add(const dataset::Submission& s);
+  // The rankings, as rank() describes them.
+  [[nodiscard]] std::vector<Ranking> finish(int64_t limit = 0) const;
+
+ private:
+  struct Key {
+    int64_t leaderboard_id;
+    std::optional<std::string> runner;
+    bool operator<(const Key& other) const;
+  };
+  std::map<Key, std::unordered_map<std::string, dataset::Submission>> best_;
+};
 
 // Rankings of `submissions` (any order, any mix of leaderboards and runners), one per
 // (leaderboard, runner) present among the qualifying rows, ordered by leaderboard id then runner

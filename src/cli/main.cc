@@ -5,12 +5,14 @@
 #include <string>
 
 #include "cli/cat_command.h"
+#include "cli/command.h"
 #include "cli/configs_command.h"
 #include "cli/convert_command.h"
 #include "cli/inspect_command.h"
 #include "cli/show_command.h"
 #include "cli/submissions_command.h"
 #include "cli/synth_command.h"
+#include "cli/top_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/version.h"
@@ -98,19 +100,12 @@ int main(int argc, char** argv) {
   convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
 
   // The data model's commands: submissions, show, configs (docs/cli.md, docs/data-model.md).
-  auto add_data_options = [](CLI::App* cmd, kbdata::cli::DataOptions& data) {
-    cmd->add_option("--data", data.data,
-                    "Data folder of config files (default: $KBDATA_DATA, else the bundled "
-                    "sample)");
-    cmd->add_flag("--verbose,-v", data.verbose,
-                  "Report files, row groups read and pruned, bytes read and code repairs on "
-                  "stderr");
-  };
+
   kbdata::cli::SubmissionsOptions submissions;
   CLI::App* submissions_cmd = app.add_subcommand(
       "submissions",
       "List the submissions of a data folder (flat and legacy files in one model), filtered");
-  add_data_options(submissions_cmd, submissions.data);
+  kbdata::cli::add_data_options(*submissions_cmd, submissions.data);
   submissions_cmd->footer(
       "\nExamples:\n"
       "  kbdata submissions --data ~/kernelbot -p nvfp4_gemm --scored --since 2025-10-01\n"
@@ -142,7 +137,7 @@ int main(int argc, char** argv) {
   CLI::App* show_cmd =
       app.add_subcommand("show", "Print one submission: its metadata, its code, its runs");
   show_cmd->add_option("SUBMISSION_ID", show.submission_id, "Submission id")->required();
-  add_data_options(show_cmd, show.data);
+  kbdata::cli::add_data_options(*show_cmd, show.data);
   show_cmd->footer(
       "\nExamples:\n  kbdata show 41849\n  kbdata show 41849 --format json\n"
       "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
@@ -153,7 +148,7 @@ int main(int argc, char** argv) {
   kbdata::cli::ConfigsOptions configs;
   CLI::App* configs_cmd = app.add_subcommand(
       "configs", "List the known configs, which files a data folder holds, and their rows");
-  add_data_options(configs_cmd, configs.data);
+  kbdata::cli::add_data_options(*configs_cmd, configs.data);
   configs_cmd->footer(
       "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"
       "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
@@ -185,6 +180,10 @@ int main(int argc, char** argv) {
                         "page index) or kbdata (kbdata's writer defaults)")
       ->check(CLI::IsMember({"published", "kbdata"}))
       ->capture_default_str();
+
+  // The analyses (docs/analyses.md): each command file adds its own subcommand.
+  kbdata::cli::Commands commands;
+  kbdata::cli::add_top_command(app, commands);
 
   try {
     app.parse(argc, argv);
@@ -222,6 +221,9 @@ int main(int argc, char** argv) {
       kbdata::cli::run_configs(configs, stdout, stderr);
     } else if (synth_cmd->parsed()) {
       kbdata::cli::run_synth(synth, stdout, stderr);
+    }
+    for (const kbdata::cli::Command& command : commands) {
+      if (command.app->parsed()) command.run();
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());

@@ -1,11 +1,16 @@
 #include "cli/output.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/error.h"
+#include "common/text.h"
+#include "tabular/value_format.h"
 
 namespace kbdata::cli {
 namespace {
+
+constexpr size_t kTableCellWidth = 40;  // code points, "…" included
 
 size_t display_width(const std::string& text) {
   size_t points = 0;
@@ -16,6 +21,110 @@ size_t display_width(const std::string& text) {
 }
 
 }  // namespace
+
+OutputFormat parse_output_format(const std::string& text) {
+  if (text == "table") return OutputFormat::TABLE;
+  if (text == "csv") return OutputFormat::CSV;
+  if (text == "json") return OutputFormat::JSON;
+  if (text == "jsonl") return OutputFormat::JSONL;
+  if (text == "parquet") return OutputFormat::PARQUET;
+  throw UsageError("unknown format '" + text +
+                   "'; the formats are table, csv, json, jsonl, parquet");
+}
+
+std::string format_score(double seconds) {
+  char buf[64];
+  if (std::isnan(seconds) || std::isinf(seconds)) return double_text(seconds);
+  if (std::fabs(seconds) < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.2f µs", seconds * 1e6);
+  } else if (std::fabs(seconds) < 1.0) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  }
+  return buf;
+}
+
+// A string made safe for one table cell: control characters escaped, cut at kTableCellWidth.
+std::string table_cell(std::string_view text) {
+  std::string repaired;
+  if (!is_valid_utf8(text)) {
+    append_utf8_repaired(repaired, text);
+    text = repaired;
+  }
+  std::string out;
+  size_t points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c & 0xC0) != 0x80) {
+      if (points + 1 == kTableCellWidth && i + 1 < text.size()) {
+        out += "…";
+        return out;
+      }
+      ++points;
+    }
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+std::string time_text(int64_t micros) {
+  std::string out;
+  tabular::append_timestamp(out, micros, parquet::TimeUnit::MICROS, true);
+  return out;
+}
+
+std::string double_text(double v) {
+  std::string out;
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  append_double(out, v);
+  return out;
+}
+
+void append_json_text(std::string& out, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    append_json_string(out, text);
+  } else {
+    std::string repaired;
+    append_utf8_repaired(repaired, text);
+    append_json_string(out, repaired);
+  }
+}
+
+void append_csv_field(std::string& out, const std::optional<std::string>& value) {
+  if (!value) return;  // null: an empty field
+  std::string text;
+  if (is_valid_utf8(*value)) {
+    text = *value;
+  } else {
+    append_utf8_repaired(text, *value);
+  }
+  if (text.empty() || text.find_first_of(",\"\r\n") != std::string::npos) {
+    out.push_back('"');
+    for (char c : text) {
+      if (c == '"') out.push_back('"');
+      out.push_back(c);
+    }
+    out.push_back('"');
+  } else {
+    out += text;
+  }
+}
+
+
 
 void write_all(std::FILE* out, std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {

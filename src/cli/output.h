@@ -1,12 +1,22 @@
-// Small helpers the commands share for writing to the terminal.
+// Small helpers the commands share for writing results: the output formats, how one value reads
+// in a table, a CSV field or a JSON string, and the aligned table itself.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kbdata::cli {
+
+// The formats of the data commands (`--format`). Tables are for people; the others carry exact
+// values (scores in seconds, times in ISO 8601 UTC).
+enum class OutputFormat { TABLE, CSV, JSON, JSONL, PARQUET };
+
+// Parses table|csv|json|jsonl|parquet (UsageError otherwise).
+[[nodiscard]] OutputFormat parse_output_format(const std::string& text);
 
 // Writes all of `text` to `out`; throws kbdata::IoError naming the stream on failure.
 void write_all(std::FILE* out, std::string_view text);
@@ -15,5 +25,25 @@ void write_all(std::FILE* out, std::string_view text);
 // the header; columns flagged in `right_align` are right-aligned. Widths count code points.
 [[nodiscard]] std::string format_table(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right_align);
+
+// Seconds as µs with 2 decimals below 1 ms, ms with 3 decimals below 1 s, else s with 3 decimals
+// (DATASET.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
+[[nodiscard]] std::string format_score(double seconds);
+
+// A string made safe for one table cell: invalid UTF-8 replaced, control characters escaped, cut
+// at 40 code points with "…".
+[[nodiscard]] std::string table_cell(std::string_view text);
+
+// µs since the epoch as ISO 8601 UTC ("2025-11-02T10:00:00.000000Z").
+[[nodiscard]] std::string time_text(int64_t micros);
+
+// The shortest text that reads back as `v`; NaN and infinities as NaN / Infinity / -Infinity.
+[[nodiscard]] std::string double_text(double v);
+
+// `text` as a JSON string (invalid UTF-8 replaced by U+FFFD).
+void append_json_text(std::string& out, std::string_view text);
+
+// One CSV field (RFC 4180 quoting when needed; nullopt, a null, is an empty field).
+void append_csv_field(std::string& out, const std::optional<std::string>& value);
 
 }  // namespace kbdata::cli

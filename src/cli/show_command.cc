@@ -62,7 +62,7 @@ std::string show_table(const dataset::Submission& s) {
 }  // namespace
 
 void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
-  const SubmissionFormat format = parse_submission_format(options.format);
+  const SubmissionFormat format = parse_output_format(options.format);
   if (format != SubmissionFormat::TABLE && format != SubmissionFormat::JSON &&
       format != SubmissionFormat::JSONL) {
     throw UsageError("show prints table, json or jsonl");

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/output.h"
 #include "dataset/code_text.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
@@ -23,17 +24,10 @@
 
 namespace kbdata::cli {
 
-enum class SubmissionFormat { TABLE, CSV, JSON, JSONL, PARQUET };
-
-// Parses table|csv|json|jsonl|parquet (UsageError otherwise).
-[[nodiscard]] SubmissionFormat parse_submission_format(const std::string& text);
+using SubmissionFormat = OutputFormat;
 
 // The model's field names, in the flat schema's order (code last).
 [[nodiscard]] const std::vector<std::string>& submission_fields();
-
-// Seconds as µs with 2 decimals below 1 ms, ms with 3 decimals below 1 s, else s with 3 decimals
-// (DATASET.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
-[[nodiscard]] std::string format_score(double seconds);
 
 // Streams submissions to `out` (or, for PARQUET, to `parquet_path`). `fields` are names of
 // submission_fields(); `notes` receives the stderr lines of the CSV and Parquet formats.

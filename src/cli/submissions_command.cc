@@ -26,7 +26,7 @@ dataset::Filter build_filter(const SubmissionsOptions& o) {
 }
 
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
-  const SubmissionFormat format = parse_submission_format(options.format);
+  const SubmissionFormat format = parse_output_format(options.format);
   dataset::LoadOptions load;
   load.filter = build_filter(options);
 

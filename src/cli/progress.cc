@@ -1,0 +1,62 @@
+#include "cli/progress.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace kbdata::cli {
+namespace {
+
+constexpr auto kInterval = std::chrono::milliseconds(100);
+
+bool wanted(std::FILE* err) {
+  const char* env = std::getenv("KBDATA_PROGRESS");
+  if (env != nullptr && std::strcmp(env, "always") == 0) return true;
+  if (env != nullptr && std::strcmp(env, "never") == 0) return false;
+  return isatty(fileno(err)) == 1;
+}
+
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+Progress::Progress(std::FILE* err, std::string what)
+    : err_(err), what_(std::move(what)), active_(wanted(err)),
+      start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(uint64_t done, const char* unit, uint64_t total) {
+  if (!active_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_ < kInterval) return;
+  last_ = now;
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  std::string line = "\rkbdata: " + what_ + ": " + grouped(done);
+  if (total > 0) line += " of " + grouped(total);
+  char tail[64];
+  std::snprintf(tail, sizeof tail, " %s (%.1f s)\x1b[K", unit, seconds);
+  line += tail;
+  // Progress is best effort: a failing stderr must not fail the work.
+  std::fputs(line.c_str(), err_);
+  std::fflush(err_);
+  shown_ = true;
+}
+
+void Progress::finish() {
+  if (!shown_) return;
+  std::fputs("\r\x1b[K", err_);
+  std::fflush(err_);
+  shown_ = false;
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,374 @@
+#include "cli/result_output.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "common/text.h"
+#include "common/version.h"
+#include "dataset/registry.h"
+#include "parquet/write/file_writer.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr size_t kParquetBatchRows = 1024;
+constexpr size_t kFlushBytes = size_t{64} * 1024;
+
+bool cell_matches(const Cell& cell, ColumnType type) {
+  if (std::holds_alternative<std::monostate>(cell)) return true;
+  switch (type) {
+    case ColumnType::INT64:
+    case ColumnType::TIMESTAMP:
+      return std::holds_alternative<int64_t>(cell);
+    case ColumnType::SCORE:
+    case ColumnType::FACTOR:
+    case ColumnType::DOUBLE:
+      return std::holds_alternative<double>(cell);
+    case ColumnType::BOOL:
+      return std::holds_alternative<bool>(cell);
+    case ColumnType::STRING:
+      return std::holds_alternative<std::string>(cell);
+  }
+  return false;
+}
+
+bool right_aligned(ColumnType type) {
+  return type == ColumnType::INT64 || type == ColumnType::SCORE || type == ColumnType::FACTOR ||
+         type == ColumnType::DOUBLE;
+}
+
+std::string table_text(const Cell& cell, ColumnType type) {
+  if (std::holds_alternative<std::monostate>(cell)) return "";
+  switch (type) {
+    case ColumnType::INT64:
+      return std::to_string(std::get<int64_t>(cell));
+    case ColumnType::TIMESTAMP: {
+      // Seconds are enough for people: "2025-12-18 01:43:44" (UTC).
+      std::string text = time_text(std::get<int64_t>(cell));
+      if (text.size() >= 19 && text[10] == 'T') text = text.substr(0, 10) + " " + text.substr(11, 8);
+      return text;
+    }
+    case ColumnType::SCORE:
+      return format_score(std::get<double>(cell));
+    case ColumnType::FACTOR: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "×%.2f", std::get<double>(cell));
+      return buf;
+    }
+    case ColumnType::DOUBLE: {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g", std::get<double>(cell));
+      return buf;
+    }
+    case ColumnType::BOOL:
+      return std::get<bool>(cell) ? "true" : "false";
+    case ColumnType::STRING:
+      return table_cell(std::get<std::string>(cell));
+  }
+  return "";
+}
+
+// Exact text for CSV (nullopt for null).
+std::optional<std::string> machine_text(const Cell& cell, ColumnType type) {
+  if (std::holds_alternative<std::monostate>(cell)) return std::nullopt;
+  switch (type) {
+    case ColumnType::INT64:
+      return std::to_string(std::get<int64_t>(cell));
+    case ColumnType::TIMESTAMP:
+      return time_text(std::get<int64_t>(cell));
+    case ColumnType::SCORE:
+    case ColumnType::FACTOR:
+    case ColumnType::DOUBLE:
+      return double_text(std::get<double>(cell));
+    case ColumnType::BOOL:
+      return std::get<bool>(cell) ? "true" : "false";
+    case ColumnType::STRING:
+      return std::get<std::string>(cell);
+  }
+  return std::nullopt;
+}
+
+void append_json_cell(std::string& out, const Cell& cell, ColumnType type) {
+  if (std::holds_alternative<std::monostate>(cell)) {
+    out += "null";
+    return;
+  }
+  switch (type) {
+    case ColumnType::INT64:
+      out += std::to_string(std::get<int64_t>(cell));
+      return;
+    case ColumnType::TIMESTAMP:
+      append_json_string(out, time_text(std::get<int64_t>(cell)));
+      return;
+    case ColumnType::SCORE:
+    case ColumnType::FACTOR:
+    case ColumnType::DOUBLE: {
+      const double v = std::get<double>(cell);
+      if (std::isfinite(v)) {
+        out += double_text(v);
+      } else {
+        append_json_string(out, double_text(v));  // JSON has no NaN or infinities
+      }
+      return;
+    }
+    case ColumnType::BOOL:
+      out += std::get<bool>(cell) ? "true" : "false";
+      return;
+    case ColumnType::STRING:
+      append_json_text(out, std::get<std::string>(cell));
+      return;
+  }
+}
+
+parquet::SchemaElement column_element(const ResultColumn& column) {
+  parquet::SchemaElement e;
+  e.name = column.name;
+  e.repetition_type = parquet::Repetition::OPTIONAL;
+  parquet::LogicalType t;
+  switch (column.type) {
+    case ColumnType::INT64:
+      e.type = parquet::PhysicalType::INT64;
+      break;
+    case ColumnType::TIMESTAMP:
+      e.type = parquet::PhysicalType::INT64;
+      t.kind = parquet::LogicalType::Kind::TIMESTAMP;
+      t.unit = parquet::TimeUnit::MICROS;
+      t.is_adjusted_to_utc = true;
+      e.logical_type = t;
+      e.converted_type = parquet::ConvertedType::TIMESTAMP_MICROS;
+      break;
+    case ColumnType::SCORE:
+    case ColumnType::FACTOR:
+    case ColumnType::DOUBLE:
+      e.type = parquet::PhysicalType::DOUBLE;
+      break;
+    case ColumnType::BOOL:
+      e.type = parquet::PhysicalType::BOOLEAN;
+      break;
+    case ColumnType::STRING:
+      e.type = parquet::PhysicalType::BYTE_ARRAY;
+      t.kind = parquet::LogicalType::Kind::STRING;
+      e.logical_type = t;
+      e.converted_type = parquet::ConvertedType::UTF8;
+      break;
+  }
+  return e;
+}
+
+}  // namespace
+
+struct ResultWriter::Parquet {
+  AtomicOutputFile file;
+  std::unique_ptr<parquet::FileWriter> writer;
+  std::vector<parquet::ColumnBatch> batches;
+  explicit Parquet(const std::string& path) : file(path) {}
+};
+
+ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> columns, std::FILE* out,
+                           std::FILE* notes, std::optional<std::string> parquet_path,
+                           std::string rule)
+    : format_(format), columns_(std::move(columns)), out_(out), notes_(notes),
+      rule_(std::move(rule)) {
+  if (format_ == OutputFormat::PARQUET) {
+    if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
+    parquet_ = std::make_unique<Parquet>(*parquet_path);
+    std::vector<parquet::SchemaElement> schema(1);
+    schema[0].name = "schema";
+    schema[0].num_children = static_cast<int32_t>(columns_.size());
+    for (const ResultColumn& c : columns_) schema.push_back(column_element(c));
+    parquet::WriterOptions options;
+    options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
+    options.key_value_metadata.push_back({"kbdata.rule", rule_});
+    parquet_->writer = std::make_unique<parquet::FileWriter>(parquet_->file, schema, options);
+    for (const auto& leaf : parquet_->writer->schema().leaves()) {
+      parquet::ColumnBatch b;
+      b.values = parquet::ValueBuffer::for_type(leaf.physical, leaf.type_length);
+      parquet_->batches.push_back(std::move(b));
+    }
+  } else if (parquet_path) {
+    throw UsageError("--out is for --format parquet only");
+  }
+  if (format_ == OutputFormat::JSON) buffer_ = "[";
+  if (format_ == OutputFormat::CSV) {
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (i > 0) buffer_ += ',';
+      buffer_ += columns_[i].name;
+    }
+    buffer_ += '\n';
+  }
+}
+
+ResultWriter::~ResultWriter() = default;
+
+void ResultWriter::section(const std::string& title) { sections_.push_back(Section{title, {}}); }
+
+void ResultWriter::leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name) {
+  note_seen(leaderboard_id, problem_name);
+}
+
+void ResultWriter::note_seen(int64_t leaderboard_id, const std::string& problem_name) {
+  if (!noted_.insert(leaderboard_id).second) return;
+  std::string_view note = dataset::note_for(leaderboard_id);
+  if (note.empty()) return;
+  std::string line = "note: " + problem_name + " (" + std::to_string(leaderboard_id) +
+                     "): " + std::string(note);
+  if (format_ == OutputFormat::TABLE) {
+    table_notes_.push_back(line);
+  } else if (format_ == OutputFormat::CSV || format_ == OutputFormat::PARQUET) {
+    write_all(notes_, "kbdata: " + line + "\n");
+  }
+}
+
+void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
+                       const std::string& problem_name) {
+  if (cells.size() != columns_.size()) {
+    throw std::logic_error("ResultWriter::row: " + std::to_string(cells.size()) +
+                           " cells for " + std::to_string(columns_.size()) + " columns");
+  }
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (!cell_matches(cells[i], columns_[i].type)) {
+      throw std::logic_error("ResultWriter::row: cell of the wrong type for " + columns_[i].name);
+    }
+  }
+  if (leaderboard_id) note_seen(*leaderboard_id, problem_name);
+  ++rows_;
+  switch (format_) {
+    case OutputFormat::TABLE: {
+      if (sections_.empty()) sections_.push_back(Section{});
+      std::vector<std::string> text;
+      for (size_t i = 0; i < cells.size(); ++i) text.push_back(table_text(cells[i], columns_[i].type));
+      sections_.back().rows.push_back(std::move(text));
+      return;
+    }
+    case OutputFormat::CSV:
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (i > 0) buffer_ += ',';
+        append_csv_field(buffer_, machine_text(cells[i], columns_[i].type));
+      }
+      buffer_ += '\n';
+      break;
+    case OutputFormat::JSON:
+    case OutputFormat::JSONL: {
+      if (format_ == OutputFormat::JSON) buffer_ += rows_ == 1 ? "\n" : ",\n";
+      buffer_ += '{';
+      for (size_t i = 0; i < cells.size(); ++i) {
+        if (i > 0) buffer_ += ',';
+        append_json_string(buffer_, columns_[i].name);
+        buffer_ += ':';
+        append_json_cell(buffer_, cells[i], columns_[i].type);
+      }
+      if (leaderboard_id) {
+        std::string_view note = dataset::note_for(*leaderboard_id);
+        if (!note.empty()) {
+          buffer_ += cells.empty() ? "\"note\":" : ",\"note\":";
+          append_json_text(buffer_, note);
+        }
+      }
+      buffer_ += '}';
+      if (format_ == OutputFormat::JSONL) buffer_ += '\n';
+      break;
+    }
+    case OutputFormat::PARQUET:
+      write_parquet_row(cells);
+      return;
+  }
+  flush_if_large();
+}
+
+void ResultWriter::write_parquet_row(const std::vector<Cell>& cells) {
+  Parquet& p = *parquet_;
+  for (size_t c = 0; c < cells.size(); ++c) {
+    parquet::ColumnBatch& b = p.batches[c];
+    ++b.num_levels;
+    const Cell& cell = cells[c];
+    if (std::holds_alternative<std::monostate>(cell)) {
+      b.def_levels.push_back(0);
+      continue;
+    }
+    b.def_levels.push_back(1);
+    if (const auto* i = std::get_if<int64_t>(&cell)) {
+      const auto* bytes = reinterpret_cast<const uint8_t*>(i);
+      b.values.data.insert(b.values.data.end(), bytes, bytes + sizeof *i);
+      ++b.values.count;
+    } else if (const auto* d = std::get_if<double>(&cell)) {
+      const auto* bytes = reinterpret_cast<const uint8_t*>(d);
+      b.values.data.insert(b.values.data.end(), bytes, bytes + sizeof *d);
+      ++b.values.count;
+    } else if (const auto* flag = std::get_if<bool>(&cell)) {
+      b.values.data.push_back(*flag ? 1 : 0);
+      ++b.values.count;
+    } else {
+      const std::string& text = std::get<std::string>(cell);
+      std::string repaired;
+      if (!is_valid_utf8(text)) append_utf8_repaired(repaired, text);
+      const std::string& v = repaired.empty() ? text : repaired;
+      b.values.append_binary({reinterpret_cast<const uint8_t*>(v.data()), v.size()});
+    }
+  }
+  if (!p.batches.empty() && p.batches[0].num_levels >= kParquetBatchRows) {
+    p.writer->write(p.batches);
+    for (auto& b : p.batches) b.clear();
+  }
+}
+
+void ResultWriter::flush_if_large() {
+  if (buffer_.size() >= kFlushBytes) {
+    write_all(out_, buffer_);
+    buffer_.clear();
+  }
+}
+
+void ResultWriter::table_footer(const std::string& line) { footers_.push_back(line); }
+
+void ResultWriter::finish() {
+  switch (format_) {
+    case OutputFormat::TABLE: {
+      std::string text;
+      for (const std::string& note : table_notes_) text += note + "\n";
+      std::vector<bool> right;
+      std::vector<std::string> header;
+      for (const ResultColumn& c : columns_) {
+        right.push_back(right_aligned(c.type));
+        header.push_back(c.name);
+      }
+      bool first = true;
+      for (Section& s : sections_) {
+        if (!first || !table_notes_.empty()) text += "\n";
+        first = false;
+        if (!s.title.empty()) text += s.title + "\n";
+        if (s.rows.empty()) {
+          text += "(no rows)\n";
+          continue;
+        }
+        s.rows.insert(s.rows.begin(), header);
+        text += format_table(s.rows, right);
+      }
+      if (sections_.empty()) text += (table_notes_.empty() ? "" : "\n") + std::string("(no rows)\n");
+      for (const std::string& line : footers_) text += line + "\n";
+      write_all(out_, text);
+      break;
+    }
+    case OutputFormat::JSON:
+      buffer_ += rows_ == 0 ? "]\n" : "\n]\n";
+      write_all(out_, buffer_);
+      break;
+    case OutputFormat::CSV:
+    case OutputFormat::JSONL:
+      write_all(out_, buffer_);
+      break;
+    case OutputFormat::PARQUET: {
+      Parquet& p = *parquet_;
+      if (!p.batches.empty() && p.batches[0].num_levels > 0) p.writer->write(p.batches);
+      p.writer->close();
+      p.file.commit();
+      break;
+    }
+  }
+  buffer_.clear();
+  std::fflush(out_);
+}
+
+}  // namespace kbdata::cli

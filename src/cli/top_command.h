@@ -1,0 +1,30 @@
+// `kbdata top`: a problem's leaderboard by the platform's ranking rules (DATASET.md §3,
+// analysis/ranking.h), one ranking per runner, in every output format (docs/cli.md, "top").
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct TopOptions {
+  DataOptions data;
+  std::optional<std::string> problem;
+  std::optional<int64_t> leaderboard;
+  std::optional<std::string> runner;
+  int64_t limit = 10;  // -n; 0: everyone
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_top(const TopOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `top` to `app`.
+void add_top_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli
