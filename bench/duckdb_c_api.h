@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <optional>
 #include <utility>
+#include <vector>
 
 namespace kbdata::bench {
 
@@ -38,6 +40,11 @@ class DuckDb {
     load(destroy_result_, "duckdb_destroy_result");
     load(value_int64_, "duckdb_value_int64");
     load(value_double_, "duckdb_value_double");
+    load(value_varchar_, "duckdb_value_varchar");
+    load(value_is_null_, "duckdb_value_is_null");
+    load(free_, "duckdb_free");
+    load(row_count_, "duckdb_row_count");
+    load(column_count_, "duckdb_column_count");
     load(disconnect_, "duckdb_disconnect");
     load(close_, "duckdb_close");
     if (open_(nullptr, &database_) != 0) throw std::runtime_error("duckdb_open failed");
@@ -73,6 +80,33 @@ class DuckDb {
     return values;
   }
 
+  // Runs `sql` and returns every row, each value as DuckDB's text of it (nullopt for NULL); for
+  // tests that compare kbdata's results with DuckDB's (small results only).
+  std::vector<std::vector<std::optional<std::string>>> rows(const std::string& sql) {
+    DuckDbResult result{};
+    int state = query_(connection_, sql.c_str(), &result);
+    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    std::vector<std::vector<std::optional<std::string>>> out;
+    if (state == 0) {
+      for (uint64_t r = 0; r < row_count_(&result); ++r) {
+        std::vector<std::optional<std::string>> row;
+        for (uint64_t c = 0; c < column_count_(&result); ++c) {
+          if (value_is_null_(&result, c, r)) {
+            row.emplace_back();
+            continue;
+          }
+          char* text = value_varchar_(&result, c, r);
+          row.emplace_back(text != nullptr ? std::string(text) : std::string());
+          if (text != nullptr) free_(text);
+        }
+        out.push_back(std::move(row));
+      }
+    }
+    destroy_result_(&result);
+    if (state != 0) throw std::runtime_error("DuckDB: " + error + " in: " + sql);
+    return out;
+  }
+
  private:
   template <typename F>
   void load(F& function, const char* name) {
@@ -90,6 +124,11 @@ class DuckDb {
   void (*destroy_result_)(DuckDbResult*) = nullptr;
   int64_t (*value_int64_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;  // (result, column, row)
   double (*value_double_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;
+  char* (*value_varchar_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;
+  bool (*value_is_null_)(DuckDbResult*, uint64_t, uint64_t) = nullptr;
+  void (*free_)(void*) = nullptr;
+  uint64_t (*row_count_)(DuckDbResult*) = nullptr;
+  uint64_t (*column_count_)(DuckDbResult*) = nullptr;
   void (*disconnect_)(void**) = nullptr;
   void (*close_)(void**) = nullptr;
 };
