@@ -1,0 +1,67 @@
+#include "analysis/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/ranking.h"
+
+namespace kbdata::analysis {
+
+double quantile_cont(const std::vector<double>& sorted, double q) {
+  const double h = static_cast<double>(sorted.size() - 1) * q;
+  const double lo = std::floor(h);
+  const double hi = std::ceil(h);
+  const double low = sorted[static_cast<size_t>(lo)];
+  if (lo == hi) return low;
+  const double high = sorted[static_cast<size_t>(hi)];
+  return low + (h - lo) * (high - low);
+}
+
+void StatsBuilder::add(const std::string& source, const dataset::Submission& s) {
+  auto found = std::find(sources_.begin(), sources_.end(), source);
+  const size_t index = static_cast<size_t>(found - sources_.begin());
+  if (found == sources_.end()) sources_.push_back(source);
+  auto [it, inserted] = by_key_.try_emplace({index, s.leaderboard_id});
+  Accumulator& a = it->second;
+  LeaderboardStats& st = a.stats;
+  if (inserted) {
+    st.source = source;
+    st.leaderboard_id = s.leaderboard_id;
+    st.problem_name = s.problem_name;
+  }
+  ++st.rows;
+  a.submission_ids.insert(s.submission_id);
+  a.user_ids.insert(s.user_id);
+  if (s.passed == true) ++st.passing;
+  if (s.score) ++st.scored;
+  if (qualifies(s)) {
+    ++st.qualifying;
+    a.scores.push_back(*s.score);
+  }
+  if (!st.first_time || s.submission_time < *st.first_time) st.first_time = s.submission_time;
+  if (!st.last_time || s.submission_time > *st.last_time) st.last_time = s.submission_time;
+  if (s.code) st.code_bytes += s.code->size();
+  if (s.runner) a.runners.insert(*s.runner);
+}
+
+std::vector<LeaderboardStats> StatsBuilder::finish() const {
+  std::vector<LeaderboardStats> out;
+  out.reserve(by_key_.size());
+  for (const auto& [key, a] : by_key_) {
+    LeaderboardStats st = a.stats;
+    st.submissions = a.submission_ids.size();
+    st.users = a.user_ids.size();
+    if (!a.scores.empty()) {
+      std::vector<double> sorted = a.scores;
+      std::sort(sorted.begin(), sorted.end());
+      st.score_min = sorted.front();
+      st.score_p10 = quantile_cont(sorted, 0.1);
+      st.score_median = quantile_cont(sorted, 0.5);
+    }
+    st.runners.assign(a.runners.begin(), a.runners.end());
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+}  // namespace kbdata::analysis

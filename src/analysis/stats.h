@@ -1,0 +1,80 @@
+// Per-leaderboard statistics of the files of a data folder (kbdata stats, docs/analyses.md):
+// counts of rows, submissions, users, passing and scored rows; the score distribution of the rows
+// a ranking sees; the time span; the bytes of code.
+//
+// Rows are the model's rows (dataset/submission.h): one per file row in a flat file (a submission
+// scored on two runners is two rows), one per submission in a legacy per-run file.
+//
+//   rows          model rows
+//   submissions   distinct submission_id
+//   users         distinct user_id
+//   passing       rows with passed = true
+//   scored        rows with a score
+//   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored, passed, not hacked)
+//   score_min, score_p10, score_median
+//                 over the qualifying rows' scores (every runner together), by quantile_cont
+//   first_time, last_time   min and max submission_time of all rows
+//   code_bytes    sum of the decoded code's length in bytes over the rows (a legacy submission's
+//                 code counts once, as the model holds it once)
+//   runners       the distinct non-null runners, sorted
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "dataset/submission.h"
+
+namespace kbdata::analysis {
+
+struct LeaderboardStats {
+  std::string source;  // the config name, or the file name of a file outside the registry
+  int64_t leaderboard_id = 0;
+  std::string problem_name;
+  uint64_t rows = 0;
+  uint64_t submissions = 0;
+  uint64_t users = 0;
+  uint64_t passing = 0;
+  uint64_t scored = 0;
+  uint64_t qualifying = 0;
+  std::optional<double> score_min;  // seconds; nullopt without qualifying rows
+  std::optional<double> score_p10;
+  std::optional<double> score_median;
+  std::optional<int64_t> first_time;  // µs since the epoch, UTC; nullopt without rows
+  std::optional<int64_t> last_time;
+  uint64_t code_bytes = 0;
+  std::vector<std::string> runners;
+};
+
+// The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty) by linear interpolation between
+// the closest ranks, as DuckDB's quantile_cont and numpy's default: with h = (n - 1) q,
+// x[floor h] + (h - floor h) (x[ceil h] - x[floor h]). The median is quantile_cont(x, 0.5).
+[[nodiscard]] double quantile_cont(const std::vector<double>& sorted, double q);
+
+// Accumulates statistics while submissions stream past. Memory: per leaderboard the distinct
+// submission ids and user ids and the qualifying scores (8 bytes each), never code.
+class StatsBuilder {
+ public:
+  // Counts `s` under (source, s.leaderboard_id); code_bytes adds s.code's size when it has code.
+  void add(const std::string& source, const dataset::Submission& s);
+  // One entry per (source, leaderboard): sources in the order first added, then by leaderboard id.
+  [[nodiscard]] std::vector<LeaderboardStats> finish() const;
+
+ private:
+  struct Accumulator {
+    LeaderboardStats stats;
+    std::unordered_set<int64_t> submission_ids;
+    std::unordered_set<std::string> user_ids;
+    std::vector<double> scores;  // qualifying rows
+    std::set<std::string> runners;
+  };
+  std::vector<std::string> sources_;
+  std::map<std::pair<size_t, int64_t>, Accumulator> by_key_;
+};
+
+}  // namespace kbdata::analysis
