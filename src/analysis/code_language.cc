@@ -49,9 +49,9 @@ bool line_starts_with(std::string_view code, std::string_view word) {
 }
 
 bool has_hip_markers(std::string_view code) {
-  constexpr std::array<std::string_view, 6> markers = {
-      "#include <hip/", "#include \"hip/", "hipLaunchKernelGGL", "hipMalloc", "hipStream_t",
-      "__HIP_PLATFORM"};
+  constexpr std::array<std::string_view, 6> markers = {"#include <hip/",     "#include \"hip/",
+                                                       "hipLaunchKernelGGL", "hipMalloc",
+                                                       "hipStream_t",        "__HIP_PLATFORM"};
   for (std::string_view m : markers) {
     if (contains(code, m)) return true;
   }

@@ -22,7 +22,8 @@ bool runner_before(const std::optional<std::string>& a, const std::optional<std:
 bool keep_before(const Submission& a, const Submission& b) {
   if (a.score.has_value() != b.score.has_value()) return a.score.has_value();
   if (a.score && *a.score != *b.score) return *a.score < *b.score;
-  return std::tie(a.submission_time, a.submission_id) < std::tie(b.submission_time, b.submission_id);
+  return std::tie(a.submission_time, a.submission_id) <
+         std::tie(b.submission_time, b.submission_id);
 }
 
 std::vector<ExtractEntry> top_entries(const std::vector<Submission>& rows, int64_t k) {

@@ -14,7 +14,8 @@ double quantile_cont(const std::vector<double>& sorted, double q) {
   const double low = sorted[static_cast<size_t>(lo)];
   if (lo == hi) return low;
   const double high = sorted[static_cast<size_t>(hi)];
-  return low + (h - lo) * (high - low);
+  const double d = h - lo;
+  return low * (1.0 - d) + high * d;  // DuckDB's form for DOUBLE (bit-identical results)
 }
 
 void StatsBuilder::add(const std::string& source, const dataset::Submission& s) {

@@ -10,8 +10,8 @@
 //   users         distinct user_id
 //   passing       rows with passed = true
 //   scored        rows with a score
-//   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored, passed, not hacked)
-//   score_min, score_p10, score_median
+//   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored, passed, not
+//   hacked) score_min, score_p10, score_median
 //                 over the qualifying rows' scores (every runner together), by quantile_cont
 //   first_time, last_time   min and max submission_time of all rows
 //   code_bytes    sum of the decoded code's length in bytes over the rows (a legacy submission's
@@ -52,8 +52,9 @@ struct LeaderboardStats {
 };
 
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty) by linear interpolation between
-// the closest ranks, as DuckDB's quantile_cont and numpy's default: with h = (n - 1) q,
-// x[floor h] + (h - floor h) (x[ceil h] - x[floor h]). The median is quantile_cont(x, 0.5).
+// the closest ranks, as DuckDB's quantile_cont and numpy's default: with h = (n - 1) q and
+// d = h - floor h, x[floor h] (1 - d) + x[ceil h] d (x[h] when h is whole), evaluated in that form,
+// as DuckDB evaluates it for DOUBLE, so results are bit-identical. The median is q = 0.5.
 [[nodiscard]] double quantile_cont(const std::vector<double>& sorted, double q);
 
 // Accumulates statistics while submissions stream past. Memory: per leaderboard the distinct

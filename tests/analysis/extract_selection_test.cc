@@ -31,9 +31,9 @@ std::vector<int64_t> ids(const std::vector<ExtractEntry>& entries) {
 }
 
 TEST(ExtractSelection, TopKUsersBestRowsPerRunner) {
-  std::vector<Submission> rows = {row(1, "a", 3.0, 100), row(2, "a", 1.0, 101),
-                                  row(3, "b", 2.0, 102), row(4, "c", 2.0, 103),
-                                  row(5, "d", 5.0, 104), row(6, "a", 9.0, 101, "H100"),
+  std::vector<Submission> rows = {row(1, "a", 3.0, 100),         row(2, "a", 1.0, 101),
+                                  row(3, "b", 2.0, 102),         row(4, "c", 2.0, 103),
+                                  row(5, "d", 5.0, 104),         row(6, "a", 9.0, 101, "H100"),
                                   row(7, "e", std::nullopt, 105)};
   auto top = select_for_extract(rows, {2, false});
   // B200: a (1.0) rank 1; b and c tie at 2.0, rank 2, both kept; H100: a rank 1.
@@ -65,7 +65,8 @@ TEST(ExtractSelection, ExactDedupKeepsTheBestRowPerCodeAndCountsTheOthers) {
   EXPECT_EQ(kept[1].duplicates_dropped, 1u);
   EXPECT_EQ(kept[2].duplicates_dropped, 0u);
   // Unscored rows only: the earliest stays.
-  kept = select_for_extract({row(2, "a", std::nullopt, 7), row(1, "b", std::nullopt, 7)}, {0, true});
+  kept =
+      select_for_extract({row(2, "a", std::nullopt, 7), row(1, "b", std::nullopt, 7)}, {0, true});
   EXPECT_EQ(ids(kept), (std::vector<int64_t>{1}));
 }
 
