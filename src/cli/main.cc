@@ -8,8 +8,11 @@
 #include "cli/command.h"
 #include "cli/configs_command.h"
 #include "cli/convert_command.h"
+#include "cli/extract_command.h"
+#include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
 #include "cli/show_command.h"
+#include "cli/stats_command.h"
 #include "cli/submissions_command.h"
 #include "cli/synth_command.h"
 #include "cli/top_command.h"
@@ -184,6 +187,9 @@ int main(int argc, char** argv) {
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);
+  kbdata::cli::add_fastest_command(app, commands);
+  kbdata::cli::add_stats_command(app, commands);
+  kbdata::cli::add_extract_command(app, commands);
 
   try {
     app.parse(argc, argv);

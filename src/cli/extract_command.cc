@@ -1,0 +1,344 @@
+#include "cli/extract_command.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "analysis/code_language.h"
+#include "analysis/extract_selection.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "common/text.h"
+#include "dataset/loader.h"
+#include "dataset/registry.h"
+
+namespace kbdata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kMaxComponent = 80;
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+    throw Error("sha256 failed (libcrypto)");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+void write_whole_file(const fs::path& path, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) throw IoError("cannot create " + path.string() + ": " + std::strerror(errno));
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const int saved = errno;
+  if (std::fclose(f) != 0 || !ok) {
+    throw IoError("cannot write " + path.string() + ": " + std::strerror(ok ? errno : saved));
+  }
+}
+
+// A temporary folder beside the export, removed unless released.
+class TemporaryFolder {
+ public:
+  explicit TemporaryFolder(const fs::path& target) {
+    std::string pattern = target.string() + ".tmp-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw IoError("cannot create a temporary folder beside " + target.string() + ": " +
+                    std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~TemporaryFolder() {
+    if (path_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+
+  [[nodiscard]] const fs::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  fs::path path_;
+};
+
+// What was written for one entry.
+struct Written {
+  std::string path;  // relative to the export folder
+  std::string language;
+  uint64_t bytes = 0;
+  std::string sha256;
+};
+
+std::string entry_path(const analysis::ExtractEntry& e, const std::string& extension) {
+  const dataset::Submission& s = e.row;
+  const std::string problem =
+      s.problem_name.empty() ? "leaderboard-" + std::to_string(s.leaderboard_id) : s.problem_name;
+  const std::string runner = s.runner ? *s.runner : "no-runner";
+  std::string label;
+  if (e.rank) {
+    std::string r = std::to_string(*e.rank);
+    label = "rank" + std::string(r.size() < 4 ? 4 - r.size() : 0, '0') + r;
+  } else {
+    label = "user-" + s.user_id;
+  }
+  return safe_path_component(problem) + "/" + safe_path_component(runner) + "/" +
+         safe_path_component(label + "_" + std::to_string(s.submission_id)) + extension;
+}
+
+std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, bool dedup) {
+  const dataset::Submission& s = e.row;
+  std::string j = "{\"path\":";
+  append_json_text(j, w.path);
+  j += ",\"problem_name\":";
+  append_json_text(j, s.problem_name);
+  j += ",\"leaderboard_id\":" + std::to_string(s.leaderboard_id);
+  j += ",\"user_id\":";
+  append_json_text(j, s.user_id);
+  j += ",\"user_name\":";
+  if (s.user_name) {
+    append_json_text(j, *s.user_name);
+  } else {
+    j += "null";
+  }
+  j += ",\"score\":" + (s.score ? double_text(*s.score) : std::string("null"));
+  j += ",\"passed\":" + (s.passed ? std::string(*s.passed ? "true" : "false") : "null");
+  j += ",\"runner\":";
+  if (s.runner) {
+    append_json_text(j, *s.runner);
+  } else {
+    j += "null";
+  }
+  j += ",\"submission_time\":";
+  append_json_text(j, time_text(s.submission_time));
+  j += ",\"submission_id\":" + std::to_string(s.submission_id);
+  j += ",\"code_id\":" + std::to_string(s.code_id);
+  j += ",\"file_name\":";
+  append_json_text(j, s.file_name);
+  j += ",\"language\":";
+  append_json_text(j, w.language);
+  j += ",\"bytes\":" + std::to_string(w.bytes);
+  j += ",\"sha256\":\"" + w.sha256 + "\"";
+  j += ",\"rank\":" + (e.rank ? std::to_string(*e.rank) : std::string("null"));
+  if (dedup) j += ",\"duplicates_dropped\":" + std::to_string(e.duplicates_dropped);
+  std::string_view note = dataset::note_for(s.leaderboard_id);
+  if (!note.empty()) {
+    j += ",\"note\":";
+    append_json_text(j, note);
+  }
+  return j + "}\n";
+}
+
+// Puts the finished folder at `target`: an empty or (with --force) any existing folder there is
+// replaced.
+void move_into_place(TemporaryFolder& folder, const fs::path& target) {
+  std::error_code ec;
+  fs::path old;
+  if (fs::exists(target)) {
+    old = target.string() + ".old-" + folder.path().filename().string();
+    fs::rename(target, old, ec);
+    if (ec) throw IoError("cannot move " + target.string() + " aside: " + ec.message());
+  }
+  fs::rename(folder.path(), target, ec);
+  if (ec) {
+    if (!old.empty()) fs::rename(old, target, ec);
+    throw IoError("cannot rename the export into " + target.string() + ": " + ec.message());
+  }
+  folder.release();
+  if (!old.empty()) fs::remove_all(old, ec);
+}
+
+}  // namespace
+
+std::string safe_path_component(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (out.size() == kMaxComponent) break;
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '_' || c == '-';
+    out += keep ? c : '_';
+  }
+  if (out.empty()) return "_";
+  if (out[0] == '.') out[0] = '_';
+  return out;
+}
+
+void run_extract(const ExtractOptions& options, std::FILE* err) {
+  const int modes = (options.top ? 1 : 0) + (options.user_id ? 1 : 0) +
+                    (options.user_name ? 1 : 0) + (options.all ? 1 : 0);
+  if (modes != 1) {
+    throw UsageError("extract needs exactly one of --top K, --user-id U, --user-name U, --all");
+  }
+  if (!options.problem) throw UsageError("extract needs --problem NAME");
+  if (options.top && *options.top <= 0) throw UsageError("--top must be 1 or more");
+  if (options.dedup && *options.dedup != "exact") {
+    throw UsageError("--dedup takes exact (one file per distinct code)");
+  }
+  if (options.out.empty()) throw UsageError("extract needs --out DIR");
+  const fs::path target = fs::path(options.out).lexically_normal();
+  if (target.filename().empty() || target.filename() == "." || target.filename() == "..") {
+    throw UsageError("--out must name a folder, not " + options.out);
+  }
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) {
+      throw UsageError("--out " + options.out + " exists and is not a folder");
+    }
+    if (!options.force && !fs::is_empty(target, ec)) {
+      throw UsageError("--out " + options.out +
+                       " exists and is not empty; use --force to replace it");
+    }
+  }
+
+  analysis::ExtractRequest request;
+  request.top = options.top.value_or(0);
+  request.dedup_exact = options.dedup.has_value();
+
+  dataset::LoadOptions load;
+  load.filter.problem = options.problem;
+  load.filter.user_id = options.user_id;
+  load.filter.user_name = options.user_name;
+  load.filter.runner = options.runner;
+  if (request.top > 0) {  // a ranking sees only scored, passed rows: push that down
+    load.filter.scored_only = true;
+    load.filter.passed_only = true;
+  }
+
+  dataset::DataDir dir = open_data_dir(options.data, err);
+  dataset::LoadStats stats;
+
+  // Pass 1: metadata only, to choose the rows.
+  std::vector<dataset::Submission> rows;
+  {
+    Progress progress(err, "extract: choosing from " + *options.problem);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          rows.push_back(std::move(s));
+          progress.update(rows.size(), "rows");
+        },
+        stats);
+  }
+  const std::vector<analysis::ExtractEntry> entries = analysis::select_for_extract(rows, request);
+  rows.clear();
+  rows.shrink_to_fit();
+  std::map<std::pair<int64_t, std::optional<std::string>>, size_t> wanted;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    wanted.emplace(std::make_pair(entries[i].row.submission_id, entries[i].row.runner), i);
+  }
+
+  // Pass 2: the chosen rows' code, written as it streams past.
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    throw IoError("cannot write " + options.out + ": " + parent.string() + " is not a folder");
+  }
+  TemporaryFolder folder(target);
+  std::vector<std::optional<Written>> written(entries.size());
+  std::set<std::string> paths;
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  if (!entries.empty()) {
+    load.with_code = true;
+    Progress progress(err, "extract: writing " + *options.problem);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          auto it = wanted.find({s.submission_id, s.runner});
+          if (it == wanted.end() || written[it->second] || !s.code) return;
+          const analysis::ExtractEntry& e = entries[it->second];
+          const analysis::CodeLanguage language = analysis::detect_language(*s.code, s.file_name);
+          Written w;
+          w.path = entry_path(e, std::string(language.extension));
+          if (!paths.insert(w.path).second) {  // cannot happen for distinct (id, runner); be safe
+            w.path =
+                entry_path(e, "_" + std::to_string(it->second) + std::string(language.extension));
+            paths.insert(w.path);
+          }
+          const fs::path file = folder.path() / w.path;
+          fs::create_directories(file.parent_path());
+          write_whole_file(file, *s.code);
+          w.language = std::string(language.name);
+          w.bytes = s.code->size();
+          w.sha256 = sha256_hex(*s.code);
+          written[it->second] = std::move(w);
+          ++files;
+          bytes += s.code->size();
+          progress.update(files, "files", entries.size());
+        },
+        stats);
+  }
+  if (options.data.verbose) report_load(stats, err);
+
+  std::string manifest;
+  uint64_t duplicates = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    duplicates += entries[i].duplicates_dropped;
+    if (written[i]) manifest += manifest_line(entries[i], *written[i], request.dedup_exact);
+  }
+  write_whole_file(folder.path() / "manifest.jsonl", manifest);
+  move_into_place(folder, target);
+
+  std::string summary = "kbdata: extract: " + std::to_string(files) + " file(s), " +
+                        std::to_string(bytes) + " bytes of code, " +
+                        std::to_string(entries.size() - files) + " skipped (no code)";
+  if (request.dedup_exact) summary += ", " + std::to_string(duplicates) + " duplicate(s) dropped";
+  write_all(err, summary + " -> " + target.string() + "\n");
+  std::set<int64_t> noted;
+  for (const analysis::ExtractEntry& e : entries) {
+    std::string_view note = dataset::note_for(e.row.leaderboard_id);
+    if (!note.empty() && noted.insert(e.row.leaderboard_id).second) {
+      write_all(err, "kbdata: note: " + e.row.problem_name + " (" +
+                         std::to_string(e.row.leaderboard_id) + "): " + std::string(note) + "\n");
+    }
+  }
+}
+
+void add_extract_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ExtractOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "extract",
+      "Write chosen submissions' code of a problem to files (.py, .cu, .hip, ...) with a "
+      "manifest.jsonl of their metadata and sha256");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name (required)");
+  cmd->add_option("--top", options->top,
+                  "The best qualifying submission of each of the top K users, per runner");
+  cmd->add_option("--user-id", options->user_id, "Every submission of this user (platform id)");
+  cmd->add_option("--user-name", options->user_name, "Every submission of this user, by name");
+  cmd->add_flag("--all", options->all, "Every submission of the problem");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--dedup", options->dedup,
+                  "exact: one file per distinct code (code_id), keeping the best row");
+  cmd->add_option("--out,-o", options->out,
+                  "Folder to create (must not exist or be empty, unless --force)");
+  cmd->add_flag("--force", options->force, "Replace --out if it exists and is not empty");
+  cmd->footer(
+      "\nFiles: DIR/<problem>/<runner>/rank0001_<submission_id>.<ext> (--top) or\n"
+      "DIR/<problem>/<runner>/user-<user_id>_<submission_id>.<ext>, names made safe; the\n"
+      "extension follows the code's language (docs/analyses.md). DIR/manifest.jsonl has one\n"
+      "object per file. DIR is built beside itself and renamed into place when complete.\n"
+      "\nExamples:\n"
+      "  kbdata extract -p nvfp4_gemm --top 10 --out top10\n"
+      "  kbdata extract -p amd-fp8-mm --all --dedup exact --out fp8\n"
+      "  kbdata extract -p trimul --user-name alice --runner H100 --out alice\n"
+      "\nExit status: 0 success, 1 the input could not be read or DIR not written, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_extract(*options, stderr); }});
+}
+
+}  // namespace kbdata::cli

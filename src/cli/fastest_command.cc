@@ -1,0 +1,135 @@
+#include "cli/fastest_command.h"
+
+#include <memory>
+#include <vector>
+
+#include "analysis/fastest.h"
+#include "cli/progress.h"
+#include "cli/result_output.h"
+#include "common/error.h"
+#include "dataset/loader.h"
+#include "dataset/registry.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata fastest: per (leaderboard, runner), the qualifying row (scored, passed, not hacked) "
+    "with the lowest score; ties by submission time, then id";
+
+std::string selection_text(const FastestOptions& o) {
+  std::string what = o.problem ? *o.problem : std::string("any problem");
+  if (o.user_id) what += ", user id " + *o.user_id;
+  if (o.user_name) what += ", user " + *o.user_name;
+  if (o.runner) what += ", runner " + *o.runner;
+  return what;
+}
+
+// The code of one chosen row under the table, as `show` prints it.
+std::string code_block(const analysis::Fastest& f) {
+  const dataset::Submission& s = f.submission;
+  std::string text = "\ncode of submission " + std::to_string(s.submission_id) + " (" +
+                     s.problem_name + ", " + (f.runner ? *f.runner : "runner not recorded") +
+                     "):\n";
+  text += s.code ? *s.code : std::string("null");
+  if (text.back() != '\n') text += '\n';
+  return text;
+}
+
+}  // namespace
+
+void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.user_id && options.user_name) {
+    throw UsageError("fastest takes --user-id or --user-name, not both");
+  }
+  const OutputFormat format = parse_output_format(options.format);
+  std::vector<ResultColumn> columns = {
+      {"problem_name", ColumnType::STRING}, {"leaderboard_id", ColumnType::INT64},
+      {"runner", ColumnType::STRING},       {"user_id", ColumnType::STRING},
+      {"user_name", ColumnType::STRING},    {"score", ColumnType::SCORE},
+      {"submission_id", ColumnType::INT64}, {"submission_time", ColumnType::TIMESTAMP}};
+  const bool code_column = options.with_code && format != OutputFormat::TABLE;
+  if (code_column) columns.push_back({"code", ColumnType::STRING});
+  ResultWriter writer(format, columns, out, err, options.out, kRule);
+
+  dataset::LoadOptions load;
+  load.filter.problem = options.problem;
+  load.filter.user_id = options.user_id;
+  load.filter.user_name = options.user_name;
+  load.filter.runner = options.runner;
+  load.filter.scored_only = true;  // pushed down: only candidates are decoded
+  load.filter.passed_only = true;
+  load.with_code = options.with_code;
+
+  dataset::DataDir dir = open_data_dir(options.data, err);
+  analysis::FastestBuilder builder;
+  dataset::LoadStats stats;
+  {
+    Progress progress(err, "fastest: " + selection_text(options));
+    uint64_t seen = 0;
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          builder.add(s);
+          progress.update(++seen, "qualifying rows");
+        },
+        stats);
+  }
+  if (options.data.verbose) report_load(stats, err);
+
+  const std::vector<analysis::Fastest> found = builder.finish();
+  if (found.empty()) {
+    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
+                       selection_text(options) + "\n");
+  }
+  for (const analysis::Fastest& f : found) {
+    const dataset::Submission& s = f.submission;
+    std::vector<Cell> cells = {s.problem_name,
+                               s.leaderboard_id,
+                               f.runner ? Cell{*f.runner} : Cell{},
+                               s.user_id,
+                               s.user_name ? Cell{*s.user_name} : Cell{},
+                               *s.score,
+                               s.submission_id,
+                               s.submission_time};
+    if (code_column) cells.push_back(s.code ? Cell{*s.code} : Cell{});
+    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+  }
+  writer.finish();
+  if (options.with_code && format == OutputFormat::TABLE) {
+    std::string text;
+    for (const analysis::Fastest& f : found) text += code_block(f);
+    write_all(out, text);
+    std::fflush(out);
+  }
+}
+
+void add_fastest_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<FastestOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fastest",
+      "The fastest qualifying submission (lowest score) per leaderboard and runner, optionally of "
+      "one user, with its code");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
+  cmd->add_option("--user-id", options->user_id,
+                  "Only this user's submissions (platform id; legacy: the anonymised integer)");
+  cmd->add_option("--user-name", options->user_name, "Only this user's submissions, by name");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_flag("--with-code", options->with_code,
+                "Also print the code (tables: below the rows; other formats: a code column)");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nA row qualifies when it has a score, passed, and is not marked hacked. One row per\n"
+      "(leaderboard, runner) among the selected rows: the lowest score, ties by earliest\n"
+      "submission, then lowest id. Scores are never compared across runners; legacy per-run\n"
+      "files have no runner (docs/analyses.md).\n"
+      "\nExamples:\n"
+      "  kbdata fastest -p nvfp4_gemm\n"
+      "  kbdata fastest -p trimul --user-name alice --with-code\n"
+      "  kbdata fastest --runner B200 -f json\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_fastest(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli

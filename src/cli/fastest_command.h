@@ -1,0 +1,31 @@
+// `kbdata fastest`: the lowest-score qualifying submission per (leaderboard, runner), as the
+// public get_fastest_submission (DATASET.md §5) without its defects (analysis/fastest.h;
+// docs/analyses.md, "fastest").
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct FastestOptions {
+  DataOptions data;
+  std::optional<std::string> problem;
+  std::optional<std::string> user_id;
+  std::optional<std::string> user_name;
+  std::optional<std::string> runner;
+  bool with_code = false;
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `fastest` to `app`.
+void add_fastest_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli

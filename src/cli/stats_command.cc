@@ -1,0 +1,160 @@
+#include "cli/stats_command.h"
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "analysis/stats.h"
+#include "cli/progress.h"
+#include "cli/result_output.h"
+#include "common/error.h"
+#include "common/file.h"
+#include "dataset/loader.h"
+#include "parquet/file_reader.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata stats: per config and leaderboard, counts over the model's rows; score min, p10 and "
+    "median (quantile_cont) of the qualifying rows (scored, passed, not hacked); code bytes of the "
+    "decoded code";
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+// A file that owns another and counts the bytes read from it (for --verbose).
+class CountingFile final : public RandomAccessFile {
+ public:
+  explicit CountingFile(std::unique_ptr<RandomAccessFile> inner) : inner_(std::move(inner)) {}
+  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override {
+    inner_->read_at(offset, out);
+    bytes_read_ += out.size();
+  }
+  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
+  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  std::unique_ptr<RandomAccessFile> inner_;
+  uint64_t bytes_read_ = 0;
+};
+
+Cell optional_score(const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; }
+Cell optional_time(const std::optional<int64_t>& v) { return v ? Cell{*v} : Cell{}; }
+
+}  // namespace
+
+void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
+  const OutputFormat format = parse_output_format(options.format);
+  const bool table = format == OutputFormat::TABLE;
+  // A table shows each config as a section; the machine formats name it in a column.
+  std::vector<ResultColumn> columns;
+  if (!table) columns.push_back({"config", ColumnType::STRING});
+  const std::vector<ResultColumn> rest = {{"leaderboard_id", ColumnType::INT64},
+                                          {"problem_name", ColumnType::STRING},
+                                          {"runners", ColumnType::STRING},
+                                          {"rows", ColumnType::INT64},
+                                          {"submissions", ColumnType::INT64},
+                                          {"users", ColumnType::INT64},
+                                          {"passing", ColumnType::INT64},
+                                          {"scored", ColumnType::INT64},
+                                          {"qualifying", ColumnType::INT64},
+                                          {"score_min", ColumnType::SCORE},
+                                          {"score_p10", ColumnType::SCORE},
+                                          {"score_median", ColumnType::SCORE},
+                                          {"first_submission", ColumnType::TIMESTAMP},
+                                          {"last_submission", ColumnType::TIMESTAMP},
+                                          {"code_bytes", ColumnType::INT64}};
+  columns.insert(columns.end(), rest.begin(), rest.end());
+  ResultWriter writer(format, columns, out, err, options.out, kRule);
+
+  dataset::LoadOptions load;
+  load.filter.problem = options.problem;
+  load.with_code = true;  // for code_bytes: each row's code is measured, then dropped
+
+  dataset::DataDir dir = open_data_dir(options.data, err);
+  const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
+  analysis::StatsBuilder builder;
+  dataset::LoadStats stats;
+  for (const dataset::DataFile* f : files) {
+    const std::string source = f->config != nullptr ? f->config->name : f->name;
+    Progress progress(err, "stats: " + f->name);
+    uint64_t seen = 0;
+    try {
+      auto counting = std::make_unique<CountingFile>(LocalFile::open(f->path));
+      CountingFile* counter = counting.get();
+      auto reader = parquet::FileReader::open(std::move(counting));
+      dataset::load_file(
+          *reader, f->family, load,
+          [&](dataset::Submission&& s) {
+            builder.add(source, s);
+            progress.update(++seen, "rows");
+          },
+          stats);
+      stats.bytes_read += counter->bytes_read();
+    } catch (Error& e) {
+      e.locate_file(f->path);
+      throw;
+    }
+  }
+  if (options.data.verbose) report_load(stats, err);
+
+  const std::vector<analysis::LeaderboardStats> result = builder.finish();
+  if (result.empty()) write_all(err, "kbdata: no submissions in " + dir.path + "\n");
+  std::string section;
+  for (const analysis::LeaderboardStats& s : result) {
+    if (table && s.source != section) {
+      section = s.source;
+      writer.section(section);
+    }
+    std::vector<Cell> cells;
+    if (!table) cells.emplace_back(s.source);
+    const auto count = [](uint64_t v) { return Cell{static_cast<int64_t>(v)}; };
+    const std::vector<Cell> values = {s.leaderboard_id,
+                                      s.problem_name,
+                                      s.runners.empty() ? Cell{} : Cell{join(s.runners)},
+                                      count(s.rows),
+                                      count(s.submissions),
+                                      count(s.users),
+                                      count(s.passing),
+                                      count(s.scored),
+                                      count(s.qualifying),
+                                      optional_score(s.score_min),
+                                      optional_score(s.score_p10),
+                                      optional_score(s.score_median),
+                                      optional_time(s.first_time),
+                                      optional_time(s.last_time),
+                                      count(s.code_bytes)};
+    cells.insert(cells.end(), values.begin(), values.end());
+    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+  }
+  writer.finish();
+}
+
+void add_stats_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<StatsOptions>();
+  CLI::App* cmd = app.add_subcommand("stats",
+                                     "Per config and leaderboard: rows, submissions, users, "
+                                     "passing, scored, score min/p10/median, "
+                                     "first and last submission, runners, bytes of code");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Only this problem (leaderboard)");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nRows are the model's rows (a flat file's rows; one per submission in a legacy per-run\n"
+      "file). Scores are those of the qualifying rows (scored, passed, not hacked), every runner\n"
+      "together; p10 and median interpolate linearly (DuckDB's quantile_cont). code_bytes reads\n"
+      "and decodes every row's code: the slow part on large files (docs/analyses.md).\n"
+      "\nExamples:\n"
+      "  kbdata stats --data ~/kernelbot\n"
+      "  kbdata stats -p nvfp4_dual_gemm -f json\n"
+      "  kbdata stats -f parquet -o stats.parquet\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_stats(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli
