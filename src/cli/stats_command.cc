@@ -1,7 +1,6 @@
 #include "cli/stats_command.h"
 
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "analysis/stats.h"
@@ -25,23 +24,6 @@ std::string join(const std::vector<std::string>& parts) {
   for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
   return out;
 }
-
-// A file that owns another and counts the bytes read from it (for --verbose).
-class CountingFile final : public RandomAccessFile {
- public:
-  explicit CountingFile(std::unique_ptr<RandomAccessFile> inner) : inner_(std::move(inner)) {}
-  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
-  void read_at(uint64_t offset, std::span<uint8_t> out) override {
-    inner_->read_at(offset, out);
-    bytes_read_ += out.size();
-  }
-  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
-  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
-
- private:
-  std::unique_ptr<RandomAccessFile> inner_;
-  uint64_t bytes_read_ = 0;
-};
 
 Cell optional_score(const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; }
 Cell optional_time(const std::optional<int64_t>& v) { return v ? Cell{*v} : Cell{}; }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbdata {
@@ -81,6 +82,24 @@ class RecordingFile final : public RandomAccessFile {
  private:
   RandomAccessFile& inner_;
   std::vector<Range> ranges_;
+  uint64_t bytes_read_ = 0;
+};
+
+// Owns a file and counts the bytes read from it (for --verbose reports of what a load read).
+class CountingFile final : public RandomAccessFile {
+ public:
+  explicit CountingFile(std::unique_ptr<RandomAccessFile> inner) : inner_(std::move(inner)) {}
+
+  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override {
+    inner_->read_at(offset, out);
+    bytes_read_ += out.size();
+  }
+  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
+  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  std::unique_ptr<RandomAccessFile> inner_;
   uint64_t bytes_read_ = 0;
 };
 

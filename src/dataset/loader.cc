@@ -25,23 +25,6 @@ using parquet::PhysicalType;
 // Rows per batch: a batch of code (tens of KB a row) stays a few tens of MB.
 constexpr size_t kBatchRows = 1024;
 
-// A file that owns another and counts the bytes read from it.
-class CountingFile final : public RandomAccessFile {
- public:
-  explicit CountingFile(std::unique_ptr<RandomAccessFile> inner) : inner_(std::move(inner)) {}
-  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
-  void read_at(uint64_t offset, std::span<uint8_t> out) override {
-    inner_->read_at(offset, out);
-    bytes_read_ += out.size();
-  }
-  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
-  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
-
- private:
-  std::unique_ptr<RandomAccessFile> inner_;
-  uint64_t bytes_read_ = 0;
-};
-
 // One top-level column being read: its reader, the current batch, and for each row of the batch
 // the index of its value (-1 for null). An absent column (leaf < 0) reads as all nulls.
 struct Column {
