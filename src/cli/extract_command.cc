@@ -150,15 +150,16 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
 void move_into_place(TemporaryFolder& folder, const fs::path& target) {
   std::error_code ec;
   fs::path old;
-  if (fs::exists(target)) {
+  if (fs::exists(target, ec)) {
     old = target.string() + ".old-" + folder.path().filename().string();
     fs::rename(target, old, ec);
     if (ec) throw IoError("cannot move " + target.string() + " aside: " + ec.message());
   }
   fs::rename(folder.path(), target, ec);
   if (ec) {
-    if (!old.empty()) fs::rename(old, target, ec);
-    throw IoError("cannot rename the export into " + target.string() + ": " + ec.message());
+    const std::string reason = ec.message();
+    if (!old.empty()) fs::rename(old, target, ec);  // put the previous folder back
+    throw IoError("cannot rename the export into " + target.string() + ": " + reason);
   }
   folder.release();
   if (!old.empty()) fs::remove_all(old, ec);
@@ -271,7 +272,12 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
             paths.insert(w.path);
           }
           const fs::path file = folder.path() / w.path;
-          fs::create_directories(file.parent_path());
+          std::error_code dir_error;
+          fs::create_directories(file.parent_path(), dir_error);
+          if (dir_error) {
+            throw IoError("cannot create " + file.parent_path().string() + ": " +
+                          dir_error.message());
+          }
           write_whole_file(file, *s.code);
           w.language = std::string(language.name);
           w.bytes = s.code->size();
