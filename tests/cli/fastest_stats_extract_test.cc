@@ -569,6 +569,16 @@ double number(const std::optional<std::string>& text) {
   return v;
 }
 
+// The legacy per-run file as the model's submissions (docs/data-model.md): one row per
+// submission_id, its score the best passed leaderboard run. A WITH clause naming them `s`.
+std::string legacy_submissions(const std::string& file) {
+  return "WITH s AS (SELECT submission_id, any_value(leaderboard_id) AS leaderboard_id, "
+         "any_value(user_id) AS user_id, any_value(submission_time) AS t, "
+         "min(run_score) FILTER (WHERE run_mode = 'leaderboard' AND run_passed) AS score "
+         "FROM read_parquet(" +
+         kbdata::testing::sql_path(file) + ") GROUP BY submission_id) ";
+}
+
 // Scores and percentiles compare exactly: kbdata evaluates quantile_cont in DuckDB's form.
 void expect_score(const json& value, const std::optional<std::string>& expected,
                   const std::string& what) {
@@ -642,12 +652,7 @@ TEST(Oracle, StatsMatchDuckDb) {
 
   // Legacy: one model row per submission; its score the best passed leaderboard run.
   Rows want = text_rows(
-      "WITH s AS (SELECT submission_id, any_value(leaderboard_id) AS leaderboard_id, "
-      "any_value(user_id) AS user_id, any_value(submission_time) AS t, "
-      "min(run_score) FILTER (WHERE run_mode = 'leaderboard' AND run_passed) AS score "
-      "FROM read_parquet(" +
-      kbdata::testing::sql_path(m.legacy) +
-      ") GROUP BY submission_id) "
+      legacy_submissions(m.legacy) +
       "SELECT leaderboard_id, count(*), count(DISTINCT user_id), count(score), min(score), "
       "quantile_cont(score, 0.1), quantile_cont(score, 0.5), epoch_us(min(t)), epoch_us(max(t)) "
       "FROM s GROUP BY leaderboard_id ORDER BY leaderboard_id");
@@ -695,12 +700,7 @@ TEST(Oracle, FastestMatchesDuckDb) {
       "coalesce(status, '') <> 'hacked') WHERE n = 1 ORDER BY leaderboard_id, runner");
   // Legacy: per leaderboard over the grouped submissions (no runner).
   Rows legacy = text_rows(
-      "WITH s AS (SELECT submission_id, any_value(leaderboard_id) AS leaderboard_id, "
-      "any_value(user_id) AS user_id, any_value(submission_time) AS t, "
-      "min(run_score) FILTER (WHERE run_mode = 'leaderboard' AND run_passed) AS score "
-      "FROM read_parquet(" +
-      kbdata::testing::sql_path(m.legacy) +
-      ") GROUP BY submission_id) "
+      legacy_submissions(m.legacy) +
       "SELECT leaderboard_id, user_id, score, submission_id, epoch_us(t) FROM (SELECT *, "
       "row_number() OVER (PARTITION BY leaderboard_id ORDER BY score, t, submission_id) AS n "
       "FROM s WHERE score IS NOT NULL) WHERE n = 1 ORDER BY leaderboard_id");
