@@ -70,18 +70,13 @@ std::vector<ExtractEntry> select_for_extract(const std::vector<Submission>& rows
     auto [it, inserted] = keeper.try_emplace(entries[i].row.code_id, i);
     if (!inserted && keep_before(entries[i].row, entries[it->second].row)) it->second = i;
   }
-  std::vector<ExtractEntry> kept;
   for (size_t i = 0; i < entries.size(); ++i) {
     const size_t k = keeper.at(entries[i].row.code_id);
-    if (k == i) {
-      kept.push_back(entries[i]);
-    } else {
-      ++entries[k].duplicates_dropped;
-    }
+    if (k != i) ++entries[k].duplicates_dropped;
   }
-  // Counts were added to `entries` possibly after their keeper was copied: copy them again.
-  for (ExtractEntry& e : kept) {
-    e.duplicates_dropped = entries[keeper.at(e.row.code_id)].duplicates_dropped;
+  std::vector<ExtractEntry> kept;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (keeper.at(entries[i].row.code_id) == i) kept.push_back(std::move(entries[i]));
   }
   return kept;
 }

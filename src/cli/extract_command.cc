@@ -266,7 +266,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           const analysis::CodeLanguage language = analysis::detect_language(*s.code, s.file_name);
           Written w;
           w.path = entry_path(e, std::string(language.extension));
-          if (!paths.insert(w.path).second) {  // cannot happen for distinct (id, runner); be safe
+          // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
+          if (!paths.insert(w.path).second) {
             w.path =
                 entry_path(e, "_" + std::to_string(it->second) + std::string(language.extension));
             paths.insert(w.path);
