@@ -115,27 +115,10 @@ Measurement measure(const std::function<Answer()>& task) {
   return m;
 }
 
-// A local file that counts the bytes read from it (load_file leaves LoadStats::bytes_read to
-// load_dir).
-class CountingFile final : public kbdata::RandomAccessFile {
- public:
-  explicit CountingFile(const std::string& path) : inner_(kbdata::LocalFile::open(path)) {}
-  [[nodiscard]] uint64_t size() const override { return inner_->size(); }
-  void read_at(uint64_t offset, std::span<uint8_t> out) override {
-    inner_->read_at(offset, out);
-    bytes_read_ += out.size();
-  }
-  [[nodiscard]] const std::string& name() const override { return inner_->name(); }
-  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
-
- private:
-  std::unique_ptr<kbdata::LocalFile> inner_;
-  uint64_t bytes_read_ = 0;
-};
-
 Answer load_kbdata(const std::string& path, const std::string& problem) {
-  auto file = std::make_unique<CountingFile>(path);
-  CountingFile* counter = file.get();
+  // load_file leaves LoadStats::bytes_read to load_dir: count here.
+  auto file = std::make_unique<kbdata::CountingFile>(kbdata::LocalFile::open(path));
+  kbdata::CountingFile* counter = file.get();
   auto reader = kbdata::parquet::FileReader::open(std::move(file));
   auto family = kbdata::dataset::detect_family(reader->schema());
   if (!family) throw std::runtime_error(path + ": no schema family");
