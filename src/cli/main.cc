@@ -9,6 +9,8 @@
 #include "cli/configs_command.h"
 #include "cli/convert_command.h"
 #include "cli/inspect_command.h"
+#include "cli/progression_command.h"
+#include "cli/records_command.h"
 #include "cli/show_command.h"
 #include "cli/submissions_command.h"
 #include "cli/synth_command.h"
@@ -184,6 +186,8 @@ int main(int argc, char** argv) {
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);
+  kbdata::cli::add_progression_command(app, commands);
+  kbdata::cli::add_records_command(app, commands);
 
   try {
     app.parse(argc, argv);
