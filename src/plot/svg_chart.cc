@@ -32,9 +32,9 @@ constexpr double kGlyphWidth = 0.6;
 // markers are not cut by the frame.
 constexpr double kAxisPad = 0.03;
 
-constexpr std::array<std::string_view, 10> kPalette = {
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+constexpr std::array<std::string_view, 10> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                                       "#bcbd22", "#17becf"};
 constexpr std::string_view kSubtitleColour = "#b35900";
 
 constexpr int64_t kMinuteUs = 60'000'000;
@@ -70,12 +70,23 @@ std::string sanitize_text(std::string_view text) {
 void append_escaped_sanitized(std::string& out, std::string_view sanitized) {
   for (char c : sanitized) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -100,9 +111,13 @@ std::vector<std::string> wrap_text(std::string_view sanitized, size_t max_chars,
   size_t pos = 0;
   while (pos < sanitized.size()) {
     const size_t start = sanitized.find_first_not_of(" \t\r\n", pos);
-    if (start == std::string_view::npos) break;
+    if (start == std::string_view::npos) {
+      break;
+    }
     size_t end = sanitized.find_first_of(" \t\r\n", start);
-    if (end == std::string_view::npos) end = sanitized.size();
+    if (end == std::string_view::npos) {
+      end = sanitized.size();
+    }
     const std::string_view word = sanitized.substr(start, end - start);
     pos = end;
     const size_t word_chars = utf8_length(word);
@@ -122,8 +137,12 @@ std::vector<std::string> wrap_text(std::string_view sanitized, size_t max_chars,
     line += word;
     line_chars += word_chars;
   }
-  if (truncated) line += " …";
-  if (line_chars > 0) lines.push_back(std::move(line));
+  if (truncated) {
+    line += " …";
+  }
+  if (line_chars > 0) {
+    lines.push_back(std::move(line));
+  }
   return lines;
 }
 
@@ -134,10 +153,15 @@ std::vector<std::string> wrap_text(std::string_view sanitized, size_t max_chars,
 void append_coord(std::string& out, double value) {
   char buffer[32];
   double rounded = std::round(value * 10) / 10;
-  if (rounded == 0) rounded = 0;  // no "-0"
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), rounded, std::chars_format::fixed, 1);
+  if (rounded == 0) {
+    rounded = 0;  // no "-0"
+  }
+  auto result =
+      std::to_chars(buffer, buffer + sizeof(buffer), rounded, std::chars_format::fixed, 1);
   std::string_view text(buffer, static_cast<size_t>(result.ptr - buffer));
-  if (text.ends_with(".0")) text.remove_suffix(2);
+  if (text.ends_with(".0")) {
+    text.remove_suffix(2);
+  }
   out += text;
 }
 
@@ -151,14 +175,20 @@ void append_label_number(std::string& out, double value) {
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
   const int decimals = std::clamp(5 - magnitude, 0, 20);
   char buffer[64];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed,
-                              decimals);
+  auto result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::fixed, decimals);
   std::string_view text(buffer, static_cast<size_t>(result.ptr - buffer));
   if (text.find('.') != std::string_view::npos) {
-    while (text.ends_with('0')) text.remove_suffix(1);
-    if (text.ends_with('.')) text.remove_suffix(1);
+    while (text.ends_with('0')) {
+      text.remove_suffix(1);
+    }
+    if (text.ends_with('.')) {
+      text.remove_suffix(1);
+    }
   }
-  if (text == "-0") text = "0";
+  if (text == "-0") {
+    text = "0";
+  }
   out += text;
 }
 
@@ -180,8 +210,12 @@ struct Unit {
 // The unit of the public tooling for a typical value: µs below 1 ms, ms below 1 s, else s.
 Unit unit_for(double typical_seconds) {
   const double magnitude = std::fabs(typical_seconds);
-  if (magnitude < 1e-3) return {"µs", 1e6};
-  if (magnitude < 1) return {"ms", 1e3};
+  if (magnitude < 1e-3) {
+    return {"µs", 1e6};
+  }
+  if (magnitude < 1) {
+    return {"ms", 1e3};
+  }
   return {"s", 1};
 }
 
@@ -233,9 +267,13 @@ Axis linear_ticks(double vmin, double vmax, double step, bool log) {
   axis.lo = first * step;
   axis.hi = last * step;
   for (double i = first; i <= last; ++i) {
-    if (!log || i * step > 0) axis.ticks.push_back(i * step);
+    if (!log || i * step > 0) {
+      axis.ticks.push_back(i * step);
+    }
   }
-  if (log && axis.lo <= 0) axis.lo = std::min(vmin, axis.ticks.front());
+  if (log && axis.lo <= 0) {
+    axis.lo = std::min(vmin, axis.ticks.front());
+  }
   return axis;
 }
 
@@ -249,15 +287,21 @@ Axis ladder_ticks(double vmin, double vmax, std::span<const double> ladder, int 
   const int first_decade = e_lo - (((e_lo % decade_step) + decade_step) % decade_step);
   std::vector<double> all;
   for (int e = first_decade; e <= e_hi + decade_step; e += decade_step) {
-    for (double m : ladder) all.push_back(m * std::pow(10, e));
+    for (double m : ladder) {
+      all.push_back(m * std::pow(10, e));
+    }
   }
   // Largest candidate <= vmin and smallest >= vmax (with a relative tolerance, so that a value
   // that is a tick up to rounding counts as one).
   constexpr double kTolerance = 1e-9;
   size_t first = 0;
-  while (first + 1 < all.size() && all[first + 1] <= vmin * (1 + kTolerance)) ++first;
+  while (first + 1 < all.size() && all[first + 1] <= vmin * (1 + kTolerance)) {
+    ++first;
+  }
   size_t last = all.size() - 1;
-  while (last > 0 && all[last - 1] >= vmax * (1 - kTolerance)) --last;
+  while (last > 0 && all[last - 1] >= vmax * (1 - kTolerance)) {
+    --last;
+  }
   axis.ticks.assign(all.begin() + static_cast<std::ptrdiff_t>(first),
                     all.begin() + static_cast<std::ptrdiff_t>(last) + 1);
   axis.lo = axis.ticks.front();
@@ -328,9 +372,12 @@ struct TimeStep {
   int64_t offset;  // FIXED: ticks fall on offset + k * amount µs since the epoch
   [[nodiscard]] double nominal_us() const {
     switch (kind) {
-      case StepKind::FIXED: return static_cast<double>(amount);
-      case StepKind::MONTHS: return static_cast<double>(amount) * 30.44 * kDayUs;
-      case StepKind::YEARS: return static_cast<double>(amount) * 365.25 * kDayUs;
+      case StepKind::FIXED:
+        return static_cast<double>(amount);
+      case StepKind::MONTHS:
+        return static_cast<double>(amount) * 30.44 * kDayUs;
+      case StepKind::YEARS:
+        return static_cast<double>(amount) * 365.25 * kDayUs;
     }
     return 0;
   }
@@ -378,7 +425,9 @@ std::vector<int64_t> time_ticks(int64_t lo, int64_t hi, const TimeStep& step) {
   std::vector<int64_t> ticks;
   if (step.kind == StepKind::FIXED) {
     int64_t t = (floor_div(lo - step.offset - 1, step.amount) + 1) * step.amount + step.offset;
-    for (; t <= hi; t += step.amount) ticks.push_back(t);
+    for (; t <= hi; t += step.amount) {
+      ticks.push_back(t);
+    }
     return ticks;
   }
   using namespace std::chrono;
@@ -389,19 +438,27 @@ std::vector<int64_t> time_ticks(int64_t lo, int64_t hi, const TimeStep& step) {
     const int64_t m_lo = int64_t{int(first.year())} * 12 + unsigned(first.month()) - 1;
     const int64_t m_hi = int64_t{int(last.year())} * 12 + unsigned(last.month()) - 1;
     for (int64_t m = m_lo; m <= m_hi; ++m) {
-      if (floor_div(m, step.amount) * step.amount != m) continue;
+      if (floor_div(m, step.amount) * step.amount != m) {
+        continue;
+      }
       const year_month_day date{year{static_cast<int>(floor_div(m, 12))},
                                 month{static_cast<unsigned>(m - floor_div(m, 12) * 12 + 1)},
                                 day{1}};
       const int64_t t = time_of(date);
-      if (t >= lo && t <= hi) ticks.push_back(t);
+      if (t >= lo && t <= hi) {
+        ticks.push_back(t);
+      }
     }
     return ticks;
   }
   for (int64_t y = int(first.year()); y <= int(last.year()); ++y) {
-    if (floor_div(y, step.amount) * step.amount != y) continue;
+    if (floor_div(y, step.amount) * step.amount != y) {
+      continue;
+    }
     const int64_t t = time_of(year{static_cast<int>(y)} / January / 1);
-    if (t >= lo && t <= hi) ticks.push_back(t);
+    if (t >= lo && t <= hi) {
+      ticks.push_back(t);
+    }
   }
   return ticks;
 }
@@ -450,7 +507,9 @@ TimeAxis time_axis(int64_t tmin, int64_t tmax, double plot_width) {
     const double label_width = static_cast<double>(label_chars) * kTickSize * kGlyphWidth + 24;
     const double max_ticks = std::max(2.0, std::floor(plot_width / label_width));
     for (const TimeStep& step : steps) {
-      if (span / step.nominal_us() + 1 <= max_ticks) return step;
+      if (span / step.nominal_us() + 1 <= max_ticks) {
+        return step;
+      }
     }
     return steps.back();
   };
@@ -466,10 +525,14 @@ TimeAxis time_axis(int64_t tmin, int64_t tmax, double plot_width) {
 
 std::string_view style_name(SeriesStyle style) {
   switch (style) {
-    case SeriesStyle::MARKERS: return "markers";
-    case SeriesStyle::LINE: return "line";
-    case SeriesStyle::STEP: return "step";
-    case SeriesStyle::HIGHLIGHT: return "highlight";
+    case SeriesStyle::MARKERS:
+      return "markers";
+    case SeriesStyle::LINE:
+      return "line";
+    case SeriesStyle::STEP:
+      return "step";
+    case SeriesStyle::HIGHLIGHT:
+      return "highlight";
   }
   return "markers";
 }
@@ -483,6 +546,18 @@ constexpr double kMaxValue = 1e300;
 constexpr double kMinLogValue = 1e-300;
 constexpr int64_t kMinTime = -62'135'596'800'000'000;  // 0001-01-01T00:00:00Z
 constexpr int64_t kMaxTime = 253'402'300'799'999'999;  // 9999-12-31T23:59:59.999999Z
+
+std::string number_text(double value) {
+  std::string text;
+  append_double(text, value);
+  return text;
+}
+
+[[noreturn]] void reject_point(size_t index, const Series& series, size_t point,
+                               const std::string& problem) {
+  throw UsageError(describe_series(index, series) + ", point " + std::to_string(point) + ": " +
+                   problem);
+}
 
 // Checks what render_svg promises to reject; returns the number of points.
 size_t validate(const TimeChart& chart) {
@@ -502,25 +577,30 @@ size_t validate(const TimeChart& chart) {
     }
     for (size_t p = 0; p < series.points.size(); ++p) {
       const Point& point = series.points[p];
-      const auto fail = [&](const std::string& what) {
-        throw UsageError(describe_series(s, series) + ", point " + std::to_string(p) + ": " + what);
-      };
-      std::string value;
-      append_double(value, point.value);
-      if (!std::isfinite(point.value)) fail("value " + value + " is not a finite number");
+      if (!std::isfinite(point.value)) {
+        reject_point(s, series, p, "value " + number_text(point.value) + " is not a finite number");
+      }
       if (chart.log_y && point.value <= 0) {
-        fail("value " + value + " s cannot be drawn on a log axis (needs > 0)");
+        reject_point(
+            s, series, p,
+            "value " + number_text(point.value) + " s cannot be drawn on a log axis (needs > 0)");
       }
       if (std::fabs(point.value) > kMaxValue || (chart.log_y && point.value < kMinLogValue)) {
-        fail("value " + value + " s is outside the range a chart can draw");
+        reject_point(
+            s, series, p,
+            "value " + number_text(point.value) + " s is outside the range a chart can draw");
       }
       if (point.time_us < kMinTime || point.time_us > kMaxTime) {
-        fail("time " + std::to_string(point.time_us) + " µs is outside the years 1 to 9999");
+        reject_point(
+            s, series, p,
+            "time " + std::to_string(point.time_us) + " µs is outside the years 1 to 9999");
       }
     }
     count += series.points.size();
   }
-  if (count == 0) throw UsageError("the chart has no points to draw");
+  if (count == 0) {
+    throw UsageError("the chart has no points to draw");
+  }
   return count;
 }
 
@@ -630,7 +710,9 @@ std::string render_svg(const TimeChart& chart) {
         baseline += kTitleSize + 4;
       }
       append_escaped_sanitized(out, title_lines[i]);
-      if (i > 0) out += "</tspan>";
+      if (i > 0) {
+        out += "</tspan>";
+      }
     }
     out += "</text>\n";
   }
@@ -722,7 +804,8 @@ std::string render_svg(const TimeChart& chart) {
         const bool highlight = series.style == SeriesStyle::HIGHLIGHT;
         out += " fill=\"";
         out += colour;
-        out += highlight ? "\" stroke=\"#222\" stroke-width=\"1\">\n" : "\" fill-opacity=\"0.6\">\n";
+        out +=
+            highlight ? "\" stroke=\"#222\" stroke-width=\"1\">\n" : "\" fill-opacity=\"0.6\">\n";
         for (const Point& point : series.points) {
           out += "<circle";
           append_attr(out, "cx", px(static_cast<double>(point.time_us)));
@@ -730,14 +813,18 @@ std::string render_svg(const TimeChart& chart) {
           out += highlight ? " r=\"5\"/>" : " r=\"2.5\"/>";
         }
         for (size_t p = 0; p < series.labels.size(); ++p) {
-          if (series.labels[p].empty()) continue;
+          if (series.labels[p].empty()) {
+            continue;
+          }
           const double cx = px(static_cast<double>(series.points[p].time_us));
           const double cy = py(series.points[p].value);
           // Up and to the right of the marker; to its left near the right edge of the plot.
           const std::string label = sanitize_text(series.labels[p]);
           const bool flip = cx + 8 + text_width(label, kTickSize) > frame.right;
           out += "\n<text class=\"point-label\" stroke=\"none\" fill=\"#222\" font-size=\"11\"";
-          if (flip) out += " text-anchor=\"end\"";
+          if (flip) {
+            out += " text-anchor=\"end\"";
+          }
           append_attr(out, "x", flip ? cx - 7 : cx + 7);
           append_attr(out, "y", cy - 7);
           out += '>';
@@ -814,7 +901,8 @@ std::string render_svg(const TimeChart& chart) {
         out += "<circle";
         append_attr(out, "cx", item.x + 10);
         append_attr(out, "cy", row_y - 4);
-        out += highlight ? " r=\"5\" stroke=\"#222\" fill=\"" : " r=\"3.5\" fill-opacity=\"0.6\" fill=\"";
+        out += highlight ? " r=\"5\" stroke=\"#222\" fill=\""
+                         : " r=\"3.5\" fill-opacity=\"0.6\" fill=\"";
         out += colour;
         out += "\"/>";
         break;

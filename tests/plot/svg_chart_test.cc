@@ -39,23 +39,27 @@ struct Element {
 
   [[nodiscard]] std::optional<std::string> attr(std::string_view key) const {
     for (const auto& [k, v] : attributes) {
-      if (k == key) return v;
+      if (k == key) {
+        return v;
+      }
     }
     return std::nullopt;
   }
   [[nodiscard]] std::string attr_or_fail(std::string_view key) const {
     auto value = attr(key);
-    if (!value) throw std::runtime_error("<" + name + "> has no attribute " + std::string(key));
+    if (!value) {
+      throw std::runtime_error("<" + name + "> has no attribute " + std::string(key));
+    }
     return *value;
   }
-  [[nodiscard]] double number(std::string_view key) const {
-    return std::stod(attr_or_fail(key));
-  }
+  [[nodiscard]] double number(std::string_view key) const { return std::stod(attr_or_fail(key)); }
   [[nodiscard]] bool has_class(std::string_view cls) const { return attr("class") == cls; }
   // All character data below this element, in document order.
   [[nodiscard]] std::string all_text() const {
     std::string out = text;
-    for (const Element& child : children) out += child.all_text();
+    for (const Element& child : children) {
+      out += child.all_text();
+    }
     return out;
   }
   // Descendants (not this element) for which `match` holds, in document order.
@@ -63,7 +67,9 @@ struct Element {
       const std::function<bool(const Element&)>& match) const {
     std::vector<const Element*> found;
     for (const Element& child : children) {
-      if (match(child)) found.push_back(&child);
+      if (match(child)) {
+        found.push_back(&child);
+      }
       auto below = child.find_all(match);
       found.insert(found.end(), below.begin(), below.end());
     }
@@ -90,20 +96,28 @@ class XmlReader {
   explicit XmlReader(std::string_view doc) : doc_(doc) {}
 
   Element parse_document() {
-    if (!is_valid_utf8(doc_)) fail("not UTF-8");
+    if (!is_valid_utf8(doc_)) {
+      fail("not UTF-8");
+    }
     for (char c : doc_) {
       const auto byte = static_cast<unsigned char>(c);
-      if (byte < 0x20 && c != '\t' && c != '\n' && c != '\r') fail("control character");
+      if (byte < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+        fail("control character");
+      }
     }
     if (doc_.starts_with("<?xml")) {
       const size_t end = doc_.find("?>");
-      if (end == std::string_view::npos) fail("unterminated XML declaration");
+      if (end == std::string_view::npos) {
+        fail("unterminated XML declaration");
+      }
       pos_ = end + 2;
     }
     skip_misc();
     Element root = parse_element();
     skip_misc();
-    if (pos_ != doc_.size()) fail("content after the root element");
+    if (pos_ != doc_.size()) {
+      fail("content after the root element");
+    }
     return root;
   }
 
@@ -113,24 +127,31 @@ class XmlReader {
   }
   bool at(std::string_view s) const { return doc_.substr(pos_).starts_with(s); }
   void expect(char c) {
-    if (pos_ >= doc_.size() || doc_[pos_] != c) fail(std::string("expected '") + c + "'");
+    if (pos_ >= doc_.size() || doc_[pos_] != c) {
+      fail(std::string("expected '") + c + "'");
+    }
     ++pos_;
   }
   void skip_space() {
-    while (pos_ < doc_.size() && std::string_view(" \t\r\n").find(doc_[pos_]) != std::string::npos) {
+    while (pos_ < doc_.size() &&
+           std::string_view(" \t\r\n").find(doc_[pos_]) != std::string::npos) {
       ++pos_;
     }
   }
   void skip_misc() {
     for (;;) {
       skip_space();
-      if (!at("<!--")) return;
+      if (!at("<!--")) {
+        return;
+      }
       skip_comment();
     }
   }
   void skip_comment() {
     const size_t end = doc_.find("-->", pos_ + 4);
-    if (end == std::string_view::npos) fail("unterminated comment");
+    if (end == std::string_view::npos) {
+      fail("unterminated comment");
+    }
     pos_ = end + 3;
   }
   std::string parse_name() {
@@ -139,7 +160,9 @@ class XmlReader {
                                   std::string_view("_:-.").find(doc_[pos_]) != std::string::npos)) {
       ++pos_;
     }
-    if (pos_ == start) fail("expected a name");
+    if (pos_ == start) {
+      fail("expected a name");
+    }
     return std::string(doc_.substr(start, pos_ - start));
   }
   // Character data up to (not including) one of `stops`, entities decoded.
@@ -151,7 +174,9 @@ class XmlReader {
         continue;
       }
       const size_t semi = doc_.find(';', pos_);
-      if (semi == std::string_view::npos) fail("unterminated entity");
+      if (semi == std::string_view::npos) {
+        fail("unterminated entity");
+      }
       const std::string_view entity = doc_.substr(pos_ + 1, semi - pos_ - 1);
       if (entity == "amp") {
         out += '&';
@@ -195,23 +220,33 @@ class XmlReader {
         ++pos_;
         break;
       }
-      if (pos_ == before) fail("expected whitespace before an attribute");
+      if (pos_ == before) {
+        fail("expected whitespace before an attribute");
+      }
       std::string key = parse_name();
-      if (element.attr(key)) fail("duplicate attribute " + key);
+      if (element.attr(key)) {
+        fail("duplicate attribute " + key);
+      }
       skip_space();
       expect('=');
       skip_space();
-      if (pos_ >= doc_.size() || (doc_[pos_] != '"' && doc_[pos_] != '\'')) fail("unquoted value");
+      if (pos_ >= doc_.size() || (doc_[pos_] != '"' && doc_[pos_] != '\'')) {
+        fail("unquoted value");
+      }
       const char quote = doc_[pos_++];
       std::string value = parse_chars(quote == '"' ? "\"<" : "'<");
       expect(quote);
       element.attributes.emplace_back(std::move(key), std::move(value));
     }
     for (;;) {
-      if (pos_ >= doc_.size()) fail("unclosed <" + element.name + ">");
+      if (pos_ >= doc_.size()) {
+        fail("unclosed <" + element.name + ">");
+      }
       if (at("</")) {
         pos_ += 2;
-        if (parse_name() != element.name) fail("mismatched end tag of <" + element.name + ">");
+        if (parse_name() != element.name) {
+          fail("mismatched end tag of <" + element.name + ">");
+        }
         skip_space();
         expect('>');
         return element;
@@ -259,7 +294,7 @@ std::string utc_label(int64_t time_us, bool with_time) {
 }
 
 struct Tick {
-  double value;     // data-value: seconds (y) or µs (x)
+  double value;  // data-value: seconds (y) or µs (x)
   std::string label;
   double position;  // the gridline's y (y axis) or x (x axis)
 };
@@ -271,7 +306,9 @@ std::vector<Tick> ticks(const Element& svg, std::string_view axis_class) {
   for (const Element* tick : axis.by_class("tick")) {
     const auto lines = tick->by_name("line");
     const auto texts = tick->by_name("text");
-    if (lines.size() != 1 || texts.size() != 1) throw std::runtime_error("tick without line/text");
+    if (lines.size() != 1 || texts.size() != 1) {
+      throw std::runtime_error("tick without line/text");
+    }
     out.push_back({std::stod(tick->attr_or_fail("data-value")), texts[0]->all_text(),
                    lines[0]->number(is_y ? "y1" : "x1")});
   }
@@ -294,26 +331,26 @@ TimeChart typical_chart() {
     all.push_back({kMarch2025 + i * 36 * kHour, score});
   }
   chart.series.push_back(markers("all submissions", all));
-  chart.series.push_back(Series{"personal best",
-                                SeriesStyle::STEP,
-                                {{kMarch2025, 500e-6},
-                                 {kMarch2025 + 20 * kDay, 200e-6},
-                                 {kMarch2025 + 50 * kDay, 120e-6}},
-                                {}});
-  chart.series.push_back(Series{"records",
-                                SeriesStyle::HIGHLIGHT,
-                                {{kMarch2025 + 20 * kDay, 200e-6}, {kMarch2025 + 50 * kDay, 120e-6}},
-                                {"×2.5", "×1.7"}});
+  chart.series.push_back(Series{
+      "personal best",
+      SeriesStyle::STEP,
+      {{kMarch2025, 500e-6}, {kMarch2025 + 20 * kDay, 200e-6}, {kMarch2025 + 50 * kDay, 120e-6}},
+      {}});
+  chart.series.push_back(
+      Series{"records",
+             SeriesStyle::HIGHLIGHT,
+             {{kMarch2025 + 20 * kDay, 200e-6}, {kMarch2025 + 50 * kDay, 120e-6}},
+             {"×2.5", "×1.7"}});
   return chart;
 }
 
 // ---- the checker itself ----------------------------------------------------------------------
 
-TEST(XmlReader, RejectsMalformedDocuments) {
+TEST(SvgXmlReader, RejectsMalformedDocuments) {
   EXPECT_NO_THROW(parse("<?xml version=\"1.0\"?>\n<a x=\"1\" y='&lt;'><b/>t&amp;<c>u</c></a>\n"));
-  for (const char* bad : {"<a><b></a>", "<a x=\"1\" x=\"2\"/>", "<a>&nbsp;</a>", "<a>", "<a/><b/>",
-                          "<a>x & y</a>", "<a x=\"<\"/>", "<a>\xff</a>", "<a>\x01</a>",
-                          "<a x=1/>"}) {
+  for (const char* bad :
+       {"<a><b></a>", "<a x=\"1\" x=\"2\"/>", "<a>&nbsp;</a>", "<a>", "<a/><b/>", "<a>x & y</a>",
+        "<a x=\"<\"/>", "<a>\xff</a>", "<a>\x01</a>", "<a x=1/>"}) {
     EXPECT_THROW(parse(bad), std::runtime_error) << bad;
   }
 }
@@ -322,10 +359,11 @@ TEST(XmlReader, RejectsMalformedDocuments) {
 
 TEST(SvgChart, DocumentStructure) {
   TimeChart chart = typical_chart();
-  chart.series.push_back(Series{"median", SeriesStyle::LINE,
-                                {{kMarch2025 + 10 * kDay, 300e-6}, {kMarch2025, 400e-6},
-                                 {kMarch2025 + 30 * kDay, 250e-6}},
-                                {}});
+  chart.series.push_back(Series{
+      "median",
+      SeriesStyle::LINE,
+      {{kMarch2025 + 10 * kDay, 300e-6}, {kMarch2025, 400e-6}, {kMarch2025 + 30 * kDay, 250e-6}},
+      {}});
   const std::string svg = render_svg(chart);
   ASSERT_TRUE(svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg "));
   const Element root = parse(svg);
@@ -344,9 +382,10 @@ TEST(SvgChart, DocumentStructure) {
 
   const auto groups = series_groups(root);
   ASSERT_EQ(groups.size(), 4U);
-  const std::vector<std::pair<std::string, std::string>> expected = {
-      {"all submissions", "markers"}, {"personal best", "step"}, {"records", "highlight"},
-      {"median", "line"}};
+  const std::vector<std::pair<std::string, std::string>> expected = {{"all submissions", "markers"},
+                                                                     {"personal best", "step"},
+                                                                     {"records", "highlight"},
+                                                                     {"median", "line"}};
   for (size_t i = 0; i < groups.size(); ++i) {
     EXPECT_EQ(groups[i]->attr("data-name"), expected[i].first);
     EXPECT_EQ(groups[i]->attr("data-style"), expected[i].second);
@@ -370,7 +409,9 @@ TEST(SvgChart, DocumentStructure) {
   ASSERT_EQ(groups[3]->by_name("path").size(), 1U);
   std::istringstream line_d(groups[3]->by_name("path")[0]->attr_or_fail("d"));
   std::vector<std::string> tokens;
-  for (std::string token; line_d >> token;) tokens.push_back(token);
+  for (std::string token; line_d >> token;) {
+    tokens.push_back(token);
+  }
   ASSERT_EQ(tokens.size(), 3U);
   EXPECT_EQ(tokens[0][0], 'M');
   EXPECT_EQ(tokens[1][0], 'L');
@@ -415,7 +456,9 @@ TEST(SvgChart, EverythingInsideTheCanvasAndTheFrame) {
     }
   }
   for (const Element* text : root.by_name("text")) {
-    if (text->attr("transform")) continue;  // the rotated y label
+    if (text->attr("transform")) {
+      continue;  // the rotated y label
+    }
     EXPECT_GE(text->number("x"), 0);
     EXPECT_LE(text->number("x"), 960);
     EXPECT_GT(text->number("y"), 0);
@@ -469,7 +512,9 @@ TEST(SvgChart, LogAxisInMicroseconds) {
   EXPECT_LE(y.front().value, 120e-6);
   EXPECT_GE(y.back().value, 3.36e-3);
   std::vector<std::string> labels;
-  for (const Tick& tick : y) labels.push_back(tick.label);
+  for (const Tick& tick : y) {
+    labels.push_back(tick.label);
+  }
   EXPECT_NE(std::find(labels.begin(), labels.end(), "100"), labels.end());
   EXPECT_NE(std::find(labels.begin(), labels.end(), "1000"), labels.end());
 }
@@ -487,14 +532,18 @@ TEST(SvgChart, PointsSitAtTheirValueAndTime) {
   const auto circles = series_groups(root)[0]->by_name("circle");
   const auto y_of = [&](double seconds) {
     for (const Tick& tick : y) {
-      if (std::fabs(tick.value - seconds) < 1e-12) return tick.position;
+      if (std::fabs(tick.value - seconds) < 1e-12) {
+        return tick.position;
+      }
     }
     ADD_FAILURE() << "no y tick at " << seconds;
     return 0.0;
   };
   const auto x_of = [&](int64_t time) {
     for (const Tick& tick : x) {
-      if (static_cast<int64_t>(tick.value) == time) return tick.position;
+      if (static_cast<int64_t>(tick.value) == time) {
+        return tick.position;
+      }
     }
     ADD_FAILURE() << "no x tick at " << time;
     return 0.0;
@@ -529,8 +578,10 @@ TEST(SvgChart, UnitFollowsTheMedian) {
 
 TEST(SvgChart, WideRangeShowsDecadesOnly) {
   TimeChart chart;
-  chart.series.push_back(markers("s", {{kMarch2025, 1e-6}, {kMarch2025 + kDay, 20e-6},
-                                       {kMarch2025 + 2 * kDay, 50e-6}, {kMarch2025 + 3 * kDay, 10}}));
+  chart.series.push_back(markers("s", {{kMarch2025, 1e-6},
+                                       {kMarch2025 + kDay, 20e-6},
+                                       {kMarch2025 + 2 * kDay, 50e-6},
+                                       {kMarch2025 + 3 * kDay, 10}}));
   const Element root = parse(render_svg(chart));
   expect_log_ticks(root, 1e6);
   const auto y = ticks(root, "axis y");
@@ -586,7 +637,8 @@ void expect_time_ticks(const Element& root, bool with_time) {
 
 TEST(SvgChart, TimeTicksForAYearAreMonthStarts) {
   TimeChart chart;
-  chart.series.push_back(markers("s", {{kMarch2025 + 3 * kDay, 1e-3}, {kMarch2025 + 300 * kDay, 2e-3}}));
+  chart.series.push_back(
+      markers("s", {{kMarch2025 + 3 * kDay, 1e-3}, {kMarch2025 + 300 * kDay, 2e-3}}));
   const Element root = parse(render_svg(chart));
   expect_time_ticks(root, false);
   for (const Tick& tick : ticks(root, "axis x")) {
@@ -597,20 +649,23 @@ TEST(SvgChart, TimeTicksForAYearAreMonthStarts) {
 
 TEST(SvgChart, TimeTicksForAFewWeeksAreDays) {
   TimeChart chart;
-  chart.series.push_back(markers("s", {{kMarch2025 + 5 * kHour, 1e-3}, {kMarch2025 + 20 * kDay, 2e-3}}));
+  chart.series.push_back(
+      markers("s", {{kMarch2025 + 5 * kHour, 1e-3}, {kMarch2025 + 20 * kDay, 2e-3}}));
   const Element root = parse(render_svg(chart));
   expect_time_ticks(root, false);
   const auto x = ticks(root, "axis x");
   ASSERT_GE(x.size(), 3U);
   const auto step = static_cast<int64_t>(x[1].value - x[0].value);
   EXPECT_EQ(step % kDay, 0);
-  for (const Tick& tick : x) EXPECT_EQ(static_cast<int64_t>(tick.value) % kDay, 0);
+  for (const Tick& tick : x) {
+    EXPECT_EQ(static_cast<int64_t>(tick.value) % kDay, 0);
+  }
 }
 
 TEST(SvgChart, TimeTicksForHoursShowTheTime) {
   TimeChart chart;
-  chart.series.push_back(
-      markers("s", {{kMarch2025 + 9 * kHour + 7 * kMinute, 1e-3}, {kMarch2025 + 15 * kHour, 2e-3}}));
+  chart.series.push_back(markers(
+      "s", {{kMarch2025 + 9 * kHour + 7 * kMinute, 1e-3}, {kMarch2025 + 15 * kHour, 2e-3}}));
   const Element root = parse(render_svg(chart));
   expect_time_ticks(root, true);
   const auto x = ticks(root, "axis x");
@@ -625,7 +680,8 @@ TEST(SvgChart, TimeTicksForHoursShowTheTime) {
   }
 }
 
-// ---- step path -----------------------------------------------------------------------------------
+// ---- step path
+// -----------------------------------------------------------------------------------
 
 TEST(SvgChart, StepPathGoesAcrossThenDown) {
   // Points out of time order; the same points as markers give the expected corners.
@@ -650,7 +706,9 @@ TEST(SvgChart, StepPathGoesAcrossThenDown) {
 
   std::istringstream d(paths[0]->attr_or_fail("d"));
   std::vector<std::string> tokens;
-  for (std::string token; d >> token;) tokens.push_back(token);
+  for (std::string token; d >> token;) {
+    tokens.push_back(token);
+  }
   ASSERT_EQ(tokens.size(), 1 + 2 * (points.size() - 1));
   ASSERT_EQ(tokens[0][0], 'M');
   const size_t comma = tokens[0].find(',');
@@ -667,7 +725,8 @@ TEST(SvgChart, StepPathGoesAcrossThenDown) {
   }
 }
 
-// ---- text ------------------------------------------------------------------------------------------
+// ---- text
+// ------------------------------------------------------------------------------------------
 
 TEST(SvgChart, EscapesText) {
   TimeChart chart;
@@ -703,7 +762,9 @@ TEST(SvgChart, SubtitleIsWrappedUnderTheTitleInItsOwnColour) {
   const auto lines = subtitle.by_name("tspan");
   ASSERT_GE(lines.size(), 2U);
   std::string joined;
-  for (const Element* line : lines) joined += (joined.empty() ? "" : " ") + line->all_text();
+  for (const Element* line : lines) {
+    joined += (joined.empty() ? "" : " ") + line->all_text();
+  }
   EXPECT_EQ(joined, chart.subtitle);
   EXPECT_GT(subtitle.number("y"), title.number("y"));
   EXPECT_NE(subtitle.attr("fill"), root.attr("fill"));
@@ -743,7 +804,9 @@ TEST(SvgChart, SinglePoint) {
 TEST(SvgChart, AllEqualValues) {
   TimeChart chart;
   std::vector<Point> points;
-  for (int i = 0; i < 5; ++i) points.push_back({kMarch2025 + i * kDay, 250e-6});
+  for (int i = 0; i < 5; ++i) {
+    points.push_back({kMarch2025 + i * kDay, 250e-6});
+  }
   chart.series.push_back(markers("flat", points));
   const Element root = parse(render_svg(chart));
   expect_sensible_axes(root, 250e-6);
@@ -765,7 +828,8 @@ TEST(SvgChart, EmptySeriesKeepsItsGroupAndLegend) {
   EXPECT_EQ(root.one_by_class("legend").by_class("legend-item").size(), 4U);
 }
 
-// ---- errors ----------------------------------------------------------------------------------------
+// ---- errors
+// ----------------------------------------------------------------------------------------
 
 std::string error_of(const TimeChart& chart) {
   try {
@@ -813,7 +877,8 @@ TEST(SvgChart, RejectsWhatItCannotDraw) {
   EXPECT_NE(error_of(chart).find("only HIGHLIGHT"), std::string::npos);
 }
 
-// ---- output properties -----------------------------------------------------------------------------
+// ---- output properties
+// -----------------------------------------------------------------------------
 
 TEST(SvgChart, Deterministic) {
   const TimeChart chart = typical_chart();
