@@ -623,7 +623,7 @@ TEST(SvgChart, LinearAxis) {
 
 // ---- the x axis --------------------------------------------------------------------------------
 
-// Tick labels match data-value; ticks are evenly stepped and at increasing positions.
+// Tick labels are the UTC dates (and times) of their data-value, at increasing positions.
 void expect_time_ticks(const Element& root, bool with_time) {
   const auto x = ticks(root, "axis x");
   ASSERT_GE(x.size(), 2U);
