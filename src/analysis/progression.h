@@ -4,7 +4,8 @@
 // Rows are ordered by submission time, then submission id, then runner (runner-less last). The
 // running best is kept per runner: a row's `best` is the lowest qualifying score (ranking.h
 // qualifies(): scored, passed, not hacked) of this user on this leaderboard and runner up to and
-// including the row; rows without a runner (not scored) have none. A qualifying row `improved`
+// including the row. Rows without a runner form their own series: in flat files they are never
+// scored (so they have no best); legacy per-run files record no runner at all. A qualifying row `improved`
 // when it is the runner's first qualifying row or its score is strictly below the previous best;
 // then `factor_previous` = previous best / score (absent for the first) and `factor_first` =
 // first qualifying score / score.

@@ -157,5 +157,130 @@ TEST(AnalysisOracle, TopWithLimitKeepsTiesAtTheCut) {
   }
 }
 
+// A few users per leaderboard: the three with the most rows, so progressions are long.
+std::vector<std::pair<int64_t, std::string>> busy_users() {
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (const auto& row : duckdb().rows(
+           "SELECT leaderboard_id, user_id FROM (SELECT leaderboard_id, user_id, row_number() "
+           "OVER (PARTITION BY leaderboard_id ORDER BY count(*) DESC, user_id) AS n FROM " +
+           model_sql() + " GROUP BY leaderboard_id, user_id) WHERE n <= 3 ORDER BY ALL")) {
+    out.push_back({integer(row[0]), *row[1]});
+  }
+  return out;
+}
+
+void expect_number(const nlohmann::json& got, const std::optional<std::string>& expected,
+                   const std::string& what) {
+  if (!expected) {
+    EXPECT_TRUE(got.is_null()) << what << ": " << got;
+  } else {
+    ASSERT_TRUE(got.is_number()) << what << ": " << got;
+    EXPECT_EQ(got.get<double>(), num(expected)) << what;
+  }
+}
+
+void expect_bool(const nlohmann::json& got, const std::optional<std::string>& expected,
+                 const std::string& what) {
+  if (!expected) {
+    EXPECT_TRUE(got.is_null()) << what << ": " << got;
+  } else {
+    EXPECT_EQ(got.dump(), *expected) << what;
+  }
+}
+
+TEST(AnalysisOracle, ProgressionEqualsWindowSql) {
+  const auto users = busy_users();
+  ASSERT_GE(users.size(), 30u);
+  size_t compared = 0;
+  size_t improvements = 0;
+  for (const auto& [id, user] : users) {
+    SCOPED_TRACE("leaderboard " + std::to_string(id) + " user " + user);
+    const std::string sql =
+        "WITH o AS (SELECT *, coalesce(score IS NOT NULL AND passed AND coalesce(status, '') <> "
+        "'hacked', false) AS q FROM " + model_sql() + " WHERE leaderboard_id = " +
+        std::to_string(id) + " AND user_id = '" + user + "'), "
+        "w AS (SELECT *, "
+        "min(CASE WHEN q THEN score END) OVER (PARTITION BY runner ORDER BY submission_time, "
+        "submission_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev, "
+        "min(CASE WHEN q THEN score END) OVER (PARTITION BY runner ORDER BY submission_time, "
+        "submission_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS best, "
+        "first_value(CASE WHEN q THEN score END IGNORE NULLS) OVER (PARTITION BY runner ORDER BY "
+        "submission_time, submission_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "
+        "first FROM o) "
+        "SELECT submission_id, submission_time, runner, status, passed, score, q, best, "
+        "q AND (prev IS NULL OR score < prev) AS improved, "
+        "CASE WHEN q AND score < prev THEN prev / score END, "
+        "CASE WHEN q AND (prev IS NULL OR score < prev) THEN first / score END "
+        "FROM w ORDER BY submission_time, submission_id, runner NULLS LAST";
+    const Rows expected = duckdb().rows(sql);
+    Result r = run("progression --data " + medium_data() + " --leaderboard " +
+                   std::to_string(id) + " --user " + user + " --format jsonl");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json got = jsonl(r.out);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const auto& e = expected[i];
+      const auto& g = got[i];
+      const std::string at = "row " + std::to_string(i);
+      EXPECT_EQ(g["leaderboard_id"].get<int64_t>(), id) << at;
+      EXPECT_EQ(g["user_id"].get<std::string>(), user) << at;
+      EXPECT_EQ(g["submission_id"].get<int64_t>(), integer(e[0])) << at;
+      EXPECT_EQ(micros(g["submission_time"]), integer(e[1])) << at;
+      EXPECT_EQ(text_of(g["runner"]), e[2]) << at;
+      EXPECT_EQ(text_of(g["status"]), e[3]) << at;
+      expect_bool(g["passed"], e[4], at + " passed");
+      expect_number(g["score"], e[5], at + " score");
+      expect_bool(g["qualifies"], e[6], at + " qualifies");
+      expect_number(g["best"], e[7], at + " best");
+      expect_bool(g["improved"], e[8], at + " improved");
+      expect_number(g["factor_previous"], e[9], at + " factor_previous");
+      expect_number(g["factor_first"], e[10], at + " factor_first");
+      if (g["improved"] == true) ++improvements;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+  EXPECT_GT(improvements, 100u);
+}
+
+TEST(AnalysisOracle, RecordsEqualWindowSql) {
+  size_t compared = 0;
+  for (int64_t id : leaderboard_ids()) {
+    SCOPED_TRACE("leaderboard " + std::to_string(id));
+    const std::string sql =
+        "WITH q AS (SELECT * FROM " + model_sql() + " WHERE leaderboard_id = " +
+        std::to_string(id) +
+        " AND score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'), "
+        "w AS (SELECT *, min(score) OVER (PARTITION BY runner ORDER BY submission_time, "
+        "submission_id, user_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev "
+        "FROM q) "
+        "SELECT runner, submission_time, submission_id, user_id, user_name, score, prev, "
+        "prev / score FROM w WHERE prev IS NULL OR score < prev "
+        "ORDER BY runner NULLS LAST, submission_time, submission_id, user_id";
+    const Rows expected = duckdb().rows(sql);
+    Result r = run("records --data " + medium_data() + " --leaderboard " + std::to_string(id) +
+                   " --format jsonl");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json got = jsonl(r.out);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const auto& e = expected[i];
+      const auto& g = got[i];
+      const std::string at = "row " + std::to_string(i);
+      EXPECT_EQ(g["leaderboard_id"].get<int64_t>(), id) << at;
+      EXPECT_EQ(text_of(g["runner"]), e[0]) << at;
+      EXPECT_EQ(micros(g["submission_time"]), integer(e[1])) << at;
+      EXPECT_EQ(g["submission_id"].get<int64_t>(), integer(e[2])) << at;
+      EXPECT_EQ(g["user_id"].get<std::string>(), *e[3]) << at;
+      EXPECT_EQ(text_of(g["user_name"]), e[4]) << at;
+      expect_number(g["score"], e[5], at + " score");
+      expect_number(g["previous"], e[6], at + " previous");
+      expect_number(g["factor"], e[7], at + " factor");
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 200u);
+}
+
 }  // namespace
 }  // namespace kbdata::testing
