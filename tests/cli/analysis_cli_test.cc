@@ -204,11 +204,14 @@ TEST(TopCli, UsageErrorsAreOneLineWithExitTwo) {
 }
 
 TEST(TopCli, ProgressOnlyWhenAsked) {
+  // Not a terminal: no progress line.
   Result quiet = run("top -p nvfp4_gemm" + data());
   EXPECT_EQ(quiet.err.find('\r'), std::string::npos);
-  Result shown = run("top -p nvfp4_gemm" + data() + " 2>&1 >/dev/null | cat; env KBDATA_PROGRESS=always " +
-                     std::string(KBDATA_BINARY) + " top -p nvfp4_gemm" + data());
+  ::setenv("KBDATA_PROGRESS", "always", 1);
+  Result shown = run("top -p nvfp4_gemm" + data());
+  ::unsetenv("KBDATA_PROGRESS");
   EXPECT_NE(shown.err.find("\rkbdata: ranking nvfp4_gemm: "), std::string::npos) << shown.err;
+  EXPECT_EQ(shown.out, quiet.out);
 }
 
 // ---- progression ----
