@@ -10,6 +10,9 @@
 namespace kbdata::cli {
 namespace {
 
+// New bests at least this much better than the previous one carry their factor as a label.
+constexpr double kLabelledFactor = 1.05;
+
 std::string leaderboard_text(const std::string& problem, int64_t id) {
   return (problem.empty() ? "leaderboard" : problem) + " (" + std::to_string(id) + ")";
 }
@@ -53,7 +56,10 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
       best.points.push_back({s.submission_time, *s.best});
       if (s.improved) {
         improved.points.push_back({s.submission_time, *s.score});
-        improved.labels.push_back(s.factor_previous ? factor_label(*s.factor_previous) : "first");
+        // Small steps stay unlabelled so that clusters of them do not overprint each other.
+        improved.labels.push_back(!s.factor_previous           ? "first"
+                                  : *s.factor_previous >= kLabelledFactor ? factor_label(*s.factor_previous)
+                                                                          : "");
       }
     }
     chart.series.push_back(std::move(scores));
