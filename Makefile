@@ -24,7 +24,8 @@ build: deps $(BUILD)/build.ninja
 
 # kbdata's main job on the bundled sample (data/sample: a small synthetic data set made by
 # `kbdata synth`, both schema families): what is there, a problem's scored submissions (with its
-# reliability note), one submission with its code, and a legacy per-run config in the same model.
+# reliability note), one submission with its code, a legacy per-run config in the same model, and
+# the analyses: a ranking, a record series and a user's progression with its plot.
 demo: build
 	@echo "== kbdata configs --data $(SAMPLE)"
 	@$(BUILD)/kbdata configs --data $(SAMPLE)
@@ -37,6 +38,15 @@ demo: build
 	@echo
 	@echo "== kbdata show --data $(SAMPLE) 30000856 | head -30"
 	@$(BUILD)/kbdata show --data $(SAMPLE) 30000856 | head -30
+	@echo
+	@echo "== kbdata top --data $(SAMPLE) --problem nvfp4_dual_gemm -n 5"
+	@$(BUILD)/kbdata top --data $(SAMPLE) --problem nvfp4_dual_gemm -n 5
+	@echo
+	@echo "== kbdata records --data $(SAMPLE) --problem trimul --runner H100"
+	@$(BUILD)/kbdata records --data $(SAMPLE) --problem trimul --runner H100
+	@echo
+	@echo "== kbdata progression --data $(SAMPLE) --user tonda --problem nvfp4_dual_gemm --plot $(BUILD)/tonda.svg | head -12"
+	@$(BUILD)/kbdata progression --data $(SAMPLE) --user tonda --problem nvfp4_dual_gemm --plot $(BUILD)/tonda.svg | head -12
 
 # The conformance summary is printed first (ctest shows a passing test's output only with -V);
 # ctest then runs everything, the conformance test included, and decides the exit status.
@@ -60,7 +70,7 @@ bench: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench analysis_bench duckdb_query
 	@# load_bench's data: the full flat synthetic set in both layouts (~1.5 min each), if absent.
 	for layout in published kbdata; do \
 	  out=build/bench-data/synth-$$layout; \
@@ -72,6 +82,7 @@ bench: deps
 	$(BUILD)-bench/bench/memory_bench
 	$(BUILD)-bench/bench/write_bench
 	$(BUILD)-bench/bench/load_bench
+	$(BUILD)-bench/bench/analysis_bench
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each

@@ -11,6 +11,8 @@
 #include "cli/extract_command.h"
 #include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
+#include "cli/progression_command.h"
+#include "cli/records_command.h"
 #include "cli/show_command.h"
 #include "cli/stats_command.h"
 #include "cli/submissions_command.h"
@@ -187,6 +189,8 @@ int main(int argc, char** argv) {
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);
+  kbdata::cli::add_progression_command(app, commands);
+  kbdata::cli::add_records_command(app, commands);
   kbdata::cli::add_fastest_command(app, commands);
   kbdata::cli::add_stats_command(app, commands);
   kbdata::cli::add_extract_command(app, commands);

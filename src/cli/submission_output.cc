@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/text.h"
@@ -366,6 +367,24 @@ dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err) {
     }
   }
   return dir;
+}
+
+void load_submissions(const DataOptions& data, const dataset::LoadOptions& load,
+                      const std::string& what, const dataset::SubmissionSink& sink,
+                      std::FILE* err) {
+  dataset::DataDir dir = open_data_dir(data, err);
+  dataset::LoadStats stats;
+  {
+    Progress progress(err, what);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          progress.update(stats.rows_read, "rows read");
+          sink(std::move(s));
+        },
+        stats);
+  }
+  if (data.verbose) report_load(stats, err);
 }
 
 void report_load(const dataset::LoadStats& s, std::FILE* err) {

@@ -72,6 +72,12 @@ struct DataOptions {
 // bundled sample is used, and with `verbose` which files were skipped.
 [[nodiscard]] dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err);
 
+// Opens the data folder (open_data_dir), loads what `load` selects into `sink` with progress on a
+// terminal ("kbdata: WHAT: N rows"), then, with --verbose, reports the load.
+void load_submissions(const DataOptions& data, const dataset::LoadOptions& load,
+                      const std::string& what, const dataset::SubmissionSink& sink,
+                      std::FILE* err);
+
 // The --verbose report of a load: files, row groups read and skipped, bytes, code repairs.
 void report_load(const dataset::LoadStats& stats, std::FILE* err);
 

@@ -3,7 +3,6 @@
 #include <memory>
 
 #include "analysis/ranking.h"
-#include "cli/progress.h"
 #include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -22,6 +21,10 @@ std::string ranking_title(const analysis::Ranking& r, size_t shown, int64_t limi
   title += ": " + std::to_string(shown) + (shown == 1 ? " user" : " users");
   if (limit > 0) title += " with rank <= " + std::to_string(limit);
   return title;
+}
+
+std::string problem_text(const TopOptions& o) {
+  return o.problem ? *o.problem : "leaderboard " + std::to_string(*o.leaderboard);
 }
 
 }  // namespace
@@ -54,27 +57,13 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
   load.filter.passed_only = true;
 
-  dataset::DataDir dir = open_data_dir(options.data, err);
   analysis::RankingBuilder builder;
-  dataset::LoadStats stats;
-  {
-    Progress progress(err, "ranking " + options.problem.value_or(
-                                            "leaderboard " + std::to_string(*options.leaderboard)));
-    uint64_t seen = 0;
-    dataset::load_dir(
-        dir, load,
-        [&](dataset::Submission&& s) {
-          builder.add(s);
-          progress.update(++seen, "qualifying rows");
-        },
-        stats);
-  }
-  if (options.data.verbose) report_load(stats, err);
+  load_submissions(options.data, load, "ranking " + problem_text(options),
+                   [&](dataset::Submission&& s) { builder.add(s); }, err);
 
   const std::vector<analysis::Ranking> rankings = builder.finish(options.limit);
   if (rankings.empty()) {
-    std::string what = options.problem ? *options.problem
-                                       : "leaderboard " + std::to_string(*options.leaderboard);
+    std::string what = problem_text(options);
     if (options.runner) what += " on runner " + *options.runner;
     write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
                        "\n");

@@ -458,9 +458,10 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
           })) {
         continue;
       }
-      if (filter.leaderboard_id &&
-          std::none_of(lbs.begin(), lbs.end(),
-                       [&](const LeaderboardInfo& l) { return l.id == *filter.leaderboard_id; })) {
+      // A config whose ids are not published (PMPP v2) may hold any id.
+      if (filter.leaderboard_id && std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
+            return !l.id || *l.id == *filter.leaderboard_id;
+          })) {
         continue;
       }
       if (filter.problem) problem_found = true;

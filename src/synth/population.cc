@@ -176,7 +176,7 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
         const double version_factor = std::exp(-0.015 * std::min<double>(code.version, 40));
         const double code_factor = lineages[code.lineage].quality * version_factor;
         const double sigma = m.noise + (progress > 0.5 ? m.late_noise : 0.0);
-        for (size_t k = 0; k < m.runners.size() && k < 4; ++k) {
+        for (size_t k = 0; k < m.runners.size(); ++k) {
           const double runner_factor = 1.0 + 0.6 * static_cast<double>(k);
           double v = m.base_score * runner_factor * code_factor * std::exp(sigma * rng.normal());
           // Microsecond-ish resolution, as the tester reports nanoseconds / 1e9.

@@ -17,12 +17,16 @@
 
 namespace kbdata::synth {
 
+// Runners one leaderboard can have (Submission::runner_mask is a byte).
+constexpr size_t kMaxRunners = 8;
+
 // How one leaderboard is modelled.
 struct LeaderboardModel {
   int64_t id = 0;  // the registry's id; synthetic (see synth.h) where the registry has none
   std::string name;
   std::string note;                  // the registry's reliability note
-  std::vector<std::string> runners;  // a scored submission runs on one or more of these
+  std::vector<std::string> runners;  // a scored submission runs on one or more of these (at most
+                                     // kMaxRunners)
   int64_t start_us = 0;              // competition window, microseconds since the Unix epoch (UTC)
   int64_t deadline_us = 0;
   double base_score = 1e-4;  // seconds: a typical early score
@@ -57,8 +61,8 @@ struct Submission {
   uint32_t user = 0;         // index into Population::users
   CodeKey code;
   Outcome outcome = Outcome::ERROR;
-  uint8_t runner_mask = 0;         // bit i: runners[i] got a leaderboard run
-  std::array<double, 4> scores{};  // per runner, seconds, when scored
+  uint8_t runner_mask = 0;                   // bit i: runners[i] got a leaderboard run
+  std::array<double, kMaxRunners> scores{};  // per runner, seconds, when scored
 };
 
 struct Population {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 
 #include "common/error.h"
@@ -200,6 +201,10 @@ std::vector<LeaderboardModel> config_models(const dataset::ConfigInfo& config, S
     if (config.name.rfind("amd_", 0) == 0 && config.family == dataset::SchemaFamily::LEGACY_RUNS) {
       // The first AMD competition: single-GPU problems on MI300, distributed ones on MI300x8.
       m.runners = {m.id >= 563 ? "MI300x8" : "MI300"};
+    }
+    if (m.runners.size() > kMaxRunners) {
+      throw std::logic_error("synth: leaderboard " + m.name + " has more than " +
+                             std::to_string(kMaxRunners) + " runners");
     }
     m.start_us = p.start_us;
     m.deadline_us = p.deadline_us;

@@ -386,6 +386,14 @@ TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
   Filter lb;
   lb.leaderboard_id = 597;
   EXPECT_EQ(names(lb), (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet"}));
+  // PMPP v2's leaderboard ids are not published: a leaderboard id filter must still read it.
+  testing::write_bytes(dir_ / "pmpp_v2_submissions.parquet", testing::flat_file(flat_rows(1)));
+  d = scan_data_dir(dir_.string());
+  Filter pmpp;
+  pmpp.leaderboard_id = 901;
+  EXPECT_EQ(names(pmpp), (V{"mine.parquet", "pmpp_v2_submissions.parquet"}));
+  std::filesystem::remove(dir_ / "pmpp_v2_submissions.parquet");
+  d = scan_data_dir(dir_.string());
 
   std::map<std::string, int> per_problem;
   LoadStats stats;

@@ -429,6 +429,29 @@ TEST_F(SynthSmall, KernelsAreInTheCompetitionsLanguages) {
 
 // ---- Scores ----
 
+// Every runner of every configured leaderboard gets a plausible score (PMPP v2 has five runners;
+// scores were once read past the end of a four-runner array, giving denormal garbage).
+TEST(SynthPopulation, EveryRunnerGetsAPlausibleScore) {
+  for (const dataset::ConfigInfo& config : dataset::configs()) {
+    if (config.family != dataset::SchemaFamily::FLAT) continue;
+    const auto models = config_models(config, Scale::MEDIUM);
+    Population p = make_population(models, 150, 5, 0, 0, false);
+    std::set<size_t> runners_scored;  // over the config: each runner somewhere
+    for (const Submission& s : p.submissions) {
+      if (s.outcome != Outcome::SCORED) continue;
+      for (size_t k = 0; k < models[s.leaderboard].runners.size(); ++k) {
+        if ((s.runner_mask & (1u << k)) == 0) continue;
+        runners_scored.insert(k);
+        EXPECT_GT(s.scores[k], 1e-7) << config.name << " runner " << k;
+        EXPECT_LT(s.scores[k], 10.0) << config.name << " runner " << k;
+      }
+    }
+    for (size_t k = 0; k < models[0].runners.size(); ++k) {
+      EXPECT_TRUE(runners_scored.count(k)) << config.name << " runner " << k;
+    }
+  }
+}
+
 TEST(SynthPopulation, ScoresImproveOverTimeAnd598IsNoisierThan697) {
   const auto models =
       config_models(*dataset::find_config("nvidia_nvfp4_submissions"), Scale::MEDIUM);

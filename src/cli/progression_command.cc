@@ -1,0 +1,177 @@
+#include "cli/progression_command.h"
+
+#include <memory>
+#include <set>
+
+#include "analysis/progression.h"
+#include "cli/plots.h"
+#include "cli/result_output.h"
+#include "common/error.h"
+#include "dataset/loader.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata progression: one user's submissions in time order; running best per runner of the "
+    "qualifying scores (scored, passed, not hacked); improvements strictly below the previous best "
+    "(docs/analyses.md)";
+
+std::string user_text(const analysis::Progression& p) {
+  if (p.user_name && !p.user_name->empty()) return *p.user_name + " (id " + p.user_id + ")";
+  return "user " + p.user_id;
+}
+
+std::string section_title(const analysis::Progression& p) {
+  size_t scored = 0;
+  std::set<std::optional<std::string>> runners;
+  std::optional<double> first;
+  std::optional<double> best;
+  for (const analysis::ProgressionStep& s : p.steps) {
+    if (!s.qualifies) continue;
+    ++scored;
+    runners.insert(s.runner);
+  }
+  std::string title = user_text(p) + " on " + (p.problem_name.empty() ? "leaderboard" : p.problem_name) +
+                      " (" + std::to_string(p.leaderboard_id) + "): " +
+                      std::to_string(p.steps.size()) +
+                      (p.steps.size() == 1 ? " submission row, " : " submission rows, ") +
+                      std::to_string(scored) + " qualifying";
+  // With one runner, the headline: best score and the factor over the first.
+  if (runners.size() == 1) {
+    for (const analysis::ProgressionStep& s : p.steps) {
+      if (!s.qualifies) continue;
+      if (!first) first = *s.score;
+      best = s.best;
+    }
+    title += ", best " + format_score(*best);
+    char factor[64];
+    std::snprintf(factor, sizeof factor, " (×%.2f over the first)", *first / *best);
+    title += factor;
+  }
+  return title;
+}
+
+}  // namespace
+
+void run_progression(const ProgressionOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.user.empty()) throw UsageError("progression needs --user ID_OR_NAME");
+  const OutputFormat format = parse_output_format(options.format);
+  std::vector<ResultColumn> columns;
+  if (format == OutputFormat::TABLE) {
+    columns = {{"submission_time", ColumnType::TIMESTAMP}, {"submission_id", ColumnType::INT64},
+               {"runner", ColumnType::STRING},             {"status", ColumnType::STRING},
+               {"score", ColumnType::SCORE},               {"best", ColumnType::SCORE},
+               {"new_best", ColumnType::STRING},           {"vs_previous", ColumnType::FACTOR},
+               {"vs_first", ColumnType::FACTOR}};
+  } else {
+    columns = {{"leaderboard_id", ColumnType::INT64},     {"problem_name", ColumnType::STRING},
+               {"user_id", ColumnType::STRING},           {"user_name", ColumnType::STRING},
+               {"submission_id", ColumnType::INT64},      {"submission_time", ColumnType::TIMESTAMP},
+               {"runner", ColumnType::STRING},            {"status", ColumnType::STRING},
+               {"passed", ColumnType::BOOL},              {"score", ColumnType::SCORE},
+               {"qualifies", ColumnType::BOOL},           {"best", ColumnType::SCORE},
+               {"improved", ColumnType::BOOL},            {"factor_previous", ColumnType::FACTOR},
+               {"factor_first", ColumnType::FACTOR}};
+  }
+  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  PlotTarget plot(options.plot);  // checks the path before the data is read
+
+  dataset::LoadOptions load;
+  load.filter.problem = options.problem;
+  load.filter.leaderboard_id = options.leaderboard;
+  load.filter.runner = options.runner;
+  // The user is matched by id or by name: rows of the problem are scanned (code is not read).
+  std::vector<dataset::Submission> rows;
+  std::set<std::string> by_id, by_name;  // user ids matched each way
+  load_submissions(options.data, load, "finding " + options.user + "'s submissions",
+                   [&](dataset::Submission&& s) {
+                     const bool id_match = s.user_id == options.user;
+                     const bool name_match = s.user_name && *s.user_name == options.user;
+                     if (!id_match && !name_match) return;
+                     (id_match ? by_id : by_name).insert(s.user_id);
+                     rows.push_back(std::move(s));
+                   },
+                   err);
+  if (rows.empty()) {
+    std::string where = options.problem  ? " on " + *options.problem
+                        : options.leaderboard ? " on leaderboard " + std::to_string(*options.leaderboard)
+                                              : "";
+    if (options.runner) where += " on runner " + *options.runner;
+    throw Error("no submissions of user '" + options.user + "'" + where +
+                " (--user takes a user id or a user name)");
+  }
+  if (!by_id.empty()) {
+    // An id match wins over users who happen to be named like it.
+    std::erase_if(rows, [&](const dataset::Submission& s) { return s.user_id != options.user; });
+  } else if (by_name.size() > 1) {
+    std::string ids;
+    for (const std::string& id : by_name) ids += (ids.empty() ? "" : ", ") + id;
+    throw UsageError("user name '" + options.user + "' belongs to several users (ids " + ids +
+                     "); give one id with --user");
+  }
+
+  const std::vector<analysis::Progression> progressions = analysis::progression(std::move(rows));
+  for (const analysis::Progression& p : progressions) {
+    writer.section(section_title(p));
+    writer.leaderboard_shown(p.leaderboard_id, p.problem_name);
+    for (const analysis::ProgressionStep& s : p.steps) {
+      auto opt_score = [](const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; };
+      Cell runner = s.runner ? Cell{*s.runner} : Cell{};
+      if (format == OutputFormat::TABLE) {
+        writer.row({s.submission_time, s.submission_id, runner, s.status, opt_score(s.score),
+                    opt_score(s.best), s.improved ? Cell{std::string("*")} : Cell{},
+                    opt_score(s.factor_previous), s.factor_previous ? opt_score(s.factor_first) : Cell{}},
+                   p.leaderboard_id, p.problem_name);
+      } else {
+        writer.row({p.leaderboard_id, p.problem_name, p.user_id,
+                    p.user_name ? Cell{*p.user_name} : Cell{}, s.submission_id, s.submission_time,
+                    runner, s.status, s.passed ? Cell{*s.passed} : Cell{}, opt_score(s.score),
+                    s.qualifies, opt_score(s.best), s.improved, opt_score(s.factor_previous),
+                    opt_score(s.factor_first)},
+                   p.leaderboard_id, p.problem_name);
+      }
+    }
+  }
+  if (format == OutputFormat::TABLE) {
+    writer.table_footer(
+        "\n* a new best on its runner; vs_previous: the previous best / this score; vs_first: the "
+        "first qualifying score / this score");
+  }
+  if (plot.wanted()) {
+    if (progressions.size() > 1) {
+      throw UsageError("--plot draws one problem; this user has submissions on " +
+                       std::to_string(progressions.size()) + " problems: add --problem");
+    }
+    plot.write(progression_chart(progressions.front()), err);
+  }
+  writer.finish();
+}
+
+void add_progression_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ProgressionOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "progression",
+      "One user's submissions in time order: score, running best, improvements and their "
+      "factors; --plot draws it");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--user,-u", options->user, "User id or user name")->required();
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
+  cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--plot", options->plot,
+                  "Also draw score over time (log axis), the running best and the improvements "
+                  "as an SVG file");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nThe running best is kept per runner over the qualifying rows (scored, passed, not\n"
+      "hacked); a row marked * set a new best (docs/analyses.md).\n"
+      "\nExamples:\n"
+      "  kbdata progression --user alice -p nvfp4_gemm\n"
+      "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot alice.svg\n"
+      "  kbdata progression --user alice -f csv > alice.csv\n"
+      "\nExit status: 0 success, 1 no such user or unreadable input, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_progression(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,30 @@
+// `kbdata progression`: one user's submissions on a problem in time order, with the running best,
+// the improvements and their factors (analysis/progression.h); `--plot` draws it as SVG.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct ProgressionOptions {
+  DataOptions data;
+  std::string user;  // a user id or a user name
+  std::optional<std::string> problem;
+  std::optional<int64_t> leaderboard;
+  std::optional<std::string> runner;
+  std::optional<std::string> plot;  // SVG file
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_progression(const ProgressionOptions& options, std::FILE* out, std::FILE* err);
+
+void add_progression_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli

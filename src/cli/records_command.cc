@@ -1,0 +1,127 @@
+#include "cli/records_command.h"
+
+#include <memory>
+
+#include "analysis/records.h"
+#include "cli/plots.h"
+#include "cli/result_output.h"
+#include "common/error.h"
+#include "dataset/loader.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata records: per (leaderboard, runner), the qualifying rows (scored, passed, not hacked) "
+    "in time order; a record is the first or one strictly below the record before it "
+    "(docs/analyses.md)";
+
+std::string problem_text(const RecordsOptions& o) {
+  return o.problem ? *o.problem : "leaderboard " + std::to_string(*o.leaderboard);
+}
+
+std::string series_title(const analysis::RecordSeries& s) {
+  std::string title = (s.problem_name.empty() ? "leaderboard" : s.problem_name) + " (" +
+                      std::to_string(s.leaderboard_id) + ")";
+  title += s.runner ? " on " + *s.runner : ", runner not recorded (legacy per-run file)";
+  title += ": " + std::to_string(s.records.size()) +
+           (s.records.size() == 1 ? " record" : " records") + " among " +
+           std::to_string(s.qualifying_rows) + " qualifying rows";
+  if (s.records.size() > 1) {
+    char factor[64];
+    std::snprintf(factor, sizeof factor, ", ×%.2f from the first to the last",
+                  s.records.front().score / s.records.back().score);
+    title += factor;
+  }
+  return title;
+}
+
+}  // namespace
+
+void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) {
+  if (!options.problem && !options.leaderboard) {
+    throw UsageError("records needs --problem NAME or --leaderboard ID");
+  }
+  const OutputFormat format = parse_output_format(options.format);
+  std::vector<ResultColumn> columns;
+  if (format == OutputFormat::TABLE) {
+    columns = {{"submission_time", ColumnType::TIMESTAMP}, {"user", ColumnType::STRING},
+               {"score", ColumnType::SCORE},               {"previous", ColumnType::SCORE},
+               {"factor", ColumnType::FACTOR},             {"submission_id", ColumnType::INT64},
+               {"runner", ColumnType::STRING}};
+  } else {
+    columns = {{"leaderboard_id", ColumnType::INT64},     {"problem_name", ColumnType::STRING},
+               {"runner", ColumnType::STRING},            {"submission_time", ColumnType::TIMESTAMP},
+               {"submission_id", ColumnType::INT64},      {"user_id", ColumnType::STRING},
+               {"user_name", ColumnType::STRING},         {"score", ColumnType::SCORE},
+               {"previous", ColumnType::SCORE},           {"factor", ColumnType::FACTOR}};
+  }
+  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  PlotTarget plot(options.plot);
+
+  dataset::LoadOptions load;
+  load.filter.problem = options.problem;
+  load.filter.leaderboard_id = options.leaderboard;
+  load.filter.runner = options.runner;
+  load.filter.scored_only = true;
+  load.filter.passed_only = true;
+  analysis::RecordsBuilder builder;
+  load_submissions(options.data, load, "records of " + problem_text(options),
+                   [&](dataset::Submission&& s) { builder.add(s); }, err);
+  const std::vector<analysis::RecordSeries> all = builder.finish();
+  if (all.empty()) {
+    std::string what = problem_text(options);
+    if (options.runner) what += " on runner " + *options.runner;
+    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
+                       "\n");
+  }
+  for (const analysis::RecordSeries& s : all) {
+    writer.section(series_title(s));
+    writer.leaderboard_shown(s.leaderboard_id, s.problem_name);
+    for (const analysis::Record& r : s.records) {
+      Cell runner = s.runner ? Cell{*s.runner} : Cell{};
+      Cell previous = r.previous ? Cell{*r.previous} : Cell{};
+      Cell factor = r.factor ? Cell{*r.factor} : Cell{};
+      if (format == OutputFormat::TABLE) {
+        const std::string& user = r.user_name && !r.user_name->empty() ? *r.user_name : r.user_id;
+        writer.row({r.submission_time, user, r.score, previous, factor, r.submission_id, runner},
+                   s.leaderboard_id, s.problem_name);
+      } else {
+        writer.row({s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
+                    r.user_id, r.user_name ? Cell{*r.user_name} : Cell{}, r.score, previous,
+                    factor},
+                   s.leaderboard_id, s.problem_name);
+      }
+    }
+  }
+  if (plot.wanted()) {
+    if (all.empty()) throw Error("nothing to plot: no qualifying submissions");
+    plot.write(records_chart(all), err);
+  }
+  writer.finish();
+}
+
+void add_records_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<RecordsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "records",
+      "A leaderboard's record over time, per runner: who set each new best score and by how "
+      "much; --plot draws the record curve");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
+  cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--plot", options->plot, "Also draw the record curve as an SVG file");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nA record is a qualifying row (scored, passed, not hacked) strictly faster than every\n"
+      "earlier one on its runner (docs/analyses.md).\n"
+      "\nExamples:\n"
+      "  kbdata records -p nvfp4_gemm\n"
+      "  kbdata records -p trimul --runner H100 --plot trimul-h100.svg\n"
+      "  kbdata records --leaderboard 697 -f json\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_records(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli

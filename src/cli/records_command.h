@@ -1,0 +1,30 @@
+// `kbdata records`: a leaderboard's record over time, per runner: each time the best score across
+// all users improved, who set it and by how much (analysis/records.h); `--plot` draws the record
+// curve as SVG.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/submission_output.h"
+
+namespace kbdata::cli {
+
+struct RecordsOptions {
+  DataOptions data;
+  std::optional<std::string> problem;
+  std::optional<int64_t> leaderboard;
+  std::optional<std::string> runner;
+  std::optional<std::string> plot;  // SVG file
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err);
+
+void add_records_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli
