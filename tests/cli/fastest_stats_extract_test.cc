@@ -559,8 +559,8 @@ const MediumFolder& medium() {
   return folder;
 }
 
-// DuckDB's text of a double, read back exactly (strtod, not stod: stod throws on subnormals,
-// and the synthetic PMPP B200 scores are subnormal, see the report of this test's commit).
+// DuckDB's text of a double, read back exactly: strtod, not stod, which throws on subnormal
+// values (a synth bug once wrote such scores; the comparison must report them, not crash).
 double number(const std::optional<std::string>& text) {
   if (!text) throw std::runtime_error("a NULL where a number was expected");
   char* end = nullptr;
