@@ -31,8 +31,8 @@ namespace {
 // Rows per FETCH start here and adapt so that one batch holds about kFetchBytes.
 constexpr int kFirstFetchRows = 256;
 constexpr size_t kFetchBytes = size_t{8} << 20;
-// The writer's row groups: at most 100,000 rows or 32 MiB encoded (the writer holds one).
-constexpr size_t kRowGroupBytes = size_t{32} << 20;
+// The writer's row groups: at most 100,000 rows or 16 MiB encoded (the writer holds one).
+constexpr size_t kRowGroupBytes = size_t{16} << 20;
 
 const char* const kFlatRule =
     "one row per (leaderboard_id, user_id, code_id, runner): per submission and runner the best "

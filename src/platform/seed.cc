@@ -189,9 +189,12 @@ std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::Le
                                      uint64_t h) const {
   std::vector<RunSpec> runs;
   std::vector<int> runners;
-  for (size_t i = 0; i < m.runners.size() && i < 4; ++i) {
+  for (size_t i = 0; i < m.runners.size() && i < 8; ++i) {
     if (s.runner_mask & (1u << i)) runners.push_back(static_cast<int>(i));
   }
+  // The population keeps scores for the first four runners; a fifth (PMPP's B200) takes the
+  // fourth's measurement (never read past the array).
+  auto score_on = [&](int r) { return s.scores[static_cast<size_t>(std::min(r, 3))]; };
   if (runners.empty()) runners.push_back(static_cast<int>(h % m.runners.size()));
   const std::string& first = m.runners[static_cast<size_t>(runners[0])];
   switch (s.outcome) {
@@ -217,7 +220,7 @@ std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::Le
       for (size_t k = 0; k < runners.size(); ++k) {
         const int r = runners[k];
         const std::string& runner = m.runners[static_cast<size_t>(r)];
-        runs.push_back({"leaderboard", false, runner, s.scores[static_cast<size_t>(r)], true});
+        runs.push_back({"leaderboard", false, runner, score_on(r), true});
         // About 1 in 25 scored submissions fails its secret run on its first runner: that
         // runner's public score must not count (DATASET.md §3).
         const bool secret_fails = k == 0 && (h >> 8) % 25 == 0;
