@@ -16,6 +16,16 @@ void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* 
   for (const std::string& c : options.legacy) {
     e.configs.push_back(platform::parse_config_spec(c, true, "--legacy"));
   }
+  if (options.show_sql) {
+    for (const platform::ConfigSpec& spec : e.configs) {
+      std::string text = "-- " + spec.name + " (" + platform::config_file_name(spec.name) + ")\n" +
+                         platform::config_query(spec) + ";\n";
+      write_all(out, text);
+    }
+    return;
+  }
+  if (options.db.empty()) throw UsageError("export: --db URL is required");
+  if (options.out.empty()) throw UsageError("export: --out DIR is required");
   e.allow_open = options.is_private;
   e.jobs = options.jobs;
   e.license = options.license;

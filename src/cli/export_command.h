@@ -17,6 +17,7 @@ struct ExportCommandOptions {
   std::vector<std::string> configs;
   std::vector<std::string> legacy;
   bool is_private = false;
+  bool show_sql = false;
   int jobs = 1;
   std::string license = "cc-by-4.0";
   std::optional<uint64_t> test_permutation_seed;

@@ -202,10 +202,9 @@ int main(int argc, char** argv) {
       "(docs/export.md)");
   export_cmd->add_option("--db", export_options.db,
                          "PostgreSQL URL, e.g. postgresql://user:password@host:5432/kernelbot "
-                         "(or PG* environment variables with a key=value string)")
-      ->required();
-  export_cmd->add_option("--out,-o", export_options.out, "Output folder (created if missing)")
-      ->required();
+                         "(or PG* environment variables with a key=value string); required");
+  export_cmd->add_option("--out,-o", export_options.out,
+                         "Output folder (created if missing); required");
   export_cmd->add_option("--config", export_options.configs,
                          "A flat-schema config NAME=ID,ID,... (leaderboard ids); repeatable. A "
                          "registered NAME gets its published file name, else NAME.parquet")
@@ -222,6 +221,9 @@ int main(int argc, char** argv) {
                          "one snapshot")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  export_cmd->add_flag("--show-sql", export_options.show_sql,
+                       "Print each config's query (what the export streams) and exit without "
+                       "connecting");
   export_cmd->add_option("--license", export_options.license, "License id for the card")
       ->capture_default_str();
   export_cmd->add_option("--test-permutation-seed", export_options.test_permutation_seed,

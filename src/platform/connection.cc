@@ -8,13 +8,16 @@ namespace kbdata::platform {
 
 std::string one_line(std::string_view message) {
   std::string out;
+  bool line_start = false;
   for (char c : message) {
     if (c == '\n') {
       out += "; ";
-    } else if (c == '\t' || c == '\r') {
-      out += ' ';
+      line_start = true;
+    } else if (c == '\t' || c == '\r' || c == ' ') {
+      if (!line_start) out += ' ';  // libpq indents continuation lines
     } else {
       out += c;
+      line_start = false;
     }
   }
   while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();

@@ -104,6 +104,19 @@ WHERE c.keep = 1
 ORDER BY l.name, c.score NULLS LAST, c.id, c.runner NULLS LAST)";
 }
 
+std::string legacy_query(const ConfigSpec& spec) {
+  return "SELECT s.id::int8, s.leaderboard_id::int8, s.user_id, " + micros("s.submission_time") +
+         ", s.file_name, CASE WHEN f.old_code IS NOT NULL THEN convert_to(f.old_code, 'UTF8') "
+         "ELSE f.code END, s.code_id::int8, r.id::int8, " +
+         micros("r.start_time") + ", " + micros("r.end_time") +
+         ", r.mode, r.score::float8, r.passed, r.compilation::text, r.meta::text, "
+         "r.result::text, r.system_info::text "
+         "FROM leaderboard.runs r JOIN leaderboard.submission s ON s.id = r.submission_id "
+         "JOIN leaderboard.code_files f ON f.id = s.code_id WHERE s.leaderboard_id = ANY(" +
+         id_array(spec.leaderboards) + ")" +
+         (passing_runs_only(spec.name) ? " AND r.passed IS TRUE" : "") + " ORDER BY s.id, r.id";
+}
+
 std::string legacy_runs_from_where(const std::vector<int64_t>& ids, bool passed_only) {
   return "FROM leaderboard.runs r JOIN leaderboard.submission s ON s.id = r.submission_id WHERE "
          "s.leaderboard_id = ANY(" +
@@ -302,17 +315,7 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
   }
   schema[0].num_children = top;
 
-  const std::string sql =
-      "SELECT s.id::int8, s.leaderboard_id::int8, s.user_id, " + micros("s.submission_time") +
-      ", s.file_name, CASE WHEN f.old_code IS NOT NULL THEN convert_to(f.old_code, 'UTF8') ELSE "
-      "f.code END, s.code_id::int8, r.id::int8, " +
-      micros("r.start_time") + ", " + micros("r.end_time") +
-      ", r.mode, r.score::float8, r.passed, r.compilation::text, r.meta::text, r.result::text, "
-      "r.system_info::text " +
-      "FROM leaderboard.runs r JOIN leaderboard.submission s ON s.id = r.submission_id "
-      "JOIN leaderboard.code_files f ON f.id = s.code_id WHERE s.leaderboard_id = ANY(" +
-      id_array(spec.leaderboards) + ")" + (passed_only ? " AND r.passed IS TRUE" : "") +
-      " ORDER BY s.id, r.id";
+  const std::string sql = legacy_query(spec);
 
   RowSink sink(file, schema, writer_options(kLegacyRule, source));
   synth::Columns& c = sink.columns();
@@ -468,6 +471,10 @@ std::string config_file_name(const std::string& config) {
   const dataset::ConfigInfo* info = dataset::find_config(config);
   if (info != nullptr && info->name == config) return info->file;
   return config + ".parquet";
+}
+
+std::string config_query(const ConfigSpec& spec) {
+  return spec.legacy ? legacy_query(spec) : flat_query(spec.leaderboards);
 }
 
 bool passing_runs_only(const std::string& config) {

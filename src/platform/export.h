@@ -42,6 +42,10 @@ struct ConfigSpec {
 // NAME.parquet.
 [[nodiscard]] std::string config_file_name(const std::string& config);
 
+// The query that streams a config's rows (one statement, no trailing ';'), as run by the export:
+// `kbdata export --show-sql` prints it and bench/export_bench.sh times COPY of it.
+[[nodiscard]] std::string config_query(const ConfigSpec& spec);
+
 // A legacy config holds only passing runs when it is the registry's amd_successful_submissions.
 [[nodiscard]] bool passing_runs_only(const std::string& config);
 

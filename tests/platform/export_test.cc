@@ -107,6 +107,7 @@ ChildResult kbdata_export(const std::vector<std::string>& args) {
 
 // The failure contract: non-zero exit, exactly one line on stderr, naming `what`.
 void expect_one_line_failure(const ChildResult& r, const std::string& what) {
+  std::fprintf(stderr, "[ stderr   ] %s", r.err.c_str());
   EXPECT_NE(r.exit_code, 0);
   ASSERT_FALSE(r.err.empty());
   EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;

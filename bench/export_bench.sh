@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# kbdata export against its ceiling, the server's own COPY of the same queries.
+#
+#   bench/export_bench.sh KBDATA [SCALE]     (SCALE: small, medium (default) or full)
+#
+# Creates a PostgreSQL server in a temporary folder (Debian's initdb/pg_ctl, as the postgres user
+# when run as root; 127.0.0.1, a free port), seeds it with `kbdata synth --db --scale SCALE`, then
+# times, as whole processes (wall time and peak RSS from /usr/bin/time, best of 3):
+#   export  kbdata export of every flat config and both legacy AMD files (--jobs 1)
+#   copy    psql running `COPY (query) TO STDOUT (FORMAT binary)` for the same configs, in one
+#           session, to /dev/null; the queries are kbdata's own (`kbdata export --show-sql`)
+# and prints the ratio. The server is stopped and the folder removed at the end.
+set -euo pipefail
+
+kbdata=$(realpath "${1:?usage: bench/export_bench.sh KBDATA [SCALE]}")
+scale=${2:-medium}
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$bin/initdb" ] || { echo "export_bench: no PostgreSQL server (scripts/install-deps)" >&2; exit 1; }
+
+dir=$(mktemp -d /tmp/kbdata-export-bench-XXXXXX)
+as_server() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+[ "$(id -u)" -eq 0 ] && chown postgres "$dir"
+cleanup() {
+  as_server "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+echo bench > "$dir/pw"
+[ "$(id -u)" -eq 0 ] && chown postgres "$dir/pw"
+as_server "$bin/initdb" -D "$dir/data" -U kb --pwfile="$dir/pw" --auth=scram-sha-256 -E UTF8 \
+  --locale=C --no-sync >/dev/null
+as_server "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+export PGPASSWORD=bench
+url="postgresql://kb:bench@127.0.0.1:$port/kb"
+psql -q -h 127.0.0.1 -p "$port" -U kb postgres -c "CREATE DATABASE kb"
+echo "export_bench: seeding (kbdata synth --db --scale $scale)"
+"$kbdata" synth --db "$url" --scale "$scale" --seed 1 >/dev/null
+
+configs=(
+  --config nvidia_nvfp4_submissions=595,597,598,697,730
+  --config amd_1_1m_competition=763,764,765
+  --config trimul_submissions=496
+  --config helion_b200_nebius=766,767,768,769,770
+  --config pmpp_v2_submissions=901,902,903,904,905,906,907,908
+  --config linalg_submissions=774,775,776
+  --legacy amd_submissions=398,399,430,463,563,564,565
+  --legacy amd_successful_submissions=398,399,430,463,563,564,565
+)
+# The same queries, each as COPY ... TO STDOUT in binary.
+"$kbdata" export "${configs[@]}" --show-sql |
+  awk '/^-- /{next} {buf = buf $0 "\n"} /;$/{sub(/;\n$/, "", buf); print "COPY (" buf ") TO STDOUT (FORMAT binary);"; buf = ""}' \
+  > "$dir/copy.sql"
+
+# Prints "seconds kilobytes" of the fastest of 3 runs of the command (an executable, timed as a
+# whole process by /usr/bin/time); the output folder is emptied before each run.
+measure() {
+  local best="" line
+  for _ in 1 2 3; do
+    rm -rf "$dir/out"
+    if ! /usr/bin/time -o "$dir/time" -f "%e %M" "$@" >/dev/null 2>"$dir/err"; then
+      echo "export_bench: failed: $*" >&2
+      cat "$dir/err" >&2
+      exit 1
+    fi
+    line=$(tail -1 "$dir/time")
+    if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN{exit !(a < b)}'; then
+      best=$line
+    fi
+  done
+  echo "$best"
+}
+
+copy_cmd=(psql -q -X -h 127.0.0.1 -p "$port" -U kb kb -v ON_ERROR_STOP=1 -f "$dir/copy.sql")
+"${copy_cmd[@]}" | wc -c > "$dir/copy-bytes"  # warms the cache; the bytes COPY sends
+read -r copy_s copy_kb <<< "$(measure "${copy_cmd[@]}")"
+read -r export_s export_kb <<< "$(measure "$kbdata" export --db "$url" --out "$dir/out" "${configs[@]}")"
+files=$(du -cb "$dir"/out/*.parquet | tail -1 | cut -f1)
+
+printf 'export_bench (scale %s, %s rows of runs, %s submissions)\n' "$scale" \
+  "$(psql -Atq -h 127.0.0.1 -p "$port" -U kb kb -c 'SELECT count(*) FROM leaderboard.runs')" \
+  "$(psql -Atq -h 127.0.0.1 -p "$port" -U kb kb -c 'SELECT count(*) FROM leaderboard.submission')"
+printf '  %-40s %8s %10s %14s\n' "" "wall s" "peak RSS" "bytes out"
+printf '  %-40s %8s %7d MB %14s\n' "kbdata export (8 configs, Parquet)" "$export_s" $((export_kb / 1024)) "$files"
+printf '  %-40s %8s %7d MB %14s\n' "psql COPY (same queries) TO STDOUT" "$copy_s" $((copy_kb / 1024)) "$(cat "$dir/copy-bytes")"
+awk -v e="$export_s" -v c="$copy_s" 'BEGIN { printf "  ratio export / COPY: %.2fx wall time\n", e / c }'
