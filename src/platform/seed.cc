@@ -7,6 +7,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "common/text.h"
 #include "dataset/registry.h"
 #include "platform/connection.h"
 #include "synth/legacy_writer.h"
@@ -62,23 +63,11 @@ std::string timestamp(int64_t us) {
   return buffer;
 }
 
+// A JSON string literal. REQUIRES: `text` is well-formed UTF-8 (all seeded text is).
 std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", static_cast<unsigned>(c));
-      out += buffer;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
+  std::string out;
+  append_json_string(out, text);
+  return out;
 }
 
 std::string json_number(double v) {
@@ -114,23 +103,6 @@ class CopyWriter {
   std::string buffer_;
   int64_t rows_ = 0;
 };
-
-int pool_size(const dataset::ConfigInfo& config, synth::Scale scale) {
-  int full = config.name == "nvidia_nvfp4_submissions" ? 460
-             : config.name == "amd_1_1m_competition"   ? 300
-             : config.name == "amd_submissions"        ? 250
-             : config.name == "pmpp_v2_submissions"    ? 200
-                                                       : 110;
-  switch (scale) {
-    case synth::Scale::SMALL:
-      return std::max(12, full / 8);
-    case synth::Scale::MEDIUM:
-      return std::max(40, full / 2);
-    case synth::Scale::FULL:
-      return full;
-  }
-  return full;
-}
 
 bool compiles(synth::Language language) {
   return language == synth::Language::CUDA_INLINE || language == synth::Language::HIP_INLINE ||
@@ -543,7 +515,7 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
     }
     const uint64_t seed = synth::derive(options.seed, synth::hash_text(config.name));
     synth::Population population = synth::make_population(
-        models, pool_size(config, options.scale), seed, config_index * 10'000'000,
+        models, synth::config_pool_size(config, options.scale), seed, config_index * 10'000'000,
         config_index * 10'000'000, legacy);
     if (options.progress != nullptr && isatty(fileno(options.progress))) {
       std::fprintf(options.progress, "kbdata: seeding %s: %zu submissions\n", config.name.c_str(),
