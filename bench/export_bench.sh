@@ -5,11 +5,13 @@
 #
 # Creates a PostgreSQL server in a temporary folder (Debian's initdb/pg_ctl, as the postgres user
 # when run as root; 127.0.0.1, a free port), seeds it with `kbdata synth --db --scale SCALE`, then
-# times, as whole processes (wall time and peak RSS from /usr/bin/time, best of 3):
+# times, as whole processes (wall time and peak RSS from /usr/bin/time), in $ROUNDS (default 5)
+# alternating rounds:
 #   export  kbdata export of every flat config and both legacy AMD files (--jobs 1)
 #   copy    psql running `COPY (query) TO STDOUT (FORMAT binary)` for the same configs, in one
 #           session, to /dev/null; the queries are kbdata's own (`kbdata export --show-sql`)
-# and prints the ratio. The server is stopped and the folder removed at the end.
+# and prints median times, the largest peak RSS, and the median of the per-round ratios with their
+# range. The server is stopped and the folder removed at the end.
 set -euo pipefail
 
 kbdata=$(realpath "${1:?usage: bench/export_bench.sh KBDATA [SCALE]}")
@@ -54,35 +56,43 @@ configs=(
   awk '/^-- /{next} {buf = buf $0 "\n"} /;$/{sub(/;\n$/, "", buf); print "COPY (" buf ") TO STDOUT (FORMAT binary);"; buf = ""}' \
   > "$dir/copy.sql"
 
-# Prints "seconds kilobytes" of the fastest of 3 runs of the command (an executable, timed as a
-# whole process by /usr/bin/time); the output folder is emptied before each run.
+# Runs the command once (an executable, timed as a whole process by /usr/bin/time) and prints
+# "seconds kilobytes"; the output folder is emptied first.
 measure() {
-  local best="" line
-  for _ in 1 2 3; do
-    rm -rf "$dir/out"
-    if ! /usr/bin/time -o "$dir/time" -f "%e %M" "$@" >/dev/null 2>"$dir/err"; then
-      echo "export_bench: failed: $*" >&2
-      cat "$dir/err" >&2
-      exit 1
-    fi
-    line=$(tail -1 "$dir/time")
-    if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN{exit !(a < b)}'; then
-      best=$line
-    fi
-  done
-  echo "$best"
+  rm -rf "$dir/out"
+  if ! /usr/bin/time -o "$dir/time" -f "%e %M" "$@" >/dev/null 2>"$dir/err"; then
+    echo "export_bench: failed: $*" >&2
+    cat "$dir/err" >&2
+    exit 1
+  fi
+  tail -1 "$dir/time"
 }
 
 copy_cmd=(psql -q -X -h 127.0.0.1 -p "$port" -U kb kb -v ON_ERROR_STOP=1 -f "$dir/copy.sql")
+export_cmd=("$kbdata" export --db "$url" --out "$dir/out" "${configs[@]}")
 "${copy_cmd[@]}" | wc -c > "$dir/copy-bytes"  # warms the cache; the bytes COPY sends
-read -r copy_s copy_kb <<< "$(measure "${copy_cmd[@]}")"
-read -r export_s export_kb <<< "$(measure "$kbdata" export --db "$url" --out "$dir/out" "${configs[@]}")"
+# Rounds alternate the two, so both see the same machine; the ratio is taken per round.
+rounds=${ROUNDS:-5}
+: > "$dir/rounds"
+for _ in $(seq "$rounds"); do
+  read -r c_s c_kb <<< "$(measure "${copy_cmd[@]}")"
+  read -r e_s e_kb <<< "$(measure "${export_cmd[@]}")"
+  echo "$e_s $e_kb $c_s $c_kb" >> "$dir/rounds"
+done
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+export_s=$(cut -d' ' -f1 "$dir/rounds" | median)
+export_kb=$(cut -d' ' -f2 "$dir/rounds" | sort -g | tail -1)
+copy_s=$(cut -d' ' -f3 "$dir/rounds" | median)
+copy_kb=$(cut -d' ' -f4 "$dir/rounds" | sort -g | tail -1)
+ratios=$(awk '{printf "%.3f\n", $1 / $3}' "$dir/rounds")
 files=$(du -cb "$dir"/out/*.parquet | tail -1 | cut -f1)
 
 printf 'export_bench (scale %s, %s rows of runs, %s submissions)\n' "$scale" \
   "$(psql -Atq -h 127.0.0.1 -p "$port" -U kb kb -c 'SELECT count(*) FROM leaderboard.runs')" \
   "$(psql -Atq -h 127.0.0.1 -p "$port" -U kb kb -c 'SELECT count(*) FROM leaderboard.submission')"
-printf '  %-40s %8s %10s %14s\n' "" "wall s" "peak RSS" "bytes out"
+printf '  %-40s %8s %10s %14s\n' "" "median s" "peak RSS" "bytes out"
 printf '  %-40s %8s %7d MB %14s\n' "kbdata export (8 configs, Parquet)" "$export_s" $((export_kb / 1024)) "$files"
 printf '  %-40s %8s %7d MB %14s\n' "psql COPY (same queries) TO STDOUT" "$copy_s" $((copy_kb / 1024)) "$(cat "$dir/copy-bytes")"
-awk -v e="$export_s" -v c="$copy_s" 'BEGIN { printf "  ratio export / COPY: %.2fx wall time\n", e / c }'
+printf '  ratio export / COPY wall time: %.2f (median of %d rounds; range %s..%s); load average %s\n' \
+  "$(echo "$ratios" | median)" "$rounds" "$(echo "$ratios" | sort -g | head -1)" \
+  "$(echo "$ratios" | sort -g | tail -1)" "$(cut -d' ' -f1 /proc/loadavg)"
