@@ -74,6 +74,16 @@ std::string temp_dir(const std::string& name) {
   return p.string();
 }
 
+// A temporary folder, removed when the test ends, passed or failed.
+struct TempDir {
+  explicit TempDir(const std::string& name) : path(temp_dir(name)) {}
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string path;
+};
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
@@ -221,7 +231,8 @@ TEST(SynthDb, SeedsEveryCaseTheRulesDistinguish) {
 }
 
 TEST(Export, FlatConfigsEqualTheOracle) {
-  const std::string out = temp_dir("flat");
+  TempDir out_dir("flat");
+  const std::string& out = out_dir.path;
   std::vector<std::string> args = {"--db", server->url("kb"), "--out", out, "--jobs", "2"};
   for (const auto& [name, ids] : kFlatConfigs) {
     args.push_back("--config");
@@ -274,11 +285,11 @@ TEST(Export, FlatConfigsEqualTheOracle) {
   EXPECT_GT(scored, 0);
   EXPECT_GT(hacked_status, 0);
   EXPECT_GT(repaired, 0);  // the Latin-1 byte became U+FFFD in the flat AMD config
-  fs::remove_all(out);
 }
 
 TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
-  const std::string out = temp_dir("legacy");
+  TempDir out_dir("legacy");
+  const std::string& out = out_dir.path;
   ChildResult r = kbdata_export({"--db", server->url("kb"), "--out", out, "--legacy",
                                  std::string("amd_submissions=") + kAmd, "--legacy",
                                  std::string("amd_successful_submissions=") + kAmd});
@@ -377,7 +388,8 @@ TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
     }
   }
   // Two exports draw different permutations; a test seed makes them repeatable.
-  const std::string again = temp_dir("legacy-again");
+  TempDir again_dir("legacy-again");
+  const std::string& again = again_dir.path;
   ChildResult r2 = kbdata_export({"--db", server->url("kb"), "--out", again, "--legacy",
                                   std::string("amd_submissions=") + kAmd});
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
@@ -387,12 +399,11 @@ TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
   bool differs = false;
   for (size_t i = 0; i < first.size(); ++i) differs |= first[i]["user_id"] != second[i]["user_id"];
   EXPECT_TRUE(differs) << "the permutation did not change between exports";
-  fs::remove_all(out);
-  fs::remove_all(again);
 }
 
 TEST(Export, CardAndLayoutFromTheFilesWritten) {
-  const std::string out = temp_dir("card");
+  TempDir out_dir("card");
+  const std::string& out = out_dir.path;
   ChildResult r = kbdata_export({"--db", server->url("kb"), "--out", out, "--config",
                                  std::string("nvidia_nvfp4_submissions=") + kNvfp4, "--legacy",
                                  std::string("amd_submissions=") + kAmd});
@@ -433,11 +444,11 @@ TEST(Export, CardAndLayoutFromTheFilesWritten) {
     EXPECT_FALSE(b.at("gpu_types").empty()) << b.dump().substr(0, 200);
     EXPECT_FALSE(b.at("reference").is_null());
   }
-  fs::remove_all(out);
 }
 
 TEST(Export, PublicExportRefusesAnOpenLeaderboard) {
-  const std::string out = temp_dir("open");
+  TempDir out_dir("open");
+  const std::string& out = out_dir.path;
   ChildResult refused = kbdata_export(
       {"--db", server->url("kb"), "--out", out, "--config", "practice=901,990"});
   expect_one_line_failure(refused, "leaderboard 990 'open_practice_softmax' (config practice) is "
@@ -450,7 +461,6 @@ TEST(Export, PublicExportRefusesAnOpenLeaderboard) {
   EXPECT_NE(card.find("private: true"), std::string::npos);
   EXPECT_NE(card.find("Private export"), std::string::npos);
   EXPECT_NE(card.find("990"), std::string::npos);
-  fs::remove_all(out);
 }
 
 // A folder holding a complete earlier export; the faults must leave it exactly so.
@@ -578,7 +588,8 @@ TEST_F(Faults, OutputFolderNotWritable) {
 }
 
 TEST(Export, UsageErrors) {
-  const std::string out = temp_dir("usage");
+  TempDir out_dir("usage");
+  const std::string& out = out_dir.path;
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"--config", "x=1,abc"},
                                              {"--config", "=1"},
@@ -594,7 +605,6 @@ TEST(Export, UsageErrors) {
   ChildResult unknown = kbdata_export(
       {"--db", server->url("kb"), "--out", out, "--config", "x=12345"});
   expect_one_line_failure(unknown, "leaderboard 12345 (config x) does not exist");
-  fs::remove_all(out);
 }
 
 // More data than the memory bound: 10,000 submissions of 24 KB of code that snappy cannot
@@ -636,7 +646,8 @@ TEST(Export, MemoryStaysBounded) {
       "  submission_time, done, status) SELECT i, 496, 'submission.py', '1234567890123456789', "
       "  i, '2025-06-01'::timestamptz + i * interval '1 second', true, 'active' "
       "  FROM generate_series(1, 10000) i");
-  const std::string out = temp_dir("big");
+  TempDir out_dir("big");
+  const std::string& out = out_dir.path;
   ChildResult r = kbdata_export({"--db", server->url("big"), "--out", out, "--config",
                                  "trimul_submissions=496"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -647,7 +658,6 @@ TEST(Export, MemoryStaysBounded) {
                                     << " bytes";
   std::fprintf(stderr, "memory: exported %llu bytes with a peak RSS of %ld KB\n",
                static_cast<unsigned long long>(size), r.max_rss_kb);
-  fs::remove_all(out);
 }
 
 }  // namespace
