@@ -83,6 +83,8 @@ bench: deps
 	$(BUILD)-bench/bench/write_bench
 	$(BUILD)-bench/bench/load_bench
 	$(BUILD)-bench/bench/analysis_bench
+	@# kbdata export against COPY of the same queries on a throwaway PostgreSQL server.
+	bench/export_bench.sh $(BUILD)-bench/kbdata medium
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/configs_command.h"
 #include "cli/convert_command.h"
+#include "cli/export_command.h"
 #include "cli/extract_command.h"
 #include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
@@ -167,8 +168,14 @@ int main(int argc, char** argv) {
       "synth",
       "Write a synthetic KernelBot data set: configs of both schema families, leaderboards.parquet\n"
       "and a dataset card, deterministic by seed (docs/synth.md)");
-  synth_cmd->add_option("--out,-o", synth.out, "Folder to write into (created if missing)")
-      ->required();
+  CLI::Option* synth_out =
+      synth_cmd->add_option("--out,-o", synth.out, "Folder to write into (created if missing)");
+  synth_cmd
+      ->add_option("--db", synth.db,
+                   "Instead of files, create the platform's tables (src/platform/schema.sql) in "
+                   "this empty PostgreSQL database (URL, e.g. postgresql://user@host:5432/db) and "
+                   "seed them; --scale and --seed apply")
+      ->excludes(synth_out);
   synth_cmd->add_option("--scale", synth.scale,
                         "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
                         "shape: about 200,000 rows, 1.4 GB)")
@@ -186,6 +193,49 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"published", "kbdata"}))
       ->capture_default_str();
 
+  // kbdata export
+  kbdata::cli::ExportCommandOptions export_options;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export",
+      "Export the platform database (PostgreSQL) to configs, leaderboards.parquet and a dataset\n"
+      "card, read-only and streaming; nothing in DIR changes unless everything succeeded\n"
+      "(docs/export.md)");
+  export_cmd->add_option("--db", export_options.db,
+                         "PostgreSQL URL, e.g. postgresql://user:password@host:5432/kernelbot "
+                         "(or PG* environment variables with a key=value string); required");
+  export_cmd->add_option("--out,-o", export_options.out,
+                         "Output folder (created if missing); required");
+  export_cmd->add_option("--config", export_options.configs,
+                         "A flat-schema config NAME=ID,ID,... (leaderboard ids); repeatable. A "
+                         "registered NAME gets its published file name, else NAME.parquet")
+      ->allow_extra_args(false);
+  export_cmd->add_option("--legacy", export_options.legacy,
+                         "A legacy per-run config NAME=ID,... (anonymised user ids, run_* "
+                         "structs); amd_successful_submissions keeps passing runs only")
+      ->allow_extra_args(false);
+  export_cmd->add_flag("--private", export_options.is_private,
+                       "Allow leaderboards whose deadline is in the future and mark the card "
+                       "private (a public export refuses them)");
+  export_cmd->add_option("--jobs,-j", export_options.jobs,
+                         "Configs written in parallel, one database connection each, all on "
+                         "one snapshot")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  export_cmd->add_flag("--show-sql", export_options.show_sql,
+                       "Print each config's query (what the export streams) and exit without "
+                       "connecting");
+  export_cmd->add_option("--license", export_options.license, "License id for the card")
+      ->capture_default_str();
+  export_cmd->add_option("--test-permutation-seed", export_options.test_permutation_seed,
+                         "Tests only: seed the anonymisation permutation")
+      ->group("");
+  export_cmd->footer(
+      "\nExamples:\n"
+      "  kbdata export --db postgresql://reader@db/kernelbot --out hub \\\n"
+      "      --config nvidia_nvfp4_submissions=595,597,598,697,730 --config trimul_submissions=496\n"
+      "  kbdata export --db $URL --out amd --legacy amd_submissions=398,399,430,463,563,564,565\n"
+      "\nExit status: 0 success, 1 the database or folder failed or a leaderboard is still open,\n"
+      "2 wrong usage.");
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);
@@ -229,6 +279,8 @@ int main(int argc, char** argv) {
       kbdata::cli::run_show(show, stdout, stderr);
     } else if (configs_cmd->parsed()) {
       kbdata::cli::run_configs(configs, stdout, stderr);
+    } else if (export_cmd->parsed()) {
+      kbdata::cli::run_export(export_options, stdout, stderr);
     } else if (synth_cmd->parsed()) {
       kbdata::cli::run_synth(synth, stdout, stderr);
     }

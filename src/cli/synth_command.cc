@@ -5,6 +5,7 @@
 
 #include "cli/output.h"
 #include "common/error.h"
+#include "platform/seed.h"
 #include "synth/synth.h"
 
 namespace kbdata::cli {
@@ -37,6 +38,22 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
   else
     throw UsageError("unknown --layout '" + options.layout + "'; use published or kbdata");
 
+  if (options.db.empty() == options.out.empty()) {
+    throw UsageError("give exactly one of --out DIR (Parquet files) and --db URL (a database)");
+  }
+  if (!options.db.empty()) {
+    platform::SeedOptions seed;
+    seed.url = options.db;
+    seed.scale = s.scale;
+    seed.seed = s.seed;
+    seed.progress = progress;
+    std::vector<std::vector<std::string>> rows = {{"table", "rows"}};
+    for (const platform::SeedCounts& c : platform::seed_database(seed)) {
+      rows.push_back({"leaderboard." + c.table, std::to_string(c.rows)});
+    }
+    write_all(out, format_table(rows, {false, true}));
+    return;
+  }
   std::vector<synth::WrittenFile> files = synth::run_synth(s);
   std::vector<std::vector<std::string>> rows = {{"config", "file", "rows", "bytes"}};
   for (const synth::WrittenFile& f : files) {

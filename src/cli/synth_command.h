@@ -1,3 +1,4 @@
+// `kbdata synth --db URL [--scale S] [--seed N]`: the platform tables seeded instead (src/platform/).
 // `kbdata synth --out DIR [--scale small|medium|full] [--seed N] [--family flat|legacy|both]
 //  [--layout published|kbdata]`: a synthetic data set (src/synth/, docs/synth.md).
 #pragma once
@@ -10,6 +11,7 @@ namespace kbdata::cli {
 
 struct SynthCommandOptions {
   std::string out;
+  std::string db;  // --db URL: seed a PostgreSQL database instead of writing files
   std::string scale = "small";
   uint64_t seed = 1;
   std::string family = "both";

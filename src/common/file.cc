@@ -168,7 +168,13 @@ void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
   }
 }
 
-void AtomicOutputFile::commit() {
+void AtomicOutputFile::sync() {
+  if (synced_) return;
+  if (fd_ < 0) {
+    IoError error("cannot flush: an earlier flush failed");
+    error.locate_file(path_);
+    throw error;
+  }
   if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
     fd_ = -1;
     IoError error("cannot flush: " + system_message(errno));
@@ -178,6 +184,11 @@ void AtomicOutputFile::commit() {
   fd_ = -1;
   // mkstemp creates 0600; give the output the usual permissions.
   ::chmod(temp_path_.c_str(), 0644);
+  synced_ = true;
+}
+
+void AtomicOutputFile::commit() {
+  sync();
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     IoError error("cannot rename the temporary file into place: " + system_message(errno));
     error.locate_file(path_);

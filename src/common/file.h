@@ -144,6 +144,10 @@ class AtomicOutputFile final : public OutputSink {
   void write(std::string_view text) {
     write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   }
+  // Flushes and syncs the temporary file and closes it; nothing more may be written. commit()
+  // then only renames. Lets a caller sync several outputs before renaming any (kbdata export).
+  // Throws IoError naming the path on failure.
+  void sync();
   void commit();
 
  private:
@@ -151,6 +155,7 @@ class AtomicOutputFile final : public OutputSink {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
+  bool synced_ = false;
   int signal_slot_ = -1;  // registration for remove_temporary_files_on_signals(), or -1
 };
 

@@ -247,6 +247,10 @@ const char* to_string(Layout layout) {
   return layout == Layout::PUBLISHED ? "published" : "kbdata";
 }
 
+int config_pool_size(const dataset::ConfigInfo& config, Scale scale) {
+  return pool_size(config, scale);
+}
+
 std::string synth_command(const SynthOptions& options) {
   return std::string("kbdata synth --scale ") + to_string(options.scale) + " --seed " +
          std::to_string(options.seed) + " --family " + to_string(options.family) + " --layout " +

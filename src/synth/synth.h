@@ -65,6 +65,9 @@ inline constexpr int64_t kFirstPmppId = 901;
 [[nodiscard]] std::vector<LeaderboardModel> config_models(const dataset::ConfigInfo& config,
                                                           Scale scale);
 
+// The size of `config`'s user pool at `scale`.
+[[nodiscard]] int config_pool_size(const dataset::ConfigInfo& config, Scale scale);
+
 // The command recorded in every file's kbdata.command: the options without the folder, so the
 // files do not depend on where they are written.
 [[nodiscard]] std::string synth_command(const SynthOptions& options);

@@ -1,0 +1,53 @@
+#include "cli/export_command.h"
+
+#include "cli/output.h"
+#include "common/error.h"
+#include "platform/export.h"
+
+namespace kbdata::cli {
+
+void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* progress) {
+  platform::ExportOptions e;
+  e.url = options.db;
+  e.out_dir = options.out;
+  for (const std::string& c : options.configs) {
+    e.configs.push_back(platform::parse_config_spec(c, false, "--config"));
+  }
+  for (const std::string& c : options.legacy) {
+    e.configs.push_back(platform::parse_config_spec(c, true, "--legacy"));
+  }
+  if (options.show_sql) {
+    for (const platform::ConfigSpec& spec : e.configs) {
+      std::string text = "-- " + spec.name + " (" + platform::config_file_name(spec.name) + ")\n" +
+                         platform::config_query(spec) + ";\n";
+      write_all(out, text);
+    }
+    return;
+  }
+  if (options.db.empty()) throw UsageError("export: --db URL is required");
+  if (options.out.empty()) throw UsageError("export: --out DIR is required");
+  e.allow_open = options.is_private;
+  e.jobs = options.jobs;
+  e.license = options.license;
+  e.permutation_seed = options.test_permutation_seed;
+  e.progress = progress;
+  platform::ExportResult result = platform::run_export(e);
+  std::vector<std::vector<std::string>> rows = {{"config", "file", "rows", "bytes"}};
+  for (const platform::ExportedFile& f : result.files) {
+    rows.push_back({f.config.empty() ? "-" : f.config, f.file,
+                    f.config.empty() ? "-" : std::to_string(f.rows), std::to_string(f.bytes)});
+  }
+  write_all(out, format_table(rows, {false, false, true, true}));
+  const dataset::CodeRepairCounts& c = result.code;
+  std::fprintf(progress,
+               "kbdata: code: %llu value(s) decoded, %llu repaired (%llu \\x hex escape(s) "
+               "decoded, %llu invalid \\x hex kept as stored, %llu with invalid UTF-8 replaced "
+               "by U+FFFD)\n",
+               static_cast<unsigned long long>(c.values),
+               static_cast<unsigned long long>(c.repaired),
+               static_cast<unsigned long long>(c.hex_decoded),
+               static_cast<unsigned long long>(c.hex_invalid),
+               static_cast<unsigned long long>(c.utf8_repaired));
+}
+
+}  // namespace kbdata::cli

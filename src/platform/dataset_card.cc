@@ -1,0 +1,101 @@
+#include "platform/dataset_card.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/version.h"
+#include "dataset/registry.h"
+
+namespace kbdata::platform {
+namespace {
+
+std::string megabytes(uint64_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f MB", static_cast<double>(bytes) / 1e6);
+  return buffer;
+}
+
+const char* const kCitation =
+    "@inproceedings{kernelbot2025,\n"
+    "  title     = {KernelBot: A Competition Platform for Writing Heterogeneous {GPU} Code},\n"
+    "  author    = {Alex L Zhang and Matej Sirovatka and Erik Schultheis and Benjamin Horowitz "
+    "and Mark Saroufim},\n"
+    "  booktitle = {Championing Open-source DEvelopment in ML Workshop @ ICML25 (CODEML)},\n"
+    "  year      = {2025},\n"
+    "  url       = {https://openreview.net/forum?id=bq9U4dmuyJ}\n"
+    "}\n";
+
+}  // namespace
+
+std::string dataset_card(const std::vector<CardConfig>& configs,
+                         const std::vector<CardLeaderboard>& leaderboards,
+                         const CardOptions& options) {
+  std::string out = "---\nlicense: " + options.license +
+                    "\npretty_name: KernelBot competition data\ntags:\n- code\n- gpu-kernels\n";
+  if (options.is_private) out += "private: true\n";
+  out += "configs:\n";
+  for (const CardConfig& c : configs) {
+    out += "- config_name: " + c.name + "\n  data_files: \"" + c.file + "\"\n";
+  }
+  out += "---\n\n# KernelBot competition data\n\n";
+  if (options.is_private) {
+    out += "**Private export: not for publication.** Made with `--private`";
+    if (!options.open_leaderboards.empty()) {
+      out += "; it holds leaderboards whose deadline had not passed:";
+      for (int64_t id : options.open_leaderboards) out += " " + std::to_string(id);
+    }
+    out += ".\n\n";
+  }
+  out += "GPU kernel submissions from the KernelBot competition platform, exported from its "
+         "database by `kbdata export` (kbdata " + std::string(kVersion) + ").\n\n";
+  out += "| config | file | rows | size |\n|---|---|---|---|\n";
+  for (const CardConfig& c : configs) {
+    out += "| " + c.name + " | " + c.file + " | " + std::to_string(c.rows) + " | " +
+           megabytes(c.bytes) + " |\n";
+  }
+  for (const CardConfig& c : configs) {
+    out += "\n## " + c.name + "\n\n";
+    out += "File `" + c.file + "`: " + std::to_string(c.rows) + " rows, " +
+           std::to_string(c.bytes) + " bytes (" + megabytes(c.bytes) + "). ";
+    if (c.name == "leaderboards") {
+      out += "One row per exported leaderboard: id, name, deadline, lang, description, "
+             "reference, gpu_types.\n";
+      continue;
+    }
+    if (c.legacy) {
+      out += "Legacy per-run schema: one row per run, secret runs included";
+      out += c.passing_only ? ", passing runs only" : "";
+      out += "; `user_id` is an anonymised integer (a random permutation made for this export "
+             "and not kept, so it is not stable across exports).\n";
+    } else {
+      out += "Flat schema: one row per (leaderboard, user, code, runner) after deduplication; "
+             "`score` (seconds, lower is better) is the best qualifying public leaderboard run "
+             "on that runner.\n";
+    }
+    const dataset::ConfigInfo* info = dataset::find_config(c.name);
+    if (info != nullptr && !info->note.empty()) out += "\n**Note:** " + info->note + ".\n";
+    out += "\n| leaderboard id | name | deadline | runners | note |\n|---|---|---|---|---|\n";
+    for (int64_t id : c.leaderboards) {
+      auto it = std::find_if(leaderboards.begin(), leaderboards.end(),
+                             [&](const CardLeaderboard& l) { return l.id == id; });
+      if (it == leaderboards.end()) continue;
+      std::string runners;
+      for (const std::string& r : it->runners) runners += (runners.empty() ? "" : ", ") + r;
+      const std::string_view note = dataset::note_for(id);
+      out += "| " + std::to_string(id) + " | " + it->name + " | " + it->deadline + " | " +
+             runners + " | " + (note.empty() ? "" : "**" + std::string(note) + "**") + " |\n";
+    }
+  }
+  out += "\n## How it was made\n\n";
+  out += "One read-only, repeatable-read transaction over " + options.source +
+         ". Scores are seconds, lower is better; a score counts only when the run is public, "
+         "passed, the submission is not marked hacked, and its secret run on the same runner "
+         "passed. Code is decoded to UTF-8 (Postgres `\\x` hex escapes decoded, invalid bytes "
+         "replaced by U+FFFD). Every file records `kbdata.version`, `kbdata.rule` and "
+         "`kbdata.source` in its Parquet key-value metadata, and has a page index and row groups "
+         "of at most 100,000 rows.\n";
+  out += "\n## Citation\n\n```bibtex\n" + std::string(kCitation) + "```\n";
+  return out;
+}
+
+}  // namespace kbdata::platform

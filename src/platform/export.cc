@@ -1,0 +1,652 @@
+#include "platform/export.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "common/file.h"
+#include "common/version.h"
+#include "dataset/flat_schema.h"
+#include "dataset/registry.h"
+#include "parquet/write/file_writer.h"
+#include "platform/connection.h"
+#include "platform/dataset_card.h"
+#include "platform/json_struct.h"
+#include "synth/columns.h"
+#include "synth/leaderboards_writer.h"
+
+namespace kbdata::platform {
+namespace {
+
+// Rows per FETCH start here and adapt so that one batch holds about kFetchBytes.
+constexpr int kFirstFetchRows = 256;
+constexpr size_t kFetchBytes = size_t{8} << 20;
+// The writer's row groups: at most 100,000 rows or 16 MiB encoded (the writer holds one).
+constexpr size_t kRowGroupBytes = size_t{16} << 20;
+
+const char* const kFlatRule =
+    "one row per (leaderboard_id, user_id, code_id, runner): per submission and runner the best "
+    "qualifying public leaderboard run (not secret, scored, passed, submission and job not hacked, "
+    "a passing and no failing secret leaderboard run on that runner), else one row with null "
+    "score/passed/mode/runner; dedup keeps the lowest score (nulls last), then the earliest "
+    "submission_time, then the lowest submission_id; sorted by problem_name, score nulls last, "
+    "submission_id, runner; code decoded (docs/export.md)";
+const char* const kLegacyRule =
+    "one row per run (secret runs included), user_id a random permutation of 1..N never written "
+    "anywhere, run_* structs from the jsonb values (union of keys), code decoded; sorted by "
+    "submission_id, run_id (docs/export.md)";
+
+std::string id_array(const std::vector<int64_t>& ids) {
+  std::string out = "'{";
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+  return out + "}'::int[]";
+}
+
+std::string micros(const std::string& column) {
+  return "(extract(epoch FROM " + column + ") * 1000000)::int8";
+}
+
+// The flat config's query (DATASET.md §3, §4.1); columns in FlatColumn order.
+std::string flat_query(const std::vector<int64_t>& ids) {
+  return R"(
+WITH sub AS (
+  SELECT s.id, s.leaderboard_id, s.user_id, s.code_id, s.file_name, s.submission_time, s.done,
+         s.status, j.status AS job_status
+  FROM leaderboard.submission s
+  LEFT JOIN leaderboard.submission_job_status j ON j.submission_id = s.id
+  WHERE s.leaderboard_id = ANY()" + id_array(ids) + R"()
+), secret AS (
+  SELECT r.submission_id, r.runner, bool_or(r.passed IS TRUE) AS any_passed,
+         bool_or(r.passed IS NOT TRUE) AS any_failed
+  FROM leaderboard.runs r JOIN sub ON sub.id = r.submission_id
+  WHERE r.mode = 'leaderboard' AND r.secret IS TRUE
+  GROUP BY r.submission_id, r.runner
+), qualifying AS (
+  SELECT DISTINCT ON (r.submission_id, r.runner) r.submission_id, r.runner,
+         r.score::float8 AS score, r.passed
+  FROM leaderboard.runs r
+  JOIN sub ON sub.id = r.submission_id
+  JOIN secret x ON x.submission_id = r.submission_id AND x.runner = r.runner
+  WHERE r.mode = 'leaderboard' AND r.secret IS FALSE AND r.score IS NOT NULL AND r.passed IS TRUE
+    AND sub.status IS DISTINCT FROM 'hacked' AND sub.job_status IS DISTINCT FROM 'hacked'
+    AND x.any_passed AND NOT x.any_failed
+  ORDER BY r.submission_id, r.runner, r.score, r.id
+), candidate AS (
+  SELECT sub.*, q.runner, q.score, q.passed,
+         row_number() OVER (PARTITION BY sub.leaderboard_id, sub.user_id, sub.code_id, q.runner
+                            ORDER BY q.score NULLS LAST, sub.submission_time, sub.id) AS keep
+  FROM sub LEFT JOIN qualifying q ON q.submission_id = sub.id
+)
+SELECT c.id::int8, c.leaderboard_id::int8, l.name, c.user_id, coalesce(u.user_name, ''),
+       c.code_id::int8, c.file_name, )" + micros("c.submission_time") + R"(,
+       CASE WHEN c.done IS TRUE AND c.score IS NOT NULL AND c.passed THEN 'succeeded'
+            WHEN c.done IS TRUE THEN CASE WHEN c.job_status IS NOT NULL
+                                           AND c.job_status <> 'succeeded'
+                                          THEN c.job_status ELSE 'failed' END
+            ELSE coalesce(c.job_status, c.status) END,
+       c.score, c.passed, CASE WHEN c.runner IS NOT NULL THEN 'leaderboard' END, c.runner,
+       CASE WHEN f.old_code IS NOT NULL THEN convert_to(f.old_code, 'UTF8') ELSE f.code END
+FROM candidate c
+JOIN leaderboard.leaderboard l ON l.id = c.leaderboard_id
+JOIN leaderboard.code_files f ON f.id = c.code_id
+LEFT JOIN leaderboard.user_info u ON u.id = c.user_id
+WHERE c.keep = 1
+ORDER BY l.name, c.score NULLS LAST, c.id, c.runner NULLS LAST)";
+}
+
+std::string legacy_query(const ConfigSpec& spec) {
+  return "SELECT s.id::int8, s.leaderboard_id::int8, s.user_id, " + micros("s.submission_time") +
+         ", s.file_name, CASE WHEN f.old_code IS NOT NULL THEN convert_to(f.old_code, 'UTF8') "
+         "ELSE f.code END, s.code_id::int8, r.id::int8, " +
+         micros("r.start_time") + ", " + micros("r.end_time") +
+         ", r.mode, r.score::float8, r.passed, r.compilation::text, r.meta::text, "
+         "r.result::text, r.system_info::text "
+         "FROM leaderboard.runs r JOIN leaderboard.submission s ON s.id = r.submission_id "
+         "JOIN leaderboard.code_files f ON f.id = s.code_id WHERE s.leaderboard_id = ANY(" +
+         id_array(spec.leaderboards) + ")" +
+         (passing_runs_only(spec.name) ? " AND r.passed IS TRUE" : "") + " ORDER BY s.id, r.id";
+}
+
+std::string legacy_runs_from_where(const std::vector<int64_t>& ids, bool passed_only) {
+  return "FROM leaderboard.runs r JOIN leaderboard.submission s ON s.id = r.submission_id WHERE "
+         "s.leaderboard_id = ANY(" +
+         id_array(ids) + ")" + (passed_only ? " AND r.passed IS TRUE" : "");
+}
+
+// One output file, kept uncommitted until the whole export succeeded.
+struct PendingFile {
+  std::string config;
+  std::string file;
+  std::unique_ptr<AtomicOutputFile> output;
+  int64_t rows = 0;
+  uint64_t bytes = 0;
+};
+
+// Shared by the workers: progress lines and a stop flag once one failed.
+class ExportState {
+ public:
+  explicit ExportState(std::FILE* progress)
+      : progress_(progress != nullptr && isatty(fileno(progress)) ? progress : nullptr) {}
+  void report(const std::string& file, int64_t rows, bool done) {
+    if (progress_ == nullptr) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::fprintf(progress_, "\rkbdata: export: %s: %lld rows%s", file.c_str(),
+                 static_cast<long long>(rows), done ? "\n" : "");
+    std::fflush(progress_);
+  }
+  std::atomic<bool> stop{false};
+  std::mutex code_mutex;
+  dataset::CodeRepairCounts code;
+
+ private:
+  std::FILE* progress_;
+  std::mutex mutex_;
+};
+
+parquet::WriterOptions writer_options(const std::string& rule, const std::string& source) {
+  parquet::WriterOptions w;
+  w.codec = parquet::Codec::SNAPPY;
+  w.page_index = true;
+  w.row_group_bytes = kRowGroupBytes;
+  w.row_group_rows = 100'000;
+  w.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
+  w.key_value_metadata.push_back({"kbdata.rule", rule});
+  w.key_value_metadata.push_back({"kbdata.source", source});
+  w.created_by = std::string("kbdata version ") + kVersion;
+  return w;
+}
+
+// Batches rows into the writer: flushed every 2,048 rows or 8 MB of values.
+class RowSink {
+ public:
+  RowSink(PendingFile& file, std::vector<parquet::SchemaElement> schema,
+          const parquet::WriterOptions& options)
+      : file_(file), writer_(*file.output, std::move(schema), options), columns_(writer_.schema()) {}
+  synth::Columns& columns() { return columns_; }
+  void row_done() {
+    ++rows_;
+    if (columns_.rows() >= 2048 || columns_.value_bytes() >= (size_t{8} << 20)) flush();
+  }
+  void finish() {
+    flush();
+    writer_.close();
+    file_.rows = writer_.rows_written();
+    file_.bytes = writer_.bytes_written();
+  }
+  [[nodiscard]] int64_t rows() const { return rows_; }
+
+ private:
+  void flush() {
+    if (columns_.rows() == 0) return;
+    writer_.write(columns_.batches());
+    columns_.clear();
+  }
+  PendingFile& file_;
+  parquet::FileWriter writer_;
+  synth::Columns columns_;
+  int64_t rows_ = 0;
+};
+
+// Fetches `cursor` to the end, calling row(result, i) for every row; adapts the batch size.
+template <typename Row>
+void stream(Connection& db, const std::string& sql, ExportState& state, const std::string& file,
+            const std::function<int64_t()>& rows_so_far, Row row) {
+  db.exec("DECLARE export_rows NO SCROLL CURSOR FOR " + sql);
+  int batch = kFirstFetchRows;
+  for (;;) {
+    if (state.stop) return;
+    Result r = db.exec_binary("FETCH FORWARD " + std::to_string(batch) + " FROM export_rows");
+    if (r.rows() == 0) break;
+    size_t bytes = 0;
+    for (int i = 0; i < r.rows(); ++i) {
+      for (int c = 0; c < r.columns(); ++c) bytes += r.bytes(i, c).size();
+      row(r, i);
+    }
+    const size_t per_row = std::max<size_t>(1, bytes / static_cast<size_t>(r.rows()));
+    batch = static_cast<int>(std::clamp<size_t>(kFetchBytes / per_row, 16, 4096));
+    state.report(file, rows_so_far(), false);
+  }
+  db.exec("CLOSE export_rows");
+  state.report(file, rows_so_far(), true);
+}
+
+std::string code_text(const Result& r, int row, int column, dataset::CodeRepairCounts& counts) {
+  return dataset::decode_code(r.bytes(row, column), false, counts);
+}
+
+void write_flat(Connection& db, const ConfigSpec& spec, PendingFile& file, ExportState& state,
+                const std::string& source) {
+  using namespace dataset;
+  RowSink sink(file, flat_schema(), writer_options(kFlatRule, source));
+  synth::Columns& c = sink.columns();
+  CodeRepairCounts counts;
+  stream(db, flat_query(spec.leaderboards), state, file.file, [&] { return sink.rows(); },
+         [&](const Result& r, int i) {
+           auto opt_i64 = [&](int col, FlatColumn leaf) {
+             r.is_null(i, col) ? c.null(leaf) : c.i64(leaf, r.int64(i, col));
+           };
+           auto opt_text = [&](int col, FlatColumn leaf) {
+             r.is_null(i, col) ? c.null(leaf) : c.bytes(leaf, r.bytes(i, col));
+           };
+           opt_i64(0, SUBMISSION_ID);
+           opt_i64(1, LEADERBOARD_ID);
+           opt_text(2, PROBLEM_NAME);
+           opt_text(3, USER_ID);
+           opt_text(4, USER_NAME);
+           opt_i64(5, CODE_ID);
+           opt_text(6, FILE_NAME);
+           opt_i64(7, SUBMISSION_TIME);
+           opt_text(8, STATUS);
+           r.is_null(i, 9) ? c.null(SCORE) : c.f64(SCORE, r.float64(i, 9));
+           r.is_null(i, 10) ? c.null(PASSED) : c.boolean(PASSED, r.boolean(i, 10));
+           opt_text(11, MODE);
+           opt_text(12, RUNNER);
+           if (r.is_null(i, 13)) {
+             c.null(CODE);
+           } else {
+             c.bytes(CODE, code_text(r, i, 13, counts));
+           }
+           sink.row_done();
+         });
+  if (state.stop) return;
+  sink.finish();
+  std::lock_guard<std::mutex> lock(state.code_mutex);
+  state.code += counts;
+}
+
+// The legacy columns before the structs.
+enum LegacyLeaf {
+  L_SUBMISSION_ID,
+  L_LEADERBOARD_ID,
+  L_USER_ID,
+  L_SUBMISSION_TIME,
+  L_FILE_NAME,
+  L_CODE,
+  L_CODE_ID,
+  L_RUN_ID,
+  L_RUN_START,
+  L_RUN_END,
+  L_RUN_MODE,
+  L_RUN_SCORE,
+  L_RUN_PASSED,
+  L_FIRST_STRUCT
+};
+
+void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, ExportState& state,
+                  const std::string& source, const std::map<std::string, int64_t>& anonymous) {
+  const bool passed_only = passing_runs_only(spec.name);
+  const std::string from_where = legacy_runs_from_where(spec.leaderboards, passed_only);
+  std::vector<StructShape> shapes;
+  for (auto [column, jsonb] : {std::pair{"run_compilation", "compilation"},
+                               std::pair{"run_meta", "meta"}, std::pair{"run_result", "result"},
+                               std::pair{"run_system_info", "system_info"}}) {
+    shapes.push_back(discover_struct(db, column, jsonb, from_where));
+  }
+  using parquet::PhysicalType;
+  std::vector<parquet::SchemaElement> schema;
+  schema.push_back(synth::root_element(0));
+  schema.push_back(synth::optional_leaf("submission_id", PhysicalType::INT64));
+  schema.push_back(synth::optional_leaf("leaderboard_id", PhysicalType::INT64));
+  schema.push_back(synth::optional_leaf("user_id", PhysicalType::INT64));
+  schema.push_back(synth::timestamp_leaf("submission_time", true));
+  schema.push_back(synth::string_leaf("file_name"));
+  schema.push_back(synth::string_leaf("code"));
+  schema.push_back(synth::optional_leaf("code_id", PhysicalType::INT64));
+  schema.push_back(synth::optional_leaf("run_id", PhysicalType::INT64));
+  schema.push_back(synth::timestamp_leaf("run_start_time", true));
+  schema.push_back(synth::timestamp_leaf("run_end_time", true));
+  schema.push_back(synth::string_leaf("run_mode"));
+  schema.push_back(synth::optional_leaf("run_score", PhysicalType::DOUBLE));
+  schema.push_back(synth::optional_leaf("run_passed", PhysicalType::BOOLEAN));
+  int top = L_FIRST_STRUCT;
+  for (const StructShape& shape : shapes) {
+    if (!shape.fields.empty()) ++top;
+    append_struct_schema(shape, schema);
+  }
+  schema[0].num_children = top;
+
+  const std::string sql = legacy_query(spec);
+
+  RowSink sink(file, schema, writer_options(kLegacyRule, source));
+  synth::Columns& c = sink.columns();
+  dataset::CodeRepairCounts counts;
+  // Code is decoded once per submission (rows come by submission).
+  int64_t code_submission = -1;
+  std::string code;
+  stream(db, sql, state, file.file, [&] { return sink.rows(); }, [&](const Result& r, int i) {
+    auto opt_i64 = [&](int col, int leaf) {
+      r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
+                        : c.i64(static_cast<size_t>(leaf), r.int64(i, col));
+    };
+    auto opt_text = [&](int col, int leaf) {
+      r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
+                        : c.bytes(static_cast<size_t>(leaf), r.bytes(i, col));
+    };
+    const int64_t submission = r.int64(i, 0);
+    const int64_t run_id = r.int64(i, 7);
+    opt_i64(0, L_SUBMISSION_ID);
+    opt_i64(1, L_LEADERBOARD_ID);
+    auto user = anonymous.find(std::string(r.bytes(i, 2)));
+    if (user == anonymous.end()) {
+      throw FormatError("run " + std::to_string(run_id) + ": user of submission " +
+                        std::to_string(submission) + " is not in the anonymisation table");
+    }
+    c.i64(L_USER_ID, user->second);
+    opt_i64(3, L_SUBMISSION_TIME);
+    opt_text(4, L_FILE_NAME);
+    if (submission != code_submission) {
+      code = r.is_null(i, 5) ? std::string() : code_text(r, i, 5, counts);
+      code_submission = submission;
+    }
+    r.is_null(i, 5) ? c.null(L_CODE) : c.bytes(L_CODE, code);
+    opt_i64(6, L_CODE_ID);
+    opt_i64(7, L_RUN_ID);
+    opt_i64(8, L_RUN_START);
+    opt_i64(9, L_RUN_END);
+    opt_text(10, L_RUN_MODE);
+    r.is_null(i, 11) ? c.null(L_RUN_SCORE) : c.f64(L_RUN_SCORE, r.float64(i, 11));
+    r.is_null(i, 12) ? c.null(L_RUN_PASSED) : c.boolean(L_RUN_PASSED, r.boolean(i, 12));
+    size_t leaf = L_FIRST_STRUCT;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      const int col = 13 + static_cast<int>(k);
+      std::optional<std::string_view> json;
+      if (!r.is_null(i, col)) json = r.bytes(i, col);
+      append_struct_value(shapes[k], json, c, leaf, run_id);
+      leaf += shapes[k].fields.size();
+    }
+    sink.row_done();
+  });
+  if (state.stop) return;
+  sink.finish();
+  std::lock_guard<std::mutex> lock(state.code_mutex);
+  state.code += counts;
+}
+
+void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, PendingFile& file,
+                        ExportState& state, const std::string& source,
+                        std::vector<CardLeaderboard>& card) {
+  RowSink sink(file, synth::leaderboards_schema(),
+               writer_options("one row per exported leaderboard, by id", source));
+  synth::Columns& c = sink.columns();
+  const std::string sql =
+      "SELECT l.id::int8, l.name, " + micros("l.deadline") +
+      ", l.task->>'lang', l.description, (SELECT e.value FROM jsonb_each_text(l.task->'files') e "
+      "WHERE e.key LIKE 'reference%' ORDER BY e.key LIMIT 1), coalesce((SELECT "
+      "string_agg(g.gpu_type, E'\\x1f' ORDER BY g.gpu_type) FROM leaderboard.gpu_type g WHERE "
+      "g.leaderboard_id = l.id), ''), to_char(l.deadline AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD HH24:MI \"UTC\"') FROM leaderboard.leaderboard l WHERE l.id = ANY(" +
+      id_array(ids) + ") ORDER BY l.id";
+  stream(db, sql, state, file.file, [&] { return sink.rows(); }, [&](const Result& r, int i) {
+    c.i64(0, r.int64(i, 0));
+    c.bytes(1, r.bytes(i, 1));
+    c.i64(2, r.int64(i, 2));
+    for (int col : {3, 4, 5}) {
+      r.is_null(i, col) ? c.null(static_cast<size_t>(col))
+                        : c.bytes(static_cast<size_t>(col), r.bytes(i, col));
+    }
+    std::vector<std::string> gpus;
+    std::string_view list = r.bytes(i, 6);
+    while (!list.empty()) {
+      size_t end = list.find('\x1f');
+      gpus.emplace_back(list.substr(0, end));
+      list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
+    }
+    c.string_list(6, gpus);
+    card.push_back({r.int64(i, 0), std::string(r.bytes(i, 1)), std::string(r.bytes(i, 7)), gpus});
+    sink.row_done();
+  });
+  sink.finish();
+}
+
+void check_options(const ExportOptions& options) {
+  if (options.configs.empty()) {
+    throw UsageError("nothing to export: give at least one --config or --legacy NAME=IDS");
+  }
+  if (options.jobs < 1) throw UsageError("--jobs must be at least 1");
+  std::set<std::string> names;
+  std::set<std::string> files = {"leaderboards.parquet", "README.md"};
+  for (const ConfigSpec& spec : options.configs) {
+    if (!names.insert(spec.name).second) {
+      throw UsageError("config '" + spec.name + "' is given twice");
+    }
+    if (spec.name == "leaderboards") {
+      throw UsageError("config name 'leaderboards' is reserved for leaderboards.parquet");
+    }
+    if (!files.insert(config_file_name(spec.name)).second) {
+      throw UsageError("config '" + spec.name + "' would be written to " +
+                       config_file_name(spec.name) + ", which another output uses");
+    }
+  }
+}
+
+}  // namespace
+
+ConfigSpec parse_config_spec(std::string_view text, bool legacy, std::string_view option) {
+  const std::string where = std::string(option) + " '" + std::string(text) + "'";
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw UsageError(where + ": expected NAME=ID,ID,...");
+  }
+  ConfigSpec spec;
+  spec.name = std::string(text.substr(0, eq));
+  spec.legacy = legacy;
+  for (char ch : spec.name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-') {
+      throw UsageError(where + ": a config name holds letters, digits, '_' and '-' only");
+    }
+  }
+  std::string_view ids = text.substr(eq + 1);
+  std::set<int64_t> seen;
+  while (!ids.empty() || spec.leaderboards.empty()) {
+    const size_t comma = ids.find(',');
+    std::string_view item = ids.substr(0, comma);
+    int64_t id = 0;
+    bool ok = !item.empty() && item.size() <= 10;
+    for (char ch : item) {
+      if (ch < '0' || ch > '9') ok = false;
+      else id = id * 10 + (ch - '0');
+    }
+    if (!ok || id <= 0 || id > INT32_MAX) {
+      throw UsageError(where + ": '" + std::string(item) + "' is not a leaderboard id");
+    }
+    if (seen.insert(id).second) spec.leaderboards.push_back(id);
+    if (comma == std::string_view::npos) break;
+    ids = ids.substr(comma + 1);
+    if (ids.empty()) throw UsageError(where + ": a trailing ','");
+  }
+  return spec;
+}
+
+std::string config_file_name(const std::string& config) {
+  const dataset::ConfigInfo* info = dataset::find_config(config);
+  if (info != nullptr && info->name == config) return info->file;
+  return config + ".parquet";
+}
+
+std::string config_query(const ConfigSpec& spec) {
+  return spec.legacy ? legacy_query(spec) : flat_query(spec.leaderboards);
+}
+
+bool passing_runs_only(const std::string& config) {
+  return config == "amd_successful_submissions";
+}
+
+ExportResult run_export(const ExportOptions& options) {
+  check_options(options);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  if (ec || !fs::is_directory(options.out_dir)) {
+    IoError error("cannot create the output folder: " +
+                  (ec ? ec.message() : std::string("not a directory")));
+    error.locate_file(options.out_dir);
+    throw error;
+  }
+  auto path = [&](const std::string& file) { return (fs::path(options.out_dir) / file).string(); };
+
+  // The outputs' temporary files first: an unwritable folder fails before any database work.
+  std::vector<PendingFile> files;
+  for (const ConfigSpec& spec : options.configs) {
+    const std::string file = config_file_name(spec.name);
+    files.push_back({spec.name, file, std::make_unique<AtomicOutputFile>(path(file)), 0, 0});
+  }
+  files.push_back({"leaderboards", "leaderboards.parquet",
+                   std::make_unique<AtomicOutputFile>(path("leaderboards.parquet")), 0, 0});
+  PendingFile readme{"", "README.md", std::make_unique<AtomicOutputFile>(path("README.md")), 0, 0};
+
+  std::unique_ptr<Connection> main = Connection::connect(options.url, "kbdata export");
+  Connection& db = *main;
+  db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+
+  // Every leaderboard must exist; a public export refuses open ones.
+  std::vector<int64_t> all_ids;
+  std::map<int64_t, std::string> config_of;
+  for (const ConfigSpec& spec : options.configs) {
+    for (int64_t id : spec.leaderboards) {
+      if (config_of.emplace(id, spec.name).second) all_ids.push_back(id);
+    }
+  }
+  std::sort(all_ids.begin(), all_ids.end());
+  Result boards = db.exec(
+      "SELECT l.id, l.name, l.deadline > now(), to_char(l.deadline AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD HH24:MI \"UTC\"'), to_char(now() AT TIME ZONE 'UTC', "
+      "'YYYY-MM-DD HH24:MI:SS \"UTC\"') FROM leaderboard.leaderboard l WHERE l.id = ANY(" +
+      id_array(all_ids) + ") ORDER BY l.id");
+  std::set<int64_t> found;
+  std::vector<int64_t> open;
+  for (int i = 0; i < boards.rows(); ++i) {
+    const int64_t id = std::stoll(std::string(boards.bytes(i, 0)));
+    found.insert(id);
+    if (boards.bytes(i, 2) == "t") {
+      open.push_back(id);
+      if (!options.allow_open) {
+        throw ExportRefused("leaderboard " + std::to_string(id) + " '" +
+                            std::string(boards.bytes(i, 1)) + "' (config " + config_of[id] +
+                            ") is still open: its deadline " + std::string(boards.bytes(i, 3)) +
+                            " is in the future; a public export refuses it (--private allows it)");
+      }
+    }
+  }
+  for (int64_t id : all_ids) {
+    if (!found.count(id)) {
+      throw UsageError(db.name() + ": leaderboard " + std::to_string(id) + " (config " +
+                       config_of[id] + ") does not exist");
+    }
+  }
+  const std::string snapshot_time = boards.rows() > 0 ? std::string(boards.bytes(0, 4)) : "";
+  const std::string source = "PostgreSQL " + db.name() + ", schema leaderboard, snapshot of " +
+                             snapshot_time + (options.allow_open ? ", private export" : "");
+
+  // The anonymisation of the legacy configs: one permutation of 1..N over their users.
+  std::map<std::string, int64_t> anonymous;
+  std::vector<int64_t> legacy_ids;
+  for (const ConfigSpec& spec : options.configs) {
+    if (spec.legacy) legacy_ids.insert(legacy_ids.end(), spec.leaderboards.begin(), spec.leaderboards.end());
+  }
+  if (!legacy_ids.empty()) {
+    Result users = db.exec("SELECT DISTINCT s.user_id FROM leaderboard.submission s WHERE "
+                           "s.leaderboard_id = ANY(" + id_array(legacy_ids) +
+                           ") ORDER BY 1");
+    std::vector<int64_t> permutation(static_cast<size_t>(users.rows()));
+    std::iota(permutation.begin(), permutation.end(), 1);
+    std::mt19937_64 rng;
+    if (options.permutation_seed) {
+      rng.seed(*options.permutation_seed);
+    } else {
+      std::random_device device;
+      std::seed_seq seq{device(), device(), device(), device(), device(), device(), device(),
+                        device()};
+      rng.seed(seq);
+    }
+    std::shuffle(permutation.begin(), permutation.end(), rng);
+    for (int i = 0; i < users.rows(); ++i) {
+      anonymous.emplace(std::string(users.bytes(i, 0)), permutation[static_cast<size_t>(i)]);
+    }
+  }
+
+  ExportState state(options.progress);
+  auto export_config = [&](Connection& conn, size_t index) {
+    const ConfigSpec& spec = options.configs[index];
+    if (spec.legacy) {
+      write_legacy(conn, spec, files[index], state, source, anonymous);
+    } else {
+      write_flat(conn, spec, files[index], state, source);
+    }
+  };
+  const int jobs = std::min<int>(options.jobs, static_cast<int>(options.configs.size()));
+  if (jobs <= 1) {
+    for (size_t i = 0; i < options.configs.size(); ++i) export_config(db, i);
+  } else {
+    // Every worker reads the main transaction's snapshot.
+    Result snapshot = db.exec("SELECT pg_export_snapshot()");
+    const std::string snapshot_id(snapshot.bytes(0, 0));
+    std::vector<std::unique_ptr<Connection>> workers;
+    for (int w = 0; w < jobs; ++w) {
+      workers.push_back(Connection::connect(options.url, "kbdata export"));
+      workers.back()->exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      workers.back()->exec("SET TRANSACTION SNAPSHOT '" + snapshot_id + "'");
+    }
+    std::atomic<size_t> next{0};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    std::vector<std::thread> threads;
+    for (int w = 0; w < jobs; ++w) {
+      threads.emplace_back([&, w] {
+        try {
+          for (size_t i = next++; i < options.configs.size() && !state.stop; i = next++) {
+            export_config(*workers[static_cast<size_t>(w)], i);
+          }
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+          state.stop = true;
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+    for (auto& w : workers) w->exec("COMMIT");
+  }
+
+  std::vector<CardLeaderboard> card_boards;
+  write_leaderboards(db, all_ids, files.back(), state, source, card_boards);
+  db.exec("COMMIT");
+
+  // The card, from the files as written.
+  std::vector<CardConfig> card_configs;
+  for (size_t i = 0; i < options.configs.size(); ++i) {
+    card_configs.push_back({options.configs[i].name, files[i].file, files[i].rows, files[i].bytes,
+                            options.configs[i].leaderboards, options.configs[i].legacy,
+                            passing_runs_only(options.configs[i].name)});
+  }
+  card_configs.push_back({"leaderboards", "leaderboards.parquet", files.back().rows,
+                          files.back().bytes, all_ids, false, false});
+  CardOptions card{options.license, options.allow_open, open, source};
+  const std::string text = dataset_card(card_configs, card_boards, card);
+  readme.output->write(text);
+  readme.bytes = text.size();
+
+  // Everything is written: sync all, then rename all into place (README.md last).
+  for (PendingFile& f : files) f.output->sync();
+  readme.output->sync();
+  for (PendingFile& f : files) f.output->commit();
+  readme.output->commit();
+
+  ExportResult result;
+  for (const PendingFile& f : files) result.files.push_back({f.config, f.file, f.rows, f.bytes});
+  result.files.push_back({"", "README.md", 0, readme.bytes});
+  result.code = state.code;
+  return result;
+}
+
+}  // namespace kbdata::platform

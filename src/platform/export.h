@@ -1,0 +1,82 @@
+// `kbdata export`: the platform database (DATASET.md §2) to the published configs, in one
+// READ ONLY, REPEATABLE READ transaction (a snapshot shared by every connection with --jobs),
+// streamed through server-side cursors, written with kbdata's layout (page index, bounded row
+// groups, provenance metadata). docs/export.md states the rules and the SQL.
+//
+// Nothing appears in the output folder before everything succeeded: every file is written to a
+// temporary file beside its destination (AtomicOutputFile), all of them are flushed and synced,
+// and only then renamed into place, README.md last. On any failure the temporary files are
+// removed and the files of an earlier export stay as they were.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "dataset/code_text.h"
+
+namespace kbdata::platform {
+
+// A public export was asked for a leaderboard whose deadline has not passed.
+class ExportRefused : public Error {
+ public:
+  using Error::Error;
+};
+
+// One config to write: NAME=ID,ID,...
+struct ConfigSpec {
+  std::string name;
+  std::vector<int64_t> leaderboards;
+  bool legacy = false;  // the legacy per-run schema (--legacy)
+};
+
+// Parses "NAME=ID,ID,..." (NAME: letters, digits, '_', '-'). Throws UsageError naming `option`.
+[[nodiscard]] ConfigSpec parse_config_spec(std::string_view text, bool legacy,
+                                           std::string_view option);
+
+// The file a config is written to: the registry's file for a registered config name, else
+// NAME.parquet.
+[[nodiscard]] std::string config_file_name(const std::string& config);
+
+// The query that streams a config's rows (one statement, no trailing ';'), as run by the export:
+// `kbdata export --show-sql` prints it and bench/export_bench.sh times COPY of it.
+[[nodiscard]] std::string config_query(const ConfigSpec& spec);
+
+// A legacy config holds only passing runs when it is the registry's amd_successful_submissions.
+[[nodiscard]] bool passing_runs_only(const std::string& config);
+
+struct ExportOptions {
+  std::string url;
+  std::string out_dir;
+  std::vector<ConfigSpec> configs;
+  bool allow_open = false;  // --private: leaderboards whose deadline is in the future too
+  int jobs = 1;             // connections (and threads) writing configs in parallel
+  std::string license = "cc-by-4.0";
+  // Test only: seeds the legacy user id permutation. Without it the permutation comes from
+  // std::random_device and is never written anywhere.
+  std::optional<uint64_t> permutation_seed;
+  std::FILE* progress = nullptr;  // progress lines when a terminal; nullptr: none
+};
+
+struct ExportedFile {
+  std::string config;
+  std::string file;
+  int64_t rows = 0;
+  uint64_t bytes = 0;
+};
+
+struct ExportResult {
+  std::vector<ExportedFile> files;  // the configs, leaderboards.parquet, README.md
+  dataset::CodeRepairCounts code;
+};
+
+// Runs the export. Throws UsageError for invalid options, ExportRefused for a leaderboard a
+// public export must not contain, DatabaseError for the database, IoError for the folder,
+// FormatError for a value the output cannot hold.
+ExportResult run_export(const ExportOptions& options);
+
+}  // namespace kbdata::platform

@@ -1,0 +1,40 @@
+// `kbdata synth --db URL`: creates the platform's tables (schema.sql) in an empty database and
+// fills them with the synthetic population of src/synth/ (the same users, submissions, code and
+// scores model as `kbdata synth --out`), stored the way the platform stores it, with every case
+// the export rules distinguish (docs/export.md, "Seeded data").
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "synth/synth.h"
+
+namespace kbdata::platform {
+
+// The text of src/platform/schema.sql.
+extern const char* const kSchemaSql;
+
+// The leaderboard added beside the registry's: open, its deadline far in the future, so that a
+// public export must refuse it.
+inline constexpr int64_t kOpenLeaderboardId = 990;
+inline constexpr const char* kOpenLeaderboardName = "open_practice_softmax";
+
+struct SeedOptions {
+  std::string url;
+  synth::Scale scale = synth::Scale::SMALL;
+  uint64_t seed = 1;
+  std::FILE* progress = nullptr;  // one line per config when a terminal; nullptr: none
+};
+
+struct SeedCounts {
+  std::string table;
+  int64_t rows = 0;
+};
+
+// Seeds the database in one transaction: on any failure nothing is left of it. Throws
+// DatabaseError if the database cannot be reached or already holds a `leaderboard` schema.
+std::vector<SeedCounts> seed_database(const SeedOptions& options);
+
+}  // namespace kbdata::platform
