@@ -54,16 +54,25 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
   line("rows out", s.rows_out);
   if (options.dedup.emit_all) line("rows written", s.rows_written);
   if (options.fuzzy) {
-    char buf[200];
+    char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%-24s %" PRIu64 " rows hashed; LSH %d bands x %d rows; %" PRIu64
-                  " pairs verified, %" PRIu64 " joined\n",
-                  "signatures", s.signatures, s.lsh.bands, s.lsh.rows, s.verified_pairs,
-                  s.joined_pairs);
+                  " candidate pairs, %" PRIu64 " verified (%" PRIu64 " shingle sets), %" PRIu64
+                  " joined\n",
+                  "signatures", s.signatures, s.lsh.bands, s.lsh.rows, s.candidate_pairs,
+                  s.verified_pairs, s.sets_built, s.joined_pairs);
     text += buf;
   }
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%-24s %.1f s\n", "time", seconds);
+  char buf[256];
+  if (options.fuzzy) {
+    std::snprintf(buf, sizeof buf,
+                  "%-24s %.1f s (metadata %.1f, hashing %.1f, clustering %.1f, writing %.1f)\n",
+                  "time", seconds, s.metadata_seconds, s.hash_seconds, s.cluster_seconds,
+                  s.write_seconds);
+  } else {
+    std::snprintf(buf, sizeof buf, "%-24s %.1f s (metadata %.1f, writing %.1f)\n", "time",
+                  seconds, s.metadata_seconds, s.write_seconds);
+  }
   text += buf;
   write_all(out, text);
 }

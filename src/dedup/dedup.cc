@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -34,6 +35,7 @@ constexpr size_t kHashBatchRows = 256;
 constexpr size_t kHashBatchBytes = size_t{32} << 20;
 constexpr size_t kSetCacheBytes = size_t{256} << 20;  // shared by the workers
 constexpr uint64_t kProgressEvery = 4096;
+constexpr size_t kLargeBucket = 32;
 
 // ---- union-find over row indexes ---------------------------------------------------------------
 // Threads may work on it concurrently only on disjoint sets of rows (one scope group each).
@@ -204,8 +206,13 @@ class Engine {
     summary_.lsh = lsh_;
     plan_groups();
     Spill spill(spill_dir);
+    auto t0 = std::chrono::steady_clock::now();
     hash_codes(source, spill);
+    auto t1 = std::chrono::steady_clock::now();
     cluster_groups(spill);
+    auto t2 = std::chrono::steady_clock::now();
+    summary_.hash_seconds = std::chrono::duration<double>(t1 - t0).count();
+    summary_.cluster_seconds = std::chrono::duration<double>(t2 - t1).count();
   }
 
   // Which rows the fuzzy pass needs code for (true: hashed).
@@ -366,6 +373,8 @@ class Engine {
       size_t set_bytes = 0;
       uint64_t verified = 0;
       uint64_t joined = 0;
+      uint64_t candidates = 0;
+      uint64_t sets_built = 0;
     };
     std::vector<Worker> workers(static_cast<size_t>(jobs_));
     const size_t cache_budget = kSetCacheBytes / static_cast<size_t>(jobs_);
@@ -379,6 +388,7 @@ class Engine {
       auto set_of = [&](uint32_t item) -> std::shared_ptr<const std::vector<uint64_t>> {
         auto it = worker.sets.find(item);
         if (it != worker.sets.end()) return it->second;
+        ++worker.sets_built;
         auto set = std::make_shared<const std::vector<uint64_t>>(
             shingle_set(spill.read(spill_[item]), options_.shingle_bytes));
         if (worker.set_bytes + set->size() * 8 > cache_budget) {
@@ -395,6 +405,27 @@ class Engine {
       }
       if (members.size() >= 2) {
         std::unordered_set<uint64_t> rejected;  // pairs verified below the threshold
+        // Verifies one candidate pair unless its rows are already joined; joins it at or above
+        // the threshold.
+        auto check = [&](uint32_t a, uint32_t b) {
+          if (uf_.find(item_row_[a]) == uf_.find(item_row_[b])) return;
+          const uint64_t pair = (uint64_t{a} << 32) | b;
+          if (rejected.count(pair) != 0) return;
+          ++worker.verified;
+          auto first = set_of(a);
+          auto second = set_of(b);
+          if (jaccard(*first, *second) >= options_.threshold) {
+            uf_.unite(item_row_[a], item_row_[b]);
+            ++worker.joined;
+          } else {
+            rejected.insert(pair);
+          }
+        };
+        // Pairs of small buckets are gathered, made distinct and verified in item order (so an
+        // item's set is reused while it is hot); a bucket of more than kLargeBucket items is
+        // checked at once, where joins make most of its pairs free (already joined), rather than
+        // gathering its quadratic number of pairs.
+        std::vector<uint64_t> pairs;
         std::vector<std::pair<uint32_t, uint32_t>> bucket;  // (band key, item)
         for (int band = 0; band < lsh_.bands; ++band) {
           bucket.clear();
@@ -405,27 +436,25 @@ class Engine {
           for (size_t begin = 0; begin < bucket.size();) {
             size_t end = begin + 1;
             while (end < bucket.size() && bucket[end].first == bucket[begin].first) ++end;
+            const bool large = end - begin > kLargeBucket;
             for (size_t x = begin + 1; x < end; ++x) {
               for (size_t y = begin; y < x; ++y) {
                 const uint32_t a = bucket[y].second;
                 const uint32_t b = bucket[x].second;
-                if (uf_.find(item_row_[a]) == uf_.find(item_row_[b])) continue;
-                const uint64_t pair = (uint64_t{a} << 32) | b;
-                if (rejected.count(pair) != 0) continue;
-                ++worker.verified;
-                auto first = set_of(a);
-                auto second = set_of(b);
-                if (jaccard(*first, *second) >= options_.threshold) {
-                  uf_.unite(item_row_[a], item_row_[b]);
-                  ++worker.joined;
+                if (large) {
+                  check(a, b);
                 } else {
-                  rejected.insert(pair);
+                  pairs.push_back((uint64_t{a} << 32) | b);
                 }
               }
             }
             begin = end;
           }
         }
+        std::sort(pairs.begin(), pairs.end());
+        pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        worker.candidates += pairs.size();
+        for (uint64_t pair : pairs) check(static_cast<uint32_t>(pair >> 32), static_cast<uint32_t>(pair));
       }
       const uint64_t finished = groups_done.fetch_add(1) + 1;
       if (progress_ && (finished % 64 == 0 || finished == order.size())) {
@@ -436,6 +465,8 @@ class Engine {
     for (const Worker& w : workers) {
       summary_.verified_pairs += w.verified;
       summary_.joined_pairs += w.joined;
+      summary_.candidate_pairs += w.candidates;
+      summary_.sets_built += w.sets_built;
     }
   }
 
@@ -561,6 +592,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   }
 
   // Pass 1: metadata.
+  const auto start = std::chrono::steady_clock::now();
   std::vector<Submission> rows;
   dataset::LoadOptions meta;
   dataset::LoadStats stats;
@@ -597,6 +629,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     }
   };
 
+  const double metadata_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Engine engine(rows, options, progress);
   engine.exact();
   if (options.mode == Mode::FUZZY) {
@@ -610,6 +644,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   }
   Engine::Result result = engine.finish();
   DedupSummary summary = engine.summary();
+  summary.metadata_seconds = metadata_seconds;
+  const auto write_start = std::chrono::steady_clock::now();
 
   std::vector<parquet::KeyValue> kv;
   kv.push_back({"kbdata.version", std::string(kVersion)});
@@ -644,6 +680,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   });
   writer.finish();
   summary.rows_written = writer.rows();
+  summary.write_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   if (progress) progress("writing", rows.size(), rows.size());
   return summary;
 }

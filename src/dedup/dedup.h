@@ -56,10 +56,16 @@ struct DedupSummary {
   uint64_t rows_out = 0;                 // rows kept (written, unless --emit-all writes all)
   uint64_t rows_written = 0;
   uint64_t signatures = 0;       // rows whose code was hashed (fuzzy)
-  uint64_t candidate_pairs = 0;  // distinct pairs sharing a band
+  uint64_t candidate_pairs = 0;  // distinct pairs sharing a band (of buckets up to 32 items)
+  uint64_t sets_built = 0;       // shingle sets made from the spilled code for verification
   uint64_t verified_pairs = 0;   // candidate pairs checked by exact Jaccard
   uint64_t joined_pairs = 0;     // verified pairs at or above the threshold that joined clusters
   LshParams lsh;
+  // Wall-clock seconds of each pass.
+  double metadata_seconds = 0;
+  double hash_seconds = 0;
+  double cluster_seconds = 0;
+  double write_seconds = 0;
 };
 
 // Progress: a stage name and rows done of a total.
