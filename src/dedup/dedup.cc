@@ -36,6 +36,7 @@ constexpr size_t kHashBatchBytes = size_t{32} << 20;
 constexpr size_t kSetCacheBytes = size_t{256} << 20;  // shared by the workers
 constexpr uint64_t kProgressEvery = 4096;
 constexpr size_t kLargeBucket = 32;
+constexpr size_t kFreeSets = 512;  // emptied shingle sets kept per worker for their memory
 
 // ---- union-find over row indexes ---------------------------------------------------------------
 // Threads may work on it concurrently only on disjoint sets of rows (one scope group each).
@@ -131,9 +132,9 @@ class Spill {
     return e;
   }
 
-  // Thread-safe (pread).
-  std::string read(const Entry& e) const {
-    std::vector<uint8_t> compressed(e.compressed);
+  // Reads entry `e` into `text`; `compressed` is scratch. Thread-safe (pread).
+  void read(const Entry& e, std::vector<uint8_t>& compressed, std::string& text) const {
+    compressed.resize(e.compressed);
     size_t done = 0;
     while (done < compressed.size()) {
       ssize_t n = ::pread(fd_, compressed.data() + done, compressed.size() - done,
@@ -142,10 +143,9 @@ class Spill {
       if (n <= 0) throw IoError("cannot read the temporary file " + name_ + ": " + std::strerror(errno));
       done += static_cast<size_t>(n);
     }
-    std::string text(e.raw, '\0');
+    text.resize(e.raw);
     parquet::decompress(parquet::Codec::SNAPPY, compressed,
                         {reinterpret_cast<uint8_t*>(text.data()), text.size()});
-    return text;
   }
 
  private:
@@ -310,7 +310,6 @@ class Engine {
     uint64_t done = 0;
     const uint64_t total = item_row_.size();
     struct Scratch {
-      std::vector<uint64_t> hashes;
       std::string lowered;
       Signature sig;
       std::vector<uint32_t> keys;
@@ -320,9 +319,7 @@ class Engine {
       parallel_for(batch.size(), jobs_, [&](size_t worker, size_t i) {
         Pending& p = batch[i];
         Scratch& s = scratch[worker];
-        s.hashes.clear();
-        shingle_hashes(p.code, options_.shingle_bytes, s.hashes, s.lowered);
-        if (compute_signature(s.hashes, s.sig)) {
+        if (compute_text_signature(p.code, options_.shingle_bytes, s.lowered, s.sig)) {
           s.keys.clear();
           band_keys(s.sig, lsh_, s.keys);
           std::copy(s.keys.begin(), s.keys.end(),
@@ -369,12 +366,16 @@ class Engine {
     std::sort(order.begin(), order.end(),
               [&](uint32_t a, uint32_t b) { return groups_[a].size() > groups_[b].size(); });
     struct Worker {
-      std::unordered_map<uint32_t, std::shared_ptr<const std::vector<uint64_t>>> sets;
+      std::unordered_map<uint32_t, std::vector<uint64_t>> sets;
+      std::vector<std::vector<uint64_t>> free_sets;  // emptied sets whose memory is reused
       size_t set_bytes = 0;
       uint64_t verified = 0;
       uint64_t joined = 0;
       uint64_t candidates = 0;
       uint64_t sets_built = 0;
+      ShingleScratch scratch;
+      std::vector<uint8_t> compressed;
+      std::string text;
     };
     std::vector<Worker> workers(static_cast<size_t>(jobs_));
     const size_t cache_budget = kSetCacheBytes / static_cast<size_t>(jobs_);
@@ -383,21 +384,33 @@ class Engine {
     parallel_for(order.size(), jobs_, [&](size_t w, size_t gi) {
       Worker& worker = workers[w];
       const std::vector<uint32_t>& group = groups_[order[gi]];
-      // The shingle set of an item, from the worker's cache (emptied when over its budget; the
-      // shared_ptr keeps a set alive for a caller while the cache drops it).
-      auto set_of = [&](uint32_t item) -> std::shared_ptr<const std::vector<uint64_t>> {
+      // The shingle set of an item, from the worker's cache. References stay valid until
+      // make_room() (the map's nodes do not move on insertion).
+      auto set_of = [&](uint32_t item) -> const std::vector<uint64_t>& {
         auto it = worker.sets.find(item);
         if (it != worker.sets.end()) return it->second;
         ++worker.sets_built;
-        auto set = std::make_shared<const std::vector<uint64_t>>(
-            shingle_set(spill.read(spill_[item]), options_.shingle_bytes));
-        if (worker.set_bytes + set->size() * 8 > cache_budget) {
-          worker.sets.clear();
-          worker.set_bytes = 0;
+        std::vector<uint64_t> set;
+        if (!worker.free_sets.empty()) {
+          set = std::move(worker.free_sets.back());
+          worker.free_sets.pop_back();
         }
-        worker.set_bytes += set->size() * 8;
-        worker.sets.emplace(item, set);
-        return set;
+        spill.read(spill_[item], worker.compressed, worker.text);
+        shingle_set(worker.text, options_.shingle_bytes, worker.scratch, set);
+        worker.set_bytes += set.capacity() * 8;
+        return worker.sets.emplace(item, std::move(set)).first->second;
+      };
+      // Empties the cache when it is over its budget, keeping the vectors' memory for reuse
+      // (fresh allocations of this size cost page faults).
+      auto empty_cache = [&] {
+        for (auto& [item, set] : worker.sets) {
+          if (worker.free_sets.size() < kFreeSets) worker.free_sets.push_back(std::move(set));
+        }
+        worker.sets.clear();
+        worker.set_bytes = 0;
+      };
+      auto make_room = [&] {
+        if (worker.set_bytes > cache_budget) empty_cache();
       };
       std::vector<uint32_t> members;
       for (uint32_t item : group) {
@@ -412,9 +425,10 @@ class Engine {
           const uint64_t pair = (uint64_t{a} << 32) | b;
           if (rejected.count(pair) != 0) return;
           ++worker.verified;
-          auto first = set_of(a);
-          auto second = set_of(b);
-          if (jaccard(*first, *second) >= options_.threshold) {
+          make_room();
+          const std::vector<uint64_t>& first = set_of(a);
+          const std::vector<uint64_t>& second = set_of(b);
+          if (jaccard(first, second) >= options_.threshold) {
             uf_.unite(item_row_[a], item_row_[b]);
             ++worker.joined;
           } else {
@@ -455,6 +469,7 @@ class Engine {
         pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
         worker.candidates += pairs.size();
         for (uint64_t pair : pairs) check(static_cast<uint32_t>(pair >> 32), static_cast<uint32_t>(pair));
+        empty_cache();  // no other group needs these sets
       }
       const uint64_t finished = groups_done.fetch_add(1) + 1;
       if (progress_ && (finished % 64 == 0 || finished == order.size())) {

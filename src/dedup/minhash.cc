@@ -1,8 +1,8 @@
 #include "dedup/minhash.h"
 
-#include <xxhash.h>
-
 #include <cmath>
+
+#include "dedup/shingles_internal.h"
 
 namespace kbdata::dedup {
 namespace {
@@ -16,25 +16,22 @@ uint32_t probe(uint32_t bin, uint32_t attempt) {
                                (kBins - 1));
 }
 
-}  // namespace
+inline void add_to_bins(uint64_t h, Signature& out) {
+  const size_t bin = static_cast<size_t>(h >> (64 - kBinBits));
+  const uint64_t value = h << kBinBits;
+  if (value < out[bin]) out[bin] = value;
+}
 
-bool compute_signature(std::span<const uint64_t> hashes, Signature& out) {
-  out.fill(kEmptyBin);
-  if (hashes.empty()) return false;
-  for (uint64_t h : hashes) {
-    const size_t bin = static_cast<size_t>(h >> (64 - kBinBits));
-    const uint64_t value = h << kBinBits;
-    if (value < out[bin]) out[bin] = value;
-  }
-  // Optimal densification: each empty bin copies from the first non-empty bin of its own probe
-  // sequence, looking at the bins as they were before densification.
+// Optimal densification: each empty bin copies from the first non-empty bin of its own probe
+// sequence, looking at the bins as they were before densification. REQUIRES: a filled bin.
+void densify(Signature& out) {
   std::array<bool, kBins> filled;
   bool any_empty = false;
   for (size_t i = 0; i < kBins; ++i) {
     filled[i] = out[i] != kEmptyBin;
     any_empty = any_empty || !filled[i];
   }
-  if (!any_empty) return true;
+  if (!any_empty) return;
   for (uint32_t i = 0; i < kBins; ++i) {
     if (filled[i]) continue;
     for (uint32_t attempt = 1;; ++attempt) {
@@ -45,6 +42,23 @@ bool compute_signature(std::span<const uint64_t> hashes, Signature& out) {
       }
     }
   }
+}
+
+}  // namespace
+
+bool compute_signature(std::span<const uint64_t> hashes, Signature& out) {
+  out.fill(kEmptyBin);
+  if (hashes.empty()) return false;
+  for (uint64_t h : hashes) add_to_bins(h, out);
+  densify(out);
+  return true;
+}
+
+bool compute_text_signature(std::string_view text, int k, std::string& lowered, Signature& out) {
+  out.fill(kEmptyBin);
+  if (text.empty()) return false;
+  for_each_shingle_hash(text, k, lowered, [&](uint64_t h) { add_to_bins(h, out); });
+  densify(out);
   return true;
 }
 

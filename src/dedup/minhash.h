@@ -19,6 +19,8 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace kbdata::dedup {
@@ -35,6 +37,10 @@ inline constexpr uint64_t kEmptyBin = UINT64_MAX;  // never a bin value: those e
 // does not change when a value is seen twice). Returns false, leaving `out` all kEmptyBin, when
 // `hashes` is empty.
 bool compute_signature(std::span<const uint64_t> hashes, Signature& out);
+
+// The signature of the shingles of `text` (shingles.h; k bytes), hashed straight into the bins
+// without a list of hashes. `lowered` is scratch. Returns false, all kEmptyBin, for empty text.
+bool compute_text_signature(std::string_view text, int k, std::string& lowered, Signature& out);
 
 // Fraction of bins equal in `a` and `b`: the Jaccard estimate.
 [[nodiscard]] double estimate_jaccard(const Signature& a, const Signature& b);

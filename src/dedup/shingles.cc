@@ -1,6 +1,7 @@
 #include "dedup/shingles.h"
 
-#include <xxhash.h>
+#include "dedup/shingles_internal.h"
+
 
 #include <algorithm>
 #include <string>
@@ -8,27 +9,15 @@
 namespace kbdata::dedup {
 
 void shingle_hashes(std::string_view text, int k, std::vector<uint64_t>& out, std::string& lowered) {
-  if (text.empty()) return;
-  lowered.assign(text);
-  for (char& c : lowered) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  const size_t width = static_cast<size_t>(k);
-  if (lowered.size() <= width) {
-    out.push_back(XXH3_64bits_withSeed(lowered.data(), lowered.size(), kShingleSeed));
-    return;
-  }
-  const size_t count = lowered.size() - width + 1;
-  out.reserve(out.size() + count);
-  const char* p = lowered.data();
-  for (size_t i = 0; i < count; ++i) out.push_back(XXH3_64bits_withSeed(p + i, width, kShingleSeed));
+  if (text.size() >= static_cast<size_t>(k)) out.reserve(out.size() + text.size() - static_cast<size_t>(k) + 1);
+  for_each_shingle_hash(text, k, lowered, [&](uint64_t h) { out.push_back(h); });
 }
 
 namespace {
 
 // Sorts hashes (uniformly distributed: XXH3 outputs) by a counting sort on their top bits, then
 // sorts each bucket, a few values, in place: about two passes instead of n log n comparisons.
-void sort_hashes(std::vector<uint64_t>& values, std::vector<uint64_t>& scratch) {
+void sort_hashes(std::vector<uint64_t>& values, ShingleScratch& s) {
   if (values.size() < 512) {
     std::sort(values.begin(), values.end());
     return;
@@ -36,28 +25,32 @@ void sort_hashes(std::vector<uint64_t>& values, std::vector<uint64_t>& scratch) 
   int bits = 8;
   while (bits < 16 && (size_t{1} << bits) < values.size() / 4) ++bits;
   const int shift = 64 - bits;
-  std::vector<uint32_t> start((size_t{1} << bits) + 1, 0);
-  for (uint64_t v : values) ++start[(v >> shift) + 1];
-  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  scratch.resize(values.size());
-  std::vector<uint32_t> next(start.begin(), start.end() - 1);
-  for (uint64_t v : values) scratch[next[v >> shift]++] = v;
-  for (size_t b = 0; b + 1 < start.size(); ++b) {
-    std::sort(scratch.begin() + start[b], scratch.begin() + start[b + 1]);
+  const size_t buckets = size_t{1} << bits;
+  s.bucket_start.assign(buckets + 1, 0);
+  for (uint64_t v : values) ++s.bucket_start[(v >> shift) + 1];
+  for (size_t b = 1; b <= buckets; ++b) s.bucket_start[b] += s.bucket_start[b - 1];
+  s.sorted.resize(values.size());
+  s.bucket_next.assign(s.bucket_start.begin(), s.bucket_start.end() - 1);
+  for (uint64_t v : values) s.sorted[s.bucket_next[v >> shift]++] = v;
+  for (size_t b = 0; b < buckets; ++b) {
+    std::sort(s.sorted.begin() + s.bucket_start[b], s.sorted.begin() + s.bucket_start[b + 1]);
   }
-  values.swap(scratch);
+  values.swap(s.sorted);
 }
 
 }  // namespace
 
-std::vector<uint64_t> shingle_set(std::string_view text, int k) {
-  std::vector<uint64_t> out;
-  std::vector<uint64_t> scratch;
-  std::string lowered;
-  shingle_hashes(text, k, out, lowered);
+void shingle_set(std::string_view text, int k, ShingleScratch& scratch, std::vector<uint64_t>& out) {
+  out.clear();
+  shingle_hashes(text, k, out, scratch.lowered);
   sort_hashes(out, scratch);
   out.erase(std::unique(out.begin(), out.end()), out.end());
-  out.shrink_to_fit();
+}
+
+std::vector<uint64_t> shingle_set(std::string_view text, int k) {
+  ShingleScratch scratch;
+  std::vector<uint64_t> out;
+  shingle_set(text, k, scratch, out);
   return out;
 }
 

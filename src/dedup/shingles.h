@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,7 +22,16 @@ inline constexpr int kMaxShingleBytes = 64;
 // text order, repeats included. `lowered` is scratch space, reused between calls.
 void shingle_hashes(std::string_view text, int k, std::vector<uint64_t>& out, std::string& lowered);
 
-// The set of shingle hashes of `text`: sorted, without repeats.
+// Buffers reused between shingle_set calls of one thread.
+struct ShingleScratch {
+  std::string lowered;
+  std::vector<uint64_t> sorted;
+  std::vector<uint32_t> bucket_start;
+  std::vector<uint32_t> bucket_next;
+};
+
+// The set of shingle hashes of `text`: sorted, without repeats, in `out` (replaced).
+void shingle_set(std::string_view text, int k, ShingleScratch& scratch, std::vector<uint64_t>& out);
 [[nodiscard]] std::vector<uint64_t> shingle_set(std::string_view text, int k);
 
 // |a ∩ b| / |a ∪ b| of two sorted sets without repeats; 0 when both are empty.
