@@ -291,8 +291,8 @@ class Engine {
       groups_.back().push_back(static_cast<uint32_t>(item_row_.size()));
       item_row_.push_back(reps[i]);
     }
-    // Items in input order within a group, so that verification meets rows in a fixed order.
-    for (auto& g : groups_) std::sort(g.begin(), g.end());
+    // Each group's items are in code_id order (the order they were made in), so verification
+    // meets pairs in an order that depends on the data only, not on threads.
     has_signature_.assign(item_row_.size(), false);
     keys_.assign(item_row_.size() * static_cast<size_t>(lsh_.bands), 0);
     spill_.resize(item_row_.size());

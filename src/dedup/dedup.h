@@ -80,8 +80,9 @@ using ProgressFn = std::function<void(std::string_view stage, uint64_t done, uin
 // IoError. On any failure OUT is left as it was.
 DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress);
 
-// The clustering alone, for rows already in memory (tests; run_dedup uses the same code):
-// cluster_of[i] is the index of row i's keeper. Rows' code must be set for FUZZY.
+// The clustering alone, for rows already in memory (tests; run_dedup uses the same engine):
+// keeper[i] is the index of the keeper of row i's cluster. Rows' code must be set for FUZZY; the
+// spill file goes to $TMPDIR (else /tmp).
 struct Clustering {
   std::vector<size_t> keeper;  // per row: the index of its cluster's keeper
   DedupSummary summary;

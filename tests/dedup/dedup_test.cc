@@ -312,6 +312,19 @@ TEST_F(SynthDataTest, PrecisionAndRecallAgainstBruteForceAreAtLeast95Percent) {
   }
 }
 
+TEST_F(SynthDataTest, ClustersDoNotDependOnTheNumberOfThreads) {
+  std::vector<Submission> rows = load("nvidia_nvfp4_submissions.parquet");
+  DedupOptions one = fuzzy_options();
+  one.jobs = 1;
+  DedupOptions three = fuzzy_options();
+  three.jobs = 3;
+  Clustering a = cluster_rows(rows, one);
+  Clustering b = cluster_rows(rows, three);
+  EXPECT_EQ(a.keeper, b.keeper);
+  EXPECT_EQ(a.summary.verified_pairs, b.summary.verified_pairs);
+  EXPECT_GT(a.summary.near_duplicate_clusters, 0u);
+}
+
 TEST_F(SynthDataTest, TheMeasureFailsBadClusterings) {
   // A check of the check on the same data: no clusters at all lose recall; one cluster per
   // (leaderboard, user) loses precision.
