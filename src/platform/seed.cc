@@ -161,12 +161,10 @@ std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::Le
                                      uint64_t h) const {
   std::vector<RunSpec> runs;
   std::vector<int> runners;
-  for (size_t i = 0; i < m.runners.size() && i < 8; ++i) {
+  for (size_t i = 0; i < m.runners.size() && i < synth::kMaxRunners; ++i) {
     if (s.runner_mask & (1u << i)) runners.push_back(static_cast<int>(i));
   }
-  // The population keeps scores for the first four runners; a fifth (PMPP's B200) takes the
-  // fourth's measurement (never read past the array).
-  auto score_on = [&](int r) { return s.scores[static_cast<size_t>(std::min(r, 3))]; };
+  auto score_on = [&](int r) { return s.scores[static_cast<size_t>(r)]; };
   if (runners.empty()) runners.push_back(static_cast<int>(h % m.runners.size()));
   const std::string& first = m.runners[static_cast<size_t>(runners[0])];
   switch (s.outcome) {
