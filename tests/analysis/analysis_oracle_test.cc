@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -280,6 +283,105 @@ TEST(AnalysisOracle, RecordsEqualWindowSql) {
     }
   }
   EXPECT_GT(compared, 200u);
+}
+
+// The manifest of an extract, one object per line.
+nlohmann::json manifest(const std::string& dir) {
+  std::ifstream in(dir + "/manifest.jsonl");
+  std::stringstream text;
+  text << in.rdbuf();
+  return jsonl(text.str());
+}
+
+// The flat problems of the medium set with their leaderboard ids (PMPP's too).
+std::vector<std::pair<std::string, int64_t>> flat_problems() {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto& row : duckdb().rows("SELECT DISTINCT problem_name, leaderboard_id FROM "
+                                       "read_parquet(" + flat_files() +
+                                       ", union_by_name = true) ORDER BY 2")) {
+    out.push_back({*row[0], integer(row[1])});
+  }
+  return out;
+}
+
+TEST(AnalysisOracle, ExtractTopKIsTheRankingAndFilesHashAsTheCode) {
+  const std::string dir = medium_data() + "-extract";
+  size_t compared = 0;
+  // A problem or two of every flat config (each extract reads its problem's code).
+  const std::set<std::string> some = {"nvfp4_gemm", "nvfp4_dual_gemm", "trimul", "amd-mxfp4-mm",
+                                      "fp8_quant",  "conv2d",          "vectoradd", "qr_v2"};
+  for (const auto& [problem, id] : flat_problems()) {
+    if (!some.count(problem)) continue;
+    SCOPED_TRACE(problem);
+    std::filesystem::remove_all(dir);
+    Result r = run("extract --data " + medium_data() + " -p " + problem + " --top 3 --out " + dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json got = manifest(dir);
+    const Rows expected = duckdb().rows(
+        "WITH q AS (SELECT * FROM read_parquet(" + flat_files() +
+        ", union_by_name = true) WHERE leaderboard_id = " + std::to_string(id) +
+        " AND score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'), "
+        "b AS (SELECT *, row_number() OVER (PARTITION BY runner, user_id ORDER BY score, "
+        "submission_time, submission_id) AS n FROM q), "
+        "r AS (SELECT rank() OVER (PARTITION BY runner ORDER BY score) AS rank, * FROM b "
+        "WHERE n = 1) "
+        "SELECT runner, rank, user_id, submission_id, score, sha256(code), strlen(code) FROM r "
+        "WHERE rank <= 3 ORDER BY runner, rank, submission_time, submission_id, user_id");
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const auto& e = expected[i];
+      const auto& g = got[i];
+      const std::string at = "row " + std::to_string(i);
+      EXPECT_EQ(text_of(g["runner"]), e[0]) << at;
+      EXPECT_EQ(g["rank"].get<int64_t>(), integer(e[1])) << at;
+      EXPECT_EQ(g["user_id"].get<std::string>(), *e[2]) << at;
+      EXPECT_EQ(g["submission_id"].get<int64_t>(), integer(e[3])) << at;
+      expect_number(g["score"], e[4], at + " score");
+      EXPECT_EQ(g["sha256"].get<std::string>(), *e[5]) << at;
+      EXPECT_EQ(g["bytes"].get<int64_t>(), integer(e[6])) << at;
+      EXPECT_EQ(std::filesystem::file_size(dir + "/" + g["path"].get<std::string>()),
+                static_cast<uintmax_t>(integer(e[6])))
+          << at;
+      ++compared;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_GT(compared, 40u);
+}
+
+TEST(AnalysisOracle, ExtractDedupKeepsOneFilePerCode) {
+  const std::string dir = medium_data() + "-dedup";
+  size_t compared = 0;
+  // Problems of four configs, with a mix of runners; --all writes every row, so not all problems.
+  const std::set<std::string> some = {"trimul", "modal_nvfp4_dual_gemm", "fp8_quant", "conv2d",
+                                      "cholesky"};
+  for (const auto& [problem, id] : flat_problems()) {
+    if (!some.count(problem)) continue;
+    SCOPED_TRACE(problem);
+    std::filesystem::remove_all(dir);
+    Result r = run("extract --data " + medium_data() + " -p " + problem +
+                   " --all --dedup exact --out " + dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Per code_id: the submission kept (a submission on several runners may be kept under any
+    // of its runners when their scores tie, so runners are not compared) and the rows dropped.
+    std::map<int64_t, std::pair<int64_t, int64_t>> got;
+    for (const auto& g : manifest(dir)) {
+      got[g["code_id"].get<int64_t>()] = {g["submission_id"].get<int64_t>(),
+                                          g["duplicates_dropped"].get<int64_t>()};
+    }
+    std::map<int64_t, std::pair<int64_t, int64_t>> expected;
+    for (const auto& e : duckdb().rows(
+             "SELECT code_id, arg_min(submission_id, (score IS NULL, score, submission_time, "
+             "submission_id)), count(*) - 1 FROM read_parquet(" + flat_files() +
+             ", union_by_name = true) WHERE leaderboard_id = " + std::to_string(id) +
+             " GROUP BY code_id")) {
+      expected[integer(e[0])] = {integer(e[1]), integer(e[2])};
+    }
+    EXPECT_EQ(got, expected);
+    compared += expected.size();
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_GT(compared, 300u);
 }
 
 }  // namespace
