@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/configs_command.h"
 #include "cli/convert_command.h"
+#include "cli/dedup_command.h"
 #include "cli/inspect_command.h"
 #include "cli/progression_command.h"
 #include "cli/records_command.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
       "  kbdata cat submissions.parquet --offset 1000 --limit 100 --format csv > rows.csv\n"
       "  kbdata cat submissions.parquet --where 'score < 0.5' --where 'user_name = alice'\n"
       "  kbdata convert submissions.parquet small.parquet --compression zstd --level 9\n"
+      "  kbdata dedup submissions.parquet unique.parquet --fuzzy\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
 
   kbdata::cli::InspectOptions inspect;
@@ -183,6 +185,46 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"published", "kbdata"}))
       ->capture_default_str();
 
+  // kbdata dedup (docs/dedup.md)
+  kbdata::cli::DedupCommandOptions dedup;
+  CLI::App* dedup_cmd = app.add_subcommand(
+      "dedup",
+      "Deduplicate a submissions file (flat or legacy per-run) into a flat file: the platform's\n"
+      "exact rule (--exact), or that and near-duplicate clusters by MinHash LSH (--fuzzy).\n"
+      "OUT appears only when complete (docs/dedup.md)");
+  dedup_cmd->add_option("IN", dedup.dedup.input, "Submissions Parquet file (flat or legacy)")
+      ->required();
+  dedup_cmd->add_option("OUT", dedup.dedup.output,
+                        "Parquet file to write: the flat schema plus cluster_id and cluster_size "
+                        "(replaced if it exists; not IN)")
+      ->required();
+  dedup_cmd->add_flag("--exact", dedup.exact,
+                      "One row per (leaderboard_id, user_id, code_id, runner): the lowest score "
+                      "(nulls last), then the earliest, then the lowest submission_id");
+  dedup_cmd->add_flag("--fuzzy", dedup.fuzzy,
+                      "The exact rule, then one row per cluster of near-duplicate code (Jaccard "
+                      "of byte shingles >= --threshold), kept by the same order");
+  dedup_cmd->add_option("--threshold", dedup.dedup.threshold,
+                        "Jaccard similarity at or above which two codes are near-duplicates")
+      ->capture_default_str();
+  dedup_cmd->add_option("--shingle-bytes", dedup.dedup.shingle_bytes,
+                        "Shingle length in bytes (of the ASCII-lower-cased code), 1..64")
+      ->capture_default_str();
+  dedup_cmd->add_flag("--across-users", dedup.dedup.across_users,
+                      "Cluster near-duplicates across users of a leaderboard (default: within "
+                      "each (leaderboard, user))");
+  dedup_cmd->add_flag("--emit-all", dedup.dedup.emit_all,
+                      "Write every input row with its cluster_id and a boolean kept, instead of "
+                      "the kept rows with cluster_size");
+  dedup_cmd->add_option("--jobs,-j", dedup.dedup.jobs, "Worker threads (0: one per core)")
+      ->capture_default_str();
+  dedup_cmd->footer(
+      "\nExamples:\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-exact.parquet --exact\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-fuzzy.parquet --fuzzy\n"
+      "  kbdata dedup submissions.parquet clusters.parquet --fuzzy --across-users --emit-all\n"
+      "\nExit status: 0 success, 1 the input could not be read or OUT written, 2 wrong usage.");
+
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);
@@ -223,6 +265,12 @@ int main(int argc, char** argv) {
       kbdata::cli::run_show(show, stdout, stderr);
     } else if (configs_cmd->parsed()) {
       kbdata::cli::run_configs(configs, stdout, stderr);
+    } else if (dedup_cmd->parsed()) {
+      for (int i = 0; i < argc; ++i) {
+        if (i > 0) dedup.dedup.command_line += ' ';
+        dedup.dedup.command_line += i == 0 ? std::string("kbdata") : std::string(argv[i]);
+      }
+      kbdata::cli::run_dedup_command(dedup, stdout, stderr);
     } else if (synth_cmd->parsed()) {
       kbdata::cli::run_synth(synth, stdout, stderr);
     }

@@ -1,0 +1,22 @@
+// `kbdata dedup IN OUT --exact | --fuzzy [--threshold T] [--shingle-bytes K] [--across-users]
+//  [--emit-all] [--jobs N]` (docs/dedup.md).
+#pragma once
+
+#include <cstdio>
+
+#include "dedup/dedup.h"
+
+namespace kbdata::cli {
+
+struct DedupCommandOptions {
+  dedup::DedupOptions dedup;
+  bool exact = false;
+  bool fuzzy = false;
+};
+
+// Runs the dedup and prints its summary on `out`; progress on `err` when it is a terminal.
+// Throws UsageError (neither or both of --exact and --fuzzy, invalid parameters, OUT = IN) and
+// kbdata::Error for unreadable input or unwritable output (OUT is then left as it was).
+void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* err);
+
+}  // namespace kbdata::cli
