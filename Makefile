@@ -70,7 +70,7 @@ bench: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench analysis_bench duckdb_query
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench duckdb_compare
 	@# load_bench's data: the full flat synthetic set in both layouts (~1.5 min each), if absent.
 	for layout in published kbdata; do \
 	  out=build/bench-data/synth-$$layout; \
@@ -82,7 +82,7 @@ bench: deps
 	$(BUILD)-bench/bench/memory_bench
 	$(BUILD)-bench/bench/write_bench
 	$(BUILD)-bench/bench/load_bench
-	$(BUILD)-bench/bench/analysis_bench
+	$(BUILD)-bench/bench/duckdb_compare
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each
