@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <atomic>
-
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -71,15 +70,15 @@ int main(int argc, char** argv) {
   try {
     auto reader = kbdata::parquet::FileReader::open(path);
     const auto leaf = reader->schema().find_leaf(column_name);
-    if (!leaf || !(reader->schema().leaves()[*leaf].physical ==
-                   kbdata::parquet::PhysicalType::BYTE_ARRAY)) {
+    if (!leaf ||
+        !(reader->schema().leaves()[*leaf].physical == kbdata::parquet::PhysicalType::BYTE_ARRAY)) {
       std::fprintf(stderr, "code_scan: %s has no string column %s\n", path.c_str(),
                    column_name.c_str());
       return 1;
     }
-    const int workers = static_cast<int>(std::clamp<unsigned>(
-        std::thread::hardware_concurrency(), 1, static_cast<unsigned>(std::max(
-                                                    1, reader->num_row_groups()))));
+    const int workers = static_cast<int>(
+        std::clamp<unsigned>(std::thread::hardware_concurrency(), 1,
+                             static_cast<unsigned>(std::max(1, reader->num_row_groups()))));
     reader.reset();
     std::atomic<int> next{0};
     std::vector<Totals> totals(static_cast<size_t>(workers));

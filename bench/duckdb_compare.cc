@@ -32,7 +32,8 @@
 //
 // Prints per layout a Markdown table: the medians, the ratio kbdata / DuckDB of time (median of
 // the per-round ratios, with their range) and of peak RSS (medians), each against issue 9's
-// target, and the load average before and after.
+// target, each side's median CPU time (user + system, from wait4: on a loaded machine a process
+// waits for a core, so wall time exceeds CPU time) and the load average before and after.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -62,7 +63,8 @@ constexpr const char* kFile = "nvidia_nvfp4_submissions.parquet";
 struct Run {
   double seconds = 0;
   double peak_mb = 0;
-  std::string out;  // stdout
+  double cpu_seconds = 0;  // user + system, every thread
+  std::string out;         // stdout
 };
 
 // Runs argv with stdout to `out_path` (stderr to /dev/null) and measures it; throws when it fails.
@@ -88,6 +90,8 @@ Run measure(const std::vector<std::string>& argv, const std::string& out_path) {
   Run r;
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.peak_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  r.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string command;
     for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
@@ -157,7 +161,8 @@ std::vector<Task> tasks(const std::string& path, const std::string& problem,
                         const std::string& user, const Paths& out) {
   const std::string file = "read_parquet(" + sql_text(path) + ")";
   const std::string dir = fs::path(path).parent_path().string();
-  const std::string qualifying = "score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'";
+  const std::string qualifying =
+      "score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'";
   std::vector<Task> t;
   t.push_back({"footer",
                {KBDATA_BINARY, "inspect", path, "--json"},
@@ -175,7 +180,8 @@ std::vector<Task> tasks(const std::string& path, const std::string& problem,
            "runner ORDER BY score) AS rank, user_id, user_name, score, submission_id, "
            "submission_time, runner FROM b WHERE n = 1) SELECT * FROM r WHERE rank <= 10 ORDER BY "
            "runner, rank, submission_time, submission_id, user_id",
-       Check::kRows, 0.5});
+       Check::kRows,
+       0.5});
   t.push_back(
       {"progression",
        {KBDATA_BINARY, "progression", "--data", dir, "-p", problem, "--user", user, "-f", "csv"},
@@ -192,7 +198,8 @@ std::vector<Task> tasks(const std::string& path, const std::string& problem,
            "NULL OR score < prev), CASE WHEN q AND score < prev THEN prev / score END, CASE WHEN q "
            "AND (prev IS NULL OR score < prev) THEN first / score END FROM w ORDER BY "
            "submission_time, submission_id, runner NULLS LAST",
-       Check::kRows, 0.5});
+       Check::kRows,
+       0.5});
   t.push_back(
       {"records",
        {KBDATA_BINARY, "records", "--data", dir, "-p", problem, "-f", "csv"},
@@ -203,30 +210,36 @@ std::vector<Task> tasks(const std::string& path, const std::string& problem,
            "q) SELECT leaderboard_id, problem_name, runner, submission_time, submission_id, "
            "user_id, user_name, score, prev, prev / score FROM w WHERE prev IS NULL OR score < "
            "prev ORDER BY runner NULLS LAST, submission_time, submission_id, user_id",
-       Check::kRows, std::nullopt});
+       Check::kRows,
+       std::nullopt});
   t.push_back({"code scan",
                {CODE_SCAN_BINARY, path, "code"},
                "SELECT count(code), sum(strlen(code)), bit_xor(hash(code)) FROM " + file,
-               Check::kScan, 0.6});
+               Check::kScan,
+               0.6});
   t.push_back({"dedup --exact",
                {KBDATA_BINARY, "dedup", path, out.kbdata_out, "--exact"},
                "COPY (SELECT * FROM " + file +
                    " QUALIFY row_number() OVER (PARTITION BY leaderboard_id, user_id, code_id, "
                    "runner ORDER BY score NULLS LAST, submission_time, submission_id) = 1) TO " +
                    sql_text(out.duckdb_out) + " (FORMAT parquet, COMPRESSION snappy)",
-               Check::kOutputs, std::nullopt});
+               Check::kOutputs,
+               std::nullopt});
   t.push_back({"convert zstd",
                {KBDATA_BINARY, "convert", path, out.kbdata_out, "-z", "zstd"},
                "COPY (SELECT * FROM " + file + ") TO " + sql_text(out.duckdb_out) +
                    " (FORMAT parquet, COMPRESSION zstd)",
-               Check::kOutputs, 1.0});
+               Check::kOutputs,
+               1.0});
   return t;
 }
 
 // count(*), sum(score), sum(code_id) of a Parquet file, as DuckDB prints them.
 std::vector<std::string> summary(const std::string& path, const std::string& out_path) {
-  Run r = measure({DUCKDB_QUERY_BINARY, "SELECT count(*), sum(score), sum(code_id) FROM "
-                                        "read_parquet(" + sql_text(path) + ")"},
+  Run r = measure({DUCKDB_QUERY_BINARY,
+                   "SELECT count(*), sum(score), sum(code_id) FROM "
+                   "read_parquet(" +
+                       sql_text(path) + ")"},
                   out_path);
   return split(r.out, ',');
 }
@@ -321,25 +334,29 @@ int main(int argc, char** argv) {
   try {
     fs::create_directories(tmp);
     const char* layouts[] = {"published", "kbdata"};
-    std::printf("duckdb_compare: %d rounds, problem %s, DuckDB with its default threads; load "
-                "average %s\n",
-                rounds, problem.c_str(), load_average().c_str());
+    std::printf(
+        "duckdb_compare: %d rounds, problem %s, DuckDB with its default threads; load "
+        "average %s\n",
+        rounds, problem.c_str(), load_average().c_str());
     for (size_t l = 0; l < 2; ++l) {
       const std::string path = dirs[l] + "/" + kFile;
-      if (!fs::exists(path)) throw std::runtime_error("missing " + path + " (make bench creates it)");
+      if (!fs::exists(path))
+        throw std::runtime_error("missing " + path + " (make bench creates it)");
       // The user with the most rows on the problem: the longest progression.
-      std::string user = split(measure({DUCKDB_QUERY_BINARY,
-                                        "SELECT user_id FROM read_parquet(" + sql_text(path) +
+      std::string user = split(
+          measure({DUCKDB_QUERY_BINARY, "SELECT user_id FROM read_parquet(" + sql_text(path) +
                                             ") WHERE problem_name = " + sql_text(problem) +
                                             " GROUP BY user_id ORDER BY count(*) DESC, user_id "
                                             "LIMIT 1"},
-                                       out_path)
-                                   .out,
-                               ',')[0];
+                  out_path)
+              .out,
+          ',')[0];
       std::printf("\n%s layout (%s), progression of user %s\n\n", layouts[l], path.c_str(),
                   user.c_str());
-      std::printf("| task | kbdata | DuckDB | time ratio (range) | kbdata peak | DuckDB peak | "
-                  "peak ratio | target | met | checked |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      std::printf(
+          "| task | kbdata | DuckDB | time ratio (range) | kbdata peak | DuckDB peak | "
+          "peak ratio | target | met | CPU kbdata / DuckDB | checked |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|\n");
       std::fflush(stdout);
       for (const Task& t : tasks(path, problem, user, paths)) {
         if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
@@ -356,7 +373,7 @@ int main(int argc, char** argv) {
         Run db_warm = measure(db, out_path);
         const std::string checked = check(t, kb_warm, db_warm, paths, out_path);
         clean();
-        std::vector<double> kt, dt, ratio, km, dm;
+        std::vector<double> kt, dt, ratio, km, dm, kc, dc;
         for (int r = 0; r < rounds; ++r) {
           Run a = measure(t.kbdata, out_path);
           clean();
@@ -367,6 +384,8 @@ int main(int argc, char** argv) {
           ratio.push_back(a.seconds / b.seconds);
           km.push_back(a.peak_mb);
           dm.push_back(b.peak_mb);
+          kc.push_back(a.cpu_seconds);
+          dc.push_back(b.cpu_seconds);
         }
         const double time_ratio = median(ratio);
         const double peak_ratio = median(km) / median(dm);
@@ -378,12 +397,13 @@ int main(int argc, char** argv) {
           target = buf + target;
           met = met && time_ratio <= *t.time_target;
         }
-        std::printf("| %s | %.3f s | %.3f s | **%.2f** (%.2f..%.2f) | %.1f MB | %.1f MB | **%.2f** "
-                    "| %s | %s | %s |\n",
-                    t.name.c_str(), median(kt), median(dt), time_ratio,
-                    *std::min_element(ratio.begin(), ratio.end()),
-                    *std::max_element(ratio.begin(), ratio.end()), median(km), median(dm),
-                    peak_ratio, target.c_str(), met ? "yes" : "no", checked.c_str());
+        std::printf(
+            "| %s | %.3f s | %.3f s | **%.2f** (%.2f..%.2f) | %.1f MB | %.1f MB | **%.2f** "
+            "| %s | %s | %.2f / %.2f s | %s |\n",
+            t.name.c_str(), median(kt), median(dt), time_ratio,
+            *std::min_element(ratio.begin(), ratio.end()),
+            *std::max_element(ratio.begin(), ratio.end()), median(km), median(dm), peak_ratio,
+            target.c_str(), met ? "yes" : "no", median(kc), median(dc), checked.c_str());
         std::fflush(stdout);
       }
     }
