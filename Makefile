@@ -65,7 +65,9 @@ sanitize: deps
 
 # Benchmarks (bench/README.md): generates the data files once (minutes; the large one needs ~11 GB
 # of RAM) and the full synthetic sets (`kbdata synth`), builds in Release and runs the programs.
-# Figures are ratios within one run.
+# Figures are ratios within one run. duckdb_compare (kbdata against DuckDB, docs/BENCHMARKS.md)
+# takes about 40 minutes on 2 busy cores: DuckDB's dedup and convert of the 1.37 GB file take
+# about 100 s and 7-8 GB of RAM each run.
 bench: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large

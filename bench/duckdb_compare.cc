@@ -2,8 +2,10 @@
 // (start, read the file, compute, print or write, exit), on the NVFP4 file of a `full` synthetic
 // data set, in the published and in the kbdata layout.
 //
-//   duckdb_compare [--rounds N] [--problem NAME] [--tasks a,b,...] [--tmp DIR]
-//                  [PUBLISHED_DIR KBDATA_DIR]
+//   duckdb_compare [--rounds N] [--problem NAME] [--tasks a,b,...] [--layout published|kbdata]
+//                  [--tmp DIR] [PUBLISHED_DIR KBDATA_DIR]
+//
+// --tasks keeps the tasks whose names start with one of the words; --layout one of the layouts.
 //
 // Tasks (names for --tasks), kbdata's process against bench/duckdb_query's SQL:
 //   footer       kbdata inspect FILE --json  |  parquet_schema(FILE), then parquet_metadata(FILE)
@@ -302,6 +304,7 @@ int main(int argc, char** argv) {
   std::string problem = "nvfp4_dual_gemm";
   std::string tmp_root = KBDATA_BINARY_DIR;
   std::vector<std::string> only;
+  std::string only_layout;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -311,6 +314,8 @@ int main(int argc, char** argv) {
       problem = argv[++i];
     } else if (a == "--tasks" && i + 1 < argc) {
       only = split(argv[++i], ',');
+    } else if (a == "--layout" && i + 1 < argc) {
+      only_layout = argv[++i];
     } else if (a == "--tmp" && i + 1 < argc) {
       tmp_root = argv[++i];
     } else {
@@ -321,10 +326,11 @@ int main(int argc, char** argv) {
     dirs = {std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/synth-published",
             std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/synth-kbdata"};
   }
-  if (rounds < 1 || dirs.size() != 2) {
+  if (rounds < 1 || dirs.size() != 2 ||
+      !(only_layout.empty() || only_layout == "published" || only_layout == "kbdata")) {
     std::fprintf(stderr,
                  "usage: duckdb_compare [--rounds N] [--problem NAME] [--tasks a,b,...] "
-                 "[--tmp DIR] [PUBLISHED_DIR KBDATA_DIR]\n");
+                 "[--layout published|kbdata] [--tmp DIR] [PUBLISHED_DIR KBDATA_DIR]\n");
     return 2;
   }
   const fs::path tmp = fs::path(tmp_root) / ("duckdb-compare-" + std::to_string(::getpid()));
@@ -339,6 +345,7 @@ int main(int argc, char** argv) {
         "average %s\n",
         rounds, problem.c_str(), load_average().c_str());
     for (size_t l = 0; l < 2; ++l) {
+      if (!only_layout.empty() && only_layout != layouts[l]) continue;
       const std::string path = dirs[l] + "/" + kFile;
       if (!fs::exists(path))
         throw std::runtime_error("missing " + path + " (make bench creates it)");
