@@ -81,7 +81,9 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;
-  // The user is matched by id or by name: rows of the problem are scanned (code is not read).
+  // The user is matched by id or by name: rows of the problem are scanned (code is not read), and
+  // the loader drops the other users' rows before building them.
+  load.filter.user = options.user;
   std::vector<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
   load_submissions(options.data, load, "finding " + options.user + "'s submissions",

@@ -76,8 +76,8 @@ std::optional<int64_t> parse_int(const std::string& text) {
 }  // namespace
 
 bool Filter::empty() const {
-  return !submission_id && !problem && !leaderboard_id && !user_id && !user_name && !runner &&
-         !passed_only && !scored_only && !since && !until;
+  return !submission_id && !problem && !leaderboard_id && !user_id && !user_name && !user &&
+         !runner && !passed_only && !scored_only && !since && !until;
 }
 
 bool matches(const Filter& f, const Submission& s) {
@@ -86,6 +86,7 @@ bool matches(const Filter& f, const Submission& s) {
   if (f.leaderboard_id && s.leaderboard_id != *f.leaderboard_id) return false;
   if (f.user_id && s.user_id != *f.user_id) return false;
   if (f.user_name && s.user_name != *f.user_name) return false;
+  if (f.user && s.user_id != *f.user && s.user_name != *f.user) return false;
   if (f.runner && s.runner != *f.runner) return false;
   if (f.passed_only && s.passed != true) return false;
   if (f.scored_only && !s.score) return false;

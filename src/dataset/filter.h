@@ -23,6 +23,7 @@ struct Filter {
   std::optional<int64_t> leaderboard_id;
   std::optional<std::string> user_id;    // exact; legacy ids compare as their decimal text
   std::optional<std::string> user_name;  // exact
+  std::optional<std::string> user;       // user_id or user_name equals it (exact); not pushed down
   std::optional<std::string> runner;     // exact
   bool passed_only = false;              // passed is true
   bool scored_only = false;              // score is not null

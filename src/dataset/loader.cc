@@ -209,6 +209,14 @@ std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts
   return decode_code(*raw, is_binary(code), counts);
 }
 
+// True when row r of string column c holds a value other than `want`. False for a null, an
+// absent column or a non-string column: the text the Submission would hold is then decided by
+// building it (a null string reads as "" in required fields).
+bool differs(const Column& c, size_t r, std::string_view want) {
+  const std::optional<std::string_view> value = c.str(r);
+  return value && *value != want;
+}
+
 enum FlatColumn : size_t {
   F_SUBMISSION_ID,
   F_LEADERBOARD_ID,
@@ -234,7 +242,21 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       "passed",        "mode",           "runner"};
   if (options.with_code) names.push_back("code");
   FileLoad load(reader, names);
+  const Filter& f = options.filter;
   load.run(filter, stats, [&](size_t r) {
+    // Rows that cannot match are dropped from the decoded columns before their Submission (a
+    // dozen strings) is built: with a file of one row group and no page index, a problem's or a
+    // user's rows are a small part of the rows decoded. Only certain mismatches are dropped here;
+    // matches() below stays the exact test.
+    if (f.problem && differs(load[F_PROBLEM], r, *f.problem)) return;
+    if (f.user_id && differs(load[F_USER_ID], r, *f.user_id)) return;
+    if (f.runner && differs(load[F_RUNNER], r, *f.runner)) return;
+    if (f.user && differs(load[F_USER_ID], r, *f.user) &&
+        (load[F_USER_NAME].is_null(r) || differs(load[F_USER_NAME], r, *f.user))) {
+      return;
+    }
+    if (f.scored_only && load[F_SCORE].is_null(r)) return;
+    if (f.passed_only && load[F_PASSED].boolean(r) != true) return;
     Submission s;
     s.submission_id = load[F_SUBMISSION_ID].i64(r).value_or(0);
     s.leaderboard_id = load[F_LEADERBOARD_ID].i64(r).value_or(0);

@@ -64,6 +64,9 @@ TEST(FilterMatches, EveryCondition) {
   check([](Filter& f) { f.user_id = "42"; }, true);
   check([](Filter& f) { f.user_id = "4"; }, false);
   check([](Filter& f) { f.user_name = "bob"; }, false);
+  check([](Filter& f) { f.user = "42"; }, true);     // by id
+  check([](Filter& f) { f.user = "alice"; }, true);  // by name
+  check([](Filter& f) { f.user = "bob"; }, false);
   check([](Filter& f) { f.runner = "B200"; }, true);
   check([](Filter& f) { f.runner = "H100"; }, false);
   check([](Filter& f) { f.passed_only = true; }, true);

@@ -151,6 +151,8 @@ TEST(LegacyLoad, Filters) {
   EXPECT_EQ(ids([](Filter& f) { f.user_id = "3"; }), V{12});
   EXPECT_EQ(ids([](Filter& f) { f.user_id = "alice"; }), V{});
   EXPECT_EQ(ids([](Filter& f) { f.user_name = "alice"; }), V{});
+  EXPECT_EQ(ids([](Filter& f) { f.user = "3"; }), V{12});  // by id; legacy files have no names
+  EXPECT_EQ(ids([](Filter& f) { f.user = "alice"; }), V{});
   EXPECT_EQ(ids([](Filter& f) { f.runner = "MI300"; }), V{});
   EXPECT_EQ(ids([](Filter& f) { f.passed_only = true; }), V{10});
   EXPECT_EQ(ids([](Filter& f) { f.scored_only = true; }), V{10});
@@ -241,39 +243,54 @@ TEST(FlatLoad, RowsAsTheyAre) {
   EXPECT_FALSE(l.rows[0].runner);
 }
 
+// Also the loader's row-level prefilter (rows dropped before their Submission is built), in a file
+// of small row groups with a page index and in one of a single row group, where every row is
+// decoded and only the prefilter and matches() choose.
 TEST(FlatLoad, EveryFilterAgreesWithAFullScan) {
   auto rows = flat_rows(30);
-  auto bytes = testing::flat_file(rows, small_groups());
-  std::vector<Filter> filters(12);
-  filters[0].problem = "nvfp4_gemm";
-  filters[1].leaderboard_id = 598;
-  filters[2].user_id = "1002";
-  filters[3].user_name = "";
-  filters[4].runner = "H100";
-  filters[5].passed_only = true;
-  filters[6].scored_only = true;
-  filters[7].since = 20'050 * kDay;
-  filters[8].until = 20'010 * kDay;
-  filters[9].since = 20'010 * kDay;
-  filters[9].until = 20'012 * kDay;
-  filters[10].submission_id = 77;
-  filters[11].problem = "nvfp4_gemv";
-  filters[11].runner = "B200";
-  filters[11].user_name = "c";
-  LoadOptions all;
-  std::vector<Submission> everything = load(bytes, SchemaFamily::FLAT, all).rows;
-  ASSERT_EQ(everything.size(), 90u);
-  for (size_t i = 0; i < filters.size(); ++i) {
-    LoadOptions options;
-    options.filter = filters[i];
-    std::vector<int64_t> got, expected;
-    for (const auto& s : load(bytes, SchemaFamily::FLAT, options).rows)
-      got.push_back(s.submission_id);
-    for (const auto& s : everything) {
-      if (matches(filters[i], s)) expected.push_back(s.submission_id);
+  for (const auto& bytes : {testing::flat_file(rows, small_groups()), testing::flat_file(rows)}) {
+    std::vector<Filter> filters(18);
+    filters[0].problem = "nvfp4_gemm";
+    filters[1].leaderboard_id = 598;
+    filters[2].user_id = "1002";
+    filters[3].user_name = "";
+    filters[4].runner = "H100";
+    filters[5].passed_only = true;
+    filters[6].scored_only = true;
+    filters[7].since = 20'050 * kDay;
+    filters[8].until = 20'010 * kDay;
+    filters[9].since = 20'010 * kDay;
+    filters[9].until = 20'012 * kDay;
+    filters[10].submission_id = 77;
+    filters[11].problem = "nvfp4_gemv";
+    filters[11].runner = "B200";
+    filters[11].user_name = "c";
+    filters[12].user = "1001";  // by id
+    filters[13].user = "b";     // by name
+    filters[14].user = "";      // by the empty name of users 1003
+    filters[15].user = "1002";
+    filters[15].problem = "nvfp4_dual_gemm";
+    filters[15].passed_only = true;
+    filters[16].user = "c";
+    filters[16].runner = "B200";
+    filters[16].scored_only = true;
+    filters[17].user_id = "1000";
+    filters[17].problem = "nvfp4_gemm";
+    LoadOptions all;
+    std::vector<Submission> everything = load(bytes, SchemaFamily::FLAT, all).rows;
+    ASSERT_EQ(everything.size(), 90u);
+    for (size_t i = 0; i < filters.size(); ++i) {
+      LoadOptions options;
+      options.filter = filters[i];
+      std::vector<int64_t> got, expected;
+      for (const auto& s : load(bytes, SchemaFamily::FLAT, options).rows)
+        got.push_back(s.submission_id);
+      for (const auto& s : everything) {
+        if (matches(filters[i], s)) expected.push_back(s.submission_id);
+      }
+      EXPECT_EQ(got, expected) << "filter " << i;
+      EXPECT_FALSE(expected.empty()) << "filter " << i;
     }
-    EXPECT_EQ(got, expected) << "filter " << i;
-    EXPECT_FALSE(expected.empty()) << "filter " << i;
   }
 }
 
