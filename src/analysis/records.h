@@ -35,8 +35,10 @@ struct RecordSeries {
   std::vector<Record> records;  // in time order
 };
 
-// Builds the series from a stream of submissions (any order): holds the qualifying rows' keys and
-// scores only, not the submissions.
+// Builds the series from a stream of submissions (any order). Holds the qualifying rows' keys and
+// scores, and now and then drops the rows that can no longer be records: a row with an earlier
+// (or equal-ordered) row of lower or equal score stays a non-record whatever rows come later, so
+// memory follows the records, not the rows.
 class RecordsBuilder {
  public:
   void add(const dataset::Submission& s);
@@ -56,7 +58,15 @@ class RecordsBuilder {
     std::optional<std::string> runner;
     bool operator<(const Key& other) const;
   };
-  std::map<Key, std::pair<std::string, std::vector<Row>>> rows_;  // problem name, rows
+  struct Series {
+    std::string problem_name;
+    int64_t qualifying_rows = 0;
+    std::vector<Row> rows;    // in arrival order since the last compaction
+    size_t compact_at = 1024;  // compact when rows reach this many
+  };
+  // Sorts the rows by time and keeps the records among them.
+  static void compact(std::vector<Row>& rows);
+  std::map<Key, Series> series_;
 };
 
 }  // namespace kbdata::analysis

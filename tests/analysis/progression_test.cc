@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "analysis/records.h"
 
@@ -130,6 +131,41 @@ TEST(Records, EachStrictImprovementAcrossUsers) {
   EXPECT_EQ(r[2].submission_id, 5);
   EXPECT_EQ(r[2].factor, 2.0);
   EXPECT_EQ(r[2].user_name, "name-a");
+}
+
+// Thousands of rows in random order (the builder compacts as it goes) give the records a plain
+// scan in time order gives.
+TEST(Records, CompactionKeepsExactlyTheRecords) {
+  std::mt19937 rng(11);
+  std::vector<Submission> rows;
+  for (int64_t id = 1; id <= 5000; ++id) {
+    Submission s = row(id, "u" + std::to_string(id % 37),
+                       1.0 + static_cast<double>(rng() % 100000) / 1000.0);
+    s.submission_time = static_cast<int64_t>(rng() % 3000);  // ties in time, ordered by id
+    rows.push_back(s);
+  }
+  std::vector<Submission> by_time = rows;
+  std::sort(by_time.begin(), by_time.end(), [](const Submission& a, const Submission& b) {
+    return std::tie(a.submission_time, a.submission_id) < std::tie(b.submission_time, b.submission_id);
+  });
+  std::vector<int64_t> expected;
+  double best = 1e300;
+  for (const Submission& s : by_time) {
+    if (*s.score < best) {
+      best = *s.score;
+      expected.push_back(s.submission_id);
+    }
+  }
+  std::shuffle(rows.begin(), rows.end(), rng);
+  RecordsBuilder b;
+  for (const Submission& s : rows) b.add(s);
+  auto series = b.finish();
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].qualifying_rows, 5000);
+  std::vector<int64_t> got;
+  for (const Record& r : series[0].records) got.push_back(r.submission_id);
+  EXPECT_EQ(got, expected);
+  EXPECT_GT(expected.size(), 3u);
 }
 
 TEST(Records, PerRunnerWithRunnerLessLast) {
