@@ -11,16 +11,9 @@ bool faster(const dataset::Submission& a, const dataset::Submission& b) {
          std::tie(*b.score, b.submission_time, b.submission_id);
 }
 
-// Runner-less entries sort after every named runner (as RankingBuilder's keys).
-bool FastestBuilder::Key::operator<(const Key& other) const {
-  if (leaderboard_id != other.leaderboard_id) return leaderboard_id < other.leaderboard_id;
-  if (runner.has_value() != other.runner.has_value()) return runner.has_value();
-  return runner < other.runner;
-}
-
 void FastestBuilder::add(const dataset::Submission& s) {
   if (!qualifies(s)) return;
-  auto [it, inserted] = best_.try_emplace(Key{s.leaderboard_id, s.runner}, s);
+  auto [it, inserted] = best_.try_emplace(SeriesKey{s.leaderboard_id, s.runner}, s);
   if (!inserted && faster(s, it->second)) it->second = s;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/series_key.h"
 #include "dataset/submission.h"
 
 namespace kbdata::analysis {
@@ -31,12 +32,7 @@ class FastestBuilder {
   [[nodiscard]] std::vector<Fastest> finish() const;
 
  private:
-  struct Key {
-    int64_t leaderboard_id;
-    std::optional<std::string> runner;
-    bool operator<(const Key& other) const;
-  };
-  std::map<Key, dataset::Submission> best_;
+  std::map<SeriesKey, dataset::Submission> best_;
 };
 
 // The fastest rows of `submissions` (any order, any mix of leaderboards and runners).

@@ -20,16 +20,9 @@ bool qualifies(const Submission& s) {
   return s.score.has_value() && s.passed.value_or(false) && s.status != "hacked";
 }
 
-// Runner-less rankings sort after every named runner.
-bool RankingBuilder::Key::operator<(const Key& other) const {
-  if (leaderboard_id != other.leaderboard_id) return leaderboard_id < other.leaderboard_id;
-  if (runner.has_value() != other.runner.has_value()) return runner.has_value();
-  return runner < other.runner;
-}
-
 void RankingBuilder::add(const Submission& s) {
   if (!qualifies(s)) return;
-  auto& users = best_[Key{s.leaderboard_id, s.runner}];
+  auto& users = best_[SeriesKey{s.leaderboard_id, s.runner}];
   auto it = users.find(s.user_id);
   if (it == users.end()) {
     Submission kept = s;

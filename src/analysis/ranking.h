@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/series_key.h"
 #include "dataset/submission.h"
 
 namespace kbdata::analysis {
@@ -51,12 +52,7 @@ class RankingBuilder {
   [[nodiscard]] std::vector<Ranking> finish(int64_t limit = 0) const;
 
  private:
-  struct Key {
-    int64_t leaderboard_id;
-    std::optional<std::string> runner;
-    bool operator<(const Key& other) const;
-  };
-  std::map<Key, std::unordered_map<std::string, dataset::Submission>> best_;
+  std::map<SeriesKey, std::unordered_map<std::string, dataset::Submission>> best_;
 };
 
 // Rankings of `submissions` (any order, any mix of leaderboards and runners), one per

@@ -7,12 +7,6 @@
 
 namespace kbdata::analysis {
 
-bool RecordsBuilder::Key::operator<(const Key& other) const {
-  if (leaderboard_id != other.leaderboard_id) return leaderboard_id < other.leaderboard_id;
-  if (runner.has_value() != other.runner.has_value()) return runner.has_value();
-  return runner < other.runner;
-}
-
 void RecordsBuilder::compact(std::vector<Row>& rows) {
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return std::tie(a.submission_time, a.submission_id, a.user_id) <
@@ -29,7 +23,7 @@ void RecordsBuilder::compact(std::vector<Row>& rows) {
 
 void RecordsBuilder::add(const dataset::Submission& s) {
   if (!qualifies(s)) return;
-  Series& series = series_[Key{s.leaderboard_id, s.runner}];
+  Series& series = series_[SeriesKey{s.leaderboard_id, s.runner}];
   if (series.problem_name.empty()) series.problem_name = s.problem_name;
   ++series.qualifying_rows;
   series.rows.push_back(Row{s.submission_time, s.submission_id, s.user_id, s.user_name, *s.score});

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/series_key.h"
 #include "dataset/submission.h"
 
 namespace kbdata::analysis {
@@ -53,11 +54,6 @@ class RecordsBuilder {
     std::optional<std::string> user_name;
     double score;
   };
-  struct Key {
-    int64_t leaderboard_id;
-    std::optional<std::string> runner;
-    bool operator<(const Key& other) const;
-  };
   struct Series {
     std::string problem_name;
     int64_t qualifying_rows = 0;
@@ -66,7 +62,7 @@ class RecordsBuilder {
   };
   // Sorts the rows by time and keeps the records among them.
   static void compact(std::vector<Row>& rows);
-  std::map<Key, Series> series_;
+  std::map<SeriesKey, Series> series_;
 };
 
 }  // namespace kbdata::analysis

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/oracle.h"
+#include "support/cli_expect.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 
@@ -30,19 +31,8 @@ using nlohmann::json;
 
 constexpr int64_t kT0 = 1'760'000'000'000'000;  // 2025-10-09T08:53:20Z, in µs
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-void expect_one_line_error(const Result& r, int exit_code, const std::string& part) {
-  EXPECT_EQ(r.exit_code, exit_code) << r.err;
-  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
-  EXPECT_EQ(r.err.rfind("kbdata: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
-}
+using kbdata::testing::expect_one_line_error;
+using kbdata::testing::lines;
 
 FlatRow flat(int64_t id, int64_t lb, const std::string& user, std::optional<double> score,
              int64_t code_id, const std::string& code, int64_t dt) {

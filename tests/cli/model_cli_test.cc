@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_expect.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 
@@ -43,20 +44,8 @@ const std::string kData = " --data " + kSample;
 // The DuckDB-written KernelBot file of tests/data must be there (it is part of the repository).
 #define REQUIRE_SAMPLE() ASSERT_TRUE(fs::exists(kSampleFile)) << kSampleFile
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-// One line on stderr, "kbdata: " first.
-void expect_one_line_error(const Result& r, int exit_code, const std::string& part) {
-  EXPECT_EQ(r.exit_code, exit_code) << r.err;
-  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
-  EXPECT_EQ(r.err.rfind("kbdata: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
-}
+using kbdata::testing::expect_one_line_error;
+using kbdata::testing::lines;
 
 TEST(ConfigsCommand, ListsRegistryAndFilesWithRows) {
   REQUIRE_SAMPLE();
