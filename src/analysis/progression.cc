@@ -29,6 +29,12 @@ std::vector<Progression> progression(std::vector<dataset::Submission> rows) {
       p.problem_name = s.problem_name;
       p.user_id = s.user_id;
       p.user_name = s.user_name;
+      // The leaderboard's rows are consecutive after the sort: reserve them all at once.
+      const auto end = std::find_if(rows.begin() + (&s - rows.data()), rows.end(),
+                                    [&](const dataset::Submission& r) {
+                                      return r.leaderboard_id != s.leaderboard_id;
+                                    });
+      p.steps.reserve(static_cast<size_t>(end - (rows.begin() + (&s - rows.data()))));
       out.push_back(std::move(p));
       best.clear();
     }

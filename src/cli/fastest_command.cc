@@ -60,6 +60,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.scored_only = true;  // pushed down: only candidates are decoded
   load.filter.passed_only = true;
   load.with_code = options.with_code;
+  load.with_details = false;  // code_id, file_name and mode are not shown
 
   dataset::DataDir dir = open_data_dir(options.data, err);
   analysis::FastestBuilder builder;

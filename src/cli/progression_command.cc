@@ -84,6 +84,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   // The user is matched by id or by name: rows of the problem are scanned (code is not read), and
   // the loader drops the other users' rows before building them.
   load.filter.user = options.user;
+  load.with_details = false;  // code_id, file_name and mode are not shown
   std::vector<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
   load_submissions(options.data, load, "finding " + options.user + "'s submissions",

@@ -65,6 +65,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.runner = options.runner;
   load.filter.scored_only = true;
   load.filter.passed_only = true;
+  load.with_details = false;  // code_id, file_name and mode are not shown
   analysis::RecordsBuilder builder;
   load_submissions(options.data, load, "records of " + problem_text(options),
                    [&](dataset::Submission&& s) { builder.add(s); }, err);

@@ -56,6 +56,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.runner = options.runner;
   load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
   load.filter.passed_only = true;
+  load.with_details = false;  // code_id, file_name and mode are not shown
 
   analysis::RankingBuilder builder;
   load_submissions(options.data, load, "ranking " + problem_text(options),

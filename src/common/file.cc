@@ -132,8 +132,11 @@ void MemoryFile::read_at(uint64_t offset, std::span<uint8_t> out) {
 }
 
 void RecordingFile::read_at(uint64_t offset, std::span<uint8_t> out) {
-  ranges_.push_back({offset, out.size()});
-  bytes_read_ += out.size();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ranges_.push_back({offset, out.size()});
+    bytes_read_ += out.size();
+  }
   inner_.read_at(offset, out);
 }
 

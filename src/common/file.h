@@ -1,8 +1,10 @@
 // Files: random-access input with read accounting, and output that appears only when complete.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -10,7 +12,8 @@
 
 namespace kbdata {
 
-// A file read by absolute offset. Implementations are not thread-safe.
+// A file read by absolute offset. read_at() may be called from several threads at once (the
+// loader decodes columns of one file on two threads); every implementation here allows it.
 class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
@@ -76,11 +79,13 @@ class RecordingFile final : public RandomAccessFile {
   void read_at(uint64_t offset, std::span<uint8_t> out) override;
   [[nodiscard]] const std::string& name() const override { return inner_.name(); }
 
+  // Read these only while no read is in progress.
   [[nodiscard]] const std::vector<Range>& ranges() const { return ranges_; }
   [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
 
  private:
   RandomAccessFile& inner_;
+  std::mutex mutex_;  // guards ranges_ and bytes_read_
   std::vector<Range> ranges_;
   uint64_t bytes_read_ = 0;
 };
@@ -93,14 +98,14 @@ class CountingFile final : public RandomAccessFile {
   [[nodiscard]] uint64_t size() const override { return inner_->size(); }
   void read_at(uint64_t offset, std::span<uint8_t> out) override {
     inner_->read_at(offset, out);
-    bytes_read_ += out.size();
+    bytes_read_.fetch_add(out.size(), std::memory_order_relaxed);
   }
   [[nodiscard]] const std::string& name() const override { return inner_->name(); }
-  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_; }
+  [[nodiscard]] uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
 
  private:
   std::unique_ptr<RandomAccessFile> inner_;
-  uint64_t bytes_read_ = 0;
+  std::atomic<uint64_t> bytes_read_{0};
 };
 
 // A sequential byte sink (the Parquet writer's output).

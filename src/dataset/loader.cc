@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
+#include <semaphore>
 #include <set>
+#include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "common/error.h"
 #include "common/file.h"
@@ -112,11 +116,90 @@ struct Column {
   }
 };
 
+// Reads the next `want` rows of column `c` into its batch and index. Throws FormatError if the
+// chunk ends early or its values do not match its levels.
+void read_rows(Column& c, size_t want, int64_t group_rows) {
+  if (!c.present()) {
+    c.index.assign(want, -1);
+    return;
+  }
+  if (c.reader->read_batch(want, c.batch) != want) {
+    FormatError error("column chunk ends before the row group's " + std::to_string(group_rows) +
+                      " rows");
+    error.locate_column(c.d->dotted_path);
+    throw error;
+  }
+  parquet::check_batch_values(*c.d, c.batch.values, 0);
+  c.index.assign(want, -1);
+  int64_t next = 0;
+  for (size_t r = 0; r < want; ++r) {
+    if (c.d->max_def == 0 || c.batch.def_levels[r] == c.d->max_def) c.index[r] = next++;
+  }
+  parquet::check_batch_values(*c.d, c.batch.values, static_cast<size_t>(next));
+}
+
+// A second thread that reads its share of the columns batch by batch, in step with the loading
+// thread: start() hands it a batch, wait() returns when it is read (rethrowing what it threw).
+// The loading thread reads the other columns meanwhile and builds rows only after wait(), so the
+// sink is only ever called from the loading thread.
+class ColumnHelper {
+ public:
+  ColumnHelper() : thread_([this] { loop(); }) {}
+  ~ColumnHelper() {
+    stop_ = true;
+    start_.release();
+    thread_.join();
+  }
+  ColumnHelper(const ColumnHelper&) = delete;
+  ColumnHelper& operator=(const ColumnHelper&) = delete;
+
+  // The columns of the next batches; call only while no batch is in progress.
+  std::vector<Column*>& columns() { return columns_; }
+
+  void start(size_t want, int64_t group_rows) {
+    want_ = want;
+    group_rows_ = group_rows;
+    start_.release();
+  }
+  void wait() {
+    done_.acquire();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      start_.acquire();
+      if (stop_) return;
+      try {
+        for (Column* c : columns_) read_rows(*c, want_, group_rows_);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+      done_.release();
+    }
+  }
+
+  std::vector<Column*> columns_;
+  size_t want_ = 0;
+  int64_t group_rows_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::binary_semaphore start_{0};
+  std::binary_semaphore done_{0};
+  std::thread thread_;  // last: starts after the members it uses exist
+};
+
+// Row groups whose columns to read hold fewer uncompressed bytes than this are read on one
+// thread: a second one would cost more to coordinate than it saves.
+constexpr int64_t kParallelBytes = int64_t{1} << 20;
+
 class FileLoad {
  public:
-  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names)
-      : reader_(reader), columns_(names.size()) {
+  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names, int threads)
+      : reader_(reader), columns_(names.size()), threads_(threads) {
     for (size_t c = 0; c < names.size(); ++c) {
+      if (names[c].empty()) continue;
       std::optional<int> leaf = reader.schema().find_leaf(names[c]);
       if (!leaf) continue;
       const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
@@ -130,7 +213,7 @@ class FileLoad {
   [[nodiscard]] const Column& operator[](size_t c) const { return columns_[c]; }
 
   // Reads every row group (less what `filter` prunes) in batches and calls row(r) for each row r
-  // of the current batch.
+  // of the current batch, on the calling thread.
   template <typename RowFn>
   void run(const parquet::RowFilter* filter, LoadStats& stats, RowFn&& row) {
     for (int g = 0; g < reader_.num_row_groups(); ++g) {
@@ -157,27 +240,23 @@ class FileLoad {
           c.reader->select_rows(ranges, index ? &*index : nullptr, group_rows);
         }
       }
+      std::vector<Column*> mine = share_columns(g);
+      if (helper_ && !helper_->columns().empty()) ++stats.row_groups_parallel;
       try {
         while (rows_left > 0) {
           const size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchRows, rows_left));
-          for (Column& c : columns_) {
-            if (!c.present()) {
-              c.index.assign(want, -1);
-              continue;
+          if (helper_ && !helper_->columns().empty()) {
+            helper_->start(want, group_rows);
+            std::exception_ptr error;
+            try {
+              for (Column* c : mine) read_rows(*c, want, group_rows);
+            } catch (...) {
+              error = std::current_exception();
             }
-            if (c.reader->read_batch(want, c.batch) != want) {
-              FormatError error("column chunk ends before the row group's " +
-                                std::to_string(group_rows) + " rows");
-              error.locate_column(c.d->dotted_path);
-              throw error;
-            }
-            parquet::check_batch_values(*c.d, c.batch.values, 0);
-            c.index.assign(want, -1);
-            int64_t next = 0;
-            for (size_t r = 0; r < want; ++r) {
-              if (c.d->max_def == 0 || c.batch.def_levels[r] == c.d->max_def) c.index[r] = next++;
-            }
-            parquet::check_batch_values(*c.d, c.batch.values, static_cast<size_t>(next));
+            helper_->wait();  // always: the helper may be using the columns until then
+            if (error) std::rethrow_exception(error);
+          } else {
+            for (Column* c : mine) read_rows(*c, want, group_rows);
           }
           for (size_t r = 0; r < want; ++r) row(r);
           stats.rows_read += want;
@@ -192,9 +271,55 @@ class FileLoad {
   }
 
  private:
+  // Splits the columns of row group g between this thread (returned) and the helper (started
+  // when the group is large enough and threads allow): each column goes to the side with less
+  // work so far, the largest first, its work being its chunk's uncompressed bytes.
+  std::vector<Column*> share_columns(int g) {
+    std::vector<std::pair<int64_t, Column*>> work;
+    int64_t total = 0;
+    for (Column& c : columns_) {
+      int64_t bytes = 0;
+      if (c.present()) {
+        const auto& chunk =
+            reader_.metadata().row_groups[static_cast<size_t>(g)].columns[static_cast<size_t>(c.leaf)];
+        if (chunk.meta_data) bytes = std::max<int64_t>(0, chunk.meta_data->total_uncompressed_size);
+      }
+      total += bytes;
+      work.emplace_back(bytes, &c);
+    }
+    std::vector<Column*> mine;
+    const bool parallel = threads_ >= 2 && total >= kParallelBytes && work.size() >= 2;
+    if (helper_) helper_->columns().clear();
+    if (!parallel) {
+      for (auto& [bytes, c] : work) mine.push_back(c);
+      return mine;
+    }
+    if (!helper_) helper_ = std::make_unique<ColumnHelper>();
+    std::stable_sort(work.begin(), work.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    int64_t mine_bytes = 0, helper_bytes = 0;
+    for (auto& [bytes, c] : work) {
+      if (mine_bytes <= helper_bytes) {
+        mine.push_back(c);
+        mine_bytes += bytes;
+      } else {
+        helper_->columns().push_back(c);
+        helper_bytes += bytes;
+      }
+    }
+    return mine;
+  }
+
   parquet::FileReader& reader_;
   std::vector<Column> columns_;
+  int threads_;
+  std::unique_ptr<ColumnHelper> helper_;  // last: its thread stops before the columns go
 };
+
+int load_threads(const LoadOptions& options) {
+  if (options.threads > 0) return options.threads;
+  return std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+}
 
 bool is_binary(const Column& c) {
   if (!c.present()) return false;
@@ -240,8 +365,9 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
       "code_id",       "file_name",      "submission_time", "status",  "score",
       "passed",        "mode",           "runner"};
+  if (!options.with_details) names[F_CODE_ID] = names[F_FILE_NAME] = names[F_MODE] = "";
   if (options.with_code) names.push_back("code");
-  FileLoad load(reader, names);
+  FileLoad load(reader, names, load_threads(options));
   const Filter& f = options.filter;
   load.run(filter, stats, [&](size_t r) {
     // Rows that cannot match are dropped from the decoded columns before their Submission (a
@@ -322,7 +448,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
   constexpr size_t kRejected = static_cast<size_t>(-1);
 
-  FileLoad load(reader, names);
+  FileLoad load(reader, names, load_threads(options));
   load.run(filter, stats, [&](size_t r) {
     const int64_t id = load[L_SUBMISSION_ID].i64(r).value_or(0);
     auto [it, inserted] = by_id.try_emplace(id, kRejected);
@@ -385,7 +511,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
 // Distinct values of a top-level string column.
 std::set<std::string> distinct_strings(const std::string& path, const std::string& column) {
   auto reader = parquet::FileReader::open(path);
-  FileLoad load(*reader, {column});
+  FileLoad load(*reader, {column}, 1);
   std::set<std::string> out;
   LoadStats ignored;
   if (!load[0].present()) return out;
@@ -397,7 +523,7 @@ std::set<std::string> distinct_strings(const std::string& path, const std::strin
 
 std::set<int64_t> distinct_ints(const std::string& path, const std::string& column) {
   auto reader = parquet::FileReader::open(path);
-  FileLoad load(*reader, {column});
+  FileLoad load(*reader, {column}, 1);
   std::set<int64_t> out;
   LoadStats ignored;
   if (!load[0].present()) return out;

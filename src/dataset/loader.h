@@ -30,6 +30,14 @@ struct LoadOptions {
   Filter filter;
   bool with_code = false;  // read and decode `code`
   bool with_runs = false;  // legacy: keep every run in Submission::runs
+  // Flat files: read code_id, file_name and mode. Without them (analyses of scores need none)
+  // those fields stay 0, "" and nullopt, and their columns are never read.
+  bool with_details = true;
+  // Threads decoding a file's columns: 0 picks 2 on a machine with at least two cores, else 1.
+  // With 2, a row group holding at least 1 MiB of the columns read is split between the calling
+  // thread and a helper thread, by the columns' uncompressed sizes; the sink is always called on
+  // the calling thread, in the same order whatever the threads.
+  int threads = 0;
 };
 
 // What a load did, for --verbose and for tests of pushdown.
@@ -38,6 +46,7 @@ struct LoadStats {
   uint64_t files_skipped = 0;       // the filter excluded the whole file
   uint64_t row_groups = 0;          // row groups of the files read
   uint64_t row_groups_skipped = 0;  // pruned by statistics or the page index
+  uint64_t row_groups_parallel = 0; // read with their columns split between two threads
   uint64_t rows_read = 0;           // rows decoded (legacy: runs)
   uint64_t bytes_read = 0;          // bytes read from the files, footers included
   CodeRepairCounts code;

@@ -97,7 +97,7 @@ size_t PageReader::fill(size_t n) {
                      : 0;
   size_t want = std::min(std::max(n, std::min(kReadBlock, ahead)), available_in_chunk);
   if (want > window_.capacity()) {
-    std::vector<uint8_t> grown(want);  // copies only the kept bytes, not the whole old window
+    decltype(window_) grown(want);  // copies only the kept bytes, not the whole old window
     if (keep > 0) std::memcpy(grown.data(), window_.data() + keep_from, keep);
     window_.swap(grown);
   } else {

@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "common/uninit_allocator.h"
 #include "parquet/metadata.h"
 #include "parquet/types.h"
 
@@ -103,7 +104,9 @@ class PageReader {
   bool verify_checksums_ = false;
   Codec codec_;
   int64_t position_;  // file offset of the next unread byte
-  std::vector<uint8_t> window_;  // bytes [window_start_, window_start_ + window_.size())
+  // Bytes [window_start_, window_start_ + window_.size()); grown without zero-filling (read_at
+  // writes every byte before it is used).
+  std::vector<uint8_t, UninitAllocator<uint8_t>> window_;
   int64_t window_start_;
   PageBuffer decompressed_;
 };

@@ -15,15 +15,20 @@
 #include <string_view>
 #include <vector>
 
+#include "common/uninit_allocator.h"
 #include "parquet/types.h"
 
 namespace kbdata::parquet {
+
+using ValueBytes = std::vector<uint8_t, UninitAllocator<uint8_t>>;
 
 struct ValueBuffer {
   PhysicalType type = PhysicalType::INT32;
   int width = 4;  // bytes per value for fixed-width types; 0 for BYTE_ARRAY
   size_t count = 0;
-  std::vector<uint8_t> data;
+  // Bytes grown by resize() are left unwritten (UninitAllocator): decoders write every byte they
+  // add before anything reads it.
+  ValueBytes data;
   std::vector<uint64_t> offsets{0};
 
   // An empty buffer for values of `type`; `type_length` is the width of FIXED_LEN_BYTE_ARRAY.

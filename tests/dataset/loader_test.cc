@@ -339,6 +339,101 @@ TEST(FlatLoad, CodeIsReadOnlyWhenAsked) {
   EXPECT_GT(b.bytes, 2 * a.bytes);
 }
 
+// Two threads (a row group's columns split between the caller and a helper) hand the sink the
+// same submissions, in the same order, as one: with and without code, whole row groups and rows
+// chosen by a page index, with the prefilter. Code makes a row group large enough to be split.
+TEST(FlatLoad, TwoThreadsLoadWhatOneLoads) {
+  auto rows = flat_rows(300);  // 900 rows, 1.8 MB of code
+  parquet::WriterOptions groups;
+  groups.row_group_rows = 600;
+  groups.page_rows = 100;
+  for (const auto& bytes : {testing::flat_file(rows), testing::flat_file(rows, groups)}) {
+    std::vector<LoadOptions> cases(5);
+    cases[1].with_code = true;
+    cases[2].with_code = true;
+    cases[2].filter.user = "b";
+    cases[3].with_code = true;
+    cases[3].filter.since = 20'100 * kDay;  // the page index selects pages
+    cases[4].with_code = true;
+    cases[4].with_details = false;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      LoadOptions one = cases[i];
+      one.threads = 1;
+      LoadOptions two = cases[i];
+      two.threads = 2;
+      Loaded a = load(bytes, SchemaFamily::FLAT, one);
+      Loaded b = load(bytes, SchemaFamily::FLAT, two);
+      EXPECT_EQ(a.stats.row_groups_parallel, 0u) << "case " << i;
+      if (cases[i].with_code) {
+        EXPECT_GT(b.stats.row_groups_parallel, 0u) << "case " << i;
+      }
+      ASSERT_EQ(a.rows.size(), b.rows.size()) << "case " << i;
+      ASSERT_FALSE(a.rows.empty()) << "case " << i;
+      for (size_t r = 0; r < a.rows.size(); ++r) {
+        const Submission& x = a.rows[r];
+        const Submission& y = b.rows[r];
+        EXPECT_TRUE(x.submission_id == y.submission_id && x.leaderboard_id == y.leaderboard_id &&
+                    x.problem_name == y.problem_name && x.user_id == y.user_id &&
+                    x.user_name == y.user_name && x.code_id == y.code_id &&
+                    x.file_name == y.file_name && x.submission_time == y.submission_time &&
+                    x.status == y.status && x.score == y.score && x.passed == y.passed &&
+                    x.mode == y.mode && x.runner == y.runner && x.code == y.code)
+            << "case " << i << " row " << r;
+      }
+      EXPECT_EQ(a.stats.rows_read, b.stats.rows_read) << "case " << i;
+      EXPECT_EQ(a.bytes, b.bytes) << "case " << i;
+    }
+  }
+}
+
+TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {
+  auto bytes = testing::flat_file(flat_rows(30), small_groups());
+  LoadOptions full;
+  LoadOptions lean;
+  lean.with_details = false;
+  Loaded a = load(bytes, SchemaFamily::FLAT, full);
+  Loaded b = load(bytes, SchemaFamily::FLAT, lean);
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  EXPECT_EQ(a.rows[1].code_id, 502);
+  EXPECT_EQ(a.rows[1].mode, "leaderboard");
+  for (size_t r = 0; r < b.rows.size(); ++r) {
+    EXPECT_EQ(b.rows[r].code_id, 0);
+    EXPECT_EQ(b.rows[r].file_name, "");
+    EXPECT_FALSE(b.rows[r].mode);
+    EXPECT_EQ(b.rows[r].submission_id, a.rows[r].submission_id);
+    EXPECT_EQ(b.rows[r].score, a.rows[r].score);
+    EXPECT_EQ(b.rows[r].runner, a.rows[r].runner);
+  }
+  EXPECT_LT(b.bytes, a.bytes);  // their column chunks are not read
+}
+
+// A corrupt page in a column the helper thread reads: the load fails with the reader's error,
+// located at its column, as on one thread, and nothing is left running.
+TEST(FlatLoad, AnErrorOnTheHelperThreadReachesTheCaller) {
+  std::vector<uint8_t> bytes = testing::flat_file(flat_rows(300));
+  {
+    MemoryFile memory("fixture.parquet", bytes);
+    auto reader = parquet::FileReader::open(std::make_unique<MemoryFile>(memory));
+    // The code column is the largest and stays on the calling thread; user_id goes to the helper.
+    const int leaf = *reader->schema().find_leaf("user_id");
+    const auto& meta = *reader->metadata().row_groups[0].columns[static_cast<size_t>(leaf)].meta_data;
+    const int64_t at = meta.dictionary_page_offset ? *meta.dictionary_page_offset
+                                                   : meta.data_page_offset;
+    for (int64_t k = 0; k < 16; ++k) bytes[static_cast<size_t>(at + k)] = 0xFF;
+  }
+  for (int threads : {1, 2}) {
+    LoadOptions options;
+    options.with_code = true;
+    options.threads = threads;
+    try {
+      load(bytes, SchemaFamily::FLAT, options);
+      ADD_FAILURE() << "no error with " << threads << " threads";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("user_id"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // ---- Data folders ----
 
 class DataFolder : public ::testing::Test {

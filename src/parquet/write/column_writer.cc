@@ -76,9 +76,10 @@ std::string truncated_upper_bound(const std::string& value) {
 }
 
 // Frees a scratch buffer whose capacity is far beyond what pages normally need.
-void release_if_oversized(std::vector<uint8_t>& buffer) {
+template <typename Bytes>
+void release_if_oversized(Bytes& buffer) {
   constexpr size_t kKeep = size_t{64} << 20;
-  if (buffer.capacity() > kKeep) std::vector<uint8_t>().swap(buffer);
+  if (buffer.capacity() > kKeep) Bytes().swap(buffer);
 }
 
 bool bounds_are_bytewise(const ColumnDescriptor& column) {
@@ -345,8 +346,8 @@ struct ColumnWriter::State {
     indices.clear();
     page_levels = page_rows = page_nulls = page_estimate = 0;
     // Pages are about page_bytes; a page of a huge value leaves huge buffers: give them back.
-    for (std::vector<uint8_t>* buffer : {&values.data, &levels_buf, &values_buf, &body_buf,
-                                         &compressed_buf}) {
+    release_if_oversized(values.data);
+    for (std::vector<uint8_t>* buffer : {&levels_buf, &values_buf, &body_buf, &compressed_buf}) {
       release_if_oversized(*buffer);
     }
 

@@ -1,0 +1,42 @@
+// An allocator whose value-initialisation is default-initialisation: a std::vector<uint8_t,
+// UninitAllocator<uint8_t>> grown with resize(n) leaves the new bytes unwritten instead of
+// zero-filling them. For buffers that are always written before they are read (decoded values,
+// file windows): zero-filling them first costs a pass over memory that the writer makes anyway.
+#pragma once
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace kbdata {
+
+template <typename T>
+class UninitAllocator : public std::allocator<T> {
+ public:
+  using value_type = T;
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+
+  UninitAllocator() noexcept = default;
+  template <typename U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT: converting, as std::allocator
+
+  // resize(n) and the sized constructor: leave trivial values uninitialised.
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T, typename U>
+bool operator==(const UninitAllocator<T>&, const UninitAllocator<U>&) noexcept {
+  return true;
+}
+
+}  // namespace kbdata
