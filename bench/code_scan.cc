@@ -76,13 +76,13 @@ Plan plan_units(pq::FileReader& reader, int leaf, int workers) {
   Plan plan;
   int64_t total = 0;
   for (int g = 0; g < reader.num_row_groups(); ++g) {
-    const auto& meta = reader.metadata().row_groups[static_cast<size_t>(g)]
+    const auto& meta = reader.metadata()
+                           .row_groups[static_cast<size_t>(g)]
                            .columns[static_cast<size_t>(leaf)]
                            .meta_data;
     if (meta) total += meta->total_compressed_size;
   }
-  const int64_t target =
-      std::clamp(total / (kUnitsPerWorker * workers), kMinUnitBytes, kUnitBytes);
+  const int64_t target = std::clamp(total / (kUnitsPerWorker * workers), kMinUnitBytes, kUnitBytes);
   plan.indexes.resize(static_cast<size_t>(reader.num_row_groups()));
   for (int g = 0; g < reader.num_row_groups(); ++g) {
     const int64_t group_rows = reader.metadata().row_groups[static_cast<size_t>(g)].num_rows;

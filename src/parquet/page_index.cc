@@ -170,8 +170,8 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
     PageHeader header;
     size_t header_size = 0;
     for (size_t want = kFirstHeaderRead;; want *= 2) {
-      const size_t available = static_cast<size_t>(std::min<int64_t>(
-          static_cast<int64_t>(want), end - position));
+      const size_t available =
+          static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(want), end - position));
       bytes.resize(available);
       file.read_at(static_cast<uint64_t>(position), bytes);
       try {
@@ -188,8 +188,8 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
     const int64_t body_start = position + static_cast<int64_t>(header_size);
     if (header.compressed_page_size > end - body_start) {
       fail("page of " + std::to_string(header.compressed_page_size) +
-               " bytes runs past the end of the column chunk (" +
-               std::to_string(end - body_start) + " bytes left)",
+               " bytes runs past the end of the column chunk (" + std::to_string(end - body_start) +
+               " bytes left)",
            position);
     }
     const int64_t page_size = static_cast<int64_t>(header_size) + header.compressed_page_size;
@@ -221,8 +221,7 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
                  std::to_string(group_rows),
              position);
       }
-      index.page_locations.push_back(
-          PageLocation{position, static_cast<int32_t>(page_size), rows});
+      index.page_locations.push_back(PageLocation{position, static_cast<int32_t>(page_size), rows});
       rows += *page_rows;
     }
     position = body_start + header.compressed_page_size;

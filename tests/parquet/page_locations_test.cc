@@ -168,9 +168,8 @@ TEST(PageLocations, WalkEqualsTheWritersOffsetIndex) {
       bool saw_dictionary = false;
       for (int g = 0; g < reader->num_row_groups(); ++g) {
         for (int leaf = 0; leaf < 4; ++leaf) {
-          const std::string what = "v" + std::to_string(version) + " codec " +
-                                   to_string(codec) + " group " + std::to_string(g) + " leaf " +
-                                   std::to_string(leaf);
+          const std::string what = "v" + std::to_string(version) + " codec " + to_string(codec) +
+                                   " group " + std::to_string(g) + " leaf " + std::to_string(leaf);
           const ColumnChunk& chunk = chunk_of(*reader, g, leaf);
           const int max_rep = reader->schema().leaves()[static_cast<size_t>(leaf)].max_rep;
           std::optional<OffsetIndex> index = reader->offset_index(g, leaf);
@@ -215,9 +214,8 @@ TEST(PageLocations, FileReaderWalksWhenThereIsNoPageIndex) {
     auto without = open_bytes(write_table(4000, bare));
     for (int g = 0; g < with_index->num_row_groups(); ++g) {
       for (int leaf = 0; leaf < 4; ++leaf) {
-        const std::string what =
-            "v" + std::to_string(version) + " group " + std::to_string(g) + " leaf " +
-            std::to_string(leaf);
+        const std::string what = "v" + std::to_string(version) + " group " + std::to_string(g) +
+                                 " leaf " + std::to_string(leaf);
         ASSERT_FALSE(without->offset_index(g, leaf)) << what;
         std::optional<OffsetIndex> expected = with_index->offset_index(g, leaf);
         std::optional<OffsetIndex> from_index = with_index->page_locations(g, leaf);
@@ -248,8 +246,8 @@ struct Rows {
 void read_all(ColumnReader& column, Rows& out, size_t batch) {
   ColumnBatch b;
   for (;;) {
-    size_t n = column.column().max_rep > 0 ? column.read_records(batch, b)
-                                           : column.read_batch(batch, b);
+    size_t n =
+        column.column().max_rep > 0 ? column.read_records(batch, b) : column.read_batch(batch, b);
     if (n == 0) break;
     out.records += n;
     out.def.insert(out.def.end(), b.def_levels.begin(), b.def_levels.end());
@@ -268,9 +266,8 @@ TEST(PageLocations, ReadingUnitsOfPagesGivesTheWholeChunk) {
     auto reader = open_bytes(write_table(4000, options));
     for (int g = 0; g < reader->num_row_groups(); ++g) {
       for (int leaf = 0; leaf < 4; ++leaf) {
-        const std::string what =
-            "v" + std::to_string(version) + " group " + std::to_string(g) + " leaf " +
-            std::to_string(leaf);
+        const std::string what = "v" + std::to_string(version) + " group " + std::to_string(g) +
+                                 " leaf " + std::to_string(leaf);
         std::optional<OffsetIndex> index = reader->page_locations(g, leaf);
         if (!index) continue;  // repeated, v1 (checked above)
         const int64_t group_rows = rows_of(*reader, g);
@@ -510,9 +507,8 @@ TEST(PageLocations, CorpusWalksEqualTheirOffsetIndexes) {
         if (!index) continue;
         const std::string what = name + " group " + std::to_string(g) + " " + column.dotted_path;
         try {
-          std::optional<OffsetIndex> walked =
-              walk_page_locations(reader->file(), chunk_of(*reader, g, leaf), 0,
-                                  rows_of(*reader, g));
+          std::optional<OffsetIndex> walked = walk_page_locations(
+              reader->file(), chunk_of(*reader, g, leaf), 0, rows_of(*reader, g));
           ASSERT_TRUE(walked) << what;
           expect_same_locations(*index, *walked, what);
           ++compared;
