@@ -174,4 +174,21 @@ std::optional<ColumnIndex> FileReader::column_index(int row_group, int leaf) {
   }
 }
 
+std::optional<OffsetIndex> FileReader::page_locations(int row_group, int leaf) {
+  std::optional<OffsetIndex> index = offset_index(row_group, leaf);
+  if (index) return index;
+  const ColumnChunk& c = chunk(row_group, leaf);
+  const ColumnDescriptor& column = schema_.leaves()[static_cast<size_t>(leaf)];
+  try {
+    return walk_page_locations(*file_, c, column.max_rep,
+                               metadata_.row_groups[static_cast<size_t>(row_group)].num_rows,
+                               chunk_padding_);
+  } catch (Error& error) {
+    error.locate_column(column.dotted_path);
+    error.locate_row_group(row_group);
+    error.locate_file(name());
+    throw;
+  }
+}
+
 }  // namespace kbdata::parquet

@@ -57,6 +57,13 @@ class FileReader {
   [[nodiscard]] std::optional<OffsetIndex> offset_index(int row_group, int leaf);
   [[nodiscard]] std::optional<ColumnIndex> column_index(int row_group, int leaf);
 
+  // Where the chunk's data pages lie, for ColumnReader::select_rows(): the chunk's OffsetIndex
+  // when it has one, else the locations found by walking its page headers
+  // (walk_page_locations(), which reads a few KiB per page and no page body). nullopt when there
+  // is no OffsetIndex and the column is repeated with v1 data pages (their rows are unknown
+  // without decoding). Throws as offset_index() does, FormatError for corrupt page headers.
+  [[nodiscard]] std::optional<OffsetIndex> page_locations(int row_group, int leaf);
+
  private:
   FileReader(std::unique_ptr<RandomAccessFile> file, ReaderOptions options)
       : file_(std::move(file)), options_(options) {}

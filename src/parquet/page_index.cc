@@ -1,6 +1,7 @@
 #include "parquet/page_index.h"
 
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,104 @@ std::optional<ColumnIndex> read_column_index(RandomAccessFile& file, const Colum
                                 : std::string()) +
              ")",
          at);
+  }
+  return index;
+}
+
+std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const ColumnChunk& chunk,
+                                               int max_rep, int64_t group_rows,
+                                               int64_t chunk_padding) {
+  // The first read of a header: real headers without statistics take 20-40 bytes, and writers
+  // truncate the statistics they put in headers.
+  constexpr size_t kFirstHeaderRead = 1024;
+  constexpr size_t kMaxHeaderBytes = size_t{64} << 20;  // as PageReader's
+  if (!chunk.meta_data) fail("column chunk has no metadata", chunk.file_offset);
+  const ColumnMetaData& meta = *chunk.meta_data;
+  const int64_t start = chunk_start(meta);
+  int64_t length = meta.total_compressed_size;
+  const uint64_t size = file.size();
+  if (start < 0 || length < 0 || static_cast<uint64_t>(start) > size ||
+      static_cast<uint64_t>(length) > size - static_cast<uint64_t>(start)) {
+    fail("column chunk [" + std::to_string(start) + ", +" + std::to_string(length) +
+             ") lies outside the file of " + std::to_string(size) + " bytes",
+         start);
+  }
+  if (chunk_padding > 0) {
+    uint64_t room = size - static_cast<uint64_t>(start) - static_cast<uint64_t>(length);
+    length += static_cast<int64_t>(std::min<uint64_t>(room, static_cast<uint64_t>(chunk_padding)));
+  }
+  const int64_t end = start + length;
+
+  OffsetIndex index;
+  std::vector<uint8_t> bytes;
+  int64_t rows = 0;
+  int64_t levels = 0;
+  int64_t position = start;
+  while (position < end) {
+    if (chunk_padding > 0 && levels >= meta.num_values) break;
+    PageHeader header;
+    size_t header_size = 0;
+    for (size_t want = kFirstHeaderRead;; want *= 2) {
+      const size_t available =
+          static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(want), end - position));
+      bytes.resize(available);
+      file.read_at(static_cast<uint64_t>(position), bytes);
+      try {
+        header = decode_page_header(bytes, position, header_size);
+        break;
+      } catch (const TruncatedError&) {
+        if (position + static_cast<int64_t>(available) >= end) {
+          fail("page header runs past the end of the column chunk", position);
+        }
+        if (want >= kMaxHeaderBytes) fail("page header larger than 64 MB", position);
+      }
+    }
+    // decode_page_header() has refused negative sizes.
+    const int64_t body_start = position + static_cast<int64_t>(header_size);
+    if (header.compressed_page_size > end - body_start) {
+      fail("page of " + std::to_string(header.compressed_page_size) +
+               " bytes runs past the end of the column chunk (" + std::to_string(end - body_start) +
+               " bytes left)",
+           position);
+    }
+    const int64_t page_size = static_cast<int64_t>(header_size) + header.compressed_page_size;
+    if (page_size > INT32_MAX) {
+      fail("page of " + std::to_string(page_size) +
+               " bytes with its header does not fit an offset index (at most 2^31 - 1)",
+           position);
+    }
+    std::optional<int64_t> page_rows;
+    if (header.type == PageType::DATA_PAGE) {
+      if (!header.data_page_header) fail("DATA_PAGE without its header", position);
+      if (max_rep > 0) return std::nullopt;
+      const int32_t n = header.data_page_header->num_values;
+      if (n < 0) fail("data page has a negative number of values", position);
+      page_rows = n;
+      levels += n;
+    } else if (header.type == PageType::DATA_PAGE_V2) {
+      if (!header.data_page_header_v2) fail("DATA_PAGE_V2 without its header", position);
+      const DataPageHeaderV2& v2 = *header.data_page_header_v2;
+      if (v2.num_rows < 0 || v2.num_values < 0) {
+        fail("DATA_PAGE_V2 has a negative number of rows or values", position);
+      }
+      page_rows = v2.num_rows;
+      levels += v2.num_values;
+    }
+    if (page_rows) {
+      if (*page_rows > group_rows - rows) {
+        fail("the chunk's data pages hold more rows than the row group's " +
+                 std::to_string(group_rows),
+             position);
+      }
+      index.page_locations.push_back(PageLocation{position, static_cast<int32_t>(page_size), rows});
+      rows += *page_rows;
+    }
+    position = body_start + header.compressed_page_size;
+  }
+  if (rows != group_rows) {
+    fail("the chunk's data pages hold " + std::to_string(rows) + " rows but the row group has " +
+             std::to_string(group_rows),
+         start);
   }
   return index;
 }

@@ -7,6 +7,10 @@
 // with first_row_index starting at 0, strictly increasing and below the row group's row count; a
 // ColumnIndex's lists must have equal lengths, and the same length as the OffsetIndex when both
 // are read together. Anything else is a FormatError located at the index's byte offset.
+//
+// Without a page index, walk_page_locations() finds the same page locations by reading the
+// chunk's page headers only (never a page body), so that a chunk can still be split into ranges
+// of pages and read with ColumnReader::select_rows().
 #pragma once
 
 #include <cstdint>
@@ -46,6 +50,32 @@ inline constexpr int64_t kMaxPageIndexBytes = 64ll << 20;
 // The chunk's ColumnIndex, or nullopt when it has none.
 [[nodiscard]] std::optional<ColumnIndex> read_column_index(RandomAccessFile& file,
                                                            const ColumnChunk& chunk);
+
+// The locations of the chunk's data pages (DATA_PAGE and DATA_PAGE_V2, in file order) found by
+// walking its page headers, as the OffsetIndex would list them: the offset of each page header,
+// compressed_page_size with the header included, and first_row_index, the sum of the rows of the
+// pages before it. unencoded_byte_array_data_bytes is left empty. Dictionary, index and unknown
+// pages are stepped over and not listed; a data page of 0 rows is listed (its first_row_index then
+// equals the next page's). Each header is decoded from a small read (1 KiB, doubled while the
+// header is cut off, at most 64 MiB as in PageReader) and the page's bytes are skipped unread, so
+// the walk reads a few KiB per page however large the pages are. `chunk_padding` is FileReader's
+// legacy padding (see ColumnReader): the range is extended and the walk stops after the chunk's
+// num_values level entries.
+//
+// A page's rows are known from its header when the column has no repetition (`max_rep` 0: a v1
+// page's num_values counts rows, nulls included) and for DATA_PAGE_V2 (num_rows). Returns nullopt
+// when the column is repeated and a data page is a v1 page: its rows cannot be known without
+// decoding its repetition levels.
+//
+// Throws FormatError located at the page header's byte offset if the chunk lies outside the file,
+// a header is malformed, cut off by the chunk's end or larger than 64 MiB, a size is negative, a
+// page runs past the chunk's end or is larger than an int32 with its header, or the pages hold more
+// rows than `group_rows` (the row group's num_rows); located at the chunk's start if they hold
+// fewer. Reads only header bytes from `file` (borrowed).
+[[nodiscard]] std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file,
+                                                             const ColumnChunk& chunk, int max_rep,
+                                                             int64_t group_rows,
+                                                             int64_t chunk_padding = 0);
 
 // Throws FormatError unless the two indexes of one chunk describe the same number of pages.
 void check_page_counts(const OffsetIndex& offsets, const ColumnIndex& columns, int64_t offset);
