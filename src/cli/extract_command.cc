@@ -1,6 +1,6 @@
 #include "cli/extract_command.h"
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 #include <stdlib.h>
 
 #include <cerrno>
@@ -28,16 +28,17 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxComponent = 80;
 
 std::string sha256_hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
-    throw Error("sha256 failed (libcrypto)");
-  }
+  sha256_ctx context;
+  sha256_init(&context);
+  sha256_update(&context, bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&context, sizeof digest, digest);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
+  out.reserve(2 * sizeof digest);
+  for (uint8_t byte : digest) {
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
   }
   return out;
 }

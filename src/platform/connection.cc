@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "platform/libpq_api.h"
+
 namespace kbdata::platform {
 
 std::string one_line(std::string_view message) {
@@ -26,9 +28,9 @@ std::string one_line(std::string_view message) {
 
 std::string describe_url(const std::string& url) {
   char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  PQconninfoOption* options = libpq().PQconninfoParse(url.c_str(), &error);
   if (options == nullptr) {
-    if (error != nullptr) PQfreemem(error);
+    if (error != nullptr) libpq().PQfreemem(error);
     return "database (unparsable connection string)";
   }
   std::string host, port, dbname;
@@ -39,7 +41,7 @@ std::string describe_url(const std::string& url) {
     if (std::strcmp(o->keyword, "port") == 0) port = o->val;
     if (std::strcmp(o->keyword, "dbname") == 0) dbname = o->val;
   }
-  PQconninfoFree(options);
+  libpq().PQconninfoFree(options);
   std::string name = "database " + (host.empty() ? std::string("localhost") : host);
   if (!port.empty()) name += ":" + port;
   if (!dbname.empty()) name += "/" + dbname;
@@ -47,25 +49,27 @@ std::string describe_url(const std::string& url) {
 }
 
 Result::~Result() {
-  if (result_ != nullptr) PQclear(result_);
+  if (result_ != nullptr) libpq().PQclear(result_);
 }
 
 Result& Result::operator=(Result&& other) noexcept {
   if (this != &other) {
-    if (result_ != nullptr) PQclear(result_);
+    if (result_ != nullptr) libpq().PQclear(result_);
     result_ = other.result_;
     other.result_ = nullptr;
   }
   return *this;
 }
 
-int Result::rows() const { return PQntuples(result_); }
-int Result::columns() const { return PQnfields(result_); }
-bool Result::is_null(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
+int Result::rows() const { return libpq().PQntuples(result_); }
+int Result::columns() const { return libpq().PQnfields(result_); }
+bool Result::is_null(int row, int column) const {
+  return libpq().PQgetisnull(result_, row, column) != 0;
+}
 
 std::string_view Result::bytes(int row, int column) const {
-  return {PQgetvalue(result_, row, column),
-          static_cast<size_t>(PQgetlength(result_, row, column))};
+  return {libpq().PQgetvalue(result_, row, column),
+          static_cast<size_t>(libpq().PQgetlength(result_, row, column))};
 }
 
 namespace {
@@ -100,21 +104,21 @@ std::unique_ptr<Connection> Connection::connect(const std::string& url,
   const char* keywords[] = {"dbname", "application_name", "connect_timeout", nullptr};
   const char* values[] = {url.c_str(), application_name.c_str(), "10", nullptr};
   // expand_dbname = 1: `url` may be a URI or a key=value string.
-  pg_conn* conn = PQconnectdbParams(keywords, values, 1);
+  pg_conn* conn = libpq().PQconnectdbParams(keywords, values, 1);
   if (conn == nullptr) throw DatabaseError(name + ": out of memory connecting");
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string message = one_line(PQerrorMessage(conn));
-    PQfinish(conn);
+  if (libpq().PQstatus(conn) != CONNECTION_OK) {
+    std::string message = one_line(libpq().PQerrorMessage(conn));
+    libpq().PQfinish(conn);
     throw DatabaseError(name + ": cannot connect: " + message);
   }
   return std::unique_ptr<Connection>(new Connection(conn, name));
 }
 
-Connection::~Connection() { PQfinish(conn_); }
+Connection::~Connection() { libpq().PQfinish(conn_); }
 
 void Connection::fail(const std::string& what) const {
-  std::string message = one_line(PQerrorMessage(conn_));
-  if (PQstatus(conn_) != CONNECTION_OK) {
+  std::string message = one_line(libpq().PQerrorMessage(conn_));
+  if (libpq().PQstatus(conn_) != CONNECTION_OK) {
     throw DatabaseError(name_ + ": connection lost during " + what + ": " + message);
   }
   throw DatabaseError(name_ + ": " + what + " failed: " + message);
@@ -123,9 +127,9 @@ void Connection::fail(const std::string& what) const {
 Result Connection::check(pg_result* raw, const std::string& what, int expected_status) {
   Result result(raw);
   if (raw == nullptr) fail(what);
-  if (PQresultStatus(raw) != expected_status) {
-    std::string message = one_line(PQresultErrorMessage(raw));
-    if (PQstatus(conn_) != CONNECTION_OK) {
+  if (libpq().PQresultStatus(raw) != expected_status) {
+    std::string message = one_line(libpq().PQresultErrorMessage(raw));
+    if (libpq().PQstatus(conn_) != CONNECTION_OK) {
       throw DatabaseError(name_ + ": connection lost during " + what + ": " + message);
     }
     throw DatabaseError(name_ + ": " + what + " failed: " + message);
@@ -148,8 +152,8 @@ std::string statement_name(const std::string& sql) {
 }  // namespace
 
 Result Connection::exec(const std::string& sql) {
-  pg_result* r = PQexec(conn_, sql.c_str());
-  ExecStatusType status = r != nullptr ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  pg_result* r = libpq().PQexec(conn_, sql.c_str());
+  ExecStatusType status = r != nullptr ? libpq().PQresultStatus(r) : PGRES_FATAL_ERROR;
   return check(r, statement_name(sql),
                status == PGRES_TUPLES_OK ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
 }
@@ -157,26 +161,26 @@ Result Connection::exec(const std::string& sql) {
 Result Connection::exec_binary(const std::string& sql, const std::vector<std::string>& params) {
   std::vector<const char*> values;
   for (const std::string& p : params) values.push_back(p.c_str());
-  pg_result* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+  pg_result* r = libpq().PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                               values.data(), nullptr, nullptr, 1);
-  ExecStatusType status = r != nullptr ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+  ExecStatusType status = r != nullptr ? libpq().PQresultStatus(r) : PGRES_FATAL_ERROR;
   return check(r, statement_name(sql),
                status == PGRES_TUPLES_OK ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
 }
 
 void Connection::copy_begin(const std::string& copy_sql) {
-  check(PQexec(conn_, copy_sql.c_str()), "COPY", PGRES_COPY_IN);
+  check(libpq().PQexec(conn_, copy_sql.c_str()), "COPY", PGRES_COPY_IN);
 }
 
 void Connection::copy_data(std::string_view data) {
-  if (PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1) fail("COPY");
+  if (libpq().PQputCopyData(conn_, data.data(), static_cast<int>(data.size())) != 1) fail("COPY");
 }
 
 void Connection::copy_end() {
-  if (PQputCopyEnd(conn_, nullptr) != 1) fail("COPY");
-  check(PQgetResult(conn_), "COPY", PGRES_COMMAND_OK);
+  if (libpq().PQputCopyEnd(conn_, nullptr) != 1) fail("COPY");
+  check(libpq().PQgetResult(conn_), "COPY", PGRES_COMMAND_OK);
   // Drain: a COPY has exactly one result, then null.
-  while (pg_result* extra = PQgetResult(conn_)) PQclear(extra);
+  while (pg_result* extra = libpq().PQgetResult(conn_)) libpq().PQclear(extra);
 }
 
 Cursor::Cursor(Connection& connection, std::string name, const std::string& sql, int batch_rows)

@@ -22,6 +22,7 @@
 #include "platform/connection.h"
 #include "platform/dataset_card.h"
 #include "platform/json_struct.h"
+#include "platform/libpq_api.h"
 #include "synth/columns.h"
 #include "synth/leaderboards_writer.h"
 
@@ -483,6 +484,8 @@ bool passing_runs_only(const std::string& config) {
 
 ExportResult run_export(const ExportOptions& options) {
   check_options(options);
+  // libpq before the output folder: a machine without it fails with nothing created.
+  static_cast<void>(libpq());
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
