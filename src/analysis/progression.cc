@@ -8,13 +8,13 @@
 
 namespace kbdata::analysis {
 
-std::vector<Progression> progression(std::vector<dataset::Submission> rows) {
-  std::sort(rows.begin(), rows.end(), [](const dataset::Submission& a, const dataset::Submission& b) {
-    if (a.leaderboard_id != b.leaderboard_id) return a.leaderboard_id < b.leaderboard_id;
-    if (a.submission_time != b.submission_time) return a.submission_time < b.submission_time;
-    if (a.submission_id != b.submission_id) return a.submission_id < b.submission_id;
-    if (a.runner.has_value() != b.runner.has_value()) return a.runner.has_value();
-    return a.runner < b.runner;
+std::vector<Progression> progression(std::vector<const dataset::Submission*> rows) {
+  std::sort(rows.begin(), rows.end(), [](const dataset::Submission* a, const dataset::Submission* b) {
+    if (a->leaderboard_id != b->leaderboard_id) return a->leaderboard_id < b->leaderboard_id;
+    if (a->submission_time != b->submission_time) return a->submission_time < b->submission_time;
+    if (a->submission_id != b->submission_id) return a->submission_id < b->submission_id;
+    if (a->runner.has_value() != b->runner.has_value()) return a->runner.has_value();
+    return a->runner < b->runner;
   });
   std::vector<Progression> out;
   struct Best {
@@ -22,7 +22,8 @@ std::vector<Progression> progression(std::vector<dataset::Submission> rows) {
     double best;
   };
   std::map<std::optional<std::string>, Best> best;  // per runner, of the current leaderboard
-  for (dataset::Submission& s : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const dataset::Submission& s = *rows[i];
     if (out.empty() || out.back().leaderboard_id != s.leaderboard_id) {
       Progression p;
       p.leaderboard_id = s.leaderboard_id;
@@ -30,11 +31,9 @@ std::vector<Progression> progression(std::vector<dataset::Submission> rows) {
       p.user_id = s.user_id;
       p.user_name = s.user_name;
       // The leaderboard's rows are consecutive after the sort: reserve them all at once.
-      const auto end = std::find_if(rows.begin() + (&s - rows.data()), rows.end(),
-                                    [&](const dataset::Submission& r) {
-                                      return r.leaderboard_id != s.leaderboard_id;
-                                    });
-      p.steps.reserve(static_cast<size_t>(end - (rows.begin() + (&s - rows.data()))));
+      size_t end = i;
+      while (end < rows.size() && rows[end]->leaderboard_id == s.leaderboard_id) ++end;
+      p.steps.reserve(end - i);
       out.push_back(std::move(p));
       best.clear();
     }
@@ -64,6 +63,13 @@ std::vector<Progression> progression(std::vector<dataset::Submission> rows) {
     out.back().steps.push_back(std::move(step));
   }
   return out;
+}
+
+std::vector<Progression> progression(const std::vector<dataset::Submission>& rows) {
+  std::vector<const dataset::Submission*> pointers;
+  pointers.reserve(rows.size());
+  for (const dataset::Submission& s : rows) pointers.push_back(&s);
+  return progression(std::move(pointers));
 }
 
 }  // namespace kbdata::analysis

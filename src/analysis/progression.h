@@ -43,7 +43,8 @@ struct Progression {
 };
 
 // The progressions of the given rows (one user's; any order, any leaderboards): one per
-// leaderboard, by leaderboard id.
-[[nodiscard]] std::vector<Progression> progression(std::vector<dataset::Submission> rows);
+// leaderboard, by leaderboard id. The rows are borrowed (sorted as pointers, never moved).
+[[nodiscard]] std::vector<Progression> progression(std::vector<const dataset::Submission*> rows);
+[[nodiscard]] std::vector<Progression> progression(const std::vector<dataset::Submission>& rows);
 
 }  // namespace kbdata::analysis

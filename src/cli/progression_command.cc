@@ -1,6 +1,7 @@
 #include "cli/progression_command.h"
 
 #include <memory>
+#include <deque>
 #include <set>
 
 #include "analysis/progression.h"
@@ -85,7 +86,8 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   // the loader drops the other users' rows before building them.
   load.filter.user = options.user;
   load.with_details = false;  // code_id, file_name and mode are not shown
-  std::vector<dataset::Submission> rows;
+  // A deque: rows never move as it grows (a vector's growth would copy every row it holds).
+  std::deque<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
   load_submissions(options.data, load, "finding " + options.user + "'s submissions",
                    [&](dataset::Submission&& s) {
@@ -114,7 +116,10 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
                      "); give one id with --user");
   }
 
-  const std::vector<analysis::Progression> progressions = analysis::progression(std::move(rows));
+  std::vector<const dataset::Submission*> chosen;
+  chosen.reserve(rows.size());
+  for (const dataset::Submission& s : rows) chosen.push_back(&s);
+  const std::vector<analysis::Progression> progressions = analysis::progression(std::move(chosen));
   for (const analysis::Progression& p : progressions) {
     writer.section(section_title(p));
     writer.leaderboard_shown(p.leaderboard_id, p.problem_name);

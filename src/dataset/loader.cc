@@ -26,8 +26,10 @@ using parquet::ColumnDescriptor;
 using parquet::LogicalType;
 using parquet::PhysicalType;
 
-// Rows per batch: a batch of code (tens of KB a row) stays a few tens of MB.
-constexpr size_t kBatchRows = 1024;
+// Rows per batch: a batch of code (tens of KB a row) stays a few tens of MB; without code, larger
+// batches make fewer hand-overs between the two decoding threads.
+constexpr size_t kBatchRowsWithCode = 1024;
+constexpr size_t kBatchRows = 4096;
 
 // One top-level column being read: its reader, the current batch, and for each row of the batch
 // the index of its value (-1 for null). An absent column (leaf < 0) reads as all nulls.
@@ -196,8 +198,9 @@ constexpr int64_t kParallelBytes = int64_t{1} << 20;
 
 class FileLoad {
  public:
-  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names, int threads)
-      : reader_(reader), columns_(names.size()), threads_(threads) {
+  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names, int threads,
+           size_t batch_rows = kBatchRows)
+      : reader_(reader), columns_(names.size()), threads_(threads), batch_rows_(batch_rows) {
     for (size_t c = 0; c < names.size(); ++c) {
       if (names[c].empty()) continue;
       std::optional<int> leaf = reader.schema().find_leaf(names[c]);
@@ -244,7 +247,7 @@ class FileLoad {
       if (helper_ && !helper_->columns().empty()) ++stats.row_groups_parallel;
       try {
         while (rows_left > 0) {
-          const size_t want = static_cast<size_t>(std::min<uint64_t>(kBatchRows, rows_left));
+          const size_t want = static_cast<size_t>(std::min<uint64_t>(batch_rows_, rows_left));
           if (helper_ && !helper_->columns().empty()) {
             helper_->start(want, group_rows);
             std::exception_ptr error;
@@ -313,6 +316,7 @@ class FileLoad {
   parquet::FileReader& reader_;
   std::vector<Column> columns_;
   int threads_;
+  size_t batch_rows_;
   std::unique_ptr<ColumnHelper> helper_;  // last: its thread stops before the columns go
 };
 
@@ -367,7 +371,8 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       "passed",        "mode",           "runner"};
   if (!options.with_details) names[F_CODE_ID] = names[F_FILE_NAME] = names[F_MODE] = "";
   if (options.with_code) names.push_back("code");
-  FileLoad load(reader, names, load_threads(options));
+  FileLoad load(reader, names, load_threads(options),
+                options.with_code ? kBatchRowsWithCode : kBatchRows);
   const Filter& f = options.filter;
   load.run(filter, stats, [&](size_t r) {
     // Rows that cannot match are dropped from the decoded columns before their Submission (a
@@ -448,7 +453,8 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
   constexpr size_t kRejected = static_cast<size_t>(-1);
 
-  FileLoad load(reader, names, load_threads(options));
+  FileLoad load(reader, names, load_threads(options),
+                options.with_code ? kBatchRowsWithCode : kBatchRows);
   load.run(filter, stats, [&](size_t r) {
     const int64_t id = load[L_SUBMISSION_ID].i64(r).value_or(0);
     auto [it, inserted] = by_id.try_emplace(id, kRejected);
