@@ -73,12 +73,17 @@ bench: deps
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench duckdb_compare dedup_bench
-	@# load_bench's data: the full flat synthetic set in both layouts (~1.5 min each), if absent.
+	@# The full flat synthetic set in both layouts (~1.5 min each), made again when absent or when
+	@# the sources that decide its bytes (synth, the writer's options) changed since it was made.
+	stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
 	for layout in published kbdata; do \
 	  out=build/bench-data/synth-$$layout; \
-	  [ -f $$out/nvidia_nvfp4_submissions.parquet ] || \
+	  if [ ! -f $$out/nvidia_nvfp4_submissions.parquet ] || \
+	     [ "$$(cat $$out/.stamp 2>/dev/null)" != "$$stamp" ]; then \
+	    rm -rf $$out; \
 	    $(BUILD)-bench/kbdata synth --scale full --family flat --seed 1 --layout $$layout \
-	      --out $$out || exit 1; \
+	      --out $$out && echo $$stamp > $$out/.stamp || exit 1; \
+	  fi; \
 	done
 	$(BUILD)-bench/bench/decode_bench
 	$(BUILD)-bench/bench/memory_bench

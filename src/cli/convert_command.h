@@ -13,7 +13,7 @@ namespace kbdata::cli {
 struct ConvertOptions {
   std::string input;
   std::string output;
-  std::string compression = "snappy";
+  std::string compression = "lz4_raw";
   std::optional<int> level;
   std::optional<std::string> row_group_size;  // "100000" rows or "64MB" bytes
   std::optional<std::string> page_size;  // "1MiB", "65536"

@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("OUT", convert.output, "Parquet file to write (replaced if it exists)")
       ->required();
   convert_cmd->add_option("--compression,-z", convert.compression,
-                          "Codec: none, snappy, gzip, zstd, lz4_raw, brotli")
+                          "Codec: none, snappy, gzip, zstd, lz4_raw, brotli (lz4_raw decompresses "
+                          "fastest; snappy for readers older than 2022)")
       ->capture_default_str();
   convert_cmd->add_option("--level", convert.level,
                           "Compression level (zstd 1..22, default 3; gzip 1..9, default 6; "

@@ -3,10 +3,12 @@
 // zero-filling them. For buffers that are always written before they are read (decoded values,
 // file windows): zero-filling them first costs a pass over memory that the writer makes anyway.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace kbdata {
 
@@ -37,6 +39,12 @@ class UninitAllocator : public std::allocator<T> {
 template <typename T, typename U>
 bool operator==(const UninitAllocator<T>&, const UninitAllocator<U>&) noexcept {
   return true;
+}
+
+// Element-wise equality with an ordinary vector (found by argument-dependent lookup).
+template <typename T>
+bool operator==(const std::vector<T, UninitAllocator<T>>& a, const std::vector<T>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
 }  // namespace kbdata

@@ -156,7 +156,7 @@ class ExportState {
 
 parquet::WriterOptions writer_options(const std::string& rule, const std::string& source) {
   parquet::WriterOptions w;
-  w.codec = parquet::Codec::SNAPPY;
+  w.codec = parquet::Codec::LZ4_RAW;
   w.page_index = true;
   w.row_group_bytes = kRowGroupBytes;
   w.row_group_rows = 100'000;

@@ -51,6 +51,17 @@ class ConvertTest : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST_F(ConvertTest, DefaultCodecIsLz4Raw) {
+  std::string out = path("out.parquet");
+  auto result = run("convert " + data("nested_lists.parquet") + " " + out);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto reader = parquet::FileReader::open(out);
+  for (const auto& chunk : reader->metadata().row_groups[0].columns) {
+    EXPECT_EQ(chunk.meta_data->codec, parquet::Codec::LZ4_RAW);
+  }
+  EXPECT_EQ(run("cat " + out).out, run("cat " + data("nested_lists.parquet")).out);
+}
+
 TEST_F(ConvertTest, RewritesAFileWithTheSameRows) {
   std::string out = path("out.parquet");
   auto result = run("convert " + data("nested_lists.parquet") + " " + out +

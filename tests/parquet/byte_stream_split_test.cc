@@ -41,7 +41,7 @@ Bytes decode_in_two(PhysicalType type, int type_length, const Bytes& data, size_
   decoder->decode(n / 2, out);
   decoder->decode(n - n / 2, out);
   EXPECT_EQ(out.count, n);
-  return out.data;
+  return {out.data.begin(), out.data.end()};
 }
 
 TEST(ByteStreamSplit, Floats) {

@@ -45,7 +45,7 @@ ValueBuffer fixed_buffer(PhysicalType type, const std::vector<T>& values) {
 
 ValueBuffer boolean_buffer(const std::vector<uint8_t>& values) {
   ValueBuffer buffer = ValueBuffer::for_type(PhysicalType::BOOLEAN, 0);
-  buffer.data = values;
+  buffer.data.assign(values.begin(), values.end());
   buffer.count = values.size();
   return buffer;
 }
@@ -373,7 +373,7 @@ TEST(PlainEncoder, FixedLenByteArrayAndInt96) {
   }
   Bytes encoded;
   encode_plain(flba, 0, flba.count, encoded);
-  EXPECT_EQ(encoded, flba.data);
+  EXPECT_EQ(encoded, std::vector<uint8_t>(flba.data.begin(), flba.data.end()));
   expect_decodes_to(Encoding::PLAIN, encoded, flba);
 
   ValueBuffer int96 = ValueBuffer::for_type(PhysicalType::INT96, 0);

@@ -610,7 +610,8 @@ TEST(PlainDecoder, ByteArrayOverrunsThrow) {
 
 DictionaryDecoder int32_dictionary(const std::vector<int32_t>& values) {
   auto dictionary = make_buffer(PhysicalType::INT32, 4);
-  dictionary.data = plain_bytes(values);
+  const auto bytes = plain_bytes(values);
+  dictionary.data.assign(bytes.begin(), bytes.end());
   dictionary.count = values.size();
   return DictionaryDecoder(std::move(dictionary));
 }

@@ -435,6 +435,8 @@ TEST(Export, CardAndLayoutFromTheFilesWritten) {
     EXPECT_NE(d.find("kbdata.rule"), std::string::npos);
     EXPECT_NE(d.find("kbdata.source"), std::string::npos);
     EXPECT_NE(d.find("column_index_offset"), std::string::npos) << "no page index";
+    EXPECT_NE(d.find("\"codec\": \"LZ4_RAW\""), std::string::npos) << "not kbdata's codec";
+    EXPECT_EQ(d.find("\"codec\": \"SNAPPY\""), std::string::npos) << "not kbdata's codec";
     EXPECT_EQ(d.find("kb-secret-pw"), std::string::npos) << "the password leaked";
   }
   // leaderboards.parquet holds every exported leaderboard with its runners.

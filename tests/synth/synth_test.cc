@@ -585,6 +585,9 @@ TEST(SynthLayout, KbdataLayoutHasPageIndexes) {
   auto reader = FileReader::open(dir + "/nvidia_nvfp4_submissions.parquet");
   EXPECT_TRUE(reader->offset_index(0, 13).has_value());
   EXPECT_TRUE(reader->column_index(0, 0).has_value());
+  for (const auto& chunk : reader->metadata().row_groups[0].columns) {
+    EXPECT_EQ(chunk.meta_data->codec, parquet::Codec::LZ4_RAW);  // kbdata's layout
+  }
   fs::remove_all(dir);
 }
 
