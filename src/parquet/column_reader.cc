@@ -20,18 +20,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw FormatError(message); }
 
-// The chunk's length, with `padding` bytes added but never past the end of the file.
-int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_size) {
-  int64_t start = chunk_start(meta);
-  int64_t length = meta.total_compressed_size;
-  if (padding > 0 && start >= 0 && length >= 0 &&
-      static_cast<uint64_t>(start) + static_cast<uint64_t>(length) < file_size) {
-    uint64_t room = file_size - static_cast<uint64_t>(start) - static_cast<uint64_t>(length);
-    length += static_cast<int64_t>(std::min<uint64_t>(room, static_cast<uint64_t>(padding)));
-  }
-  return length;
-}
-
 }  // namespace
 
 void check_batch_values(const ColumnDescriptor& column, const ValueBuffer& values,

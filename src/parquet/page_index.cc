@@ -35,6 +35,17 @@ std::vector<uint8_t> read_index_bytes(RandomAccessFile& file, int64_t offset, in
 
 }  // namespace
 
+int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_size) {
+  const int64_t start = chunk_start(meta);
+  int64_t length = meta.total_compressed_size;
+  if (padding > 0 && start >= 0 && length >= 0 &&
+      static_cast<uint64_t>(start) + static_cast<uint64_t>(length) < file_size) {
+    const uint64_t room = file_size - static_cast<uint64_t>(start) - static_cast<uint64_t>(length);
+    length += static_cast<int64_t>(std::min<uint64_t>(room, static_cast<uint64_t>(padding)));
+  }
+  return length;
+}
+
 int64_t chunk_start(const ColumnMetaData& meta) {
   constexpr int64_t kFirstPageOffset = 4;  // after the magic
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset >= kFirstPageOffset &&
@@ -146,17 +157,13 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
   if (!chunk.meta_data) fail("column chunk has no metadata", chunk.file_offset);
   const ColumnMetaData& meta = *chunk.meta_data;
   const int64_t start = chunk_start(meta);
-  int64_t length = meta.total_compressed_size;
   const uint64_t size = file.size();
+  const int64_t length = chunk_length(meta, chunk_padding, size);
   if (start < 0 || length < 0 || static_cast<uint64_t>(start) > size ||
       static_cast<uint64_t>(length) > size - static_cast<uint64_t>(start)) {
     fail("column chunk [" + std::to_string(start) + ", +" + std::to_string(length) +
              ") lies outside the file of " + std::to_string(size) + " bytes",
          start);
-  }
-  if (chunk_padding > 0) {
-    uint64_t room = size - static_cast<uint64_t>(start) - static_cast<uint64_t>(length);
-    length += static_cast<int64_t>(std::min<uint64_t>(room, static_cast<uint64_t>(chunk_padding)));
   }
   const int64_t end = start + length;
 

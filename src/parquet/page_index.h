@@ -88,4 +88,9 @@ void check_page_counts(const OffsetIndex& offsets, const ColumnIndex& columns, i
 // Arrow on empty chunks) store a data_page_offset of 0 beside a valid dictionary offset.
 [[nodiscard]] int64_t chunk_start(const ColumnMetaData& meta);
 
+// A chunk's length in bytes: total_compressed_size, with up to `padding` bytes added (FileReader's
+// legacy padding, see ColumnReader) but never past the end of a file of `file_size` bytes. A chunk
+// whose range is already invalid is returned unpadded, for the caller's range check to refuse.
+[[nodiscard]] int64_t chunk_length(const ColumnMetaData& meta, int64_t padding, uint64_t file_size);
+
 }  // namespace kbdata::parquet
