@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/malloc_tuning.h"
 #include "parquet/column_reader.h"
 #include "parquet/file_reader.h"
 #include "parquet/page_index.h"
@@ -138,6 +139,7 @@ void scan(const std::string& path, int leaf, const std::vector<Unit>& units,
 }  // namespace
 
 int main(int argc, char** argv) {
+  kbdata::tune_malloc_for_readers();  // as the kbdata binary does
   int workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {

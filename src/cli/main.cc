@@ -1,8 +1,6 @@
 // kbdata's command line: parses arguments, runs a command, and turns errors into one-line
 // messages and exit codes (0 success, 1 failed on the input, 2 wrong usage).
 #include <CLI/CLI.hpp>
-#include <malloc.h>
-
 #include <cstdio>
 #include <string>
 
@@ -24,6 +22,7 @@
 #include "cli/top_command.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "common/malloc_tuning.h"
 #include "common/version.h"
 
 namespace {
@@ -31,20 +30,10 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-// glibc's malloc serves blocks from 128 KiB up with fresh mmap()ed pages and unmaps them when
-// freed, so every page buffer, file window and dictionary that a column reader allocates is
-// page-faulted in anew (a few µs a page on a virtual machine; a third of a short analysis). Blocks
-// below 64 MiB come from the heap instead and freed ones are reused; the heap gives memory back
-// to the system when more than 64 MiB lies free at its top. Larger blocks are still mapped.
-void tune_malloc() {
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  tune_malloc();
+  kbdata::tune_malloc_for_readers();
   CLI::App app{
       "kbdata: the KernelBot GPU-kernel competition data, read from and written to Parquet.\n"
       "Run 'kbdata COMMAND --help' for a command's options."};
