@@ -244,11 +244,12 @@ class FileLoad {
         }
       }
       std::vector<Column*> mine = share_columns(g);
-      if (helper_ && !helper_->columns().empty()) ++stats.row_groups_parallel;
+      const bool parallel = helper_ && !helper_->columns().empty();
+      if (parallel) ++stats.row_groups_parallel;
       try {
         while (rows_left > 0) {
           const size_t want = static_cast<size_t>(std::min<uint64_t>(batch_rows_, rows_left));
-          if (helper_ && !helper_->columns().empty()) {
+          if (parallel) {
             helper_->start(want, group_rows);
             std::exception_ptr error;
             try {

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "parquet/page_reader.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -153,18 +154,12 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
   // The first read of a header: real headers without statistics take 20-40 bytes, and writers
   // truncate the statistics they put in headers.
   constexpr size_t kFirstHeaderRead = 1024;
-  constexpr size_t kMaxHeaderBytes = size_t{64} << 20;  // as PageReader's
   if (!chunk.meta_data) fail("column chunk has no metadata", chunk.file_offset);
   const ColumnMetaData& meta = *chunk.meta_data;
   const int64_t start = chunk_start(meta);
   const uint64_t size = file.size();
   const int64_t length = chunk_length(meta, chunk_padding, size);
-  if (start < 0 || length < 0 || static_cast<uint64_t>(start) > size ||
-      static_cast<uint64_t>(length) > size - static_cast<uint64_t>(start)) {
-    fail("column chunk [" + std::to_string(start) + ", +" + std::to_string(length) +
-             ") lies outside the file of " + std::to_string(size) + " bytes",
-         start);
-  }
+  PageReader::check_chunk_range(start, length, size);
   const int64_t end = start + length;
 
   OffsetIndex index;
@@ -188,7 +183,7 @@ std::optional<OffsetIndex> walk_page_locations(RandomAccessFile& file, const Col
         if (position + static_cast<int64_t>(available) >= end) {
           fail("page header runs past the end of the column chunk", position);
         }
-        if (want >= kMaxHeaderBytes) fail("page header larger than 64 MB", position);
+        if (want >= PageReader::kMaxHeaderBytes) fail("page header larger than 64 MB", position);
       }
     }
     // decode_page_header() has refused negative sizes.

@@ -14,9 +14,6 @@
 namespace kbdata::parquet {
 namespace {
 
-// A page header that needs more than this is refused as hostile; real ones are at most a few KB
-// plus statistics, which writers truncate.
-constexpr size_t kMaxHeaderBytes = 64u << 20;
 constexpr size_t kFirstHeaderGuess = 64u << 10;
 
 [[noreturn]] void fail(const std::string& message, int64_t offset) {
@@ -51,6 +48,16 @@ std::span<uint8_t> PageBuffer::reset(size_t size) {
   return {data_.get(), size};
 }
 
+void PageReader::check_chunk_range(int64_t chunk_start, int64_t chunk_length,
+                                   uint64_t file_size) {
+  if (chunk_start < 0 || chunk_length < 0 || static_cast<uint64_t>(chunk_start) > file_size ||
+      static_cast<uint64_t>(chunk_length) > file_size - static_cast<uint64_t>(chunk_start)) {
+    fail("column chunk [" + std::to_string(chunk_start) + ", +" + std::to_string(chunk_length) +
+             ") lies outside the file of " + std::to_string(file_size) + " bytes",
+         chunk_start);
+  }
+}
+
 PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chunk_length,
                        Codec codec)
     : file_(file),
@@ -58,13 +65,7 @@ PageReader::PageReader(RandomAccessFile& file, int64_t chunk_start, int64_t chun
       codec_(codec),
       position_(chunk_start),
       window_start_(chunk_start) {
-  uint64_t size = file.size();
-  if (chunk_start < 0 || chunk_length < 0 || static_cast<uint64_t>(chunk_start) > size ||
-      static_cast<uint64_t>(chunk_length) > size - static_cast<uint64_t>(chunk_start)) {
-    fail("column chunk [" + std::to_string(chunk_start) + ", +" + std::to_string(chunk_length) +
-             ") lies outside the file of " + std::to_string(size) + " bytes",
-         chunk_start);
-  }
+  check_chunk_range(chunk_start, chunk_length, file.size());
   chunk_end_ = chunk_start + chunk_length;
   read_ahead_end_ = chunk_end_;
 }

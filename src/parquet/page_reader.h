@@ -66,6 +66,13 @@ class PageReader {
   // Memory is still bounded: a page is allocated only once its compressed bytes lie inside the
   // chunk, and PageBuffer makes the declared size cost nothing until decompression writes it.
   static constexpr int64_t kMaxPageBytes = INT32_MAX;
+  // A page header that needs more than this is refused as hostile; real ones are at most a few KB
+  // plus statistics, which writers truncate.
+  static constexpr size_t kMaxHeaderBytes = size_t{64} << 20;
+
+  // Throws FormatError located at chunk_start unless [chunk_start, chunk_start + chunk_length)
+  // lies inside a file of `file_size` bytes.
+  static void check_chunk_range(int64_t chunk_start, int64_t chunk_length, uint64_t file_size);
 
   // Reads the chunk's byte range of `file` (borrowed). Throws FormatError if the range lies
   // outside the file.
