@@ -78,7 +78,8 @@ void remove_temporary_files_on_signals() {
 }
 
 std::unique_ptr<LocalFile> LocalFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without it waits for a writer, forever; a FIFO is refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     IoError error("cannot open: " + system_message(errno));
     error.locate_file(path);
@@ -94,10 +95,11 @@ std::unique_ptr<LocalFile> LocalFile::open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    IoError error("not a regular file");
+    IoError error("not a regular file (it is " + describe_file_type(st.st_mode) + ")");
     error.locate_file(path);
     throw error;
   }
+  note_input(path);  // no output of this process may replace it (output_target.h)
   return std::unique_ptr<LocalFile>(new LocalFile(path, fd, static_cast<uint64_t>(st.st_size)));
 }
 
@@ -107,8 +109,8 @@ void LocalFile::read_at(uint64_t offset, std::span<uint8_t> out) {
   require_in_bounds(path_, size_, offset, out.size());
   size_t done = 0;
   while (done < out.size()) {
-    ssize_t n = ::pread(fd_, out.data() + done, out.size() - done,
-                        static_cast<off_t>(offset + done));
+    ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       IoError error("read failed: " + system_message(errno));
@@ -140,21 +142,30 @@ void RecordingFile::read_at(uint64_t offset, std::span<uint8_t> out) {
   inner_.read_at(offset, out);
 }
 
-AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
-  temp_path_ = path_ + ".tmp-XXXXXX";
-  fd_ = ::mkstemp(temp_path_.data());
+AtomicOutputFile::AtomicOutputFile(const std::string& path)
+    : AtomicOutputFile(check_output_file(path)) {}
+
+AtomicOutputFile::AtomicOutputFile(OutputTarget target)
+    : target_(std::move(target)), claim_(claim_output(target_)) {
+  remove_stale_temporaries(target_.target);
+  temp_path_ = temporary_template(target_.target);
+  fd_ = ::mkostemp(temp_path_.data(), O_CLOEXEC);
   if (fd_ < 0) {
-    IoError error("cannot create a temporary file beside it: " + system_message(errno));
-    error.locate_file(path_);
+    const int err = errno;
+    release_output(claim_);
+    IoError error("cannot create a temporary file beside it: " + system_message(err));
+    error.locate_file(target_.path);
     throw error;
   }
   signal_slot_ = register_temp(temp_path_);
+  lock_temporary(fd_);
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_) ::unlink(temp_path_.c_str());
   unregister_temp(signal_slot_);
+  release_output(claim_);
 }
 
 void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
@@ -164,7 +175,7 @@ void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
     if (n < 0) {
       if (errno == EINTR) continue;
       IoError error("write failed: " + system_message(errno));
-      error.locate_file(path_);
+      error.locate_file(target_.path);
       throw error;
     }
     done += static_cast<size_t>(n);
@@ -175,26 +186,47 @@ void AtomicOutputFile::sync() {
   if (synced_) return;
   if (fd_ < 0) {
     IoError error("cannot flush: an earlier flush failed");
-    error.locate_file(path_);
+    error.locate_file(target_.path);
     throw error;
   }
-  if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
-    fd_ = -1;
-    IoError error("cannot flush: " + system_message(errno));
-    error.locate_file(path_);
-    throw error;
+  // The final mode and owner before the file is visible under its name. A replaced file's owner
+  // can be kept only by root (or its owner, for the group); otherwise the new file is the caller's.
+  if (target_.owner && target_.group) {
+    [[maybe_unused]] int ignored = ::fchown(fd_, *target_.owner, *target_.group);
   }
+  const bool ok = ::fchmod(fd_, target_.mode) == 0 && ::fsync(fd_) == 0;
+  const int err = errno;
+  const bool closed = ::close(fd_) == 0;
   fd_ = -1;
-  // mkstemp creates 0600; give the output the usual permissions.
-  ::chmod(temp_path_.c_str(), 0644);
+  if (!ok || !closed) {
+    IoError error("cannot flush: " + system_message(ok ? errno : err));
+    error.locate_file(target_.path);
+    throw error;
+  }
   synced_ = true;
 }
 
 void AtomicOutputFile::commit() {
   sync();
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  // The destination may have changed since it was checked (and inputs opened since): never
+  // rename over a non-file or an input.
+  struct stat st {};
+  if (::lstat(target_.target.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      UsageError error("output is now " + describe_file_type(st.st_mode) +
+                       "; kbdata writes only regular files");
+      error.locate_file(target_.path);
+      throw error;
+    }
+    if (is_noted_input({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)})) {
+      UsageError error("output is one of the command's inputs; write to another file");
+      error.locate_file(target_.path);
+      throw error;
+    }
+  }
+  if (::rename(temp_path_.c_str(), target_.target.c_str()) != 0) {
     IoError error("cannot rename the temporary file into place: " + system_message(errno));
-    error.locate_file(path_);
+    error.locate_file(target_.path);
     throw error;
   }
   committed_ = true;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/output_target.h"
+
 namespace kbdata {
 
 // A file read by absolute offset. read_at() may be called from several threads at once (the
@@ -129,17 +131,26 @@ class MemorySink final : public OutputSink {
   std::vector<uint8_t> bytes_;
 };
 
-// Output that appears at `path` only when commit() succeeds: bytes go to a temporary file in the
-// same folder, which commit() flushes, syncs and renames over `path`. Destroyed without commit(),
-// it removes the temporary file, so a failure leaves no partial output.
+// Output that appears at its destination only when commit() succeeds: bytes go to a temporary file
+// in the destination's folder (named by temporary_template(), output_target.h), which commit()
+// flushes, syncs, gives its final mode and renames over the destination. Destroyed without
+// commit(), it removes the temporary file, so a failure leaves no partial output.
 //
-// While it exists, its temporary file is also registered for remove_temporary_files_on_signals():
-// an interrupted process (SIGINT, SIGTERM, SIGHUP) removes it too. Only SIGKILL or a power loss
-// leaves a `PATH.tmp-XXXXXX` file behind; `path` itself is never touched before commit().
+// The destination is checked first (check_output_file): a folder, a device, a FIFO, a socket or
+// an input is never replaced; a symlink is followed and the file it names is replaced. A replaced
+// file keeps its mode (and owner, where the system allows); a new one gets 0666 minus the umask,
+// or 0600 when PRIVATE.
+//
+// While it exists, its temporary file is registered for remove_temporary_files_on_signals() (an
+// interrupted process removes it) and holds a lock; a temporary left by SIGKILL or a power loss is
+// removed the next time the same destination is written (remove_stale_temporaries).
 class AtomicOutputFile final : public OutputSink {
  public:
-  // Throws IoError naming the folder if the temporary file cannot be created.
-  explicit AtomicOutputFile(std::string path);
+  // Checks `path` (check_output_file) and creates the temporary. Throws UsageError for a
+  // destination that must not be replaced, IoError naming the folder if the temporary file cannot
+  // be created.
+  explicit AtomicOutputFile(const std::string& path);
+  explicit AtomicOutputFile(OutputTarget target);
   ~AtomicOutputFile();
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
@@ -155,8 +166,11 @@ class AtomicOutputFile final : public OutputSink {
   void sync();
   void commit();
 
+  [[nodiscard]] const OutputTarget& target() const { return target_; }
+
  private:
-  std::string path_;
+  OutputTarget target_;
+  std::string claim_;  // claim_output()'s key, released on destruction
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
