@@ -9,6 +9,9 @@ void add_data_options(CLI::App& cmd, DataOptions& data) {
                  "Data folder of config files (default: $KBDATA_DATA, else the bundled sample)");
   cmd.add_flag("--verbose,-v", data.verbose,
                "Report files, row groups read and pruned, bytes read and code repairs on stderr");
+  cmd.add_flag("--skip-bad", data.skip_bad,
+               "Read the folder without its unreadable *.parquet files (each named in a warning); "
+               "without it an unreadable file is an error");
 }
 
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out) {

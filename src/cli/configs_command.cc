@@ -26,7 +26,8 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
   if (options.format != "table" && options.format != "json") {
     throw UsageError("configs prints table or json");
   }
-  dataset::DataDir dir = open_data_dir(options.data, err);
+  // Unreadable files are listed first, then refused (unless --skip-bad) once the listing is out.
+  dataset::DataDir dir = open_data_dir(options.data, err, /*list_unreadable=*/true);
   auto present = [&](const dataset::ConfigInfo& c) -> const dataset::DataFile* {
     for (const auto& f : dir.files) {
       if (f.config == &c) return &f;
@@ -87,13 +88,15 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     for (size_t i = 0; i < dir.skipped.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, dir.skipped[i].first);
+      json_string(text, dir.skipped[i].name);
       text += ",\"reason\":";
-      json_string(text, dir.skipped[i].second);
+      json_string(text, dir.skipped[i].reason);
+      text += std::string(",\"unreadable\":") + (dir.skipped[i].unreadable ? "true" : "false");
       text += "}";
     }
     text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
     write_all(out, text);
+    check_unreadable(dir, options.data, err);
     return;
   }
 
@@ -115,10 +118,13 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     text += "\nother files:\n" + format_table(other_rows, {false, false, true});
   }
   if (!dir.skipped.empty()) {
-    text += "\nskipped:\n";
-    for (const auto& [name, reason] : dir.skipped) text += "  " + name + ": " + reason + "\n";
+    text += "\nnot read:\n";
+    for (const dataset::SkippedFile& f : dir.skipped) {
+      text += "  " + f.name + (f.unreadable ? " (unreadable)" : "") + ": " + f.reason + "\n";
+    }
   }
   write_all(out, text);
+  check_unreadable(dir, options.data, err);
 }
 
 }  // namespace kbdata::cli

@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -353,7 +354,7 @@ void SubmissionWriter::finish() {
   std::fflush(out_);
 }
 
-dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err) {
+dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool list_unreadable) {
   dataset::DataDirChoice choice =
       dataset::choose_data_dir(options.data, std::getenv("KBDATA_DATA"));
   if (choice.bundled_sample) {
@@ -361,33 +362,28 @@ dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err) {
                        choice.path + "\n");
   }
   dataset::DataDir dir = dataset::scan_data_dir(choice.path);
-  if (options.verbose) {
-    for (const auto& [name, reason] : dir.skipped) {
-      write_all(err, "kbdata: skipped " + name + ": " + reason + "\n");
+  for (const dataset::SkippedFile& f : dir.skipped) {
+    if (!f.unreadable) {
+      write_all(err, "kbdata: note: " + (std::filesystem::path(dir.path) / f.name).string() +
+                         " is not read: " + f.reason + "\n");
     }
   }
+  if (!list_unreadable) check_unreadable(dir, options, err);
   return dir;
 }
 
-void load_submissions(const DataOptions& data, const dataset::LoadOptions& load,
-                      const std::string& what, const dataset::SubmissionSink& sink,
-                      std::FILE* err) {
-  dataset::DataDir dir = open_data_dir(data, err);
-  dataset::LoadStats stats;
-  {
-    Progress progress(err, what);
-    dataset::load_dir(
-        dir, load,
-        [&](dataset::Submission&& s) {
-          progress.update(stats.rows_read, "rows read");
-          sink(std::move(s));
-        },
-        stats);
+void check_unreadable(const dataset::DataDir& dir, const DataOptions& options, std::FILE* err) {
+  for (const dataset::SkippedFile& f : dir.skipped) {
+    if (!f.unreadable) continue;
+    // The reason already names the file.
+    if (!options.skip_bad) throw IoError(f.reason + " (--skip-bad reads the folder without it)");
+    write_all(err, "kbdata: warning: skipping an unreadable file (--skip-bad): " + f.reason + "\n");
   }
-  if (data.verbose) report_load(stats, err);
 }
 
-void report_load(const dataset::LoadStats& s, std::FILE* err) {
+namespace {
+
+void report_load_details(const dataset::LoadStats& s, std::FILE* err) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "kbdata: read %" PRIu64 " file(s) (%" PRIu64 " skipped by the filter), %" PRIu64
@@ -405,6 +401,35 @@ void report_load(const dataset::LoadStats& s, std::FILE* err) {
                   s.code.utf8_repaired, s.code.from_binary);
     write_all(err, line);
   }
+}
+
+}  // namespace
+
+void report_load(const DataOptions& options, const dataset::LoadStats& stats, std::FILE* err) {
+  for (const dataset::LoadStats::Repeats& r : stats.repeats) {
+    write_all(err, "kbdata: warning: " + r.file + " repeats " + std::to_string(r.rows) +
+                       " submission(s) of " + r.earlier_file +
+                       " (same submission_id and runner); counted once, from " + r.earlier_file +
+                       "\n");
+  }
+  if (options.verbose) report_load_details(stats, err);
+}
+
+void load_submissions(const dataset::DataDir& dir, const DataOptions& data,
+                      const dataset::LoadOptions& load, const std::string& what,
+                      const dataset::SubmissionSink& sink, std::FILE* err) {
+  dataset::LoadStats stats;
+  {
+    Progress progress(err, what);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          progress.update(stats.rows_read, "rows read");
+          sink(std::move(s));
+        },
+        stats);
+  }
+  report_load(data, stats, err);
 }
 
 }  // namespace kbdata::cli

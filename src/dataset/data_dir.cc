@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "common/error.h"
+#include "common/output_target.h"
 #include "parquet/file_reader.h"
 #include "parquet/schema.h"
 
@@ -49,10 +50,11 @@ DataDir scan_data_dir(const std::string& dir) {
   DataDir out;
   out.path = dir;
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".parquet" && entry.is_regular_file(ec)) {
-      names.push_back(entry.path().filename().string());
-    }
+  fs::directory_iterator entries(dir, ec);
+  for (; !ec && entries != fs::directory_iterator(); entries.increment(ec)) {
+    const std::string name = entries->path().filename().string();
+    // Hidden files are not configs (kbdata's own temporaries among them).
+    if (entries->path().extension() == ".parquet" && name[0] != '.') names.push_back(name);
   }
   if (ec) throw IoError("cannot list the data folder '" + dir + "': " + ec.message());
   std::sort(names.begin(), names.end());
@@ -61,18 +63,19 @@ DataDir scan_data_dir(const std::string& dir) {
     file.name = name;
     file.path = (fs::path(dir) / name).string();
     file.config = find_config(name);
+    note_input(file.path);
     try {
       auto reader = parquet::FileReader::open(file.path);
       std::optional<SchemaFamily> family = detect_family(reader->schema());
       if (!family) {
-        out.skipped.emplace_back(name, "its columns match no KernelBot schema");
+        out.skipped.push_back({name, "not a KernelBot config: its columns match no schema", false});
         continue;
       }
       file.family = *family;
       file.num_rows = reader->num_rows();
       file.num_row_groups = reader->num_row_groups();
     } catch (const Error& error) {
-      out.skipped.emplace_back(name, error.what());
+      out.skipped.push_back({name, error.what(), true});
       continue;
     }
     out.files.push_back(std::move(file));

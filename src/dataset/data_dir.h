@@ -32,16 +32,26 @@ struct DataFile {
   int num_row_groups = 0;
 };
 
-struct DataDir {
-  std::string path;
-  std::vector<DataFile> files;  // every *.parquet file whose family was detected, by name
-  // *.parquet files skipped: not Parquet, unreadable footer, or columns of no family; each with
-  // the reason.
-  std::vector<std::pair<std::string, std::string>> skipped;
+// A *.parquet file of a data folder that is not read.
+struct SkippedFile {
+  std::string name;    // file name
+  std::string reason;  // one line: the error, or why it is not a config
+  // True when the file could not be read (not Parquet, truncated, a corrupt footer, not a regular
+  // file): commands refuse the folder unless told to skip such files (--skip-bad). False when it
+  // is valid Parquet whose columns match no KernelBot schema (a ranking saved there, say).
+  bool unreadable = false;
 };
 
-// Scans `dir` (not recursively): opens the footer of every *.parquet file. Throws UsageError if
-// `dir` is not a folder.
+struct DataDir {
+  std::string path;
+  std::vector<DataFile> files;       // every *.parquet file whose family was detected, by name
+  std::vector<SkippedFile> skipped;  // every other *.parquet entry, by name
+};
+
+// Scans `dir` (not recursively): opens the footer of every *.parquet entry (every entry, so that
+// a FIFO or a folder named *.parquet is reported rather than passed over) and notes each file as
+// an input of the process (common/output_target.h: no output may replace it). Throws UsageError
+// if `dir` is not a folder.
 [[nodiscard]] DataDir scan_data_dir(const std::string& dir);
 
 // Where the data comes from.

@@ -284,8 +284,9 @@ class FileLoad {
     for (Column& c : columns_) {
       int64_t bytes = 0;
       if (c.present()) {
-        const auto& chunk =
-            reader_.metadata().row_groups[static_cast<size_t>(g)].columns[static_cast<size_t>(c.leaf)];
+        const auto& chunk = reader_.metadata()
+                                .row_groups[static_cast<size_t>(g)]
+                                .columns[static_cast<size_t>(c.leaf)];
         if (chunk.meta_data) bytes = std::max<int64_t>(0, chunk.meta_data->total_uncompressed_size);
       }
       total += bytes;
@@ -614,7 +615,8 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
         continue;
       }
       // A config whose ids are not published (PMPP v2) may hold any id.
-      if (filter.leaderboard_id && std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
+      if (filter.leaderboard_id &&
+          std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
             return !l.id || *l.id == *filter.leaderboard_id;
           })) {
         continue;
@@ -623,6 +625,10 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
     }
     out.push_back(&f);
   }
+  // Registry configs first: when a file repeats another's submissions (a dedup output saved beside
+  // its source), the published config's rows are the ones kept.
+  std::stable_partition(out.begin(), out.end(),
+                        [](const DataFile* f) { return f->config != nullptr; });
   if (filter.problem && !problem_found) {
     // Not placed by the registry: only an unregistered file can hold it.
     for (const DataFile* f : out) {
@@ -641,13 +647,72 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
   return out;
 }
 
+namespace {
+
+// The submissions the files of one load have given so far, by (submission_id, runner), with the
+// index of the file that gave each first.
+class SeenSubmissions {
+ public:
+  // The file that gave `s` before, or -1 (and `s` is remembered as given by `file`).
+  int earlier_file(const Submission& s, int file) {
+    const auto [it, inserted] =
+        seen_.try_emplace(Key{s.submission_id, runner_index(s.runner)}, file);
+    return inserted || it->second == file ? -1 : it->second;
+  }
+
+ private:
+  struct Key {
+    int64_t submission_id;
+    int runner;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<int64_t>()(k.submission_id) * 31 + static_cast<size_t>(k.runner);
+    }
+  };
+  int runner_index(const std::optional<std::string>& runner) {
+    if (!runner) return -1;
+    for (size_t i = 0; i < runners_.size(); ++i) {
+      if (runners_[i] == *runner) return static_cast<int>(i);
+    }
+    runners_.push_back(*runner);
+    return static_cast<int>(runners_.size()) - 1;
+  }
+  std::unordered_map<Key, int, KeyHash> seen_;
+  std::vector<std::string> runners_;
+};
+
+}  // namespace
+
 void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
               LoadStats& stats) {
-  for (const DataFile* f : files_for(dir, options.filter)) {
+  const std::vector<const DataFile*> files = files_for(dir, options.filter);
+  SeenSubmissions seen;  // used only when there is more than one file
+  for (size_t i = 0; i < files.size(); ++i) {
+    const DataFile* f = files[i];
     auto counting = std::make_unique<CountingFile>(LocalFile::open(f->path));
     CountingFile* counter = counting.get();
     auto reader = parquet::FileReader::open(std::move(counting));
-    load_file(*reader, f->family, options, sink, stats);
+    if (files.size() == 1) {
+      load_file(*reader, f->family, options, sink, stats);
+    } else {
+      std::map<int, uint64_t> repeated;  // earlier file -> rows dropped
+      load_file(
+          *reader, f->family, options,
+          [&](Submission&& s) {
+            const int earlier = seen.earlier_file(s, static_cast<int>(i));
+            if (earlier >= 0) {
+              ++repeated[earlier];
+            } else {
+              sink(std::move(s));
+            }
+          },
+          stats);
+      for (const auto& [earlier, rows] : repeated) {
+        stats.repeats.push_back({f->path, files[static_cast<size_t>(earlier)]->path, rows});
+      }
+    }
     stats.bytes_read += counter->bytes_read();
   }
 }

@@ -43,13 +43,22 @@ struct LoadOptions {
 // What a load did, for --verbose and for tests of pushdown.
 struct LoadStats {
   uint64_t files_read = 0;
-  uint64_t files_skipped = 0;       // the filter excluded the whole file
-  uint64_t row_groups = 0;          // row groups of the files read
-  uint64_t row_groups_skipped = 0;  // pruned by statistics or the page index
-  uint64_t row_groups_parallel = 0; // read with their columns split between two threads
-  uint64_t rows_read = 0;           // rows decoded (legacy: runs)
-  uint64_t bytes_read = 0;          // bytes read from the files, footers included
+  uint64_t files_skipped = 0;        // the filter excluded the whole file
+  uint64_t row_groups = 0;           // row groups of the files read
+  uint64_t row_groups_skipped = 0;   // pruned by statistics or the page index
+  uint64_t row_groups_parallel = 0;  // read with their columns split between two threads
+  uint64_t rows_read = 0;            // rows decoded (legacy: runs)
+  uint64_t bytes_read = 0;           // bytes read from the files, footers included
   CodeRepairCounts code;
+  // Rows dropped by load_dir because an earlier file of the folder already gave the same
+  // submission on the same runner (a dedup output or a converted copy saved beside its source):
+  // one entry per (file, earlier file), to be reported, never passed over in silence.
+  struct Repeats {
+    std::string file;
+    std::string earlier_file;
+    uint64_t rows = 0;
+  };
+  std::vector<Repeats> repeats;
 };
 
 using SubmissionSink = std::function<void(Submission&&)>;
@@ -60,7 +69,8 @@ using SubmissionSink = std::function<void(Submission&&)>;
 void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptions& options,
                const SubmissionSink& sink, LoadStats& stats);
 
-// The files of `dir` a load with `filter` reads, in name order: FLAT and LEGACY_RUNS files,
+// The files of `dir` a load with `filter` reads, registry configs first, each group in name order:
+// FLAT and LEGACY_RUNS files,
 // without registry configs whose leaderboards exclude the filter's problem or leaderboard id, and
 // without amd_successful_submissions when amd_submissions is present (it is a subset of it).
 // Throws UsageError when filter.problem names no problem of the folder, listing those it has.
@@ -71,7 +81,9 @@ void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptio
 // leaderboard ids. Sorted, unique.
 [[nodiscard]] std::vector<std::string> known_problems(const DataDir& dir);
 
-// load_file over files_for(dir, options.filter); bytes_read counts every file read.
+// load_file over files_for(dir, options.filter); bytes_read counts every file read. A submission
+// is handed over once: a row whose (submission_id, runner) an earlier file already gave is dropped
+// and counted in stats.repeats.
 void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
               LoadStats& stats);
 

@@ -416,9 +416,10 @@ TEST(FlatLoad, AnErrorOnTheHelperThreadReachesTheCaller) {
     auto reader = parquet::FileReader::open(std::make_unique<MemoryFile>(memory));
     // The code column is the largest and stays on the calling thread; user_id goes to the helper.
     const int leaf = *reader->schema().find_leaf("user_id");
-    const auto& meta = *reader->metadata().row_groups[0].columns[static_cast<size_t>(leaf)].meta_data;
-    const int64_t at = meta.dictionary_page_offset ? *meta.dictionary_page_offset
-                                                   : meta.data_page_offset;
+    const auto& meta =
+        *reader->metadata().row_groups[0].columns[static_cast<size_t>(leaf)].meta_data;
+    const int64_t at =
+        meta.dictionary_page_offset ? *meta.dictionary_page_offset : meta.data_page_offset;
     for (int64_t k = 0; k < 16; ++k) bytes[static_cast<size_t>(at + k)] = 0xFF;
   }
   for (int threads : {1, 2}) {
@@ -465,7 +466,9 @@ TEST_F(DataFolder, ScanDetectsConfigsFamiliesAndOtherFiles) {
   EXPECT_EQ(d.files[2].config->name, "amd_submissions");
   EXPECT_EQ(d.files[2].family, SchemaFamily::LEGACY_RUNS);
   ASSERT_EQ(d.skipped.size(), 1u);
-  EXPECT_EQ(d.skipped[0].first, "junk.parquet");
+  EXPECT_EQ(d.skipped[0].name, "junk.parquet");
+  EXPECT_TRUE(d.skipped[0].unreadable);
+  EXPECT_NE(d.skipped[0].reason.find("junk.parquet"), std::string::npos) << d.skipped[0].reason;
 }
 
 TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
