@@ -118,21 +118,31 @@ std::optional<uint64_t> parse_byte_size(const std::string& text) {
   if (ec != std::errc() || rest == begin) return std::nullopt;
   std::string suffix = lower(std::string(rest, end));
   uint64_t unit = 0;
-  if (suffix.empty() || suffix == "b") unit = 1;
-  else if (suffix == "kb") unit = 1000;
-  else if (suffix == "mb") unit = 1000 * 1000;
-  else if (suffix == "gb") unit = 1000 * 1000 * 1000;
-  else if (suffix == "kib") unit = 1024;
-  else if (suffix == "mib") unit = 1024 * 1024;
-  else if (suffix == "gib") unit = 1024 * 1024 * 1024;
-  else return std::nullopt;
+  if (suffix.empty() || suffix == "b")
+    unit = 1;
+  else if (suffix == "kb")
+    unit = 1000;
+  else if (suffix == "mb")
+    unit = 1000 * 1000;
+  else if (suffix == "gb")
+    unit = 1000 * 1000 * 1000;
+  else if (suffix == "kib")
+    unit = 1024;
+  else if (suffix == "mib")
+    unit = 1024 * 1024;
+  else if (suffix == "gib")
+    unit = 1024 * 1024 * 1024;
+  else
+    return std::nullopt;
   if (number > UINT64_MAX / unit) return std::nullopt;
   return number * unit;
 }
 
 void run_convert(const ConvertOptions& options, std::FILE* progress) {
   WriterOptions w = writer_options(options);  // usage errors before any input is read
-  auto reader = parquet::FileReader::open(options.input);
+  // Page CRCs are verified where the input has them: a damaged page is an error at its place, never
+  // copied into a file that would then carry a fresh, valid CRC over the damage (--checksums).
+  auto reader = parquet::FileReader::open(options.input, {.verify_checksums = true});
   add_provenance(w, options, reader->metadata());
   if (reader->schema().leaves().empty()) {
     UnsupportedError error("the file has no leaf columns, so its rows cannot be rewritten");

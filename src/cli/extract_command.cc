@@ -1,13 +1,18 @@
 #include "cli/extract_command.h"
 
+#include <fcntl.h>
 #include <nettle/sha2.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
 #include <vector>
@@ -16,6 +21,7 @@
 #include "analysis/extract_selection.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "common/output_target.h"
 #include "common/text.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
@@ -53,18 +59,23 @@ void write_whole_file(const fs::path& path, const std::string& bytes) {
   }
 }
 
-// A temporary folder beside the export, removed unless released.
+// A temporary folder beside the extract (named by temporary_template(), locked while it lives so
+// that a later run can tell a stale one), removed unless released.
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const fs::path& target) {
-    std::string pattern = target.string() + ".tmp-XXXXXX";
+    remove_stale_temporaries(target.string());
+    std::string pattern = temporary_template(target.string());
     if (::mkdtemp(pattern.data()) == nullptr) {
       throw IoError("cannot create a temporary folder beside " + target.string() + ": " +
                     std::strerror(errno));
     }
     path_ = pattern;
+    lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ >= 0) lock_temporary(lock_fd_);
   }
   ~TemporaryFolder() {
+    if (lock_fd_ >= 0) ::close(lock_fd_);
     if (path_.empty()) return;
     std::error_code ec;
     fs::remove_all(path_, ec);
@@ -77,7 +88,61 @@ class TemporaryFolder {
 
  private:
   fs::path path_;
+  int lock_fd_ = -1;
 };
+
+// The files `manifest` (the text of an extract's manifest.jsonl) lists, or nullopt when it is not
+// one kbdata wrote (a line that is not an object with a string "path" and a "sha256").
+std::optional<std::set<std::string>> manifest_paths(const std::string& manifest) {
+  std::set<std::string> paths;
+  size_t start = 0;
+  while (start < manifest.size()) {
+    size_t end = manifest.find('\n', start);
+    if (end == std::string::npos) end = manifest.size();
+    const nlohmann::json line = nlohmann::json::parse(
+        manifest.begin() + static_cast<std::ptrdiff_t>(start),
+        manifest.begin() + static_cast<std::ptrdiff_t>(end), nullptr, /*allow_exceptions=*/false);
+    if (!line.is_object() || !line.contains("path") || !line["path"].is_string() ||
+        !line.contains("sha256")) {
+      return std::nullopt;
+    }
+    paths.insert(line["path"].get<std::string>());
+    start = end + 1;
+  }
+  return paths;
+}
+
+// Throws UsageError unless `target` is a folder that kbdata extract made: a manifest.jsonl it
+// wrote, and nothing else than the files that manifest lists and their folders. Only such a
+// folder may be replaced by --force (it holds nothing the user would lose).
+void require_made_by_extract(const fs::path& target, const std::string& shown) {
+  const std::string refusal = "--out " + shown + " is not empty and was not made by kbdata extract";
+  std::error_code ec;
+  const fs::path manifest = target / "manifest.jsonl";
+  if (!fs::is_regular_file(fs::symlink_status(manifest, ec))) {
+    throw UsageError(refusal + " (it has no manifest.jsonl); --force replaces only such a folder");
+  }
+  std::ifstream in(manifest, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<std::set<std::string>> listed = manifest_paths(text);
+  if (!listed) {
+    throw UsageError(refusal +
+                     " (its manifest.jsonl is not one kbdata wrote); --force replaces "
+                     "only such a folder");
+  }
+  for (auto it = fs::recursive_directory_iterator(target, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::file_status st = it->symlink_status(ec);
+    const std::string relative = fs::relative(it->path(), target, ec).generic_string();
+    if (fs::is_directory(st) || relative == "manifest.jsonl") continue;
+    if (!fs::is_regular_file(st) || listed->count(relative) == 0) {
+      throw UsageError("--out " + shown + " holds " + relative +
+                       ", which its manifest.jsonl does not list; --force replaces only a folder "
+                       "kbdata extract made, with nothing added");
+    }
+  }
+  if (ec) throw IoError("cannot list --out " + shown + ": " + ec.message());
+}
 
 // What was written for one entry.
 struct Written {
@@ -146,21 +211,27 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
   return j + "}\n";
 }
 
-// Puts the finished folder at `target`: an empty or (with --force) any existing folder there is
-// replaced.
+// Puts the finished folder at `target`: an empty or (with --force) a kbdata-made folder there is
+// replaced; the previous folder is moved aside first and put back if the rename fails.
 void move_into_place(TemporaryFolder& folder, const fs::path& target) {
   std::error_code ec;
+  // mkdtemp made it 0700; the folder gets the umask's mode like any folder the user makes.
+  ::chmod(folder.path().c_str(), 0777 & ~process_umask());
   fs::path old;
-  if (fs::exists(target, ec)) {
-    old = target.string() + ".old-" + folder.path().filename().string();
-    fs::rename(target, old, ec);
+  if (fs::exists(fs::symlink_status(target, ec))) {
+    std::string aside = temporary_template(target.string());
+    if (::mkdtemp(aside.data()) == nullptr) {
+      throw IoError("cannot move " + target.string() + " aside: " + std::strerror(errno));
+    }
+    old = aside;
+    fs::rename(target, old, ec);  // over the empty folder mkdtemp made
     if (ec) throw IoError("cannot move " + target.string() + " aside: " + ec.message());
   }
   fs::rename(folder.path(), target, ec);
   if (ec) {
     const std::string reason = ec.message();
     if (!old.empty()) fs::rename(old, target, ec);  // put the previous folder back
-    throw IoError("cannot rename the export into " + target.string() + ": " + reason);
+    throw IoError("cannot rename the extract into " + target.string() + ": " + reason);
   }
   folder.release();
   if (!old.empty()) fs::remove_all(old, ec);
@@ -197,17 +268,6 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
   if (target.filename().empty() || target.filename() == "." || target.filename() == "..") {
     throw UsageError("--out must name a folder, not " + options.out);
   }
-  std::error_code ec;
-  if (fs::exists(target, ec)) {
-    if (!fs::is_directory(target, ec)) {
-      throw UsageError("--out " + options.out + " exists and is not a folder");
-    }
-    if (!options.force && !fs::is_empty(target, ec)) {
-      throw UsageError("--out " + options.out +
-                       " exists and is not empty; use --force to replace it");
-    }
-  }
-
   analysis::ExtractRequest request;
   request.top = options.top.value_or(0);
   request.dedup_exact = options.dedup.has_value();
@@ -222,7 +282,34 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
     load.filter.passed_only = true;
   }
 
-  dataset::DataDir dir = open_data_dir(options.data, err);
+  std::error_code ec;
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    throw UsageError("--out " + options.out + ": its folder " + parent.string() +
+                     " does not exist");
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw IoError("--out " + options.out + ": cannot write into " + parent.string() + ": " +
+                  std::strerror(errno));
+  }
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  // --out may not be, or hold, the data (or the working folder): --force would delete it.
+  refuse_folder_holding_inputs(target.string(), "--out");
+  const fs::file_status out_status = fs::symlink_status(target, ec);
+  const bool out_exists = fs::exists(out_status);
+  if (out_exists) {
+    if (!fs::is_directory(out_status)) {
+      throw UsageError("--out " + options.out + " exists and is not a folder");
+    }
+    if (!fs::is_empty(target, ec)) {
+      if (!options.force) {
+        throw UsageError("--out " + options.out +
+                         " exists and is not empty; --force replaces it if kbdata extract made it");
+      }
+      require_made_by_extract(target, options.out);
+    }
+  }
+
   dataset::LoadStats stats;
 
   // Pass 1: metadata only, to choose the rows.
@@ -245,17 +332,22 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
     wanted.emplace(std::make_pair(entries[i].row.submission_id, entries[i].row.runner), i);
   }
 
-  // Pass 2: the chosen rows' code, written as it streams past.
-  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) {
-    throw IoError("cannot write " + options.out + ": " + parent.string() + " is not a folder");
+  if (entries.empty()) {
+    report_load(options.data, stats, err);
+    write_all(err, "kbdata: extract: nothing selected (no " +
+                       std::string(request.top > 0 ? "qualifying " : "") + "submission of " +
+                       *options.problem + " matches the options); " + options.out +
+                       " was not created\n");
+    return;
   }
+
+  // Pass 2: the chosen rows' code, written as it streams past.
   TemporaryFolder folder(target);
   std::vector<std::optional<Written>> written(entries.size());
   std::set<std::string> paths;
   uint64_t files = 0;
   uint64_t bytes = 0;
-  if (!entries.empty()) {
+  {
     load.with_code = true;
     Progress progress(err, "extract: writing " + *options.problem);
     dataset::load_dir(
@@ -291,7 +383,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
         },
         stats);
   }
-  if (options.data.verbose) report_load(stats, err);
+  report_load(options.data, stats, err);
 
   std::string manifest;
   uint64_t duplicates = 0;

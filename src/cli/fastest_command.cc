@@ -50,6 +50,8 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
       {"submission_id", ColumnType::INT64}, {"submission_time", ColumnType::TIMESTAMP}};
   const bool code_column = options.with_code && format != OutputFormat::TABLE;
   if (code_column) columns.push_back({"code", ColumnType::STRING});
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
@@ -62,7 +64,6 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   load.with_code = options.with_code;
   load.with_details = false;  // code_id, file_name and mode are not shown
 
-  dataset::DataDir dir = open_data_dir(options.data, err);
   analysis::FastestBuilder builder;
   dataset::LoadStats stats;
   {
@@ -76,7 +77,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
         },
         stats);
   }
-  if (options.data.verbose) report_load(stats, err);
+  report_load(options.data, stats, err);
 
   const std::vector<analysis::Fastest> found = builder.finish();
   if (found.empty()) {

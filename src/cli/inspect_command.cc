@@ -92,10 +92,10 @@ ChunkPages read_chunk_pages(FileReader& reader, int row_group, int leaf) {
     out.offsets = reader.offset_index(row_group, leaf);
     out.columns = reader.column_index(row_group, leaf);
     if (out.offsets && out.columns) {
-      const auto& chunk = reader.metadata().row_groups[static_cast<size_t>(row_group)]
+      const auto& chunk = reader.metadata()
+                              .row_groups[static_cast<size_t>(row_group)]
                               .columns[static_cast<size_t>(leaf)];
-      parquet::check_page_counts(*out.offsets, *out.columns,
-                                 chunk.column_index_offset.value_or(0));
+      parquet::check_page_counts(*out.offsets, *out.columns, chunk.column_index_offset.value_or(0));
     }
   } catch (const FormatError& error) {
     out = ChunkPages{};
@@ -109,17 +109,20 @@ std::string page_index_text(const ChunkPages& pages) {
   if (!pages.error.empty()) return "unreadable";
   if (!pages.any()) return "";
   std::string kinds = pages.columns && pages.offsets ? "column+offset"
-                      : pages.columns                 ? "column"
-                                                      : "offset";
+                      : pages.columns                ? "column"
+                                                     : "offset";
   size_t n = pages.page_count();
   return fmt::format("{}, {} page{}", kinds, n, n == 1 ? "" : "s");
 }
 
 const char* boundary_order_text(parquet::BoundaryOrder order) {
   switch (order) {
-    case parquet::BoundaryOrder::ASCENDING: return "ASCENDING";
-    case parquet::BoundaryOrder::DESCENDING: return "DESCENDING";
-    default: return "UNORDERED";
+    case parquet::BoundaryOrder::ASCENDING:
+      return "ASCENDING";
+    case parquet::BoundaryOrder::DESCENDING:
+      return "DESCENDING";
+    default:
+      return "UNORDERED";
   }
 }
 
@@ -203,9 +206,9 @@ void schema_lines(const SchemaNode& node, int depth, std::string& out) {
     return;
   }
   if (depth == 1 && node.children.empty() && node.name.empty()) return;
-  out += depth == 0 ? fmt::format("{}message {}{} {{\n", indent, node.name, annotation)
-                    : fmt::format("{}{} group {}{} {{\n", indent, repetition, node.name,
-                                  annotation);
+  out += depth == 0
+             ? fmt::format("{}message {}{} {{\n", indent, node.name, annotation)
+             : fmt::format("{}{} group {}{} {{\n", indent, repetition, node.name, annotation);
   for (const auto& child : node.children) schema_lines(child, depth + 1, out);
   out += indent + "}\n";
 }
@@ -245,7 +248,8 @@ nlohmann::ordered_json inspect_json(FileReader& reader) {
   nlohmann::ordered_json j;
   j["file"] = reader.name();
   j["size_bytes"] = reader.file().size();
-  j["created_by"] = meta.created_by ? nlohmann::ordered_json(utf8(*meta.created_by)) : nlohmann::ordered_json();
+  j["created_by"] =
+      meta.created_by ? nlohmann::ordered_json(utf8(*meta.created_by)) : nlohmann::ordered_json();
   j["format_version"] = meta.version;
   j["num_rows"] = meta.num_rows;
   j["num_row_groups"] = meta.row_groups.size();
@@ -306,7 +310,8 @@ nlohmann::ordered_json inspect_json(FileReader& reader) {
         nlohmann::ordered_json pi;
         pi["column_index"] = pages.columns.has_value();
         pi["offset_index"] = pages.offsets.has_value();
-        if (pages.columns) pi["boundary_order"] = boundary_order_text(pages.columns->boundary_order);
+        if (pages.columns)
+          pi["boundary_order"] = boundary_order_text(pages.columns->boundary_order);
         pi["pages"] = nlohmann::ordered_json::array();
         size_t i = 0;
         for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
@@ -371,8 +376,8 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
     out += fmt::format("\nrow group {}: {} rows, {} bytes uncompressed\n", g, group.num_rows,
                        group.total_byte_size);
     std::vector<std::vector<std::string>> rows;
-    rows.push_back({"column", "type", "codec", "encodings", "compressed", "uncompressed",
-                    "values", "nulls", "min", "max", "page index"});
+    rows.push_back({"column", "type", "codec", "encodings", "compressed", "uncompressed", "values",
+                    "nulls", "min", "max", "page index"});
     std::string page_tables;
     std::string index_errors;
     for (size_t c = 0; c < group.columns.size(); ++c) {
@@ -402,15 +407,14 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
                                     leaves[c].dotted_path, pages.error);
       }
       if (show_pages && pages.any()) {
-        page_tables += fmt::format("\npages of row group {}, column {}{}:\n", g,
-                                   leaves[c].dotted_path,
-                                   pages.columns ? fmt::format(" (boundary order {})",
-                                                               boundary_order_text(
-                                                                   pages.columns->boundary_order))
-                                                 : std::string());
+        page_tables += fmt::format(
+            "\npages of row group {}, column {}{}:\n", g, leaves[c].dotted_path,
+            pages.columns ? fmt::format(" (boundary order {})",
+                                        boundary_order_text(pages.columns->boundary_order))
+                          : std::string());
         std::vector<std::vector<std::string>> table;
-        table.push_back({"page", "first row", "rows", "offset", "compressed", "null page",
-                         "nulls", "min", "max"});
+        table.push_back({"page", "first row", "rows", "offset", "compressed", "null page", "nulls",
+                         "min", "max"});
         size_t i = 0;
         for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
           table.push_back({std::to_string(i++), opt_text(r.first_row), opt_text(r.rows),
@@ -433,8 +437,11 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
 
 void run_inspect(const InspectOptions& options, std::FILE* out) {
   auto reader = FileReader::open(options.path);
-  std::string text = options.json ? inspect_json(*reader).dump(2) + "\n"
-                                  : inspect_text(*reader, options.pages);
+  std::string text = options.json
+                         ? inspect_json(*reader).dump(
+                               2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                               "\n"
+                         : inspect_text(*reader, options.pages);
   write_all(out, text);
 }
 

@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
   std::string format = "jsonl";
   CLI::App* cat_cmd = app.add_subcommand("cat", "Print the rows of a Parquet file");
   cat_cmd->add_option("FILE", cat.path, "Parquet file")->required();
-  cat_cmd->add_option("--columns,-c", cat.columns,
-                      "Columns to print, comma-separated, in this order (default: all)")
+  cat_cmd
+      ->add_option("--columns,-c", cat.columns,
+                   "Columns to print, comma-separated, in this order (default: all)")
       ->delimiter(',');
   cat_cmd->add_option("--limit,-n", cat.limit, "Print at most N rows")
       ->check(CLI::NonNegativeNumber);
@@ -73,9 +74,10 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("--format,-f", format, "Output format")
       ->check(CLI::IsMember({"jsonl", "csv", "table"}))
       ->capture_default_str();
-  cat_cmd->add_option("--where,-w", cat.where,
-                      "Print only rows where COL OP VALUE holds (OP: = != < <= > >=), or "
-                      "'COL is null' / 'COL is not null'; repeatable, all must hold")
+  cat_cmd
+      ->add_option("--where,-w", cat.where,
+                   "Print only rows where COL OP VALUE holds (OP: = != < <= > >=), or "
+                   "'COL is null' / 'COL is not null'; repeatable, all must hold")
       ->allow_extra_args(false);
   cat_cmd->add_flag("--verify-checksums", cat.verify_checksums,
                     "Check the CRC of every page that has one; a mismatch is an error");
@@ -84,13 +86,18 @@ int main(int argc, char** argv) {
   CLI::App* convert_cmd = app.add_subcommand(
       "convert",
       "Rewrite a Parquet file with kbdata's writer: page indexes, bounded row groups and pages,\n"
-      "the chosen codec and encodings; same schema and values. OUT appears only when complete.");
+      "the chosen codec and encodings; same schema and values. Page checksums of IN are verified\n"
+      "where present (a damaged page is an error). OUT appears only when complete.");
   convert_cmd->add_option("IN", convert.input, "Parquet file to read")->required();
-  convert_cmd->add_option("OUT", convert.output, "Parquet file to write (replaced if it exists)")
+  convert_cmd
+      ->add_option("OUT", convert.output,
+                   "Parquet file to write (a regular file it replaces keeps its mode; never "
+                   "IN, a folder or a special file)")
       ->required();
-  convert_cmd->add_option("--compression,-z", convert.compression,
-                          "Codec: none, snappy, gzip, zstd, lz4_raw, brotli (lz4_raw decompresses "
-                          "fastest; snappy for readers older than 2022)")
+  convert_cmd
+      ->add_option("--compression,-z", convert.compression,
+                   "Codec: none, snappy, gzip, zstd, lz4_raw, brotli (lz4_raw decompresses "
+                   "fastest; snappy for readers older than 2022)")
       ->capture_default_str();
   convert_cmd->add_option("--level", convert.level,
                           "Compression level (zstd 1..22, default 3; gzip 1..9, default 6; "
@@ -104,9 +111,10 @@ int main(int argc, char** argv) {
   convert_cmd->add_option("--page-version", convert.page_version, "Data page version: 1 or 2")
       ->check(CLI::IsMember({1, 2}))
       ->capture_default_str();
-  convert_cmd->add_option("--encoding", convert.encoding,
-                          "auto (dictionary, falling back to plain), plain, or delta "
-                          "(DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings)")
+  convert_cmd
+      ->add_option("--encoding", convert.encoding,
+                   "auto (dictionary, falling back to plain), plain, or delta "
+                   "(DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings)")
       ->capture_default_str();
   convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
 
@@ -135,8 +143,9 @@ int main(int argc, char** argv) {
   submissions_cmd->add_option("--since", submissions.since,
                               "Submitted at or after this UTC time (YYYY-MM-DD[THH:MM[:SS]])");
   submissions_cmd->add_option("--until", submissions.until, "Submitted before this UTC time");
-  submissions_cmd->add_option("--columns,-c", submissions.columns,
-                              "Fields to print, comma-separated, in this order")
+  submissions_cmd
+      ->add_option("--columns,-c", submissions.columns,
+                   "Fields to print, comma-separated, in this order")
       ->delimiter(',');
   submissions_cmd->add_flag("--with-code", submissions.with_code, "Also read and print the code");
   submissions_cmd->add_option("--format,-f", submissions.format, "Output format")
@@ -169,32 +178,40 @@ int main(int argc, char** argv) {
 
   // kbdata synth
   kbdata::cli::SynthCommandOptions synth;
-  CLI::App* synth_cmd = app.add_subcommand(
-      "synth",
-      "Write a synthetic KernelBot data set: configs of both schema families, leaderboards.parquet\n"
-      "and a dataset card, deterministic by seed (docs/synth.md)");
-  CLI::Option* synth_out =
-      synth_cmd->add_option("--out,-o", synth.out, "Folder to write into (created if missing)");
+  CLI::App* synth_cmd =
+      app.add_subcommand("synth",
+                         "Write a synthetic KernelBot data set: configs of both schema families, "
+                         "leaderboards.parquet\n"
+                         "and a dataset card, deterministic by seed (docs/synth.md)");
+  CLI::Option* synth_out = synth_cmd->add_option(
+      "--out,-o", synth.out,
+      "Folder to write into (created if missing; if it exists, empty or made by synth)");
+  synth_cmd->add_flag("--force", synth.force,
+                      "Write into a non-empty folder synth did not make (its files of the same "
+                      "names are replaced)");
   synth_cmd
       ->add_option("--db", synth.db,
                    "Instead of files, create the platform's tables (src/platform/schema.sql) in "
                    "this empty PostgreSQL database (URL, e.g. postgresql://user@host:5432/db) and "
                    "seed them; --scale and --seed apply")
       ->excludes(synth_out);
-  synth_cmd->add_option("--scale", synth.scale,
-                        "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
-                        "shape: about 200,000 rows, 1.4 GB)")
+  synth_cmd
+      ->add_option("--scale", synth.scale,
+                   "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
+                   "shape: about 200,000 rows, 1.4 GB)")
       ->check(CLI::IsMember({"small", "medium", "full"}))
       ->capture_default_str();
   synth_cmd->add_option("--seed", synth.seed, "Seed: the same seed writes the same bytes")
       ->capture_default_str();
-  synth_cmd->add_option("--family", synth.family,
-                        "flat (current configs), legacy (AMD per-run files) or both")
+  synth_cmd
+      ->add_option("--family", synth.family,
+                   "flat (current configs), legacy (AMD per-run files) or both")
       ->check(CLI::IsMember({"flat", "legacy", "both"}))
       ->capture_default_str();
-  synth_cmd->add_option("--layout", synth.layout,
-                        "published (as the hub's files: snappy, dictionary, one row group, no "
-                        "page index) or kbdata (kbdata's writer defaults)")
+  synth_cmd
+      ->add_option("--layout", synth.layout,
+                   "published (as the hub's files: snappy, dictionary, one row group, no "
+                   "page index) or kbdata (kbdata's writer defaults)")
       ->check(CLI::IsMember({"published", "kbdata"}))
       ->capture_default_str();
 
@@ -210,20 +227,23 @@ int main(int argc, char** argv) {
                          "(or PG* environment variables with a key=value string); required");
   export_cmd->add_option("--out,-o", export_options.out,
                          "Output folder (created if missing); required");
-  export_cmd->add_option("--config", export_options.configs,
-                         "A flat-schema config NAME=ID,ID,... (leaderboard ids); repeatable. A "
-                         "registered NAME gets its published file name, else NAME.parquet")
+  export_cmd
+      ->add_option("--config", export_options.configs,
+                   "A flat-schema config NAME=ID,ID,... (leaderboard ids); repeatable. A "
+                   "registered NAME gets its published file name, else NAME.parquet")
       ->allow_extra_args(false);
-  export_cmd->add_option("--legacy", export_options.legacy,
-                         "A legacy per-run config NAME=ID,... (anonymised user ids, run_* "
-                         "structs); amd_successful_submissions keeps passing runs only")
+  export_cmd
+      ->add_option("--legacy", export_options.legacy,
+                   "A legacy per-run config NAME=ID,... (anonymised user ids, run_* "
+                   "structs); amd_successful_submissions keeps passing runs only")
       ->allow_extra_args(false);
   export_cmd->add_flag("--private", export_options.is_private,
                        "Allow leaderboards whose deadline is in the future and mark the card "
                        "private (a public export refuses them)");
-  export_cmd->add_option("--jobs,-j", export_options.jobs,
-                         "Configs written in parallel, one database connection each, all on "
-                         "one snapshot")
+  export_cmd
+      ->add_option("--jobs,-j", export_options.jobs,
+                   "Configs written in parallel, one database connection each, all on "
+                   "one snapshot")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   export_cmd->add_flag("--show-sql", export_options.show_sql,
@@ -231,13 +251,15 @@ int main(int argc, char** argv) {
                        "connecting");
   export_cmd->add_option("--license", export_options.license, "License id for the card")
       ->capture_default_str();
-  export_cmd->add_option("--test-permutation-seed", export_options.test_permutation_seed,
-                         "Tests only: seed the anonymisation permutation")
+  export_cmd
+      ->add_option("--test-permutation-seed", export_options.test_permutation_seed,
+                   "Tests only: seed the anonymisation permutation")
       ->group("");
   export_cmd->footer(
       "\nExamples:\n"
       "  kbdata export --db postgresql://reader@db/kernelbot --out hub \\\n"
-      "      --config nvidia_nvfp4_submissions=595,597,598,697,730 --config trimul_submissions=496\n"
+      "      --config nvidia_nvfp4_submissions=595,597,598,697,730 --config "
+      "trimul_submissions=496\n"
       "  kbdata export --db $URL --out amd --legacy amd_submissions=398,399,430,463,563,564,565\n"
       "\nExit status: 0 success, 1 the database or folder failed or a leaderboard is still open,\n"
       "2 wrong usage.");
@@ -258,9 +280,10 @@ int main(int argc, char** argv) {
       "OUT appears only when complete (docs/dedup.md)");
   dedup_cmd->add_option("IN", dedup.dedup.input, "Submissions Parquet file (flat or legacy)")
       ->required();
-  dedup_cmd->add_option("OUT", dedup.dedup.output,
-                        "Parquet file to write: the flat schema plus cluster_id and cluster_size "
-                        "(replaced if it exists; not IN)")
+  dedup_cmd
+      ->add_option("OUT", dedup.dedup.output,
+                   "Parquet file to write: the flat schema plus cluster_id and cluster_size "
+                   "(replaced if it exists; not IN)")
       ->required();
   dedup_cmd->add_flag("--exact", dedup.exact,
                       "One row per (leaderboard_id, user_id, code_id, runner): the lowest score "
@@ -268,11 +291,13 @@ int main(int argc, char** argv) {
   dedup_cmd->add_flag("--fuzzy", dedup.fuzzy,
                       "The exact rule, then one row per cluster of near-duplicate code (Jaccard "
                       "of byte shingles >= --threshold), kept by the same order");
-  dedup_cmd->add_option("--threshold", dedup.dedup.threshold,
-                        "Jaccard similarity at or above which two codes are near-duplicates")
+  dedup_cmd
+      ->add_option("--threshold", dedup.dedup.threshold,
+                   "Jaccard similarity at or above which two codes are near-duplicates")
       ->capture_default_str();
-  dedup_cmd->add_option("--shingle-bytes", dedup.dedup.shingle_bytes,
-                        "Shingle length in bytes (of the ASCII-lower-cased code), 1..64")
+  dedup_cmd
+      ->add_option("--shingle-bytes", dedup.dedup.shingle_bytes,
+                   "Shingle length in bytes (of the ASCII-lower-cased code), 1..64")
       ->capture_default_str();
   dedup_cmd->add_flag("--across-users", dedup.dedup.across_users,
                       "Cluster near-duplicates across users of a leaderboard (default: within "
@@ -345,6 +370,11 @@ int main(int argc, char** argv) {
     return kExitFailure;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kbdata: out of memory\n");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    // A failure no layer turned into a kbdata error: still one line and an exit status, never an
+    // abort (and a bug to report).
+    std::fprintf(stderr, "kbdata: internal error: %s\n", e.what());
     return kExitFailure;
   }
   return 0;

@@ -1,7 +1,7 @@
 #include "cli/progression_command.h"
 
-#include <memory>
 #include <deque>
+#include <memory>
 #include <set>
 
 #include "analysis/progression.h"
@@ -33,9 +33,9 @@ std::string section_title(const analysis::Progression& p) {
     ++scored;
     runners.insert(s.runner);
   }
-  std::string title = user_text(p) + " on " + (p.problem_name.empty() ? "leaderboard" : p.problem_name) +
-                      " (" + std::to_string(p.leaderboard_id) + "): " +
-                      std::to_string(p.steps.size()) +
+  std::string title = user_text(p) + " on " +
+                      (p.problem_name.empty() ? "leaderboard" : p.problem_name) + " (" +
+                      std::to_string(p.leaderboard_id) + "): " + std::to_string(p.steps.size()) +
                       (p.steps.size() == 1 ? " submission row, " : " submission rows, ") +
                       std::to_string(scored) + " qualifying";
   // With one runner, the headline: best score and the factor over the first.
@@ -60,21 +60,27 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   const OutputFormat format = parse_output_format(options.format);
   std::vector<ResultColumn> columns;
   if (format == OutputFormat::TABLE) {
-    columns = {{"submission_time", ColumnType::TIMESTAMP}, {"submission_id", ColumnType::INT64},
-               {"runner", ColumnType::STRING},             {"status", ColumnType::STRING},
-               {"score", ColumnType::SCORE},               {"best", ColumnType::SCORE},
-               {"new_best", ColumnType::STRING},           {"vs_previous", ColumnType::FACTOR},
+    columns = {{"submission_time", ColumnType::TIMESTAMP},
+               {"submission_id", ColumnType::INT64},
+               {"runner", ColumnType::STRING},
+               {"status", ColumnType::STRING},
+               {"score", ColumnType::SCORE},
+               {"best", ColumnType::SCORE},
+               {"new_best", ColumnType::STRING},
+               {"vs_previous", ColumnType::FACTOR},
                {"vs_first", ColumnType::FACTOR}};
   } else {
-    columns = {{"leaderboard_id", ColumnType::INT64},     {"problem_name", ColumnType::STRING},
-               {"user_id", ColumnType::STRING},           {"user_name", ColumnType::STRING},
-               {"submission_id", ColumnType::INT64},      {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING},            {"status", ColumnType::STRING},
-               {"passed", ColumnType::BOOL},              {"score", ColumnType::SCORE},
-               {"qualifies", ColumnType::BOOL},           {"best", ColumnType::SCORE},
-               {"improved", ColumnType::BOOL},            {"factor_previous", ColumnType::FACTOR},
+    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
+               {"user_id", ColumnType::STRING},       {"user_name", ColumnType::STRING},
+               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
+               {"runner", ColumnType::STRING},        {"status", ColumnType::STRING},
+               {"passed", ColumnType::BOOL},          {"score", ColumnType::SCORE},
+               {"qualifies", ColumnType::BOOL},       {"best", ColumnType::SCORE},
+               {"improved", ColumnType::BOOL},        {"factor_previous", ColumnType::FACTOR},
                {"factor_first", ColumnType::FACTOR}};
   }
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   ResultWriter writer(format, columns, out, err, options.out, kRule);
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
@@ -89,19 +95,21 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   // A deque: rows never move as it grows (a vector's growth would copy every row it holds).
   std::deque<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
-  load_submissions(options.data, load, "finding " + options.user + "'s submissions",
-                   [&](dataset::Submission&& s) {
-                     const bool id_match = s.user_id == options.user;
-                     const bool name_match = s.user_name && *s.user_name == options.user;
-                     if (!id_match && !name_match) return;
-                     (id_match ? by_id : by_name).insert(s.user_id);
-                     rows.push_back(std::move(s));
-                   },
-                   err);
+  load_submissions(
+      dir, options.data, load, "finding " + options.user + "'s submissions",
+      [&](dataset::Submission&& s) {
+        const bool id_match = s.user_id == options.user;
+        const bool name_match = s.user_name && *s.user_name == options.user;
+        if (!id_match && !name_match) return;
+        (id_match ? by_id : by_name).insert(s.user_id);
+        rows.push_back(std::move(s));
+      },
+      err);
   if (rows.empty()) {
-    std::string where = options.problem  ? " on " + *options.problem
-                        : options.leaderboard ? " on leaderboard " + std::to_string(*options.leaderboard)
-                                              : "";
+    std::string where = options.problem ? " on " + *options.problem
+                        : options.leaderboard
+                            ? " on leaderboard " + std::to_string(*options.leaderboard)
+                            : "";
     if (options.runner) where += " on runner " + *options.runner;
     throw Error("no submissions of user '" + options.user + "'" + where +
                 " (--user takes a user id or a user name)");
@@ -127,10 +135,11 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
       auto opt_score = [](const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; };
       Cell runner = s.runner ? Cell{*s.runner} : Cell{};
       if (format == OutputFormat::TABLE) {
-        writer.row({s.submission_time, s.submission_id, runner, s.status, opt_score(s.score),
-                    opt_score(s.best), s.improved ? Cell{std::string("*")} : Cell{},
-                    opt_score(s.factor_previous), s.factor_previous ? opt_score(s.factor_first) : Cell{}},
-                   p.leaderboard_id, p.problem_name);
+        writer.row(
+            {s.submission_time, s.submission_id, runner, s.status, opt_score(s.score),
+             opt_score(s.best), s.improved ? Cell{std::string("*")} : Cell{},
+             opt_score(s.factor_previous), s.factor_previous ? opt_score(s.factor_first) : Cell{}},
+            p.leaderboard_id, p.problem_name);
       } else {
         writer.row({p.leaderboard_id, p.problem_name, p.user_id,
                     p.user_name ? Cell{*p.user_name} : Cell{}, s.submission_id, s.submission_time,

@@ -45,17 +45,22 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   const OutputFormat format = parse_output_format(options.format);
   std::vector<ResultColumn> columns;
   if (format == OutputFormat::TABLE) {
-    columns = {{"submission_time", ColumnType::TIMESTAMP}, {"user", ColumnType::STRING},
-               {"score", ColumnType::SCORE},               {"previous", ColumnType::SCORE},
-               {"factor", ColumnType::FACTOR},             {"submission_id", ColumnType::INT64},
+    columns = {{"submission_time", ColumnType::TIMESTAMP},
+               {"user", ColumnType::STRING},
+               {"score", ColumnType::SCORE},
+               {"previous", ColumnType::SCORE},
+               {"factor", ColumnType::FACTOR},
+               {"submission_id", ColumnType::INT64},
                {"runner", ColumnType::STRING}};
   } else {
-    columns = {{"leaderboard_id", ColumnType::INT64},     {"problem_name", ColumnType::STRING},
-               {"runner", ColumnType::STRING},            {"submission_time", ColumnType::TIMESTAMP},
-               {"submission_id", ColumnType::INT64},      {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},         {"score", ColumnType::SCORE},
-               {"previous", ColumnType::SCORE},           {"factor", ColumnType::FACTOR}};
+    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
+               {"runner", ColumnType::STRING},        {"submission_time", ColumnType::TIMESTAMP},
+               {"submission_id", ColumnType::INT64},  {"user_id", ColumnType::STRING},
+               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
+               {"previous", ColumnType::SCORE},       {"factor", ColumnType::FACTOR}};
   }
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   ResultWriter writer(format, columns, out, err, options.out, kRule);
   PlotTarget plot(options.plot);
 
@@ -67,14 +72,15 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.passed_only = true;
   load.with_details = false;  // code_id, file_name and mode are not shown
   analysis::RecordsBuilder builder;
-  load_submissions(options.data, load, "records of " + problem_text(options),
-                   [&](dataset::Submission&& s) { builder.add(s); }, err);
+  load_submissions(
+      dir, options.data, load, "records of " + problem_text(options),
+      [&](dataset::Submission&& s) { builder.add(s); }, err);
   const std::vector<analysis::RecordSeries> all = builder.finish();
   if (all.empty()) {
     std::string what = problem_text(options);
     if (options.runner) what += " on runner " + *options.runner;
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
-                       "\n");
+    write_all(err,
+              "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what + "\n");
   }
   for (const analysis::RecordSeries& s : all) {
     writer.section(series_title(s));
@@ -88,10 +94,10 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
         writer.row({r.submission_time, user, r.score, previous, factor, r.submission_id, runner},
                    s.leaderboard_id, s.problem_name);
       } else {
-        writer.row({s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
-                    r.user_id, r.user_name ? Cell{*r.user_name} : Cell{}, r.score, previous,
-                    factor},
-                   s.leaderboard_id, s.problem_name);
+        writer.row(
+            {s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
+             r.user_id, r.user_name ? Cell{*r.user_name} : Cell{}, r.score, previous, factor},
+            s.leaderboard_id, s.problem_name);
       }
     }
   }

@@ -76,7 +76,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   dataset::LoadStats stats;
   dataset::load_dir(
       dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); }, stats);
-  if (options.data.verbose) report_load(stats, err);
+  report_load(options.data, stats, err);
   if (found.empty()) {
     throw Error("no submission " + std::to_string(options.submission_id) + " in " + dir.path);
   }

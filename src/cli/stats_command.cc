@@ -52,13 +52,14 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
                                           {"last_submission", ColumnType::TIMESTAMP},
                                           {"code_bytes", ColumnType::INT64}};
   columns.insert(columns.end(), rest.begin(), rest.end());
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
   load.filter.problem = options.problem;
   load.with_code = true;  // for code_bytes: each row's code is measured, then dropped
 
-  dataset::DataDir dir = open_data_dir(options.data, err);
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
   analysis::StatsBuilder builder;
   dataset::LoadStats stats;
@@ -83,7 +84,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
       throw;
     }
   }
-  if (options.data.verbose) report_load(stats, err);
+  report_load(options.data, stats, err);
 
   const std::vector<analysis::LeaderboardStats> result = builder.finish();
   if (result.empty()) write_all(err, "kbdata: no submissions in " + dir.path + "\n");

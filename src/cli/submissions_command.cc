@@ -46,13 +46,14 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   load.with_code = std::find(fields.begin(), fields.end(), "code") != fields.end();
 
   // The writer checks the fields (and --out) before anything is read.
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   SubmissionWriter writer(format, fields, out, err, options.out);
-  dataset::DataDir dir = open_data_dir(options.data, err);
   dataset::LoadStats stats;
   dataset::load_dir(
       dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
   writer.finish();
-  if (options.data.verbose) report_load(stats, err);
+  report_load(options.data, stats, err);
 }
 
 }  // namespace kbdata::cli

@@ -13,6 +13,7 @@ namespace kbdata::cli {
 void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* progress) {
   synth::SynthOptions s;
   s.out_dir = options.out;
+  s.force = options.force;
   s.seed = options.seed;
   s.progress = progress;
   if (options.scale == "small")

@@ -1,5 +1,6 @@
-// `kbdata synth --db URL [--scale S] [--seed N]`: the platform tables seeded instead (src/platform/).
-// `kbdata synth --out DIR [--scale small|medium|full] [--seed N] [--family flat|legacy|both]
+// `kbdata synth --db URL [--scale S] [--seed N]`: the platform tables seeded instead
+// (src/platform/). `kbdata synth --out DIR [--scale small|medium|full] [--seed N] [--family
+// flat|legacy|both]
 //  [--layout published|kbdata]`: a synthetic data set (src/synth/, docs/synth.md).
 #pragma once
 
@@ -16,6 +17,7 @@ struct SynthCommandOptions {
   uint64_t seed = 1;
   std::string family = "both";
   std::string layout = "published";
+  bool force = false;  // --force: write into a non-empty folder synth did not make
 };
 
 // Writes the data set and prints one line per file (config, file, rows, bytes) to `out`; progress

@@ -39,15 +39,20 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   // Tables name the user once (the name, else the id); machine formats carry both.
   std::vector<ResultColumn> columns;
   if (format == OutputFormat::TABLE) {
-    columns = {{"rank", ColumnType::INT64},          {"user", ColumnType::STRING},
-               {"score", ColumnType::SCORE},         {"submission_id", ColumnType::INT64},
-               {"submission_time", ColumnType::TIMESTAMP}, {"runner", ColumnType::STRING}};
+    columns = {{"rank", ColumnType::INT64},
+               {"user", ColumnType::STRING},
+               {"score", ColumnType::SCORE},
+               {"submission_id", ColumnType::INT64},
+               {"submission_time", ColumnType::TIMESTAMP},
+               {"runner", ColumnType::STRING}};
   } else {
     columns = {{"rank", ColumnType::INT64},          {"user_id", ColumnType::STRING},
                {"user_name", ColumnType::STRING},    {"score", ColumnType::SCORE},
                {"submission_id", ColumnType::INT64}, {"submission_time", ColumnType::TIMESTAMP},
                {"runner", ColumnType::STRING}};
   }
+  // The data folder first: its files are inputs, which no output may replace (checked below).
+  const dataset::DataDir dir = open_data_dir(options.data, err);
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
@@ -59,15 +64,16 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.with_details = false;  // code_id, file_name and mode are not shown
 
   analysis::RankingBuilder builder;
-  load_submissions(options.data, load, "ranking " + problem_text(options),
-                   [&](dataset::Submission&& s) { builder.add(s); }, err);
+  load_submissions(
+      dir, options.data, load, "ranking " + problem_text(options),
+      [&](dataset::Submission&& s) { builder.add(s); }, err);
 
   const std::vector<analysis::Ranking> rankings = builder.finish(options.limit);
   if (rankings.empty()) {
     std::string what = problem_text(options);
     if (options.runner) what += " on runner " + *options.runner;
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
-                       "\n");
+    write_all(err,
+              "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what + "\n");
   }
   for (const analysis::Ranking& r : rankings) {
     writer.section(ranking_title(r, r.entries.size(), options.limit));
@@ -75,8 +81,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     for (const analysis::RankedEntry& e : r.entries) {
       Cell runner = r.runner ? Cell{*r.runner} : Cell{};
       if (format == OutputFormat::TABLE) {
-        const std::string& user =
-            e.user_name && !e.user_name->empty() ? *e.user_name : e.user_id;
+        const std::string& user = e.user_name && !e.user_name->empty() ? *e.user_name : e.user_id;
         writer.row({e.rank, user, e.score, e.submission_id, e.submission_time, runner},
                    r.leaderboard_id, r.problem_name);
       } else {

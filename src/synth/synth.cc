@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -257,8 +258,38 @@ std::string synth_command(const SynthOptions& options) {
          to_string(options.layout);
 }
 
-std::vector<WrittenFile> run_synth(const SynthOptions& options) {
+bool made_by_synth(const std::string& dir) {
+  namespace fs = std::filesystem;
   std::error_code ec;
+  std::ifstream card(fs::path(dir) / "README.md", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(card)), std::istreambuf_iterator<char>());
+  if (text.find("**This data is synthetic.** It was made by `kbdata synth ") == std::string::npos) {
+    return false;
+  }
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == "README.md" || name.find(".kbdata-") != std::string::npos) continue;
+    const dataset::ConfigInfo* config = dataset::find_config(name);
+    if (config == nullptr || !it->is_regular_file(ec)) return false;
+  }
+  return !ec;
+}
+
+std::vector<WrittenFile> run_synth(const SynthOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(options.out_dir, ec);  // a link to a folder is one
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status)) {
+      throw UsageError("--out " + options.out_dir + " exists and is not a folder");
+    }
+    if (!options.force && !fs::is_empty(options.out_dir, ec) && !made_by_synth(options.out_dir)) {
+      throw UsageError("--out " + options.out_dir +
+                       " is not empty and was not made by kbdata synth; synth would overwrite its "
+                       "files (--force allows it)");
+    }
+  }
   std::filesystem::create_directories(options.out_dir, ec);
   if (ec) {
     IoError error("cannot create the folder: " + ec.message());

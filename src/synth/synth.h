@@ -42,7 +42,10 @@ enum class Scale { SMALL, MEDIUM, FULL };
 enum class Family { FLAT, LEGACY, BOTH };
 
 struct SynthOptions {
-  std::string out_dir;  // created if missing
+  // Created if missing. An existing folder must be empty or one synth made (made_by_synth), unless
+  // `force`: synth never overwrites real data by accident.
+  std::string out_dir;
+  bool force = false;
   Scale scale = Scale::SMALL;
   uint64_t seed = 1;
   Family family = Family::BOTH;
@@ -50,6 +53,11 @@ struct SynthOptions {
   // Progress lines go here when it is a terminal and the scale is not small; nullptr: none.
   std::FILE* progress = nullptr;
 };
+
+// Whether `dir` is a folder synth made: its README.md is synth's dataset card ("This data is
+// synthetic. It was made by `kbdata synth ...`") and it holds nothing but files synth writes (the
+// registry's config files and README.md) and kbdata's temporaries.
+[[nodiscard]] bool made_by_synth(const std::string& dir);
 
 struct WrittenFile {
   std::string config;  // registry config name
