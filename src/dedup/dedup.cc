@@ -2,11 +2,12 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <unordered_set>
 
 #include "common/error.h"
+#include "common/output_target.h"
 #include "common/version.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
@@ -125,7 +127,8 @@ class Spill {
     while (done < compressed.size()) {
       ssize_t n = ::write(fd_, compressed.data() + done, compressed.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw IoError("cannot write the temporary file " + name_ + ": " + std::strerror(errno));
+      if (n <= 0)
+        throw IoError("cannot write the temporary file " + name_ + ": " + std::strerror(errno));
       done += static_cast<size_t>(n);
     }
     size_ += compressed.size();
@@ -140,7 +143,8 @@ class Spill {
       ssize_t n = ::pread(fd_, compressed.data() + done, compressed.size() - done,
                           static_cast<off_t>(e.offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw IoError("cannot read the temporary file " + name_ + ": " + std::strerror(errno));
+      if (n <= 0)
+        throw IoError("cannot read the temporary file " + name_ + ": " + std::strerror(errno));
       done += static_cast<size_t>(n);
     }
     text.resize(e.raw);
@@ -155,12 +159,14 @@ class Spill {
 };
 
 // Streams the code of some rows: calls fn(row, code) for the rows `wanted` in increasing order.
-using CodeSource = std::function<void(const std::function<void(size_t, std::optional<std::string>&&)>&)>;
+using CodeSource =
+    std::function<void(const std::function<void(size_t, std::optional<std::string>&&)>&)>;
 
 // The whole clustering over rows whose metadata is in memory.
 class Engine {
  public:
-  Engine(const std::vector<Submission>& rows, const DedupOptions& options, const ProgressFn& progress)
+  Engine(const std::vector<Submission>& rows, const DedupOptions& options,
+         const ProgressFn& progress)
       : rows_(rows), options_(options), progress_(progress), uf_(rows.size()) {
     jobs_ = options.jobs > 0 ? options.jobs
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -261,7 +267,8 @@ class Engine {
 
  private:
   std::pair<int64_t, std::string_view> scope_key(const Submission& s) const {
-    return {s.leaderboard_id, options_.across_users ? std::string_view() : std::string_view(s.user_id)};
+    return {s.leaderboard_id,
+            options_.across_users ? std::string_view() : std::string_view(s.user_id)};
   }
 
   // Groups the exact keepers by scope; joins keepers of one scope with the same code_id (the
@@ -435,6 +442,25 @@ class Engine {
             rejected.insert(pair);
           }
         };
+        // Items whose band keys are all equal hold (but for a 2^-64 chance) the same shingle set:
+        // each is verified against the first of its kind and joined, and only that first one is
+        // banded. Otherwise many copies of one short code (whose few shingles make the same
+        // signature) fill one bucket per band with a quadratic number of pairs.
+        std::unordered_map<uint64_t, uint32_t> first_of_kind;
+        std::vector<uint32_t> banded;
+        for (uint32_t item : members) {
+          const uint64_t kind = XXH3_64bits(&keys_[static_cast<size_t>(item) * lsh_.bands],
+                                            sizeof(uint32_t) * static_cast<size_t>(lsh_.bands));
+          const auto [it, first] = first_of_kind.try_emplace(kind, item);
+          if (first) {
+            banded.push_back(item);
+          } else {
+            check(it->second, item);
+            if (uf_.find(item_row_[it->second]) != uf_.find(item_row_[item])) {
+              banded.push_back(item);  // the same keys, another set: banded like any other
+            }
+          }
+        }
         // Pairs of small buckets are gathered, made distinct and verified in item order (so an
         // item's set is reused while it is hot); a bucket of more than kLargeBucket items is
         // checked at once, where joins make most of its pairs free (already joined), rather than
@@ -443,7 +469,7 @@ class Engine {
         std::vector<std::pair<uint32_t, uint32_t>> bucket;  // (band key, item)
         for (int band = 0; band < lsh_.bands; ++band) {
           bucket.clear();
-          for (uint32_t item : members) {
+          for (uint32_t item : banded) {
             bucket.emplace_back(keys_[static_cast<size_t>(item) * lsh_.bands + band], item);
           }
           std::sort(bucket.begin(), bucket.end());
@@ -456,6 +482,7 @@ class Engine {
                 const uint32_t a = bucket[y].second;
                 const uint32_t b = bucket[x].second;
                 if (large) {
+                  ++worker.candidates;  // each time it is met: the work done
                   check(a, b);
                 } else {
                   pairs.push_back((uint64_t{a} << 32) | b);
@@ -468,7 +495,8 @@ class Engine {
         std::sort(pairs.begin(), pairs.end());
         pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
         worker.candidates += pairs.size();
-        for (uint64_t pair : pairs) check(static_cast<uint32_t>(pair >> 32), static_cast<uint32_t>(pair));
+        for (uint64_t pair : pairs)
+          check(static_cast<uint32_t>(pair >> 32), static_cast<uint32_t>(pair));
         empty_cache();  // no other group needs these sets
       }
       const uint64_t finished = groups_done.fetch_add(1) + 1;
@@ -539,18 +567,6 @@ std::string rule_text(const DedupOptions& o, const LshParams& lsh) {
   return text;
 }
 
-void refuse_same_file(const std::string& in, const std::string& out) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  bool same = fs::exists(out, ec) && fs::equivalent(in, out, ec);
-  if (!same) {
-    fs::path a = fs::weakly_canonical(in, ec);
-    fs::path b = fs::weakly_canonical(out, ec);
-    same = !ec && a == b;
-  }
-  if (same) throw UsageError("OUT " + out + " is the input file; write to another path");
-}
-
 std::string folder_of(const std::string& path) {
   std::filesystem::path p(path);
   return p.has_parent_path() ? p.parent_path().string() : std::string(".");
@@ -575,7 +591,7 @@ Clustering cluster_rows(const std::vector<Submission>& rows, const DedupOptions&
   if (options.mode == Mode::FUZZY) {
     const char* tmp = std::getenv("TMPDIR");
     engine.fuzzy(
-        [&](const std::function<void(size_t, std::optional<std::string>&&)>& fn) {
+        [&](const std::function<void(size_t, std::optional<std::string> &&)>& fn) {
           for (size_t i = 0; i < rows.size(); ++i) {
             if (engine.item_of_row()[i] < 0) continue;
             std::optional<std::string> code = rows[i].code;
@@ -594,9 +610,9 @@ Clustering cluster_rows(const std::vector<Submission>& rows, const DedupOptions&
 
 DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) {
   check_options(options);
-  refuse_same_file(options.input, options.output);
-
   auto reader = parquet::FileReader::open(options.input);
+  // OUT is checked before any work (the input is noted by now: OUT may not be it).
+  (void)check_output_file(options.output);
   std::optional<dataset::SchemaFamily> family = dataset::detect_family(reader->schema());
   if (!family || *family == dataset::SchemaFamily::LEADERBOARDS) {
     UnsupportedError error(
@@ -612,10 +628,14 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   dataset::LoadOptions meta;
   dataset::LoadStats stats;
   const uint64_t file_rows = static_cast<uint64_t>(std::max<int64_t>(reader->num_rows(), 0));
-  dataset::load_file(*reader, *family, meta, [&](Submission&& s) {
-    rows.push_back(std::move(s));
-    if (progress && rows.size() % kProgressEvery == 0) progress("reading metadata", rows.size(), file_rows);
-  }, stats);
+  dataset::load_file(
+      *reader, *family, meta,
+      [&](Submission&& s) {
+        rows.push_back(std::move(s));
+        if (progress && rows.size() % kProgressEvery == 0)
+          progress("reading metadata", rows.size(), file_rows);
+      },
+      stats);
   if (rows.size() >= UINT32_MAX) {
     UnsupportedError error("more than 4 billion submissions");
     error.locate_file(reader->name());
@@ -624,19 +644,23 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   if (progress) progress("reading metadata", rows.size(), rows.size());
 
   // Streams the code of every row again, in the same order as pass 1.
-  auto for_each_with_code = [&](const std::function<void(size_t, Submission&&)>& fn) {
+  auto for_each_with_code = [&](const std::function<void(size_t, Submission &&)>& fn) {
     dataset::LoadOptions with_code;
     with_code.with_code = true;
     dataset::LoadStats code_stats;
     size_t index = 0;
-    dataset::load_file(*reader, *family, with_code, [&](Submission&& s) {
-      if (index >= rows.size() || s.submission_id != rows[index].submission_id) {
-        FormatError error("the rows read with code differ from those read before; did the file change?");
-        error.locate_file(reader->name());
-        throw error;
-      }
-      fn(index++, std::move(s));
-    }, code_stats);
+    dataset::load_file(
+        *reader, *family, with_code,
+        [&](Submission&& s) {
+          if (index >= rows.size() || s.submission_id != rows[index].submission_id) {
+            FormatError error(
+                "the rows read with code differ from those read before; did the file change?");
+            error.locate_file(reader->name());
+            throw error;
+          }
+          fn(index++, std::move(s));
+        },
+        code_stats);
     if (index != rows.size()) {
       FormatError error("fewer rows read with code than before; did the file change?");
       error.locate_file(reader->name());
@@ -650,7 +674,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   engine.exact();
   if (options.mode == Mode::FUZZY) {
     engine.fuzzy(
-        [&](const std::function<void(size_t, std::optional<std::string>&&)>& fn) {
+        [&](const std::function<void(size_t, std::optional<std::string> &&)>& fn) {
           for_each_with_code([&](size_t i, Submission&& s) {
             if (engine.item_of_row()[i] >= 0) fn(i, std::move(s.code));
           });
@@ -674,8 +698,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   }
   kv.push_back({"kbdata.dedup.rows_in", std::to_string(summary.rows_in)});
   kv.push_back({"kbdata.dedup.exact_duplicates", std::to_string(summary.exact_duplicates)});
-  kv.push_back({"kbdata.dedup.near_duplicate_clusters",
-                std::to_string(summary.near_duplicate_clusters)});
+  kv.push_back(
+      {"kbdata.dedup.near_duplicate_clusters", std::to_string(summary.near_duplicate_clusters)});
   kv.push_back({"kbdata.dedup.rows_out", std::to_string(summary.rows_out)});
 
   FlatRowWriter writer(options.output,
