@@ -27,6 +27,7 @@ void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* 
   if (options.db.empty()) throw UsageError("export: --db URL is required");
   if (options.out.empty()) throw UsageError("export: --out DIR is required");
   e.allow_open = options.is_private;
+  e.force = options.force;
   e.jobs = options.jobs;
   e.license = options.license;
   e.permutation_seed = options.test_permutation_seed;
@@ -38,6 +39,18 @@ void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* 
                     f.config.empty() ? "-" : std::to_string(f.rows), std::to_string(f.bytes)});
   }
   write_all(out, format_table(rows, {false, false, true, true}));
+  for (const std::string& name : result.removed) {
+    std::fprintf(progress,
+                 "kbdata: removed %s (an earlier export's file the new card does not "
+                 "list)\n",
+                 name.c_str());
+  }
+  if (!result.kept_previous.empty()) {
+    std::fprintf(progress,
+                 "kbdata: warning: the previous %s gained files during the export; it was kept "
+                 "as %s\n",
+                 options.out.c_str(), result.kept_previous.c_str());
+  }
   const dataset::CodeRepairCounts& c = result.code;
   std::fprintf(progress,
                "kbdata: code: %llu value(s) decoded, %llu repaired (%llu \\x hex escape(s) "

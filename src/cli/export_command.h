@@ -1,5 +1,6 @@
 // `kbdata export --db URL --out DIR --config NAME=IDS [--config ...] [--legacy NAME=IDS]
-//  [--private] [--jobs N]`: the platform database to the published configs (src/platform/,
+//  [--private] [--force] [--jobs N]`: the platform database to the published configs
+//  (src/platform/,
 // docs/export.md).
 #pragma once
 
@@ -17,6 +18,7 @@ struct ExportCommandOptions {
   std::vector<std::string> configs;
   std::vector<std::string> legacy;
   bool is_private = false;
+  bool force = false;
   bool show_sql = false;
   int jobs = 1;
   std::string license = "cc-by-4.0";

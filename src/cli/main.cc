@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
                          "PostgreSQL URL, e.g. postgresql://user:password@host:5432/kernelbot "
                          "(or PG* environment variables with a key=value string); required");
   export_cmd->add_option("--out,-o", export_options.out,
-                         "Output folder (created if missing); required");
+                         "Output folder (created if missing, in an existing folder); afterwards "
+                         "it holds exactly the files the card lists; required");
   export_cmd
       ->add_option("--config", export_options.configs,
                    "A flat-schema config NAME=ID,ID,... (leaderboard ids); repeatable. A "
@@ -238,8 +239,12 @@ int main(int argc, char** argv) {
                    "structs); amd_successful_submissions keeps passing runs only")
       ->allow_extra_args(false);
   export_cmd->add_flag("--private", export_options.is_private,
-                       "Allow leaderboards whose deadline is in the future and mark the card "
-                       "private (a public export refuses them)");
+                       "Allow leaderboards whose deadline is in the future or whose visibility "
+                       "is not public, mark the card private, make the files 0600 and DIR 0700 "
+                       "(a public export refuses such leaderboards)");
+  export_cmd->add_flag("--force", export_options.force,
+                       "Remove files in DIR that the new card does not list, when an earlier "
+                       "kbdata export made or listed them (without it such files are refused)");
   export_cmd
       ->add_option("--jobs,-j", export_options.jobs,
                    "Configs written in parallel, one database connection each, all on "
@@ -261,8 +266,8 @@ int main(int argc, char** argv) {
       "      --config nvidia_nvfp4_submissions=595,597,598,697,730 --config "
       "trimul_submissions=496\n"
       "  kbdata export --db $URL --out amd --legacy amd_submissions=398,399,430,463,563,564,565\n"
-      "\nExit status: 0 success, 1 the database or folder failed or a leaderboard is still open,\n"
-      "2 wrong usage.");
+      "\nExit status: 0 success, 1 the database or folder failed or a leaderboard is still open\n"
+      "or not public, 2 wrong usage (DIR holding files the card would not list included).");
   // The analyses (docs/analyses.md): each command file adds its own subcommand.
   kbdata::cli::Commands commands;
   kbdata::cli::add_top_command(app, commands);

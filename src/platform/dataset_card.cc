@@ -44,10 +44,16 @@ std::string dataset_card(const std::vector<CardConfig>& configs,
       out += "; it holds leaderboards whose deadline had not passed:";
       for (int64_t id : options.open_leaderboards) out += " " + std::to_string(id);
     }
+    if (!options.non_public_leaderboards.empty()) {
+      out += "; it holds leaderboards that are not public:";
+      for (int64_t id : options.non_public_leaderboards) out += " " + std::to_string(id);
+    }
     out += ".\n\n";
   }
-  out += "GPU kernel submissions from the KernelBot competition platform, exported from its "
-         "database by `kbdata export` (kbdata " + std::string(kVersion) + ").\n\n";
+  out +=
+      "GPU kernel submissions from the KernelBot competition platform, exported from its "
+      "database by `kbdata export` (kbdata " +
+      std::string(kVersion) + ").\n\n";
   out += "| config | file | rows | size |\n|---|---|---|---|\n";
   for (const CardConfig& c : configs) {
     out += "| " + c.name + " | " + c.file + " | " + std::to_string(c.rows) + " | " +
@@ -58,19 +64,24 @@ std::string dataset_card(const std::vector<CardConfig>& configs,
     out += "File `" + c.file + "`: " + std::to_string(c.rows) + " rows, " +
            std::to_string(c.bytes) + " bytes (" + megabytes(c.bytes) + "). ";
     if (c.name == "leaderboards") {
-      out += "One row per exported leaderboard: id, name, deadline, lang, description, "
-             "reference, gpu_types.\n";
+      out +=
+          "One row per exported leaderboard: id, name, deadline, lang, description, "
+          "reference, gpu_types.\n";
       continue;
     }
     if (c.legacy) {
       out += "Legacy per-run schema: one row per run, secret runs included";
       out += c.passing_only ? ", passing runs only" : "";
-      out += "; `user_id` is an anonymised integer (a random permutation made for this export "
-             "and not kept, so it is not stable across exports).\n";
+      out +=
+          "; `user_id` is an anonymised integer (a random permutation made for this export "
+          "and not kept, so it is not stable across exports).\n";
     } else {
-      out += "Flat schema: one row per (leaderboard, user, code, runner) after deduplication; "
-             "`score` (seconds, lower is better) is the best qualifying public leaderboard run "
-             "on that runner.\n";
+      out +=
+          "Flat schema: one row per (leaderboard, user, code, runner) after deduplication; "
+          "`score` (seconds, lower is better), `passed` and `runner` are those of the "
+          "submission's best public leaderboard run on that runner, passing or not; `status` "
+          "`hacked` marks a submission the organisers caught cheating (rankings must drop "
+          "it).\n";
     }
     const dataset::ConfigInfo* info = dataset::find_config(c.name);
     if (info != nullptr && !info->note.empty()) out += "\n**Note:** " + info->note + ".\n";
@@ -82,15 +93,16 @@ std::string dataset_card(const std::vector<CardConfig>& configs,
       std::string runners;
       for (const std::string& r : it->runners) runners += (runners.empty() ? "" : ", ") + r;
       const std::string_view note = dataset::note_for(id);
-      out += "| " + std::to_string(id) + " | " + it->name + " | " + it->deadline + " | " +
-             runners + " | " + (note.empty() ? "" : "**" + std::string(note) + "**") + " |\n";
+      out += "| " + std::to_string(id) + " | " + it->name + " | " + it->deadline + " | " + runners +
+             " | " + (note.empty() ? "" : "**" + std::string(note) + "**") + " |\n";
     }
   }
   out += "\n## How it was made\n\n";
   out += "One read-only, repeatable-read transaction over " + options.source +
-         ". Scores are seconds, lower is better; a score counts only when the run is public, "
-         "passed, the submission is not marked hacked, and its secret run on the same runner "
-         "passed. Code is decoded to UTF-8 (Postgres `\\x` hex escapes decoded, invalid bytes "
+         ". Scores are seconds, lower is better. A public leaderboard run is exported only on a "
+         "runner where the submission's secret run passed (and none failed); a ranking counts a "
+         "row only when it has a score, passed and its status is not `hacked`. Code is decoded to "
+         "UTF-8 (Postgres `\\x` hex escapes decoded, invalid bytes "
          "replaced by U+FFFD). Every file records `kbdata.version`, `kbdata.rule` and "
          "`kbdata.source` in its Parquet key-value metadata, and has a page index and row groups "
          "of at most 100,000 rows.\n";

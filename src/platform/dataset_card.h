@@ -2,6 +2,9 @@
 // config to its file), then per config its file's size and row count as written, its
 // leaderboards with deadline and runners from the database and the registry's reliability
 // notes, how the export was made, and the citation of the KernelBot paper.
+//
+// The sentence "exported from its database by `kbdata export`" and the `data_files: "NAME"` lines
+// are how a later export recognises the card and the files it listed (export_folder.h, --force).
 #pragma once
 
 #include <cstdint>
@@ -30,8 +33,9 @@ struct CardLeaderboard {
 struct CardOptions {
   std::string license;
   bool is_private = false;
-  std::vector<int64_t> open_leaderboards;  // deadline in the future (private exports only)
-  std::string source;                      // kbdata.source of the files
+  std::vector<int64_t> open_leaderboards;        // deadline in the future (private exports only)
+  std::vector<int64_t> non_public_leaderboards;  // visibility not 'public' (private exports only)
+  std::string source;                            // kbdata.source of the files
 };
 
 [[nodiscard]] std::string dataset_card(const std::vector<CardConfig>& configs,

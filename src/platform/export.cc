@@ -21,6 +21,7 @@
 #include "parquet/write/file_writer.h"
 #include "platform/connection.h"
 #include "platform/dataset_card.h"
+#include "platform/export_folder.h"
 #include "platform/json_struct.h"
 #include "platform/libpq_api.h"
 #include "synth/columns.h"
@@ -36,12 +37,13 @@ constexpr size_t kFetchBytes = size_t{8} << 20;
 constexpr size_t kRowGroupBytes = size_t{16} << 20;
 
 const char* const kFlatRule =
-    "one row per (leaderboard_id, user_id, code_id, runner): per submission and runner the best "
-    "qualifying public leaderboard run (not secret, scored, passed, submission and job not hacked, "
-    "a passing and no failing secret leaderboard run on that runner), else one row with null "
+    "one row per (leaderboard_id, user_id, code_id, runner): per submission every public "
+    "leaderboard run (not secret) on a runner where the submission has a passing and no failing "
+    "secret leaderboard run, whatever its score or passed, else one row with null "
     "score/passed/mode/runner; dedup keeps the lowest score (nulls last), then the earliest "
-    "submission_time, then the lowest submission_id; sorted by problem_name, score nulls last, "
-    "submission_id, runner; code decoded (docs/export.md)";
+    "submission_time, then the lowest submission_id, then the lowest run id; status hacked for "
+    "a submission marked hacked (submission or job status); sorted by problem_name, score nulls "
+    "last, submission_id, runner; code decoded (docs/export.md)";
 const char* const kLegacyRule =
     "one row per run (secret runs included), user_id a random permutation of 1..N never written "
     "anywhere, run_* structs from the jsonb values (union of keys), code decoded; sorted by "
@@ -57,45 +59,45 @@ std::string micros(const std::string& column) {
   return "(extract(epoch FROM " + column + ") * 1000000)::int8";
 }
 
-// The flat config's query (DATASET.md §3, §4.1); columns in FlatColumn order.
+// The flat config's query (docs/export.md, "Flat configs"); columns in FlatColumn order.
 std::string flat_query(const std::vector<int64_t>& ids) {
   return R"(
 WITH sub AS (
   SELECT s.id, s.leaderboard_id, s.user_id, s.code_id, s.file_name, s.submission_time, s.done,
-         s.status, j.status AS job_status
+         s.status, j.status AS job_status,
+         s.status = 'hacked' OR j.status = 'hacked' AS hacked
   FROM leaderboard.submission s
   LEFT JOIN leaderboard.submission_job_status j ON j.submission_id = s.id
-  WHERE s.leaderboard_id = ANY()" + id_array(ids) + R"()
+  WHERE s.leaderboard_id = ANY()" +
+         id_array(ids) + R"()
 ), secret AS (
   SELECT r.submission_id, r.runner, bool_or(r.passed IS TRUE) AS any_passed,
          bool_or(r.passed IS NOT TRUE) AS any_failed
   FROM leaderboard.runs r JOIN sub ON sub.id = r.submission_id
   WHERE r.mode = 'leaderboard' AND r.secret IS TRUE
   GROUP BY r.submission_id, r.runner
-), qualifying AS (
-  SELECT DISTINCT ON (r.submission_id, r.runner) r.submission_id, r.runner,
-         r.score::float8 AS score, r.passed
+), joined AS (
+  SELECT r.id AS run_id, r.submission_id, r.runner, r.score::float8 AS score, r.passed
   FROM leaderboard.runs r
-  JOIN sub ON sub.id = r.submission_id
   JOIN secret x ON x.submission_id = r.submission_id AND x.runner = r.runner
-  WHERE r.mode = 'leaderboard' AND r.secret IS FALSE AND r.score IS NOT NULL AND r.passed IS TRUE
-    AND sub.status IS DISTINCT FROM 'hacked' AND sub.job_status IS DISTINCT FROM 'hacked'
-    AND x.any_passed AND NOT x.any_failed
-  ORDER BY r.submission_id, r.runner, r.score, r.id
+  WHERE r.mode = 'leaderboard' AND r.secret IS FALSE AND x.any_passed AND NOT x.any_failed
 ), candidate AS (
-  SELECT sub.*, q.runner, q.score, q.passed,
-         row_number() OVER (PARTITION BY sub.leaderboard_id, sub.user_id, sub.code_id, q.runner
-                            ORDER BY q.score NULLS LAST, sub.submission_time, sub.id) AS keep
-  FROM sub LEFT JOIN qualifying q ON q.submission_id = sub.id
+  SELECT sub.*, j.run_id, j.runner, j.score, j.passed,
+         row_number() OVER (PARTITION BY sub.leaderboard_id, sub.user_id, sub.code_id, j.runner
+                            ORDER BY j.score NULLS LAST, sub.submission_time, sub.id, j.run_id)
+           AS keep
+  FROM sub LEFT JOIN joined j ON j.submission_id = sub.id
 )
 SELECT c.id::int8, c.leaderboard_id::int8, l.name, c.user_id, coalesce(u.user_name, ''),
-       c.code_id::int8, c.file_name, )" + micros("c.submission_time") + R"(,
-       CASE WHEN c.done IS TRUE AND c.score IS NOT NULL AND c.passed THEN 'succeeded'
+       c.code_id::int8, c.file_name, )" +
+         micros("c.submission_time") + R"(,
+       CASE WHEN c.hacked THEN 'hacked'
+            WHEN c.done IS TRUE AND c.score IS NOT NULL AND c.passed THEN 'succeeded'
             WHEN c.done IS TRUE THEN CASE WHEN c.job_status IS NOT NULL
                                            AND c.job_status <> 'succeeded'
                                           THEN c.job_status ELSE 'failed' END
             ELSE coalesce(c.job_status, c.status) END,
-       c.score, c.passed, CASE WHEN c.runner IS NOT NULL THEN 'leaderboard' END, c.runner,
+       c.score, c.passed, CASE WHEN c.run_id IS NOT NULL THEN 'leaderboard' END, c.runner,
        CASE WHEN f.old_code IS NOT NULL THEN convert_to(f.old_code, 'UTF8') ELSE f.code END
 FROM candidate c
 JOIN leaderboard.leaderboard l ON l.id = c.leaderboard_id
@@ -172,7 +174,9 @@ class RowSink {
  public:
   RowSink(PendingFile& file, std::vector<parquet::SchemaElement> schema,
           const parquet::WriterOptions& options)
-      : file_(file), writer_(*file.output, std::move(schema), options), columns_(writer_.schema()) {}
+      : file_(file),
+        writer_(*file.output, std::move(schema), options),
+        columns_(writer_.schema()) {}
   synth::Columns& columns() { return columns_; }
   void row_done() {
     ++rows_;
@@ -231,34 +235,35 @@ void write_flat(Connection& db, const ConfigSpec& spec, PendingFile& file, Expor
   RowSink sink(file, flat_schema(), writer_options(kFlatRule, source));
   synth::Columns& c = sink.columns();
   CodeRepairCounts counts;
-  stream(db, flat_query(spec.leaderboards), state, file.file, [&] { return sink.rows(); },
-         [&](const Result& r, int i) {
-           auto opt_i64 = [&](int col, FlatColumn leaf) {
-             r.is_null(i, col) ? c.null(leaf) : c.i64(leaf, r.int64(i, col));
-           };
-           auto opt_text = [&](int col, FlatColumn leaf) {
-             r.is_null(i, col) ? c.null(leaf) : c.bytes(leaf, r.bytes(i, col));
-           };
-           opt_i64(0, SUBMISSION_ID);
-           opt_i64(1, LEADERBOARD_ID);
-           opt_text(2, PROBLEM_NAME);
-           opt_text(3, USER_ID);
-           opt_text(4, USER_NAME);
-           opt_i64(5, CODE_ID);
-           opt_text(6, FILE_NAME);
-           opt_i64(7, SUBMISSION_TIME);
-           opt_text(8, STATUS);
-           r.is_null(i, 9) ? c.null(SCORE) : c.f64(SCORE, r.float64(i, 9));
-           r.is_null(i, 10) ? c.null(PASSED) : c.boolean(PASSED, r.boolean(i, 10));
-           opt_text(11, MODE);
-           opt_text(12, RUNNER);
-           if (r.is_null(i, 13)) {
-             c.null(CODE);
-           } else {
-             c.bytes(CODE, code_text(r, i, 13, counts));
-           }
-           sink.row_done();
-         });
+  stream(
+      db, flat_query(spec.leaderboards), state, file.file, [&] { return sink.rows(); },
+      [&](const Result& r, int i) {
+        auto opt_i64 = [&](int col, FlatColumn leaf) {
+          r.is_null(i, col) ? c.null(leaf) : c.i64(leaf, r.int64(i, col));
+        };
+        auto opt_text = [&](int col, FlatColumn leaf) {
+          r.is_null(i, col) ? c.null(leaf) : c.bytes(leaf, r.bytes(i, col));
+        };
+        opt_i64(0, SUBMISSION_ID);
+        opt_i64(1, LEADERBOARD_ID);
+        opt_text(2, PROBLEM_NAME);
+        opt_text(3, USER_ID);
+        opt_text(4, USER_NAME);
+        opt_i64(5, CODE_ID);
+        opt_text(6, FILE_NAME);
+        opt_i64(7, SUBMISSION_TIME);
+        opt_text(8, STATUS);
+        r.is_null(i, 9) ? c.null(SCORE) : c.f64(SCORE, r.float64(i, 9));
+        r.is_null(i, 10) ? c.null(PASSED) : c.boolean(PASSED, r.boolean(i, 10));
+        opt_text(11, MODE);
+        opt_text(12, RUNNER);
+        if (r.is_null(i, 13)) {
+          c.null(CODE);
+        } else {
+          c.bytes(CODE, code_text(r, i, 13, counts));
+        }
+        sink.row_done();
+      });
   if (state.stop) return;
   sink.finish();
   std::lock_guard<std::mutex> lock(state.code_mutex);
@@ -288,9 +293,9 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
   const bool passed_only = passing_runs_only(spec.name);
   const std::string from_where = legacy_runs_from_where(spec.leaderboards, passed_only);
   std::vector<StructShape> shapes;
-  for (auto [column, jsonb] : {std::pair{"run_compilation", "compilation"},
-                               std::pair{"run_meta", "meta"}, std::pair{"run_result", "result"},
-                               std::pair{"run_system_info", "system_info"}}) {
+  for (auto [column, jsonb] :
+       {std::pair{"run_compilation", "compilation"}, std::pair{"run_meta", "meta"},
+        std::pair{"run_result", "result"}, std::pair{"run_system_info", "system_info"}}) {
     shapes.push_back(discover_struct(db, column, jsonb, from_where));
   }
   using parquet::PhysicalType;
@@ -324,49 +329,51 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
   // Code is decoded once per submission (rows come by submission).
   int64_t code_submission = -1;
   std::string code;
-  stream(db, sql, state, file.file, [&] { return sink.rows(); }, [&](const Result& r, int i) {
-    auto opt_i64 = [&](int col, int leaf) {
-      r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
-                        : c.i64(static_cast<size_t>(leaf), r.int64(i, col));
-    };
-    auto opt_text = [&](int col, int leaf) {
-      r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
-                        : c.bytes(static_cast<size_t>(leaf), r.bytes(i, col));
-    };
-    const int64_t submission = r.int64(i, 0);
-    const int64_t run_id = r.int64(i, 7);
-    opt_i64(0, L_SUBMISSION_ID);
-    opt_i64(1, L_LEADERBOARD_ID);
-    auto user = anonymous.find(std::string(r.bytes(i, 2)));
-    if (user == anonymous.end()) {
-      throw FormatError("run " + std::to_string(run_id) + ": user of submission " +
-                        std::to_string(submission) + " is not in the anonymisation table");
-    }
-    c.i64(L_USER_ID, user->second);
-    opt_i64(3, L_SUBMISSION_TIME);
-    opt_text(4, L_FILE_NAME);
-    if (submission != code_submission) {
-      code = r.is_null(i, 5) ? std::string() : code_text(r, i, 5, counts);
-      code_submission = submission;
-    }
-    r.is_null(i, 5) ? c.null(L_CODE) : c.bytes(L_CODE, code);
-    opt_i64(6, L_CODE_ID);
-    opt_i64(7, L_RUN_ID);
-    opt_i64(8, L_RUN_START);
-    opt_i64(9, L_RUN_END);
-    opt_text(10, L_RUN_MODE);
-    r.is_null(i, 11) ? c.null(L_RUN_SCORE) : c.f64(L_RUN_SCORE, r.float64(i, 11));
-    r.is_null(i, 12) ? c.null(L_RUN_PASSED) : c.boolean(L_RUN_PASSED, r.boolean(i, 12));
-    size_t leaf = L_FIRST_STRUCT;
-    for (size_t k = 0; k < shapes.size(); ++k) {
-      const int col = 13 + static_cast<int>(k);
-      std::optional<std::string_view> json;
-      if (!r.is_null(i, col)) json = r.bytes(i, col);
-      append_struct_value(shapes[k], json, c, leaf, run_id);
-      leaf += shapes[k].fields.size();
-    }
-    sink.row_done();
-  });
+  stream(
+      db, sql, state, file.file, [&] { return sink.rows(); },
+      [&](const Result& r, int i) {
+        auto opt_i64 = [&](int col, int leaf) {
+          r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
+                            : c.i64(static_cast<size_t>(leaf), r.int64(i, col));
+        };
+        auto opt_text = [&](int col, int leaf) {
+          r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
+                            : c.bytes(static_cast<size_t>(leaf), r.bytes(i, col));
+        };
+        const int64_t submission = r.int64(i, 0);
+        const int64_t run_id = r.int64(i, 7);
+        opt_i64(0, L_SUBMISSION_ID);
+        opt_i64(1, L_LEADERBOARD_ID);
+        auto user = anonymous.find(std::string(r.bytes(i, 2)));
+        if (user == anonymous.end()) {
+          throw FormatError("run " + std::to_string(run_id) + ": user of submission " +
+                            std::to_string(submission) + " is not in the anonymisation table");
+        }
+        c.i64(L_USER_ID, user->second);
+        opt_i64(3, L_SUBMISSION_TIME);
+        opt_text(4, L_FILE_NAME);
+        if (submission != code_submission) {
+          code = r.is_null(i, 5) ? std::string() : code_text(r, i, 5, counts);
+          code_submission = submission;
+        }
+        r.is_null(i, 5) ? c.null(L_CODE) : c.bytes(L_CODE, code);
+        opt_i64(6, L_CODE_ID);
+        opt_i64(7, L_RUN_ID);
+        opt_i64(8, L_RUN_START);
+        opt_i64(9, L_RUN_END);
+        opt_text(10, L_RUN_MODE);
+        r.is_null(i, 11) ? c.null(L_RUN_SCORE) : c.f64(L_RUN_SCORE, r.float64(i, 11));
+        r.is_null(i, 12) ? c.null(L_RUN_PASSED) : c.boolean(L_RUN_PASSED, r.boolean(i, 12));
+        size_t leaf = L_FIRST_STRUCT;
+        for (size_t k = 0; k < shapes.size(); ++k) {
+          const int col = 13 + static_cast<int>(k);
+          std::optional<std::string_view> json;
+          if (!r.is_null(i, col)) json = r.bytes(i, col);
+          append_struct_value(shapes[k], json, c, leaf, run_id);
+          leaf += shapes[k].fields.size();
+        }
+        sink.row_done();
+      });
   if (state.stop) return;
   sink.finish();
   std::lock_guard<std::mutex> lock(state.code_mutex);
@@ -387,25 +394,28 @@ void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, Pending
       "g.leaderboard_id = l.id), ''), to_char(l.deadline AT TIME ZONE 'UTC', "
       "'YYYY-MM-DD HH24:MI \"UTC\"') FROM leaderboard.leaderboard l WHERE l.id = ANY(" +
       id_array(ids) + ") ORDER BY l.id";
-  stream(db, sql, state, file.file, [&] { return sink.rows(); }, [&](const Result& r, int i) {
-    c.i64(0, r.int64(i, 0));
-    c.bytes(1, r.bytes(i, 1));
-    c.i64(2, r.int64(i, 2));
-    for (int col : {3, 4, 5}) {
-      r.is_null(i, col) ? c.null(static_cast<size_t>(col))
-                        : c.bytes(static_cast<size_t>(col), r.bytes(i, col));
-    }
-    std::vector<std::string> gpus;
-    std::string_view list = r.bytes(i, 6);
-    while (!list.empty()) {
-      size_t end = list.find('\x1f');
-      gpus.emplace_back(list.substr(0, end));
-      list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
-    }
-    c.string_list(6, gpus);
-    card.push_back({r.int64(i, 0), std::string(r.bytes(i, 1)), std::string(r.bytes(i, 7)), gpus});
-    sink.row_done();
-  });
+  stream(
+      db, sql, state, file.file, [&] { return sink.rows(); },
+      [&](const Result& r, int i) {
+        c.i64(0, r.int64(i, 0));
+        c.bytes(1, r.bytes(i, 1));
+        c.i64(2, r.int64(i, 2));
+        for (int col : {3, 4, 5}) {
+          r.is_null(i, col) ? c.null(static_cast<size_t>(col))
+                            : c.bytes(static_cast<size_t>(col), r.bytes(i, col));
+        }
+        std::vector<std::string> gpus;
+        std::string_view list = r.bytes(i, 6);
+        while (!list.empty()) {
+          size_t end = list.find('\x1f');
+          gpus.emplace_back(list.substr(0, end));
+          list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
+        }
+        c.string_list(6, gpus);
+        card.push_back(
+            {r.int64(i, 0), std::string(r.bytes(i, 1)), std::string(r.bytes(i, 7)), gpus});
+        sink.row_done();
+      });
   sink.finish();
 }
 
@@ -454,8 +464,10 @@ ConfigSpec parse_config_spec(std::string_view text, bool legacy, std::string_vie
     int64_t id = 0;
     bool ok = !item.empty() && item.size() <= 10;
     for (char ch : item) {
-      if (ch < '0' || ch > '9') ok = false;
-      else id = id * 10 + (ch - '0');
+      if (ch < '0' || ch > '9')
+        ok = false;
+      else
+        id = id * 10 + (ch - '0');
     }
     if (!ok || id <= 0 || id > INT32_MAX) {
       throw UsageError(where + ": '" + std::string(item) + "' is not a leaderboard id");
@@ -478,40 +490,27 @@ std::string config_query(const ConfigSpec& spec) {
   return spec.legacy ? legacy_query(spec) : flat_query(spec.leaderboards);
 }
 
-bool passing_runs_only(const std::string& config) {
-  return config == "amd_successful_submissions";
-}
+bool passing_runs_only(const std::string& config) { return config == "amd_successful_submissions"; }
 
 ExportResult run_export(const ExportOptions& options) {
   check_options(options);
   // libpq before the output folder: a machine without it fails with nothing created.
   static_cast<void>(libpq());
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(options.out_dir, ec);
-  if (ec || !fs::is_directory(options.out_dir)) {
-    IoError error("cannot create the output folder: " +
-                  (ec ? ec.message() : std::string("not a directory")));
-    error.locate_file(options.out_dir);
-    throw error;
-  }
-  auto path = [&](const std::string& file) { return (fs::path(options.out_dir) / file).string(); };
 
-  // The outputs' temporary files first: an unwritable folder fails before any database work.
-  std::vector<PendingFile> files;
-  for (const ConfigSpec& spec : options.configs) {
-    const std::string file = config_file_name(spec.name);
-    files.push_back({spec.name, file, std::make_unique<AtomicOutputFile>(path(file)), 0, 0});
-  }
-  files.push_back({"leaderboards", "leaderboards.parquet",
-                   std::make_unique<AtomicOutputFile>(path("leaderboards.parquet")), 0, 0});
-  PendingFile readme{"", "README.md", std::make_unique<AtomicOutputFile>(path("README.md")), 0, 0};
+  // The output folder is checked before any database work; nothing is created before the
+  // leaderboards are checked.
+  std::vector<std::string> names;
+  for (const ConfigSpec& spec : options.configs) names.push_back(config_file_name(spec.name));
+  names.push_back("leaderboards.parquet");
+  names.push_back("README.md");
+  ExportFolder folder(options.out_dir, names, options.allow_open, options.force);
 
   std::unique_ptr<Connection> main = Connection::connect(options.url, "kbdata export");
   Connection& db = *main;
   db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
 
-  // Every leaderboard must exist; a public export refuses open ones.
+  // Every leaderboard must exist; a public export refuses open ones and those not public. A
+  // database from before the platform had `visibility` has only public leaderboards.
   std::vector<int64_t> all_ids;
   std::map<int64_t, std::string> config_of;
   for (const ConfigSpec& spec : options.configs) {
@@ -520,23 +519,40 @@ ExportResult run_export(const ExportOptions& options) {
     }
   }
   std::sort(all_ids.begin(), all_ids.end());
+  const bool has_visibility =
+      db.exec(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "
+            "'leaderboard' AND table_name = 'leaderboard' AND column_name = 'visibility')")
+          .bytes(0, 0) == "t";
   Result boards = db.exec(
       "SELECT l.id, l.name, l.deadline > now(), to_char(l.deadline AT TIME ZONE 'UTC', "
       "'YYYY-MM-DD HH24:MI \"UTC\"'), to_char(now() AT TIME ZONE 'UTC', "
-      "'YYYY-MM-DD HH24:MI:SS \"UTC\"') FROM leaderboard.leaderboard l WHERE l.id = ANY(" +
-      id_array(all_ids) + ") ORDER BY l.id");
+      "'YYYY-MM-DD HH24:MI:SS \"UTC\"'), " +
+      std::string(has_visibility ? "l.visibility" : "'public'") +
+      " FROM leaderboard.leaderboard l WHERE l.id = ANY(" + id_array(all_ids) + ") ORDER BY l.id");
   std::set<int64_t> found;
   std::vector<int64_t> open;
+  std::vector<int64_t> not_public;
   for (int i = 0; i < boards.rows(); ++i) {
     const int64_t id = std::stoll(std::string(boards.bytes(i, 0)));
+    const std::string board = "leaderboard " + std::to_string(id) + " '" +
+                              std::string(boards.bytes(i, 1)) + "' (config " + config_of[id] + ")";
     found.insert(id);
     if (boards.bytes(i, 2) == "t") {
       open.push_back(id);
       if (!options.allow_open) {
-        throw ExportRefused("leaderboard " + std::to_string(id) + " '" +
-                            std::string(boards.bytes(i, 1)) + "' (config " + config_of[id] +
-                            ") is still open: its deadline " + std::string(boards.bytes(i, 3)) +
+        throw ExportRefused(board + " is still open: its deadline " +
+                            std::string(boards.bytes(i, 3)) +
                             " is in the future; a public export refuses it (--private allows it)");
+      }
+    }
+    if (boards.is_null(i, 5) || boards.bytes(i, 5) != "public") {
+      not_public.push_back(id);
+      if (!options.allow_open) {
+        const std::string visibility =
+            boards.is_null(i, 5) ? "null" : "'" + std::string(boards.bytes(i, 5)) + "'";
+        throw ExportRefused(board + " is not public: its visibility is " + visibility +
+                            "; a public export refuses it (--private allows it)");
       }
     }
   }
@@ -546,6 +562,18 @@ ExportResult run_export(const ExportOptions& options) {
                        config_of[id] + ") does not exist");
     }
   }
+
+  // The outputs' temporary files, in the staged folder beside DIR.
+  folder.stage();
+  std::vector<PendingFile> files;
+  for (size_t i = 0; i < names.size() - 1; ++i) {
+    const std::string config =
+        i < options.configs.size() ? options.configs[i].name : "leaderboards";
+    files.push_back(
+        {config, names[i], std::make_unique<AtomicOutputFile>(folder.target(names[i])), 0, 0});
+  }
+  PendingFile readme{"", "README.md",
+                     std::make_unique<AtomicOutputFile>(folder.target("README.md")), 0, 0};
   const std::string snapshot_time = boards.rows() > 0 ? std::string(boards.bytes(0, 4)) : "";
   const std::string source = "PostgreSQL " + db.name() + ", schema leaderboard, snapshot of " +
                              snapshot_time + (options.allow_open ? ", private export" : "");
@@ -554,12 +582,14 @@ ExportResult run_export(const ExportOptions& options) {
   std::map<std::string, int64_t> anonymous;
   std::vector<int64_t> legacy_ids;
   for (const ConfigSpec& spec : options.configs) {
-    if (spec.legacy) legacy_ids.insert(legacy_ids.end(), spec.leaderboards.begin(), spec.leaderboards.end());
+    if (spec.legacy)
+      legacy_ids.insert(legacy_ids.end(), spec.leaderboards.begin(), spec.leaderboards.end());
   }
   if (!legacy_ids.empty()) {
-    Result users = db.exec("SELECT DISTINCT s.user_id FROM leaderboard.submission s WHERE "
-                           "s.leaderboard_id = ANY(" + id_array(legacy_ids) +
-                           ") ORDER BY 1");
+    Result users = db.exec(
+        "SELECT DISTINCT s.user_id FROM leaderboard.submission s WHERE "
+        "s.leaderboard_id = ANY(" +
+        id_array(legacy_ids) + ") ORDER BY 1");
     std::vector<int64_t> permutation(static_cast<size_t>(users.rows()));
     std::iota(permutation.begin(), permutation.end(), 1);
     std::mt19937_64 rng;
@@ -567,8 +597,8 @@ ExportResult run_export(const ExportOptions& options) {
       rng.seed(*options.permutation_seed);
     } else {
       std::random_device device;
-      std::seed_seq seq{device(), device(), device(), device(), device(), device(), device(),
-                        device()};
+      std::seed_seq seq{device(), device(), device(), device(),
+                        device(), device(), device(), device()};
       rng.seed(seq);
     }
     std::shuffle(permutation.begin(), permutation.end(), rng);
@@ -634,21 +664,25 @@ ExportResult run_export(const ExportOptions& options) {
   }
   card_configs.push_back({"leaderboards", "leaderboards.parquet", files.back().rows,
                           files.back().bytes, all_ids, false, false});
-  CardOptions card{options.license, options.allow_open, open, source};
+  CardOptions card{options.license, options.allow_open, open, not_public, source};
   const std::string text = dataset_card(card_configs, card_boards, card);
   readme.output->write(text);
   readme.bytes = text.size();
 
-  // Everything is written: sync all, then rename all into place (README.md last).
+  // Everything is written: sync all, give them their names in the staged folder, then put that
+  // folder in DIR's place.
   for (PendingFile& f : files) f.output->sync();
   readme.output->sync();
   for (PendingFile& f : files) f.output->commit();
   readme.output->commit();
+  folder.commit();
 
   ExportResult result;
   for (const PendingFile& f : files) result.files.push_back({f.config, f.file, f.rows, f.bytes});
   result.files.push_back({"", "README.md", 0, readme.bytes});
   result.code = state.code;
+  result.removed = folder.removed();
+  result.kept_previous = folder.kept_previous();
   return result;
 }
 

@@ -3,10 +3,10 @@
 // streamed through server-side cursors, written with kbdata's layout (page index, bounded row
 // groups, provenance metadata). docs/export.md states the rules and the SQL.
 //
-// Nothing appears in the output folder before everything succeeded: every file is written to a
-// temporary file beside its destination (AtomicOutputFile), all of them are flushed and synced,
-// and only then renamed into place, README.md last. On any failure the temporary files are
-// removed and the files of an earlier export stay as they were.
+// Nothing in the output folder changes before everything succeeded: every file is written into a
+// temporary folder beside it (export_folder.h), flushed and synced, and that folder then takes
+// DIR's place in one rename. On any failure it is removed and DIR stays exactly as it was; after
+// success DIR holds exactly the files the card lists.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,8 @@
 
 namespace kbdata::platform {
 
-// A public export was asked for a leaderboard whose deadline has not passed.
+// A public export was asked for a leaderboard whose deadline has not passed or whose visibility
+// is not 'public'.
 class ExportRefused : public Error {
  public:
   using Error::Error;
@@ -53,8 +54,11 @@ struct ExportOptions {
   std::string url;
   std::string out_dir;
   std::vector<ConfigSpec> configs;
-  bool allow_open = false;  // --private: leaderboards whose deadline is in the future too
-  int jobs = 1;             // connections (and threads) writing configs in parallel
+  // --private: leaderboards whose deadline is in the future or that are not public too; files
+  // 0600 and DIR 0700.
+  bool allow_open = false;
+  bool force = false;  // --force: remove files of an earlier export the new card does not list
+  int jobs = 1;        // connections (and threads) writing configs in parallel
   std::string license = "cc-by-4.0";
   // Test only: seeds the legacy user id permutation. Without it the permutation comes from
   // std::random_device and is never written anywhere.
@@ -72,10 +76,13 @@ struct ExportedFile {
 struct ExportResult {
   std::vector<ExportedFile> files;  // the configs, leaderboards.parquet, README.md
   dataset::CodeRepairCounts code;
+  std::vector<std::string> removed;  // files of an earlier export removed (--force)
+  std::string kept_previous;         // see ExportFolder::kept_previous()
 };
 
-// Runs the export. Throws UsageError for invalid options, ExportRefused for a leaderboard a
-// public export must not contain, DatabaseError for the database, IoError for the folder,
+// Runs the export. Throws UsageError for invalid options or an output folder that must not be
+// replaced (export_folder.h), ExportRefused for a leaderboard a public export must not contain
+// (before anything is written), DatabaseError for the database, IoError for the folder,
 // FormatError for a value the output cannot hold.
 ExportResult run_export(const ExportOptions& options);
 

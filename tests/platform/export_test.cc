@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -68,8 +69,8 @@ std::unique_ptr<Connection> connect(const std::string& db = "kb") {
 }
 
 std::string temp_dir(const std::string& name) {
-  fs::path p = fs::temp_directory_path() /
-               ("kbdata-export-test-" + std::to_string(::getpid()) + "-" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("kbdata-export-test-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(p);
   return p.string();
 }
@@ -152,45 +153,112 @@ std::string json_text_or_null(const json& v) {
   return v.is_null() ? "<null>" : v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-// The independent oracle of a flat config (DATASET.md §3, §4.1): qualifying runs by NOT EXISTS
-// subqueries and a GROUP BY, deduplication by DISTINCT ON.
+// The independent oracle of a flat config (docs/export.md, "Flat configs"), written apart from
+// the exporter's SQL: the secret-run gate as a set difference, every public leaderboard run on a
+// gated runner joined whatever its score or passed, deduplication by DISTINCT ON, and the status
+// rule with `hacked` first.
 std::string flat_oracle(const std::string& ids) {
-  return "WITH q AS ("
-         " SELECT r.submission_id, r.runner, min(r.score)::float8 AS best"
-         " FROM leaderboard.runs r"
-         " JOIN leaderboard.submission s ON s.id = r.submission_id"
-         " LEFT JOIN leaderboard.submission_job_status j ON j.submission_id = s.id"
-         " WHERE s.leaderboard_id IN (" + ids + ") AND r.mode = 'leaderboard' AND NOT r.secret"
-         "   AND r.passed AND r.score IS NOT NULL"
-         "   AND coalesce(s.status, '') <> 'hacked' AND coalesce(j.status, '') <> 'hacked'"
-         "   AND EXISTS (SELECT 1 FROM leaderboard.runs p WHERE p.submission_id = r.submission_id"
-         "     AND p.runner = r.runner AND p.mode = 'leaderboard' AND p.secret AND p.passed)"
-         "   AND NOT EXISTS (SELECT 1 FROM leaderboard.runs f WHERE f.submission_id = r.submission_id"
-         "     AND f.runner = r.runner AND f.mode = 'leaderboard' AND f.secret"
-         "     AND (f.passed IS NULL OR NOT f.passed))"
-         " GROUP BY r.submission_id, r.runner),"
+  return "WITH gate AS ("
+         " SELECT p.submission_id, p.runner FROM leaderboard.runs p"
+         "   WHERE p.mode = 'leaderboard' AND p.secret AND p.passed"
+         " EXCEPT"
+         " SELECT f.submission_id, f.runner FROM leaderboard.runs f"
+         "   WHERE f.mode = 'leaderboard' AND f.secret AND (f.passed IS NULL OR NOT f.passed)),"
+         " pub AS (SELECT r.id AS run_id, r.submission_id, r.runner, r.score::float8 AS score,"
+         "   r.passed FROM leaderboard.runs r JOIN gate g ON g.submission_id = r.submission_id"
+         "   AND g.runner = r.runner WHERE r.mode = 'leaderboard' AND NOT r.secret),"
          " cand AS (SELECT s.id, s.leaderboard_id, s.user_id, s.code_id, s.submission_time,"
-         "   q.runner, q.best FROM leaderboard.submission s LEFT JOIN q ON q.submission_id = s.id"
-         "   WHERE s.leaderboard_id IN (" + ids + ")),"
+         "   pub.run_id, pub.runner, pub.score, pub.passed FROM leaderboard.submission s"
+         "   LEFT JOIN pub ON pub.submission_id = s.id WHERE s.leaderboard_id IN (" +
+         ids +
+         ")),"
          " d AS (SELECT DISTINCT ON (leaderboard_id, user_id, code_id, runner) * FROM cand"
-         "   ORDER BY leaderboard_id, user_id, code_id, runner, best ASC NULLS LAST,"
-         "   submission_time, id)"
+         "   ORDER BY leaderboard_id, user_id, code_id, runner, score ASC NULLS LAST,"
+         "   submission_time, id, run_id)"
          " SELECT d.id, d.leaderboard_id, l.name, d.user_id, coalesce(u.user_name, ''), d.code_id,"
-         "  s.file_name, to_char(d.submission_time AT TIME ZONE 'UTC', " + std::string(kOracleTime) +
+         "  s.file_name, to_char(d.submission_time AT TIME ZONE 'UTC', " +
+         std::string(kOracleTime) +
          "),"
-         "  CASE WHEN NOT coalesce(s.done, false) THEN coalesce(j.status, s.status)"
-         "       WHEN d.best IS NOT NULL THEN 'succeeded'"
+         "  CASE WHEN 'hacked' IN (coalesce(s.status, ''), coalesce(j.status, '')) THEN 'hacked'"
+         "       WHEN NOT coalesce(s.done, false) THEN coalesce(j.status, s.status)"
+         "       WHEN d.score IS NOT NULL AND d.passed THEN 'succeeded'"
          "       WHEN j.status IS NULL OR j.status = 'succeeded' THEN 'failed'"
          "       ELSE j.status END,"
-         "  d.best, CASE WHEN d.best IS NOT NULL THEN 'true' END,"
-         "  CASE WHEN d.best IS NOT NULL THEN 'leaderboard' END, d.runner, " +
+         "  d.score, CASE WHEN d.passed THEN 'true' WHEN NOT d.passed THEN 'false' END,"
+         "  CASE WHEN d.run_id IS NOT NULL THEN 'leaderboard' END, d.runner, " +
          kOracleCodeHex +
          " FROM d JOIN leaderboard.submission s ON s.id = d.id"
          " JOIN leaderboard.leaderboard l ON l.id = d.leaderboard_id"
          " JOIN leaderboard.code_files f ON f.id = d.code_id"
          " LEFT JOIN leaderboard.user_info u ON u.id = d.user_id"
          " LEFT JOIN leaderboard.submission_job_status j ON j.submission_id = d.id"
-         " ORDER BY l.name, d.best NULLS LAST, d.id, d.runner NULLS LAST";
+         " ORDER BY l.name, d.score NULLS LAST, d.id, d.runner NULLS LAST";
+}
+
+// What one flat export's rows held, for the tests' "the case was exercised" checks.
+struct FlatCounts {
+  int64_t rows = 0;
+  int64_t scored = 0;
+  int64_t hacked = 0;         // status hacked
+  int64_t hacked_scored = 0;  // status hacked, with a score
+  int64_t failed_runs = 0;    // a joined run that did not pass (runner set, passed false)
+  int64_t unscored_runs = 0;  // a joined run without a score
+  int64_t multi_runner = 0;   // submissions with rows on two or more runners
+  int64_t repaired = 0;       // code with U+FFFD
+};
+
+// Reads `file` back and compares it, row by row and value by value, with flat_oracle(ids).
+FlatCounts expect_flat_equals_oracle(Connection& db, const std::string& file,
+                                     const std::string& ids) {
+  static const std::vector<std::string> columns = {
+      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
+      "code_id",       "file_name",      "submission_time", "status",  "score",
+      "passed",        "mode",           "runner",          "code"};
+  FlatCounts counts;
+  std::vector<json> rows = read_rows(file);
+  Result expected = db.exec(flat_oracle(ids));
+  EXPECT_EQ(rows.size(), static_cast<size_t>(expected.rows()));
+  if (rows.size() != static_cast<size_t>(expected.rows())) return counts;
+  counts.rows = expected.rows();
+  std::map<int64_t, std::set<std::string>> runners_of;
+  for (int i = 0; i < expected.rows(); ++i) {
+    const json& row = rows[static_cast<size_t>(i)];
+    for (size_t c = 0; c + 1 < columns.size(); ++c) {
+      const json& got = row.at(columns[c]);
+      const std::string want = text_or_null(expected, i, static_cast<int>(c));
+      if (columns[c] == "score" && !got.is_null()) {
+        EXPECT_NE(want, "<null>") << "row " << i << ": " << row.dump().substr(0, 400);
+        if (want == "<null>") return counts;
+        double w = 0;
+        try {
+          w = std::stod(want);
+        } catch (const std::exception&) {
+          ADD_FAILURE() << "row " << i << ": oracle score '" << want << "'";
+          return counts;
+        }
+        EXPECT_EQ(got.get<double>(), w) << "row " << i;
+        ++counts.scored;
+      } else {
+        EXPECT_EQ(json_text_or_null(got), want)
+            << "row " << i << " column " << columns[c] << ": " << row.dump().substr(0, 400);
+        if (json_text_or_null(got) != want) return counts;
+      }
+    }
+    const std::string code = expected_code(expected, i, 13);
+    EXPECT_EQ(row.at("code").get<std::string>(), code) << "row " << i;
+    if (code.find("\xEF\xBF\xBD") != std::string::npos) ++counts.repaired;
+    const bool hacked = row.at("status") == "hacked";
+    counts.hacked += hacked;
+    counts.hacked_scored += hacked && !row.at("score").is_null();
+    if (!row.at("runner").is_null()) {
+      counts.failed_runs += row.at("passed") == false;
+      counts.unscored_runs += row.at("score").is_null();
+      runners_of[row.at("submission_id").get<int64_t>()].insert(
+          row.at("runner").get<std::string>());
+    }
+  }
+  for (const auto& [id, runners] : runners_of) counts.multi_runner += runners.size() > 1;
+  return counts;
 }
 
 TEST(SynthDb, SeedsEveryCaseTheRulesDistinguish) {
@@ -241,50 +309,193 @@ TEST(Export, FlatConfigsEqualTheOracle) {
   ChildResult r = kbdata_export(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto db = connect();
-  const std::vector<std::string> columns = {
-      "submission_id", "leaderboard_id", "problem_name", "user_id", "user_name",
-      "code_id",       "file_name",      "submission_time", "status", "score",
-      "passed",        "mode",           "runner",          "code"};
-  int64_t scored = 0, hacked_status = 0, repaired = 0;
+  FlatCounts all;
   for (const auto& [name, ids] : kFlatConfigs) {
     SCOPED_TRACE(name);
     const std::string file =
-        out + "/" + (name == "amd_flat" ? "amd_flat.parquet"
-                     : name == "amd_1_1m_competition" ? "amd_1_1m_competition_submissions.parquet"
-                     : name == "helion_b200_nebius"   ? "helion_b200_nebius_submissions.parquet"
-                                                      : name + ".parquet");
-    std::vector<json> rows = read_rows(file);
-    Result expected = db->exec(flat_oracle(ids));
-    ASSERT_EQ(rows.size(), static_cast<size_t>(expected.rows()));
-    ASSERT_GT(rows.size(), 0u);
-    for (int i = 0; i < expected.rows(); ++i) {
-      const json& row = rows[static_cast<size_t>(i)];
-      for (size_t c = 0; c + 1 < columns.size(); ++c) {
-        const json& got = row.at(columns[c]);
-        const std::string want = text_or_null(expected, i, static_cast<int>(c));
-        if (columns[c] == "score" && !got.is_null()) {
-          ASSERT_NE(want, "<null>") << "row " << i << ": " << row.dump().substr(0, 400);
-          double w = 0;
-          try {
-            w = std::stod(want);
-          } catch (const std::exception&) {
-            FAIL() << "row " << i << ": oracle score '" << want << "'";
-          }
-          ASSERT_EQ(got.get<double>(), w) << "row " << i;
-          ++scored;
-        } else {
-          ASSERT_EQ(json_text_or_null(got), want) << "row " << i << " column " << columns[c];
-        }
-      }
-      const std::string code = expected_code(expected, i, 13);
-      ASSERT_EQ(row.at("code").get<std::string>(), code) << "row " << i;
-      if (code.find("\xEF\xBF\xBD") != std::string::npos) ++repaired;
-      if (row.at("status") == "hacked") ++hacked_status;
-    }
+        out + "/" +
+        (name == "amd_flat"               ? "amd_flat.parquet"
+         : name == "amd_1_1m_competition" ? "amd_1_1m_competition_submissions.parquet"
+         : name == "helion_b200_nebius"   ? "helion_b200_nebius_submissions.parquet"
+                                          : name + ".parquet");
+    const FlatCounts c = expect_flat_equals_oracle(*db, file, ids);
+    ASSERT_GT(c.rows, 0);
+    all.scored += c.scored;
+    all.hacked += c.hacked;
+    all.hacked_scored += c.hacked_scored;
+    all.multi_runner += c.multi_runner;
+    all.repaired += c.repaired;
   }
-  EXPECT_GT(scored, 0);
-  EXPECT_GT(hacked_status, 0);
-  EXPECT_GT(repaired, 0);  // the Latin-1 byte became U+FFFD in the flat AMD config
+  EXPECT_GT(all.scored, 0);
+  EXPECT_GT(all.hacked, 0);
+  EXPECT_GT(all.hacked_scored, 0);  // a hacked submission keeps its runs and score
+  EXPECT_GT(all.multi_runner, 0);
+  EXPECT_GT(all.repaired, 0);  // the Latin-1 byte became U+FFFD in the flat AMD config
+}
+
+// A database drawn at random (a fixed seed), with every combination the join rule distinguishes:
+// public leaderboard runs that failed, passed without a score or have a null `passed`, on one to
+// three runners of a submission, several public runs on one runner, secret runs passing, failing
+// or null, runs without a runner, hacked marks in submission.status and in the job status, done
+// true, false or null, equal scores and equal submission times, users without a name, and a
+// leaderboard whose visibility is 'closed'.
+class RandomDb : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server->create_database("random");
+    auto db = connect("random");
+    db->exec(platform::kSchemaSql);
+    std::mt19937_64 rng(20260401);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+    std::string sql =
+        "INSERT INTO leaderboard.leaderboard (id, name, deadline, description, visibility) VALUES "
+        "(1001, 'rand_a', '2025-05-01', 'a', 'public'), (1002, 'rand_b', '2025-06-01', 'b', "
+        "'public'), (1003, 'rand_closed', '2025-07-01', 'c', 'closed');"
+        "INSERT INTO leaderboard.gpu_type VALUES (1001, 'A100'), (1001, 'H100'), (1001, 'B200'),"
+        " (1002, 'B200'), (1003, 'MI300');";
+    for (int u = 0; u < 14; ++u) {
+      sql += "INSERT INTO leaderboard.user_info VALUES ('" + std::to_string(9000 + u) + "', " +
+             (u % 5 == 0 ? std::string("NULL") : "'user" + std::to_string(u) + "'") + ");";
+    }
+    for (int c = 1; c <= 40; ++c) {
+      sql += "INSERT INTO leaderboard.code_files (id, code, hash) VALUES (" + std::to_string(c) +
+             ", convert_to('kernel " + std::to_string(c) + "', 'UTF8'), 'h" + std::to_string(c) +
+             "');";
+    }
+    const char* const runners[] = {"A100", "H100", "B200"};
+    const char* const job[] = {"succeeded", "failed", "hacked", "timed_out", "running"};
+    const char* const sub_status[] = {"active", "active", "active", "hacked"};
+    const char* const bools[] = {"true", "false", "NULL"};
+    const char* const scores[] = {"0.00125", "0.0025", "0.0031415926535", "1.5e-05", "0.0025"};
+    int64_t run_id = 1;
+    for (int id = 1; id <= 900; ++id) {
+      const int board = 1001 + pick(3);
+      sql +=
+          "INSERT INTO leaderboard.submission (id, leaderboard_id, file_name, user_id, code_id,"
+          " submission_time, done, status) VALUES (" +
+          std::to_string(id) + ", " + std::to_string(board) + ", 'sub" + std::to_string(id) +
+          ".py', '" + std::to_string(9000 + pick(14)) + "', " + std::to_string(1 + pick(40)) +
+          ", '2025-04-01'::timestamptz + " + std::to_string(pick(300)) + " * interval '1 min', " +
+          (pick(8) == 0   ? "NULL"
+           : pick(6) == 0 ? "false"
+                          : "true") +
+          ", " + (pick(10) == 0 ? "NULL" : "'" + std::string(sub_status[pick(4)]) + "'") + ");";
+      if (pick(6) != 0) {
+        sql += "INSERT INTO leaderboard.submission_job_status (submission_id, status) VALUES (" +
+               std::to_string(id) + ", " +
+               (pick(12) == 0 ? "NULL" : "'" + std::string(job[pick(5)]) + "'") + ");";
+      }
+      const int n_runners = board == 1001 ? 1 + pick(3) : 1;
+      for (int k = 0; k < n_runners; ++k) {
+        const std::string runner = board == 1003   ? "MI300"
+                                   : board == 1002 ? "B200"
+                                                   : runners[(id + k) % 3];
+        auto run = [&](const std::string& mode, const std::string& secret, const std::string& r,
+                       const std::string& score, const std::string& passed) {
+          sql +=
+              "INSERT INTO leaderboard.runs (id, submission_id, mode, secret, runner, score, "
+              "passed) VALUES (" +
+              std::to_string(run_id++) + ", " + std::to_string(id) + ", " + mode + ", " + secret +
+              ", " + r + ", " + score + ", " + passed + ");";
+        };
+        const std::string quoted = "'" + runner + "'";
+        if (pick(3) == 0) run("'test'", "false", quoted, "NULL", bools[pick(2)]);
+        if (pick(10) == 0) run("'benchmark'", "false", quoted, scores[pick(5)], "true");
+        // The public leaderboard runs: none, one, sometimes two on this runner.
+        const int publics = pick(7) == 0 ? 0 : pick(5) == 0 ? 2 : 1;
+        for (int p = 0; p < publics; ++p) {
+          run("'leaderboard'", pick(30) == 0 ? "NULL" : "false", quoted,
+              pick(4) == 0 ? "NULL" : scores[pick(5)], bools[pick(5) == 0 ? 1 + pick(2) : 0]);
+        }
+        // The secret runs: usually one passing, sometimes failing, null or a second one.
+        const int secrets = pick(8) == 0 ? 0 : pick(6) == 0 ? 2 : 1;
+        for (int p = 0; p < secrets; ++p) {
+          run("'leaderboard'", "true", quoted, "NULL", bools[pick(6) == 0 ? 1 + pick(2) : 0]);
+        }
+        if (pick(20) == 0) run("'leaderboard'", "false", "NULL", scores[pick(5)], "true");
+        if (pick(25) == 0) run("'profile.0'", "false", quoted, "NULL", "true");
+      }
+    }
+    db->exec("BEGIN;" + sql + "COMMIT");
+  }
+};
+
+TEST_F(RandomDb, ExportEqualsTheJoinRuleRowForRow) {
+  TempDir out_dir("random");
+  const std::string& out = out_dir.path;
+  // rand_closed is not public: only a private export may hold it.
+  ChildResult r =
+      kbdata_export({"--db", server->url("random"), "--out", out, "--private", "--config",
+                     "rand=1001,1002,1003", "--config", "rand_closed=1003"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto db = connect("random");
+  const FlatCounts c = expect_flat_equals_oracle(*db, out + "/rand.parquet", "1001,1002,1003");
+  const FlatCounts closed = expect_flat_equals_oracle(*db, out + "/rand_closed.parquet", "1003");
+  std::fprintf(stderr,
+               "random: %lld rows, %lld scored, %lld hacked (%lld scored), %lld failed "
+               "runs, %lld unscored runs, %lld submissions on several runners\n",
+               static_cast<long long>(c.rows), static_cast<long long>(c.scored),
+               static_cast<long long>(c.hacked), static_cast<long long>(c.hacked_scored),
+               static_cast<long long>(c.failed_runs), static_cast<long long>(c.unscored_runs),
+               static_cast<long long>(c.multi_runner));
+  // Every case the rule distinguishes occurred.
+  EXPECT_GT(c.scored, 0);
+  EXPECT_GT(c.hacked_scored, 0);
+  EXPECT_GT(c.failed_runs, 0);
+  EXPECT_GT(c.unscored_runs, 0);
+  EXPECT_GT(c.multi_runner, 0);
+  EXPECT_GT(closed.rows, 0);
+  // Hacked marks in both places, on rows that keep their runs.
+  const int64_t marked_in_job = std::stoll(std::string(
+      db->exec("SELECT count(*) FROM leaderboard.submission s JOIN "
+               "leaderboard.submission_job_status j ON j.submission_id = s.id WHERE j.status = "
+               "'hacked' AND s.status IS DISTINCT FROM 'hacked' AND EXISTS (SELECT 1 FROM "
+               "leaderboard.runs r WHERE r.submission_id = s.id AND r.mode = 'leaderboard' AND "
+               "NOT r.secret AND r.score IS NOT NULL)")
+          .bytes(0, 0)));
+  EXPECT_GT(marked_in_job, 0);
+  // The rankings drop hacked rows: no hacked submission in `kbdata top`.
+  ChildResult top = testing::run_child(
+      {kKbdata, "top", "--data", out, "--problem", "rand_a", "--format", "jsonl", "-n", "1000"});
+  if (top.exit_code == 0) {
+    std::set<int64_t> hacked_ids;
+    for (const json& row : read_rows(out + "/rand.parquet")) {
+      if (row.at("status") == "hacked") hacked_ids.insert(row.at("submission_id").get<int64_t>());
+    }
+    std::istringstream lines(top.out);
+    int64_t ranked = 0;
+    for (std::string line; std::getline(lines, line);) {
+      const json row = json::parse(line);
+      if (!row.contains("submission_id")) continue;
+      ++ranked;
+      EXPECT_EQ(hacked_ids.count(row.at("submission_id").get<int64_t>()), 0u) << line;
+    }
+    EXPECT_GT(ranked, 0);
+  } else {
+    ADD_FAILURE() << "kbdata top: " << top.err;
+  }
+}
+
+TEST_F(RandomDb, PublicExportRefusesAClosedLeaderboardBeforeAnyWrite) {
+  TempDir out_dir("closed");
+  const std::string& out = out_dir.path;
+  ChildResult refused =
+      kbdata_export({"--db", server->url("random"), "--out", out, "--config", "rand=1001,1003"});
+  expect_one_line_failure(refused,
+                          "leaderboard 1003 'rand_closed' (config rand) is not public: "
+                          "its visibility is 'closed'; a public export refuses it "
+                          "(--private allows it)");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_FALSE(fs::exists(out)) << "the refused export made its folder";
+  for (const auto& e : fs::directory_iterator(fs::path(out).parent_path())) {
+    EXPECT_EQ(e.path().filename().string().find(fs::path(out).filename().string()),
+              std::string::npos)
+        << "left " << e.path();
+  }
+  ChildResult allowed =
+      kbdata_export({"--db", server->url("random"), "--out", out, "--config", "rand=1001"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(read_file(out + "/README.md").find("private"), std::string::npos);
 }
 
 TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
@@ -301,14 +512,15 @@ TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
         read_rows(out + (passed_only ? "/successful_submissions.parquet" : "/submissions.parquet"));
     Result expected = db->exec(
         std::string("SELECT r.id, s.id, s.leaderboard_id, s.user_id, to_char(s.submission_time "
-                    "AT TIME ZONE 'UTC', ") + kOracleTime + "), s.file_name, " + kOracleCodeHex +
+                    "AT TIME ZONE 'UTC', ") +
+        kOracleTime + "), s.file_name, " + kOracleCodeHex +
         ", s.code_id, to_char(r.start_time AT TIME ZONE 'UTC', " + kOracleTime +
         "), to_char(r.end_time AT TIME ZONE 'UTC', " + kOracleTime +
         "), r.mode, r.score::float8, r.passed, r.compilation::text, r.meta::text, "
         "r.result::text, r.system_info::text FROM leaderboard.runs r JOIN leaderboard.submission s "
         "ON s.id = r.submission_id JOIN leaderboard.code_files f ON f.id = s.code_id WHERE "
-        "s.leaderboard_id IN (" + kAmd + ")" + (passed_only ? " AND r.passed" : "") +
-        " ORDER BY s.id, r.id");
+        "s.leaderboard_id IN (" +
+        kAmd + ")" + (passed_only ? " AND r.passed" : "") + " ORDER BY s.id, r.id");
     ASSERT_EQ(rows.size(), static_cast<size_t>(expected.rows()));
     std::map<std::string, int64_t> anonymised;
     std::set<int64_t> anon_values;
@@ -370,7 +582,8 @@ TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
     // Distinct users get distinct integers from 1..N, N the users of these leaderboards.
     const int64_t n = std::stoll(std::string(
         db->exec(std::string("SELECT count(DISTINCT user_id) FROM leaderboard.submission WHERE "
-                             "leaderboard_id IN (") + kAmd + ")")
+                             "leaderboard_id IN (") +
+                 kAmd + ")")
             .bytes(0, 0)));
     ASSERT_FALSE(anon_values.empty());
     EXPECT_EQ(anon_values.size(), anonymised.size()) << "two users share an anonymous id";
@@ -379,7 +592,8 @@ TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {
   }
   // No platform user id anywhere in the folder (files, metadata, card).
   Result users = db->exec(std::string("SELECT DISTINCT user_id FROM leaderboard.submission WHERE "
-                                      "leaderboard_id IN (") + kAmd + ")");
+                                      "leaderboard_id IN (") +
+                          kAmd + ")");
   ASSERT_GT(users.rows(), 0);
   for (const auto& [name, bytes] : folder(out)) {
     for (int i = 0; i < users.rows(); ++i) {
@@ -421,8 +635,8 @@ TEST(Export, CardAndLayoutFromTheFilesWritten) {
   EXPECT_NE(card.find("598 | nvfp4_dual_gemm"), std::string::npos);
   EXPECT_NE(card.find("unreliable"), std::string::npos);  // 598's note, from the registry
   EXPECT_EQ(card.find("private"), std::string::npos);
-  for (const char* file : {"nvidia_nvfp4_submissions.parquet", "submissions.parquet",
-                           "leaderboards.parquet"}) {
+  for (const char* file :
+       {"nvidia_nvfp4_submissions.parquet", "submissions.parquet", "leaderboards.parquet"}) {
     SCOPED_TRACE(file);
     const uint64_t size = fs::file_size(out + "/" + file);
     const size_t rows = read_rows(out + "/" + file).size();
@@ -451,11 +665,12 @@ TEST(Export, CardAndLayoutFromTheFilesWritten) {
 TEST(Export, PublicExportRefusesAnOpenLeaderboard) {
   TempDir out_dir("open");
   const std::string& out = out_dir.path;
-  ChildResult refused = kbdata_export(
-      {"--db", server->url("kb"), "--out", out, "--config", "practice=901,990"});
-  expect_one_line_failure(refused, "leaderboard 990 'open_practice_softmax' (config practice) is "
-                                   "still open");
-  EXPECT_TRUE(fs::is_empty(out));
+  ChildResult refused =
+      kbdata_export({"--db", server->url("kb"), "--out", out, "--config", "practice=901,990"});
+  expect_one_line_failure(refused,
+                          "leaderboard 990 'open_practice_softmax' (config practice) is "
+                          "still open");
+  EXPECT_FALSE(fs::exists(out)) << "the refused export made its folder";
   ChildResult allowed = kbdata_export(
       {"--db", server->url("kb"), "--out", out, "--config", "practice=901,990", "--private"});
   ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
@@ -470,13 +685,36 @@ class Faults : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = temp_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ChildResult r = kbdata_export({"--db", server->url("kb"), "--out", dir_, "--config",
-                                   "trimul_submissions=496"});
+    ChildResult r = kbdata_export(
+        {"--db", server->url("kb"), "--out", dir_, "--config", "trimul_submissions=496"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    // Modes other than any the export would choose, to see that they are kept.
+    fs::permissions(dir_ + "/README.md", fs::perms(0640));
+    fs::permissions(dir_, fs::perms(0750));
     before_ = folder(dir_);
+    modes_before_ = modes(dir_);
     ASSERT_EQ(before_.size(), 3u);
   }
   void TearDown() override { fs::remove_all(dir_); }
+  static std::map<std::string, fs::perms> modes(const std::string& dir) {
+    std::map<std::string, fs::perms> out = {{".", fs::status(dir).permissions()}};
+    for (const auto& e : fs::directory_iterator(dir)) {
+      out[e.path().filename().string()] = fs::symlink_status(e.path()).permissions();
+    }
+    return out;
+  }
+  // The temporary folders of an export into dir_ (beside it, named after it).
+  std::vector<fs::path> staged_folders() const {
+    std::vector<fs::path> out;
+    const std::string prefix = "." + fs::path(dir_).filename().string() + ".";
+    for (const auto& e : fs::directory_iterator(fs::path(dir_).parent_path())) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && name.find(".kbdata-") != std::string::npos) {
+        out.push_back(e.path());
+      }
+    }
+    return out;
+  }
   void expect_untouched() {
     std::map<std::string, std::string> after = folder(dir_);
     ASSERT_EQ(after.size(), before_.size()) << "a file was added or removed";
@@ -484,13 +722,18 @@ class Faults : public ::testing::Test {
       ASSERT_TRUE(after.count(name)) << name;
       EXPECT_TRUE(after[name] == bytes) << name << " changed";
     }
+    EXPECT_EQ(modes(dir_), modes_before_) << "a mode changed";
+    EXPECT_TRUE(staged_folders().empty()) << "a temporary folder was left";
   }
   std::vector<std::string> export_args(const std::string& url) {
-    return {"--db",     url, "--out", dir_, "--config", "trimul_submissions=496", "--config",
-            std::string("nvidia_nvfp4_submissions=") + kNvfp4};
+    return {"--db",     url,
+            "--out",    dir_,
+            "--config", "trimul_submissions=496",
+            "--config", std::string("nvidia_nvfp4_submissions=") + kNvfp4};
   }
   std::string dir_;
   std::map<std::string, std::string> before_;
+  std::map<std::string, fs::perms> modes_before_;
 };
 
 TEST_F(Faults, ConnectionRefused) {
@@ -530,12 +773,15 @@ TEST_F(Faults, ServerStoppedMidway) {
   }
   EXPECT_TRUE(waiting) << "the export never reached leaderboards.parquet";
   watcher.reset();
-  // The configs are written by now, as temporary files beside their destinations.
+  // The configs are written by now, as temporary files in the temporary folder beside DIR.
+  const std::vector<fs::path> staged = staged_folders();
+  ASSERT_EQ(staged.size(), 1u);
   size_t temporaries = 0;
-  for (const auto& e : fs::directory_iterator(dir_)) {
-    temporaries += e.path().filename().string().find(".tmp-") != std::string::npos;
+  for (const auto& e : fs::directory_iterator(staged[0])) {
+    temporaries += e.path().filename().string().find(".kbdata-") != std::string::npos;
   }
   EXPECT_EQ(temporaries, 4u);
+  EXPECT_EQ(folder(dir_), before_) << "DIR changed before the export succeeded";
   server->stop();
   child.join();
   locker.reset();
@@ -573,20 +819,132 @@ TEST_F(Faults, JsonbTheLegacyStructCannotHold) {
 TEST_F(Faults, OutputFolderNotWritable) {
   // A path under a regular file can never be a folder, root or not.
   const std::string under_file = dir_ + "/README.md/out";
-  ChildResult r = kbdata_export({"--db", server->url("kb"), "--out", under_file, "--config",
-                                 "trimul_submissions=496"});
+  ChildResult r = kbdata_export(
+      {"--db", server->url("kb"), "--out", under_file, "--config", "trimul_submissions=496"});
   expect_one_line_failure(r, under_file);
   expect_untouched();
   // A folder the (non-root) user may not write into.
   if (::geteuid() == 0) {
-    ChildResult as_other =
-        testing::run_child({kKbdata, "export", "--db", server->url("kb"), "--out", dir_,
-                            "--config", "trimul_submissions=496"},
-                           "postgres");
+    ChildResult as_other = testing::run_child({kKbdata, "export", "--db", server->url("kb"),
+                                               "--out", dir_, "--config", "trimul_submissions=496"},
+                                              "postgres");
     expect_one_line_failure(as_other, dir_);
     EXPECT_NE(as_other.err.find("Permission denied"), std::string::npos) << as_other.err;
   }
   expect_untouched();
+}
+
+// After an export DIR holds exactly what its card lists: an entry the new card would not list is
+// refused, and --force removes only regular files an earlier export made or listed.
+TEST_F(Faults, FilesTheNewCardWouldNotList) {
+  const std::vector<std::string> trimul = {"--db", server->url("kb"), "--out",
+                                           dir_,   "--config",        "trimul_submissions=496"};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  auto refresh = [&] {
+    before_ = folder(dir_);
+    modes_before_ = modes(dir_);
+  };
+  // A file of the user's.
+  { std::ofstream(dir_ + "/notes.txt") << "mine"; }
+  refresh();
+  ChildResult r = kbdata_export(trimul);
+  expect_one_line_failure(r, "holds notes.txt, which the new card would not list");
+  EXPECT_EQ(r.exit_code, 2);
+  expect_untouched();
+  r = kbdata_export(with(trimul, {"--force"}));
+  expect_one_line_failure(r, "holds notes.txt, which no earlier kbdata export made or listed");
+  expect_untouched();
+  fs::remove(dir_ + "/notes.txt");
+  // A folder, never removed.
+  fs::create_directory(dir_ + "/sub");
+  refresh();
+  r = kbdata_export(with(trimul, {"--force"}));
+  expect_one_line_failure(r, "holds sub, which is a folder");
+  expect_untouched();
+  fs::remove(dir_ + "/sub");
+  // An earlier export's config that the new one leaves out: listed by the previous card.
+  r = kbdata_export(with(trimul, {"--config", std::string("nvidia_nvfp4_submissions=") + kNvfp4}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  refresh();
+  ASSERT_EQ(before_.size(), 4u);
+  r = kbdata_export(trimul);
+  expect_one_line_failure(r,
+                          "holds nvidia_nvfp4_submissions.parquet, which the new card would "
+                          "not list; remove it, or --force removes it");
+  expect_untouched();
+  r = kbdata_export(with(trimul, {"--force"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("removed nvidia_nvfp4_submissions.parquet"), std::string::npos) << r.err;
+  std::set<std::string> names;
+  for (const auto& [name, bytes] : folder(dir_)) names.insert(name);
+  EXPECT_EQ(names, (std::set<std::string>{"README.md", "leaderboards.parquet",
+                                          "trimul_submissions.parquet"}));
+  // A Parquet file an export made, under a name no card lists.
+  fs::copy_file(dir_ + "/trimul_submissions.parquet", dir_ + "/copy.parquet");
+  r = kbdata_export(trimul);
+  expect_one_line_failure(r, "holds copy.parquet");
+  r = kbdata_export(with(trimul, {"--force"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/copy.parquet"));
+  // The card lists exactly the folder's other files.
+  const std::string card = read_file(dir_ + "/README.md");
+  for (const auto& [name, bytes] : folder(dir_)) {
+    if (name != "README.md") {
+      EXPECT_NE(card.find("data_files: \"" + name + "\""), std::string::npos) << name;
+    }
+  }
+  EXPECT_TRUE(staged_folders().empty());
+}
+
+// New files get 0666 and a new folder 0777 minus the umask; a replaced file or folder keeps its
+// mode; a private export makes its files 0600 and its folder 0700, replacing or not.
+TEST(Export, ModesFollowTheUmaskTheReplacedFileOrPrivate) {
+  TempDir out_dir("modes");
+  const std::string& out = out_dir.path;
+  auto export_under = [&](mode_t mask, std::vector<std::string> more) {
+    std::vector<std::string> args = {"--db", server->url("kb"), "--out",
+                                     out,    "--config",        "trimul_submissions=496"};
+    args.insert(args.end(), more.begin(), more.end());
+    const mode_t old = ::umask(mask);
+    ChildResult r = kbdata_export(args);
+    ::umask(old);
+    return r;
+  };
+  auto mode_of = [](const std::string& path) {
+    return static_cast<unsigned>(fs::status(path).permissions());
+  };
+  auto expect_modes = [&](unsigned dir_mode, unsigned card_mode, unsigned config_mode) {
+    EXPECT_EQ(mode_of(out), dir_mode);
+    EXPECT_EQ(mode_of(out + "/README.md"), card_mode);
+    EXPECT_EQ(mode_of(out + "/leaderboards.parquet"), card_mode);
+    EXPECT_EQ(mode_of(out + "/trimul_submissions.parquet"), config_mode);
+  };
+  for (mode_t mask : {mode_t{022}, mode_t{077}}) {
+    SCOPED_TRACE(mask);
+    fs::remove_all(out);
+    ChildResult r = export_under(mask, {});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_modes(0777 & ~mask, 0666 & ~mask, 0666 & ~mask);
+  }
+  // Replaced in place: the folder's and each file's own modes stay.
+  fs::remove_all(out);
+  ASSERT_EQ(export_under(022, {}).exit_code, 0);
+  fs::permissions(out, fs::perms(0750));
+  fs::permissions(out + "/trimul_submissions.parquet", fs::perms(0640));
+  ChildResult again = export_under(022, {});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  expect_modes(0750, 0644, 0640);
+  // Private: 0700 and 0600, new or replaced, whatever the umask.
+  ChildResult replaced = export_under(022, {"--private"});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  expect_modes(0700, 0600, 0600);
+  fs::remove_all(out);
+  ChildResult fresh = export_under(0, {"--private"});
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  expect_modes(0700, 0600, 0600);
 }
 
 TEST(Export, UsageErrors) {
@@ -604,8 +962,8 @@ TEST(Export, UsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     expect_one_line_failure(r, "config");
   }
-  ChildResult unknown = kbdata_export(
-      {"--db", server->url("kb"), "--out", out, "--config", "x=12345"});
+  ChildResult unknown =
+      kbdata_export({"--db", server->url("kb"), "--out", out, "--config", "x=12345"});
   expect_one_line_failure(unknown, "leaderboard 12345 (config x) does not exist");
 }
 
@@ -650,14 +1008,14 @@ TEST(Export, MemoryStaysBounded) {
       "  FROM generate_series(1, 10000) i");
   TempDir out_dir("big");
   const std::string& out = out_dir.path;
-  ChildResult r = kbdata_export({"--db", server->url("big"), "--out", out, "--config",
-                                 "trimul_submissions=496"});
+  ChildResult r = kbdata_export(
+      {"--db", server->url("big"), "--out", out, "--config", "trimul_submissions=496"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t size = fs::file_size(out + "/trimul_submissions.parquet");
   const long bound_kb = 128 * 1024;
   EXPECT_GT(size, static_cast<uint64_t>(bound_kb) * 1024 * 3 / 2) << "not more data than the bound";
-  EXPECT_LT(r.max_rss_kb, bound_kb) << "peak RSS " << r.max_rss_kb << " KB for " << size
-                                    << " bytes";
+  EXPECT_LT(r.max_rss_kb, bound_kb)
+      << "peak RSS " << r.max_rss_kb << " KB for " << size << " bytes";
   std::fprintf(stderr, "memory: exported %llu bytes with a peak RSS of %ld KB\n",
                static_cast<unsigned long long>(size), r.max_rss_kb);
 }
