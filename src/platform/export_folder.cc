@@ -135,6 +135,15 @@ ExportFolder::ExportFolder(const std::string& dir, const std::vector<std::string
                      " is a mount point, which kbdata export cannot replace whole; name a folder "
                      "inside it");
   }
+  if (::access(dir_.c_str(), W_OK | X_OK) != 0) {
+    throw IoError("--out " + dir + ": cannot write into it: " + std::strerror(errno));
+  }
+  // In a sticky folder (/tmp) only DIR's owner, the folder's or root may rename DIR.
+  const uid_t me = ::geteuid();
+  if ((parent_st.st_mode & S_ISVTX) != 0 && me != 0 && me != st.st_uid && me != parent_st.st_uid) {
+    throw IoError("--out " + dir + ": cannot replace it: it belongs to another user and " + parent +
+                  " is sticky");
+  }
   dir_mode_ = is_private ? 0700 : (st.st_mode & 07777);
   dir_owner_ = st.st_uid;
   dir_group_ = st.st_gid;
