@@ -15,6 +15,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "parquet/file_reader.h"
 
 namespace kbdata::platform {
@@ -67,11 +68,47 @@ std::set<std::string> files_listed_by_card(const std::string& path) {
   return files;
 }
 
+// A file read only for its footer. Unlike LocalFile::open it does not make the file an input of
+// the process (it is about to be removed, not read for the output).
+class PeekedFile final : public RandomAccessFile {
+ public:
+  PeekedFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PeekedFile() override { ::close(fd_); }
+  PeekedFile(const PeekedFile&) = delete;
+  PeekedFile& operator=(const PeekedFile&) = delete;
+  [[nodiscard]] uint64_t size() const override { return size_; }
+  void read_at(uint64_t offset, std::span<uint8_t> out) override {
+    if (offset > size_ || out.size() > size_ - offset) throw FormatError("truncated");
+    size_t done = 0;
+    while (done < out.size()) {
+      const ssize_t n =
+          ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      if (n <= 0) throw IoError("cannot read " + path_);
+      done += static_cast<size_t>(n);
+    }
+  }
+  [[nodiscard]] const std::string& name() const override { return path_; }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
 // Whether `path` is a Parquet file kbdata export wrote: its footer's kbdata.source names the
 // database it came from.
 bool made_by_export(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
+  auto file = std::make_unique<PeekedFile>(path, fd, static_cast<uint64_t>(st.st_size));
   try {
-    std::unique_ptr<parquet::FileReader> reader = parquet::FileReader::open(path);
+    std::unique_ptr<parquet::FileReader> reader = parquet::FileReader::open(std::move(file));
     for (const parquet::KeyValue& kv : reader->metadata().key_value_metadata) {
       if (kv.key == "kbdata.source" && kv.value && kv.value->rfind("PostgreSQL ", 0) == 0) {
         return true;
