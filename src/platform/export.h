@@ -1,4 +1,4 @@
-// `kbdata export`: the platform database (DATASET.md §2) to the published configs, in one
+// `kbdata export`: the platform database (docs/dataset.md §2) to the published configs, in one
 // READ ONLY, REPEATABLE READ transaction (a snapshot shared by every connection with --jobs),
 // streamed through server-side cursors, written with kbdata's layout (page index, bounded row
 // groups, provenance metadata). docs/export.md states the rules and the SQL.

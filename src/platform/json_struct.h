@@ -1,6 +1,6 @@
 // The legacy schema's nested struct columns (run_compilation, run_meta, run_result,
-// run_system_info; DATASET.md §4.2) built from the runs' jsonb values: the union of the keys seen,
-// one typed field per key, missing keys null, null and empty objects a null struct.
+// run_system_info; docs/dataset.md §4.2) built from the runs' jsonb values: the union of the keys
+// seen, one typed field per key, missing keys null, null and empty objects a null struct.
 //
 // A field's type comes from the jsonb values of its key: all strings -> STRING, all booleans ->
 // BOOLEAN, all numbers -> INT64 when every one is integral and within int64, else DOUBLE; a key
@@ -23,8 +23,8 @@ namespace kbdata::platform {
 enum class FieldType { STRING, INT64, DOUBLE, BOOLEAN };
 
 struct StructShape {
-  std::string column;       // the Parquet column, e.g. "run_meta"
-  std::string source;       // the jsonb column of leaderboard.runs, e.g. "meta"
+  std::string column;  // the Parquet column, e.g. "run_meta"
+  std::string source;  // the jsonb column of leaderboard.runs, e.g. "meta"
   std::vector<std::pair<std::string, FieldType>> fields;  // by key, in byte order
 };
 

@@ -1,4 +1,4 @@
--- The KernelBot platform's tables that the export reads (DATASET.md §2), newest known state.
+-- The KernelBot platform's tables that the export reads (docs/dataset.md §2), newest known state.
 -- `kbdata synth --db URL` runs this file (compiled in) on an empty database, then seeds it.
 CREATE SCHEMA leaderboard;
 

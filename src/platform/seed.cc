@@ -192,7 +192,7 @@ std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::Le
         const std::string& runner = m.runners[static_cast<size_t>(r)];
         runs.push_back({"leaderboard", false, runner, score_on(r), true});
         // About 1 in 25 scored submissions fails its secret run on its first runner: that
-        // runner's public score must not count (DATASET.md §3).
+        // runner's public score must not count (docs/dataset.md §3).
         const bool secret_fails = k == 0 && (h >> 8) % 25 == 0;
         runs.push_back({"leaderboard", true, runner, std::nullopt, !secret_fails});
       }

@@ -133,8 +133,8 @@ std::string hex_to_bytes(std::string_view hex) {
   return out;
 }
 
-// The code as DATASET.md §4.2 says it must read: old_code's `\x` + even hex digits decoded here
-// in SQL; then UTF-8 with replacement.
+// The code as docs/dataset.md §4.2 says it must read: old_code's `\x` + even hex digits decoded
+// here in SQL; then UTF-8 with replacement.
 std::string expected_code(const Result& r, int row, int column) {
   std::string out;
   append_utf8_repaired(out, hex_to_bytes(r.bytes(row, column)));
