@@ -3,9 +3,10 @@
 //
 //   signature   kBins = 2048 bins. A shingle hash h (shingles.h) falls into bin h >> 53 (its top
 //               11 bits) and the bin keeps the least h << 11 it sees. Empty bins are filled by
-//               optimal densification (Shrivastava, ICML 2017): empty bin i probes bins
-//               g(i, 1), g(i, 2), ... (g a seeded XXH3 of (i, attempt), mod kBins) and copies the
-//               value of the first non-empty one. One pass over the shingles, one hash each,
+//               optimal densification (Shrivastava, ICML 2017): empty bin i copies the value of
+//               the first non-empty bin of its own probe order, a random permutation of the bins
+//               fixed for i (bins by a seeded 64-bit mix of (i, j)), found with bounded work
+//               whatever the set. One pass over the shingles, one hash each,
 //               instead of 2048 hashes per shingle for 2048 independent permutations.
 //   estimate    the fraction of bins equal in two signatures estimates their Jaccard similarity;
 //               its variance is at most about J(1-J)/kBins, that of 2048 permutations (tested in

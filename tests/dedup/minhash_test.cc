@@ -72,7 +72,7 @@ double estimator_rmse(size_t total, size_t common, int trials) {
 
 // The claim of docs/dedup.md: for |A u B| >= 2048 (codes of a few KB and up: nearly every
 // kernel) the estimator's RMSE is at most that of 2048 independent permutations,
-// sqrt(J(1-J)/2048) (measured 0.85-0.96 of it: bins sample without replacement); for smaller sets,
+// sqrt(J(1-J)/2048) (measured 0.85-0.93 of it: bins sample without replacement); for smaller sets,
 // most of whose bins densification fills, at most 1.35 times it (measured up to 1.2). 300 trials
 // measure an RMSE to about 4%, hence the 1.08 allowance on the first bound.
 TEST(MinHashTest, EstimatorIsAsAccurateAs2048Permutations) {
