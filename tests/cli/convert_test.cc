@@ -168,7 +168,7 @@ int interrupt_convert(const std::string& in, const std::string& out, int signal_
   bool started = false;
   while (!started && std::chrono::steady_clock::now() < deadline) {
     for (const auto& entry : fs::directory_iterator(dir)) {
-      if (entry.path().filename().string().find(".tmp-") != std::string::npos) started = true;
+      if (entry.path().filename().string().find(".kbdata-") != std::string::npos) started = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -212,8 +212,8 @@ TEST_F(ConvertTest, AnInterruptedConvertLeavesTheTargetUntouchedAndNoTemporary) 
   std::ofstream(out) << "previous contents";
   for (int signal_number : {SIGTERM, SIGINT}) {
     int status = interrupt_convert(in, out, signal_number, dir_);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "convert finished before it was interrupted; status "
-                                     << status;
+    ASSERT_TRUE(WIFSIGNALED(status))
+        << "convert finished before it was interrupted; status " << status;
     EXPECT_EQ(WTERMSIG(status), signal_number);
     EXPECT_TRUE(read_file(out) == "previous contents");
     EXPECT_TRUE(leftovers("out.parquet").empty()) << leftovers("out.parquet")[0];
@@ -228,10 +228,15 @@ TEST_F(ConvertTest, AKilledConvertLeavesTheTargetUntouched) {
   int status = interrupt_convert(in, out, SIGKILL, dir_);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_TRUE(read_file(out) == "previous contents");
-  // SIGKILL cannot be caught: the temporary stays, beside the target, named after it.
-  for (const std::string& name : leftovers("out.parquet")) {
-    EXPECT_EQ(name.rfind("out.parquet.tmp-", 0), 0u) << name;
+  // SIGKILL cannot be caught: the temporary stays, beside the target, named after it
+  // (".out.parquet.<hash>.kbdata-<pid>-XXXXXX"), until the next write of the same target.
+  const std::vector<std::string> left = leftovers("out.parquet");
+  for (const std::string& name : left) {
+    EXPECT_EQ(name.rfind(".out.parquet.", 0), 0u) << name;
+    EXPECT_NE(name.find(".kbdata-"), std::string::npos) << name;
   }
+  ASSERT_EQ(run("convert " + in + " " + out).exit_code, 0);
+  EXPECT_TRUE(leftovers("out.parquet").empty());
 }
 
 }  // namespace

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "support/oracle.h"
 #include "support/cli_expect.h"
+#include "support/oracle.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 
@@ -453,12 +453,17 @@ TEST(Extract, UsageErrors) {
       run("extract -p nvfp4_gemm --all --out " + (scratch.path / "full").string() + kData), 2,
       "not empty");
   EXPECT_TRUE(fs::exists(scratch.path / "full" / "keep.txt"));
-  // --force replaces it.
-  Result forced =
-      run("extract -p nvfp4_gemm --all --force --out " + (scratch.path / "full").string() + kData);
+  // --force does not replace a folder extract did not make (tests/safety covers the rules) ...
+  expect_one_line_error(
+      run("extract -p nvfp4_gemm --all --force --out " + (scratch.path / "full").string() + kData),
+      2, "not made by kbdata extract");
+  EXPECT_TRUE(fs::exists(scratch.path / "full" / "keep.txt"));
+  // ... and replaces one it made.
+  const std::string made = (scratch.path / "made").string();
+  ASSERT_EQ(run("extract -p nvfp4_gemm --top 1 --out " + made + kData).exit_code, 0);
+  Result forced = run("extract -p nvfp4_gemm --all --force --out " + made + kData);
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_FALSE(fs::exists(scratch.path / "full" / "keep.txt"));
-  EXPECT_TRUE(fs::exists(scratch.path / "full" / "manifest.jsonl"));
+  EXPECT_TRUE(fs::exists(fs::path(made) / "manifest.jsonl"));
   EXPECT_FALSE(fs::exists(scratch.path / "x"));
 }
 

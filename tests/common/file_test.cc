@@ -80,8 +80,9 @@ TEST(AtomicOutputFile, AppearsOnlyOnCommit) {
   EXPECT_EQ(slurp(path), "complete");
 }
 
+// A missing folder is the user's mistake, refused before any work (docs/cli.md, "Safety").
 TEST(AtomicOutputFile, FailsWhenTheFolderDoesNotExist) {
-  EXPECT_THROW(AtomicOutputFile("/nonexistent/kbdata/out.txt"), IoError);
+  EXPECT_THROW(AtomicOutputFile("/nonexistent/kbdata/out.txt"), UsageError);
 }
 
 }  // namespace

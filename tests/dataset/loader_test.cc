@@ -489,24 +489,25 @@ TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
     return out;
   };
   using V = std::vector<std::string>;
-  // amd_successful_submissions is a subset of amd_submissions: read only the latter.
+  // amd_successful_submissions is a subset of amd_submissions: read only the latter. Registry
+  // configs come first (so a derived copy beside one repeats it, not the other way round).
   EXPECT_EQ(names({}),
-            (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet", "submissions.parquet"}));
+            (V{"nvidia_nvfp4_submissions.parquet", "submissions.parquet", "mine.parquet"}));
   Filter amd;
   amd.problem = "amd-fp8-mm";
-  EXPECT_EQ(names(amd), (V{"mine.parquet", "submissions.parquet"}));
+  EXPECT_EQ(names(amd), (V{"submissions.parquet", "mine.parquet"}));
   Filter mine;
   mine.problem = "my_problem";
   EXPECT_EQ(names(mine), (V{"mine.parquet"}));
   Filter lb;
   lb.leaderboard_id = 597;
-  EXPECT_EQ(names(lb), (V{"mine.parquet", "nvidia_nvfp4_submissions.parquet"}));
+  EXPECT_EQ(names(lb), (V{"nvidia_nvfp4_submissions.parquet", "mine.parquet"}));
   // PMPP v2's leaderboard ids are not published: a leaderboard id filter must still read it.
   testing::write_bytes(dir_ / "pmpp_v2_submissions.parquet", testing::flat_file(flat_rows(1)));
   d = scan_data_dir(dir_.string());
   Filter pmpp;
   pmpp.leaderboard_id = 901;
-  EXPECT_EQ(names(pmpp), (V{"mine.parquet", "pmpp_v2_submissions.parquet"}));
+  EXPECT_EQ(names(pmpp), (V{"pmpp_v2_submissions.parquet", "mine.parquet"}));
   std::filesystem::remove(dir_ / "pmpp_v2_submissions.parquet");
   d = scan_data_dir(dir_.string());
 
