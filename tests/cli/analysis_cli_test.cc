@@ -125,8 +125,11 @@ TEST(TopCli, RanksByTheRulesWithTiesSharingARank) {
   // The keys the issue names, and no note (597 has none).
   std::vector<std::string> keys;
   for (const auto& [key, value] : rows[0].items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"rank", "runner", "score", "submission_id",
-                                            "submission_time", "user_id", "user_name"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"leaderboard_id", "problem_name", "rank", "runner",
+                                            "score", "submission_id", "submission_time",
+                                            "user_id", "user_name"}));
+  EXPECT_EQ(rows[0]["leaderboard_id"], 597);
+  EXPECT_EQ(rows[0]["problem_name"], "nvfp4_gemm");
   EXPECT_EQ(rows[0]["submission_time"], "2025-12-06T00:00:00.000000Z");
   EXPECT_EQ(rows[0]["user_name"], "name-u2");
   EXPECT_EQ(rows[0]["runner"], "B200");
