@@ -52,8 +52,8 @@ std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std
         known += field.name;
       }
       UsageError error("no column '" + name + "'" +
-                       did_you_mean(name, column_names(reader.schema())) + " (the columns: " +
-                       known + ")");
+                       did_you_mean(name, column_names(reader.schema())) +
+                       " (the columns: " + known + ")");
       error.locate_file(reader.name());
       throw error;
     }

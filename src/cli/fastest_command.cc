@@ -31,8 +31,7 @@ std::string code_block(const analysis::Fastest& f) {
   const dataset::Submission& s = f.submission;
   std::string text = "\ncode of submission " + std::to_string(s.submission_id) + " (" +
                      terminal_text(s.problem_name, false) + ", " +
-                     (f.runner ? terminal_text(*f.runner, false) : "runner not recorded") +
-                     "):\n";
+                     (f.runner ? terminal_text(*f.runner, false) : "runner not recorded") + "):\n";
   // A table is for people: the code's control characters and bidirectional overrides are shown
   // escaped, its lines and tabs kept.
   text += s.code ? terminal_text(*s.code, true) : std::string("null");

@@ -12,8 +12,9 @@ namespace kbdata::cli {
 std::vector<std::string> known_runners(const dataset::DataDir& dir) {
   std::vector<std::string> runners;
   for (const dataset::ConfigInfo& config : dataset::configs()) {
-    const bool present = std::any_of(dir.files.begin(), dir.files.end(),
-                                     [&](const dataset::DataFile& f) { return f.config == &config; });
+    const bool present =
+        std::any_of(dir.files.begin(), dir.files.end(),
+                    [&](const dataset::DataFile& f) { return f.config == &config; });
     if (!present) continue;
     for (const std::string& runner : config.hardware) {
       if (std::find(runners.begin(), runners.end(), runner) == runners.end()) {
@@ -55,7 +56,8 @@ std::string why_empty(const dataset::DataDir& dir, const dataset::Filter& filter
     load.with_details = false;
     dataset::LoadStats stats;
     bool held = false;
-    dataset::load_dir(dir, load, [&](dataset::Submission&&) { held = true; }, stats);
+    dataset::load_dir(
+        dir, load, [&](dataset::Submission&&) { held = true; }, stats);
     if (!held) {
       return "; no file of " + dir.path + " holds leaderboard " +
              std::to_string(*filter.leaderboard_id);

@@ -44,7 +44,10 @@ std::string help_hint(const CLI::App* command) {
 // The subcommand named on the command line (argv[1]), or nullptr.
 CLI::App* named_command(CLI::App& app, int argc, char** argv) {
   if (argc < 2) return nullptr;
-  return app.get_subcommand_no_throw(argv[1]);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(argv[1])) return sub;
+  }
+  return nullptr;
 }
 
 // Every long and short option name of `command`, spelled as typed ("--limit", "-n").
@@ -114,11 +117,14 @@ CLI::Validator whole_number(bool is_signed) {
 // Attaches whole_number to every integer option of `app` and its subcommands.
 void check_whole_numbers(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    const std::string type = option->get_type_name();
+    // "INT", or "UINT:NONNEGATIVE" with a validator's description after the type.
+    const std::string full_type = option->get_type_name();
+    const std::string type = full_type.substr(0, full_type.find(':'));
     if (type == "INT") option->transform(whole_number(true));
     if (type == "UINT") option->transform(whole_number(false));
   }
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) check_whole_numbers(*sub);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    check_whole_numbers(*sub);
 }
 
 }  // namespace
@@ -133,13 +139,16 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kbdata ") + kbdata::kVersion);
   app.footer(
       "\nExamples:\n"
-      "  kbdata inspect submissions.parquet\n"
-      "  kbdata cat submissions.parquet --columns problem_name,user_name,score --limit 10 "
-      "--format table\n"
-      "  kbdata cat submissions.parquet --offset 1000 --limit 100 --format csv > rows.csv\n"
-      "  kbdata cat submissions.parquet --where 'score < 0.5' --where 'user_name = alice'\n"
-      "  kbdata convert submissions.parquet small.parquet --compression zstd --level 9\n"
-      "  kbdata dedup submissions.parquet unique.parquet --fuzzy\n"
+      "  kbdata inspect nvidia_nvfp4_submissions.parquet\n"
+      "  kbdata cat nvidia_nvfp4_submissions.parquet --columns problem_name,user_name,score "
+      "--limit 10 --format table\n"
+      "  kbdata cat nvidia_nvfp4_submissions.parquet --offset 100 --limit 100 --format csv > "
+      "rows.csv\n"
+      "  kbdata cat nvidia_nvfp4_submissions.parquet --where 'score < 0.00005' --where "
+      "'user_name = tonda'\n"
+      "  kbdata convert nvidia_nvfp4_submissions.parquet small.parquet --compression zstd "
+      "--level 9\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet unique.parquet --fuzzy\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
 
   kbdata::cli::InspectOptions inspect;
@@ -250,7 +259,7 @@ int main(int argc, char** argv) {
   show_cmd->add_option("SUBMISSION_ID", show.submission_id, "Submission id")->required();
   kbdata::cli::add_data_options(*show_cmd, show.data);
   show_cmd->footer(
-      "\nExamples:\n  kbdata show 41849\n  kbdata show 41849 --format json\n"
+      "\nExamples:\n  kbdata show 30000569\n  kbdata show 30000569 --format json\n"
       "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
   show_cmd->add_option("--format,-f", show.format, "Output format")
       ->check(CLI::IsMember({"table", "json", "jsonl"}))
@@ -484,8 +493,8 @@ int main(int argc, char** argv) {
     } else if (synth_cmd->parsed()) {
       kbdata::cli::run_synth(synth, stdout, stderr);
     }
-    for (const kbdata::cli::Command& command : commands) {
-      if (command.app->parsed()) command.run();
+    for (const kbdata::cli::Command& added : commands) {
+      if (added.app->parsed()) added.run();
     }
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s %s\n", e.what(), help_hint(command).c_str());

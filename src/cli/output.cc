@@ -132,8 +132,6 @@ void append_csv_field(std::string& out, const std::optional<std::string>& value)
   }
 }
 
-
-
 void write_all(std::FILE* out, std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {
     IoError error("cannot write the output");

@@ -187,9 +187,9 @@ void add_progression_command(CLI::App& app, Commands& commands) {
       "\nThe running best is kept per runner over the qualifying rows (scored, passed, not\n"
       "hacked); a row marked * set a new best (docs/analyses.md).\n"
       "\nExamples:\n"
-      "  kbdata progression --user alice -p nvfp4_gemm\n"
-      "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot alice.svg\n"
-      "  kbdata progression --user alice -f csv > alice.csv\n"
+      "  kbdata progression --user warpne -p nvfp4_gemm\n"
+      "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot warpne.svg\n"
+      "  kbdata progression --user warpne -f csv > warpne.csv\n"
       "\nExit status: 0 success, 1 no such user or unreadable input, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_progression(*options, stdout, stderr); }});
 }

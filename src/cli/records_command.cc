@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "analysis/records.h"
-#include "cli/plots.h"
 #include "cli/filter_checks.h"
+#include "cli/plots.h"
 #include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"

@@ -49,7 +49,9 @@ std::optional<int64_t> parse_time_literal(const std::string& where, const std::s
                                           const ColumnDescriptor& c) {
   using Kind = parquet::LogicalType::Kind;
   if (c.logical.kind != Kind::TIMESTAMP && c.logical.kind != Kind::DATE) return std::nullopt;
-  const bool integer = !value.empty() && value.find_first_not_of("-0123456789") == std::string::npos;
+  const size_t digits = !value.empty() && value[0] == '-' ? 1 : 0;
+  const bool integer =
+      value.size() > digits && value.find_first_not_of("0123456789", digits) == std::string::npos;
   if (integer) return std::nullopt;
   const int64_t micros = dataset::parse_utc_time(value, "--where '" + where + "'");
   auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); };

@@ -27,11 +27,13 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
   std::string text = "submission " + std::to_string(s.submission_id) + "\n";
   std::string_view note = dataset::note_for(s.leaderboard_id);
   if (!note.empty())
-    text += "note: " + terminal_text(s.problem_name, false) + " (" + std::to_string(s.leaderboard_id) +
-            "): " + std::string(note) + "\n";
+    text += "note: " + terminal_text(s.problem_name, false) + " (" +
+            std::to_string(s.leaderboard_id) + "): " + std::string(note) + "\n";
   // Text from the data stays on its line and reads as stored: escaped whatever the output.
   auto safe = [](const std::string& v) { return terminal_text(v, false); };
-  auto opt = [&](const std::optional<std::string>& v) { return v ? safe(*v) : std::string("null"); };
+  auto opt = [&](const std::optional<std::string>& v) {
+    return v ? safe(*v) : std::string("null");
+  };
   std::vector<std::vector<std::string>> rows = {
       {"problem_name", safe(s.problem_name)},
       {"leaderboard_id", std::to_string(s.leaderboard_id)},
@@ -53,7 +55,8 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
     std::vector<std::vector<std::string>> runs = {
         {"run_id", "mode", "score", "passed", "start_time", "end_time"}};
     for (const dataset::Run& r : s.runs) {
-      runs.push_back({std::to_string(r.run_id), safe(r.mode), r.score ? format_score(*r.score) : "null",
+      runs.push_back({std::to_string(r.run_id), safe(r.mode),
+                      r.score ? format_score(*r.score) : "null",
                       r.passed ? (*r.passed ? "true" : "false") : "null", time_text(r.start_time),
                       time_text(r.end_time)});
     }

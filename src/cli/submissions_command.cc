@@ -62,8 +62,8 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string list;
     for (const std::string& f : known) list += (list.empty() ? "" : ", ") + f;
-    throw UsageError("no field '" + name + "'" + did_you_mean(name, known) + " (the fields: " +
-                     list + ")");
+    throw UsageError("no field '" + name + "'" + did_you_mean(name, known) +
+                     " (the fields: " + list + ")");
   }
   std::vector<std::string> fields = options.columns;
   if (fields.empty()) {
@@ -91,9 +91,10 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   writer.finish();
   report_load(options.data, stats, err);
   if (writer.rows() == 0) {
-    write_all(err, "kbdata: no submissions" +
-                       (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
-                       " in " + dir.path + why_empty(dir, load.filter) + "\n");
+    write_all(err,
+              "kbdata: no submissions" +
+                  (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
+                  " in " + dir.path + why_empty(dir, load.filter) + "\n");
   }
 }
 

@@ -51,10 +51,10 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   } else {
     // Rankings of several leaderboards (legacy files, a problem on two leaderboards) flatten into
     // one table: each row names its leaderboard, as progression's rows do.
-    columns = {{"leaderboard_id", ColumnType::INT64},    {"problem_name", ColumnType::STRING},
-               {"rank", ColumnType::INT64},              {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},        {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64},     {"submission_time", ColumnType::TIMESTAMP},
+    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
+               {"rank", ColumnType::INT64},           {"user_id", ColumnType::STRING},
+               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
+               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
                {"runner", ColumnType::STRING}};
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).

@@ -222,19 +222,32 @@ const char* terminal_escape(uint32_t code_point) {
   if (code_point == 0x7F) return "\\x7f";
   if (code_point >= 0x80 && code_point < 0xA0) return kC1[code_point - 0x80];
   switch (code_point) {
-    case 0x061C: return "\\u061c";
-    case 0x200E: return "\\u200e";
-    case 0x200F: return "\\u200f";
-    case 0x202A: return "\\u202a";
-    case 0x202B: return "\\u202b";
-    case 0x202C: return "\\u202c";
-    case 0x202D: return "\\u202d";
-    case 0x202E: return "\\u202e";
-    case 0x2066: return "\\u2066";
-    case 0x2067: return "\\u2067";
-    case 0x2068: return "\\u2068";
-    case 0x2069: return "\\u2069";
-    default: return nullptr;
+    case 0x061C:
+      return "\\u061c";
+    case 0x200E:
+      return "\\u200e";
+    case 0x200F:
+      return "\\u200f";
+    case 0x202A:
+      return "\\u202a";
+    case 0x202B:
+      return "\\u202b";
+    case 0x202C:
+      return "\\u202c";
+    case 0x202D:
+      return "\\u202d";
+    case 0x202E:
+      return "\\u202e";
+    case 0x2066:
+      return "\\u2066";
+    case 0x2067:
+      return "\\u2067";
+    case 0x2068:
+      return "\\u2068";
+    case 0x2069:
+      return "\\u2069";
+    default:
+      return nullptr;
   }
 }
 

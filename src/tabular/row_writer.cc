@@ -25,8 +25,6 @@ namespace {
   throw error;
 }
 
-
-
 // Appends well-formed UTF-8 `text` for a table: control characters (C0, DEL, C1) and
 // bidirectional overrides escaped (common/text.h terminal_escape) so that a cell stays on one line
 // and reads as stored, and, when max_width > 0 and the result would be wider, cut to

@@ -92,8 +92,9 @@ TEST(DidYouMean, UnknownOptionNamesTheClosestOptionOfItsCommand) {
 
 TEST(DidYouMean, MisspelledProblemNamesTheClosest) {
   Result r = run("top -p nvfp4_gem" + kData);
-  expect_one_line_error(r, 2, "unknown problem 'nvfp4_gem' in " + kSample +
-                                  "; did you mean 'nvfp4_gemm'? (its problems: ");
+  expect_one_line_error(
+      r, 2,
+      "unknown problem 'nvfp4_gem' in " + kSample + "; did you mean 'nvfp4_gemm'? (its problems: ");
   EXPECT_NE(r.err.find(") (see 'kbdata top --help')\n"), std::string::npos) << r.err;
   expect_one_line_error(run("submissions -p trimull" + kData), 2, "did you mean 'trimul'?");
 }
@@ -101,8 +102,8 @@ TEST(DidYouMean, MisspelledProblemNamesTheClosest) {
 TEST(DidYouMean, MisspelledColumnOrFieldNamesTheClosest) {
   expect_one_line_error(run("cat " + data("kernelbot_sample.parquet") + " --columns user_nam"), 2,
                         "no column 'user_nam'; did you mean 'user_name'? (the columns: ");
-  expect_one_line_error(run("cat " + data("kernelbot_sample.parquet") + " --where 'scroe < 1'"),
-                        2, "no column 'scroe'; did you mean 'score'?");
+  expect_one_line_error(run("cat " + data("kernelbot_sample.parquet") + " --where 'scroe < 1'"), 2,
+                        "no column 'scroe'; did you mean 'score'?");
   expect_one_line_error(run("submissions --columns submission_id,scroe" + kData), 2,
                         "no field 'scroe'; did you mean 'score'? (the fields: submission_id, ");
 }
@@ -110,9 +111,10 @@ TEST(DidYouMean, MisspelledColumnOrFieldNamesTheClosest) {
 TEST(DidYouMean, MisspelledConfigNamesTheClosest) {
   Result r = run("export --show-sql --config nvidia_nvfp4_submission=597");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err,
-            "kbdata: warning: config 'nvidia_nvfp4_submission' is not a published config; did you "
-            "mean 'nvidia_nvfp4_submissions'? (it is written to nvidia_nvfp4_submission.parquet)\n");
+  EXPECT_EQ(
+      r.err,
+      "kbdata: warning: config 'nvidia_nvfp4_submission' is not a published config; did you "
+      "mean 'nvidia_nvfp4_submissions'? (it is written to nvidia_nvfp4_submission.parquet)\n");
   r = run("export --show-sql --config my_own_export=597");
   EXPECT_EQ(r.err, "");
 }
@@ -179,15 +181,17 @@ TEST(Numbers, ThresholdSaysWhatWasTyped) {
 TEST(EmptyResults, FiltersThatMatchNothingSaySo) {
   Result r = run("submissions -p nvfp4_gemm --user-name nobody-at-all" + kData);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "kbdata: no submissions match the filters (--problem nvfp4_gemm --user-name "
-                   "nobody-at-all) in " + kSample + "\n");
+  EXPECT_EQ(r.err,
+            "kbdata: no submissions match the filters (--problem nvfp4_gemm --user-name "
+            "nobody-at-all) in " +
+                kSample + "\n");
 }
 
 TEST(EmptyResults, UnknownLeaderboardIdIsNamed) {
   Result r = run("submissions --leaderboard 123456" + kData);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "kbdata: no submissions match the filters (--leaderboard 123456) in " +
-                       kSample + "; no file of " + kSample + " holds leaderboard 123456\n");
+  EXPECT_EQ(r.err, "kbdata: no submissions match the filters (--leaderboard 123456) in " + kSample +
+                       "; no file of " + kSample + " holds leaderboard 123456\n");
   r = run("top --leaderboard 123456" + kData);
   EXPECT_NE(r.err.find("; no file of " + kSample + " holds leaderboard 123456"), std::string::npos)
       << r.err;
@@ -228,20 +232,21 @@ TEST(Where, AnUnbalancedQuoteIsAnError) {
 TEST(Where, TimestampColumnsTakeIsoDatesAsSinceDoes) {
   const std::string file = data("kernelbot_sample.parquet");
   // 2025-11-01T00:00:00Z in µs.
-  Result by_number = run("cat " + file +
-                         " --columns submission_id --where 'submission_time >= 1761955200000000'");
+  Result by_number =
+      run("cat " + file + " --columns submission_id --where 'submission_time >= 1761955200000000'");
   Result by_date =
       run("cat " + file + " --columns submission_id --where 'submission_time >= 2025-11-01'");
-  Result by_time = run("cat " + file +
-                       " --columns submission_id --where \"submission_time >= '2025-11-01T00:00Z'\"");
+  Result by_time =
+      run("cat " + file +
+          " --columns submission_id --where \"submission_time >= '2025-11-01T00:00Z'\"");
   ASSERT_EQ(by_number.exit_code, 0) << by_number.err;
   ASSERT_EQ(by_date.exit_code, 0) << by_date.err;
   ASSERT_EQ(by_time.exit_code, 0) << by_time.err;
   EXPECT_FALSE(by_number.out.empty());
   EXPECT_EQ(by_date.out, by_number.out);
   EXPECT_EQ(by_time.out, by_number.out);
-  expect_one_line_error(
-      run("cat " + file + " --where 'submission_time >= 2025-13-01'"), 2, "2025-13-01");
+  expect_one_line_error(run("cat " + file + " --where 'submission_time >= 2025-13-01'"), 2,
+                        "2025-13-01");
 }
 
 TEST(Columns, ARepeatedColumnIsRefused) {
@@ -354,8 +359,7 @@ TEST_F(HostileText, ShowEscapesOnATerminalAndKeepsTheCodeWhenPiped) {
   ASSERT_EQ(piped.exit_code, 0) << piped.err;
   // The fields stay escaped; the code is printed as stored, to be saved.
   EXPECT_NE(piped.out.find("eve\\x1b[31m\\u202e"), std::string::npos) << piped.out;
-  EXPECT_NE(piped.out.find("code:\nif ok:\n\treturn 1 \u202e# comment\x1b[2J\n"),
-            std::string::npos)
+  EXPECT_NE(piped.out.find("code:\nif ok:\n\treturn 1 \u202e# comment\x1b[2J\n"), std::string::npos)
       << piped.out;
 }
 

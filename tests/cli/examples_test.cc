@@ -5,14 +5,17 @@
 // --data ~/kernelbot names, HOME being the sandbox) and of its files, so that `kbdata inspect
 // submissions.parquet` reads the sample's; /tmp/ paths are rewritten into the sandbox.
 //
-// An example must exit 0, unless the documentation shows it failing: then its documented output
-// is one `kbdata: ...` line, and the run must fail with that line (the sandbox's paths aside).
+// An example must exit 0, unless the documentation shows its output as one `kbdata: ...` line (a
+// failure or a warning): then it must print exactly that line on stderr (the sandbox shown as
+// /tmp/work). The `$ cp`, `$ mkdir`, `$ printf` and `$ touch` lines between them run too, as the
+// setup the examples after them need.
 // Examples that need a PostgreSQL server (--db) are not run here (tests/platform runs export and
 // synth --db against one).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,7 +34,8 @@ using kbdata::testing::read_file;
 struct Example {
   std::string source;    // where it is documented
   std::string command;   // "kbdata ..." (continuation lines joined)
-  std::string expected;  // the documented output's first line, when it is its only line
+  std::string expected;  // the documented output, when it is one "kbdata: " line
+  bool setup = false;    // a shell line that prepares the next examples (cp, mkdir, printf)
 };
 
 std::string trim(const std::string& s) {
@@ -52,7 +56,8 @@ std::string joined(const std::vector<std::string>& text, size_t& i, std::string 
 // The `$ kbdata ...` lines of the fenced blocks of a Markdown file, with the output shown after
 // each (the lines up to the next `$` line or the block's end).
 std::vector<Example> markdown_examples(const std::string& name) {
-  const std::vector<std::string> text = lines(read_file(std::string(KBDATA_SOURCE_DIR) + "/" + name));
+  const std::vector<std::string> text =
+      lines(read_file(std::string(KBDATA_SOURCE_DIR) + "/" + name));
   std::vector<Example> out;
   bool fenced = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -61,12 +66,18 @@ std::vector<Example> markdown_examples(const std::string& name) {
       fenced = !fenced;
       continue;
     }
-    if (!fenced || line.rfind("$ kbdata ", 0) != 0) continue;
+    if (!fenced || line.rfind("$ ", 0) != 0) continue;
+    if (line.rfind("$ kbdata ", 0) != 0) {
+      for (const char* setup : {"$ cp ", "$ mkdir ", "$ printf ", "$ touch "}) {
+        if (line.rfind(setup, 0) == 0)
+          out.push_back({name, joined(text, i, line.substr(2)), "", true});
+      }
+      continue;
+    }
     Example e{name + ":" + std::to_string(i + 1), joined(text, i, line.substr(2)), ""};
     std::vector<std::string> shown;
-    for (size_t j = i + 1; j < text.size() && text[j].rfind("$ ", 0) != 0 &&
-                           text[j].rfind("```", 0) != 0;
-         ++j) {
+    for (size_t j = i + 1;
+         j < text.size() && text[j].rfind("$ ", 0) != 0 && text[j].rfind("```", 0) != 0; ++j) {
       shown.push_back(text[j]);
     }
     if (shown.size() == 1 && shown[0].rfind("kbdata: ", 0) == 0) e.expected = shown[0];
@@ -83,9 +94,10 @@ struct Run {
 // Runs `command` (shell words) in `dir` with HOME and KBDATA_DATA pointing into it.
 Run run_in(const fs::path& dir, const std::string& command) {
   const fs::path out = dir / ".out", err = dir / ".err";
-  const std::string line = "cd '" + dir.string() + "' && HOME='" + (dir / "home").string() +
-                           "' KBDATA_DATA='" + (dir / "data/sample").string() + "' " + command +
-                           " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const std::string line = "cd '" + dir.string() + "' && export HOME='" + (dir / "home").string() +
+                           "' KBDATA_DATA='" + (dir / "data/sample").string() + "' && ( " +
+                           command + " )" + " >'" + out.string() + "' 2>'" + err.string() +
+                           "' </dev/null";
   const int status = std::system(line.c_str());
   Run r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -123,7 +135,11 @@ std::vector<Example> help_examples(const fs::path& sandbox) {
       if (examples && trim(text[i]).empty()) examples = false;
       if (examples && trim(text[i]).rfind("kbdata ", 0) == 0) {
         const std::string source = "kbdata " + (command.empty() ? "" : command + " ") + "--help";
-        out.push_back({source, joined(text, i, trim(text[i])), ""});
+        const std::string example = joined(text, i, trim(text[i]));
+        // A command's help repeats the program's footer: each example once.
+        const bool seen = std::any_of(out.begin(), out.end(),
+                                      [&](const Example& e) { return e.command == example; });
+        if (!seen) out.push_back({source, example, ""});
       }
     }
   }
@@ -132,7 +148,10 @@ std::vector<Example> help_examples(const fs::path& sandbox) {
 
 std::string corpus_dir() {
   const char* corpus = std::getenv("KBDATA_CORPUS");
-  return corpus != nullptr ? corpus : std::string(KBDATA_SOURCE_DIR) + "/../shared/parquet-corpus";
+  return corpus != nullptr ? corpus
+                           : fs::weakly_canonical(fs::path(KBDATA_SOURCE_DIR) / ".." / "shared" /
+                                                  "parquet-corpus")
+                                 .string();
 }
 
 // The command line to run for `example`: the binary for "kbdata", /tmp/ into the sandbox, the
@@ -156,8 +175,10 @@ std::string runnable(const std::string& example) {
   for (size_t at; (at = command.find(" /tmp/")) != std::string::npos;) {
     command.replace(at, 6, " tmp/");
   }
-  for (size_t at; (at = command.find("../shared/parquet-corpus")) != std::string::npos;) {
-    command.replace(at, std::string("../shared/parquet-corpus").size(), corpus_dir());
+  const std::string corpus = "../shared/parquet-corpus";
+  for (size_t at = 0; (at = command.find(corpus, at)) != std::string::npos;) {
+    command.replace(at, corpus.size(), corpus_dir());
+    at += corpus_dir().size();
   }
   return command;
 }
@@ -168,8 +189,8 @@ bool needs_database(const std::string& command) {
 
 // A fresh sandbox: the sample as data/sample, as home/kernelbot, and its files in the folder.
 fs::path make_sandbox(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("kbdata-examples-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("kbdata-examples-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(dir);
   const fs::path sample = fs::path(KBDATA_SOURCE_DIR) / "data" / "sample";
   fs::create_directories(dir / "data");
@@ -186,8 +207,8 @@ fs::path make_sandbox(const std::string& name) {
   return dir;
 }
 
-// A message as the documentation would show it: the sandbox's paths relative, the corpus's as
-// "../shared/parquet-corpus", no final newline.
+// A message as the documentation would show it: the sandbox as /tmp/work (relative paths are
+// printed as typed), the corpus as "../shared/parquet-corpus", no final newline.
 std::string as_documented(std::string text, const fs::path& sandbox) {
   auto replace_all = [&](const std::string& from, const std::string& to) {
     for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
@@ -195,16 +216,20 @@ std::string as_documented(std::string text, const fs::path& sandbox) {
     }
   };
   replace_all(corpus_dir(), "../shared/parquet-corpus");
-  replace_all(sandbox.string() + "/", "");
+  replace_all(sandbox.string(), "/tmp/work");
   if (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }
 
-void run_examples(const std::string& name, const std::vector<Example>& examples,
-                  size_t at_least) {
+void run_examples(const std::string& name, const std::vector<Example>& examples, size_t at_least) {
   const fs::path sandbox = make_sandbox(name);
   size_t ran = 0;
   for (const Example& e : examples) {
+    if (e.setup) {
+      const Run r = run_in(sandbox, e.command);
+      ASSERT_EQ(r.exit_code, 0) << e.source << ": " << e.command << "\n" << r.err;
+      continue;
+    }
     if (needs_database(e.command)) continue;
     const std::string command = runnable(e.command);
     if (command.find("parquet-corpus") != std::string::npos) {
@@ -217,7 +242,7 @@ void run_examples(const std::string& name, const std::vector<Example>& examples,
     if (e.expected.empty()) {
       EXPECT_EQ(r.exit_code, 0) << e.source << ": " << e.command << "\n" << r.err;
     } else {
-      EXPECT_NE(r.exit_code, 0) << e.source << ": " << e.command;
+      // A documented failure (or warning): exactly the documented line.
       EXPECT_EQ(as_documented(r.err, sandbox), e.expected) << e.source << ": " << e.command;
     }
   }
