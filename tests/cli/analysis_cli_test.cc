@@ -173,7 +173,8 @@ TEST(TopCli, ReliabilityNoteAboveTheTableInJsonAndOnStderr) {
   EXPECT_NE(nlohmann::json::parse(json.out)[0]["note"].get<std::string>().find("unreliable"),
             std::string::npos);
   Result csv = run("top -p nvfp4_dual_gemm -f csv" + data());
-  EXPECT_EQ(csv.out.rfind("rank,user_id,user_name,score,", 0), 0u) << csv.out;
+  EXPECT_EQ(csv.out.rfind("leaderboard_id,problem_name,rank,user_id,user_name,score,", 0), 0u)
+      << csv.out;
   EXPECT_NE(csv.err.find("note: nvfp4_dual_gemm (598)"), std::string::npos) << csv.err;
 }
 

@@ -213,7 +213,13 @@ TEST(Errors, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run("cat " + data("types.parquet") + " --format xml").exit_code, 2);
   EXPECT_EQ(run("cat " + data("types.parquet") + " --limit -3").exit_code, 2);
   EXPECT_EQ(run("frobnicate").exit_code, 2);
-  EXPECT_EQ(run("").exit_code, 2);
+}
+
+TEST(Help, NoArgumentsPrintsTheHelpAndSucceeds) {
+  // As cargo: `kbdata` alone is a request for the help (docs/cli.md).
+  Result r = run("");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Subcommands:"), std::string::npos) << r.out;
 }
 
 TEST(Help, ListsTheCommandsAndOptions) {
