@@ -438,7 +438,7 @@ void add_extract_command(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kbdata extract -p nvfp4_gemm --top 10 --out top10\n"
       "  kbdata extract -p amd-fp8-mm --all --dedup exact --out fp8\n"
-      "  kbdata extract -p trimul --user-name alice --runner H100 --out alice\n"
+      "  kbdata extract -p trimul --user-name saton --runner H100 --out saton\n"
       "\nExit status: 0 success, 1 the input could not be read or DIR not written, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_extract(*options, stderr); }});
 }

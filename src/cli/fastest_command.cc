@@ -132,7 +132,7 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
       "files have no runner (docs/analyses.md).\n"
       "\nExamples:\n"
       "  kbdata fastest -p nvfp4_gemm\n"
-      "  kbdata fastest -p trimul --user-name alice --with-code\n"
+      "  kbdata fastest -p trimul --user-name saton --with-code\n"
       "  kbdata fastest --runner B200 -f json\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_fastest(*options, stdout, stderr); }});
