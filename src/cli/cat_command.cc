@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/row_filter_options.h"
+#include "common/closest_name.h"
 #include "common/error.h"
 #include "parquet/file_reader.h"
 #include "tabular/record_assembler.h"
@@ -50,7 +51,9 @@ std::vector<int> resolve_columns(const FileReader& reader, const std::vector<std
         if (!known.empty()) known += ", ";
         known += field.name;
       }
-      UsageError error("no column '" + name + "'; the columns are: " + known);
+      UsageError error("no column '" + name + "'" +
+                       did_you_mean(name, column_names(reader.schema())) +
+                       " (the columns: " + known + ")");
       error.locate_file(reader.name());
       throw error;
     }
@@ -84,6 +87,7 @@ void cat_records(FileReader& reader, const CatOptions& options, const std::vecto
 }  // namespace
 
 void run_cat(const CatOptions& options, std::FILE* out) {
+  refuse_repeated_columns(options.columns);
   auto reader = FileReader::open(options.path, {.verify_checksums = options.verify_checksums});
   try {
     // --where: pruning and row filtering live in cli/row_filter_options.

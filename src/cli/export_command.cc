@@ -1,7 +1,9 @@
 #include "cli/export_command.h"
 
 #include "cli/output.h"
+#include "common/closest_name.h"
 #include "common/error.h"
+#include "dataset/registry.h"
 #include "platform/export.h"
 
 namespace kbdata::cli {
@@ -15,6 +17,18 @@ void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* 
   }
   for (const std::string& c : options.legacy) {
     e.configs.push_back(platform::parse_config_spec(c, true, "--legacy"));
+  }
+  // Any NAME is allowed (it is written to NAME.parquet), but one a letter away from a published
+  // config is most likely a typo of it: say so before the work.
+  std::vector<std::string> published;
+  for (const dataset::ConfigInfo& c : dataset::configs()) published.push_back(c.name);
+  for (const platform::ConfigSpec& spec : e.configs) {
+    if (dataset::find_config(spec.name) != nullptr) continue;
+    const std::string hint = did_you_mean(spec.name, published);
+    if (hint.empty()) continue;
+    write_all(progress, "kbdata: warning: config '" + spec.name + "' is not a published config" +
+                            hint + " (it is written to " + platform::config_file_name(spec.name) +
+                            ")\n");
   }
   if (options.show_sql) {
     for (const platform::ConfigSpec& spec : e.configs) {

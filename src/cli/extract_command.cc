@@ -19,6 +19,7 @@
 
 #include "analysis/code_language.h"
 #include "analysis/extract_selection.h"
+#include "cli/filter_checks.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/output_target.h"
@@ -293,6 +294,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                   std::strerror(errno));
   }
   const dataset::DataDir dir = open_data_dir(options.data, err);
+  resolve_filter(dir, load.filter);
   // --out may not be, or hold, the data (or the working folder): --force would delete it.
   refuse_folder_holding_inputs(target.string(), "--out");
   const fs::file_status out_status = fs::symlink_status(target, ec);
@@ -336,8 +338,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
     report_load(options.data, stats, err);
     write_all(err, "kbdata: extract: nothing selected (no " +
                        std::string(request.top > 0 ? "qualifying " : "") + "submission of " +
-                       *options.problem + " matches the options); " + options.out +
-                       " was not created\n");
+                       *options.problem + " matches the options" + why_empty(dir, load.filter) +
+                       "); " + options.out + " was not created\n");
     return;
   }
 
@@ -436,7 +438,7 @@ void add_extract_command(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kbdata extract -p nvfp4_gemm --top 10 --out top10\n"
       "  kbdata extract -p amd-fp8-mm --all --dedup exact --out fp8\n"
-      "  kbdata extract -p trimul --user-name alice --runner H100 --out alice\n"
+      "  kbdata extract -p trimul --user-name saton --runner H100 --out saton\n"
       "\nExit status: 0 success, 1 the input could not be read or DIR not written, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_extract(*options, stderr); }});
 }

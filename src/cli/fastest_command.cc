@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/fastest.h"
+#include "cli/filter_checks.h"
 #include "cli/progress.h"
 #include "cli/result_output.h"
 #include "common/error.h"
@@ -29,9 +30,11 @@ std::string selection_text(const FastestOptions& o) {
 std::string code_block(const analysis::Fastest& f) {
   const dataset::Submission& s = f.submission;
   std::string text = "\ncode of submission " + std::to_string(s.submission_id) + " (" +
-                     s.problem_name + ", " + (f.runner ? *f.runner : "runner not recorded") +
-                     "):\n";
-  text += s.code ? *s.code : std::string("null");
+                     terminal_text(s.problem_name, false) + ", " +
+                     (f.runner ? terminal_text(*f.runner, false) : "runner not recorded") + "):\n";
+  // A table is for people: the code's control characters and bidirectional overrides are shown
+  // escaped, its lines and tabs kept.
+  text += s.code ? terminal_text(*s.code, true) : std::string("null");
   if (text.back() != '\n') text += '\n';
   return text;
 }
@@ -63,6 +66,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.passed_only = true;
   load.with_code = options.with_code;
   load.with_details = false;  // code_id, file_name and mode are not shown
+  resolve_filter(dir, load.filter);
 
   analysis::FastestBuilder builder;
   dataset::LoadStats stats;
@@ -82,7 +86,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   const std::vector<analysis::Fastest> found = builder.finish();
   if (found.empty()) {
     write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
-                       selection_text(options) + "\n");
+                       selection_text(options) + why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::Fastest& f : found) {
     const dataset::Submission& s = f.submission;
@@ -128,7 +132,7 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
       "files have no runner (docs/analyses.md).\n"
       "\nExamples:\n"
       "  kbdata fastest -p nvfp4_gemm\n"
-      "  kbdata fastest -p trimul --user-name alice --with-code\n"
+      "  kbdata fastest -p trimul --user-name saton --with-code\n"
       "  kbdata fastest --runner B200 -f json\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_fastest(*options, stdout, stderr); }});

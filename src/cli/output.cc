@@ -45,7 +45,8 @@ std::string format_score(double seconds) {
   return buf;
 }
 
-// A string made safe for one table cell: control characters escaped, cut at kTableCellWidth.
+// A string made safe for one table cell: control characters and bidirectional overrides escaped
+// (terminal_escape), cut at kTableCellWidth.
 std::string table_cell(std::string_view text) {
   std::string repaired;
   if (!is_valid_utf8(text)) {
@@ -54,29 +55,36 @@ std::string table_cell(std::string_view text) {
   }
   std::string out;
   size_t points = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if ((c & 0xC0) != 0x80) {
-      if (points + 1 == kTableCellWidth && i + 1 < text.size()) {
+  for (size_t i = 0; i < text.size();) {
+    if (points + 1 == kTableCellWidth && i < text.size()) {
+      size_t rest = 0;
+      (void)decode_code_point(text, i, rest);
+      if (i + rest < text.size()) {
         out += "…";
         return out;
       }
-      ++points;
     }
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7F) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
+    ++points;
+    size_t length = 1;
+    const uint32_t code_point = decode_code_point(text, i, length);
+    if (const char* escape = terminal_escape(code_point)) {
+      out += escape;
     } else {
-      out.push_back(static_cast<char>(c));
+      out.append(text.data() + i, length);
     }
+    i += length;
   }
+  return out;
+}
+
+std::string terminal_text(std::string_view text, bool keep_layout) {
+  std::string repaired;
+  if (!is_valid_utf8(text)) {
+    append_utf8_repaired(repaired, text);
+    text = repaired;
+  }
+  std::string out;
+  append_terminal_safe(out, text, keep_layout);
   return out;
 }
 
@@ -123,8 +131,6 @@ void append_csv_field(std::string& out, const std::optional<std::string>& value)
     out += text;
   }
 }
-
-
 
 void write_all(std::FILE* out, std::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fflush(out) != 0) {

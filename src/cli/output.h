@@ -30,9 +30,13 @@ void write_all(std::FILE* out, std::string_view text);
 // (DATASET.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
 [[nodiscard]] std::string format_score(double seconds);
 
-// A string made safe for one table cell: invalid UTF-8 replaced, control characters escaped, cut
-// at 40 code points with "…".
+// A string made safe for one table cell: invalid UTF-8 replaced, control characters and
+// bidirectional overrides escaped (common/text.h terminal_escape), cut at 40 code points with "…".
 [[nodiscard]] std::string table_cell(std::string_view text);
+
+// `text` made safe for a terminal, whole (no cut): invalid UTF-8 replaced and what
+// terminal_escape names escaped; with `keep_layout`, newlines and tabs kept (code).
+[[nodiscard]] std::string terminal_text(std::string_view text, bool keep_layout);
 
 // µs since the epoch as ISO 8601 UTC ("2025-11-02T10:00:00.000000Z").
 [[nodiscard]] std::string time_text(int64_t micros);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/progression.h"
+#include "cli/filter_checks.h"
 #include "cli/plots.h"
 #include "cli/result_output.h"
 #include "common/error.h"
@@ -92,6 +93,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   // the loader drops the other users' rows before building them.
   load.filter.user = options.user;
   load.with_details = false;  // code_id, file_name and mode are not shown
+  resolve_filter(dir, load.filter);
   // A deque: rows never move as it grows (a vector's growth would copy every row it holds).
   std::deque<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
@@ -110,9 +112,10 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
                         : options.leaderboard
                             ? " on leaderboard " + std::to_string(*options.leaderboard)
                             : "";
-    if (options.runner) where += " on runner " + *options.runner;
+    if (load.filter.runner) where += " on runner " + *load.filter.runner;
+    const std::string why = why_empty(dir, load.filter);
     throw Error("no submissions of user '" + options.user + "'" + where +
-                " (--user takes a user id or a user name)");
+                (why.empty() ? " (--user takes a user id or a user name)" : why));
   }
   if (!by_id.empty()) {
     // An id match wins over users who happen to be named like it.
@@ -184,9 +187,9 @@ void add_progression_command(CLI::App& app, Commands& commands) {
       "\nThe running best is kept per runner over the qualifying rows (scored, passed, not\n"
       "hacked); a row marked * set a new best (docs/analyses.md).\n"
       "\nExamples:\n"
-      "  kbdata progression --user alice -p nvfp4_gemm\n"
-      "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot alice.svg\n"
-      "  kbdata progression --user alice -f csv > alice.csv\n"
+      "  kbdata progression --user warpne -p nvfp4_gemm\n"
+      "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot warpne.svg\n"
+      "  kbdata progression --user warpne -f csv > warpne.csv\n"
       "\nExit status: 0 success, 1 no such user or unreadable input, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_progression(*options, stdout, stderr); }});
 }

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/records.h"
+#include "cli/filter_checks.h"
 #include "cli/plots.h"
 #include "cli/result_output.h"
 #include "common/error.h"
@@ -71,6 +72,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.scored_only = true;
   load.filter.passed_only = true;
   load.with_details = false;  // code_id, file_name and mode are not shown
+  resolve_filter(dir, load.filter);
   analysis::RecordsBuilder builder;
   load_submissions(
       dir, options.data, load, "records of " + problem_text(options),
@@ -78,9 +80,9 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   const std::vector<analysis::RecordSeries> all = builder.finish();
   if (all.empty()) {
     std::string what = problem_text(options);
-    if (options.runner) what += " on runner " + *options.runner;
-    write_all(err,
-              "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what + "\n");
+    if (load.filter.runner) what += " on runner " + *load.filter.runner;
+    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
+                       why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::RecordSeries& s : all) {
     writer.section(series_title(s));

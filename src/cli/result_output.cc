@@ -203,7 +203,10 @@ ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> column
 
 ResultWriter::~ResultWriter() = default;
 
-void ResultWriter::section(const std::string& title) { sections_.push_back(Section{title, {}}); }
+void ResultWriter::section(const std::string& title) {
+  // Titles name users and problems from the data: escaped as table cells are.
+  sections_.push_back(Section{terminal_text(title, false), {}});
+}
 
 void ResultWriter::leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name) {
   note_seen(leaderboard_id, problem_name);

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "cli/cat_command.h"
+#include "common/closest_name.h"
 #include "common/error.h"
+#include "dataset/filter.h"
 #include "parquet/file_reader.h"
 #include "tabular/row_writer.h"
 
@@ -41,11 +43,43 @@ std::string lower(std::string s) {
   throw UsageError("--where '" + text + "': " + why);
 }
 
+// A DATE or TIMESTAMP value given as an ISO date or time (as --since takes it), in the column's
+// stored unit; nullopt for other columns and for plain integers (the stored value, as before).
+std::optional<int64_t> parse_time_literal(const std::string& where, const std::string& value,
+                                          const ColumnDescriptor& c) {
+  using Kind = parquet::LogicalType::Kind;
+  if (c.logical.kind != Kind::TIMESTAMP && c.logical.kind != Kind::DATE) return std::nullopt;
+  const size_t digits = !value.empty() && value[0] == '-' ? 1 : 0;
+  const bool integer =
+      value.size() > digits && value.find_first_not_of("0123456789", digits) == std::string::npos;
+  if (integer) return std::nullopt;
+  const int64_t micros = dataset::parse_utc_time(value, "--where '" + where + "'");
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); };
+  if (c.logical.kind == Kind::DATE) return floor_div(micros, int64_t{86400} * 1000000);
+  switch (c.logical.unit) {
+    case parquet::TimeUnit::MILLIS:
+      return floor_div(micros, 1000);
+    case parquet::TimeUnit::MICROS:
+      return micros;
+    case parquet::TimeUnit::NANOS:
+      if (micros > INT64_MAX / 1000 || micros < INT64_MIN / 1000) {
+        bad(where, "'" + value + "' is outside the nanosecond timestamps' range");
+      }
+      return micros * 1000;
+  }
+  return micros;
+}
+
 Literal parse_literal(const std::string& where, std::string value, const ColumnDescriptor& c) {
-  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
-      value.back() == value.front()) {
+  const bool opens = !value.empty() && (value.front() == '\'' || value.front() == '"');
+  const bool closes = !value.empty() && (value.back() == '\'' || value.back() == '"');
+  if (opens || closes) {
+    if (value.size() < 2 || !opens || !closes || value.back() != value.front()) {
+      bad(where, "unbalanced quote in " + value);
+    }
     value = value.substr(1, value.size() - 2);
   }
+  if (std::optional<int64_t> time = parse_time_literal(where, value, c)) return *time;
   using parquet::PhysicalType;
   bool decimal = c.logical.kind == parquet::LogicalType::Kind::DECIMAL;
   if (!decimal && (c.physical == PhysicalType::BYTE_ARRAY ||
@@ -72,13 +106,33 @@ Literal parse_literal(const std::string& where, std::string value, const ColumnD
 
 }  // namespace
 
+std::vector<std::string> column_names(const parquet::Schema& schema) {
+  std::vector<std::string> names;
+  for (const auto& field : schema.root().children) names.push_back(field.name);
+  for (const ColumnDescriptor& leaf : schema.leaves()) {
+    if (std::find(names.begin(), names.end(), leaf.dotted_path) == names.end()) {
+      names.push_back(leaf.dotted_path);
+    }
+  }
+  return names;
+}
+
+void refuse_repeated_columns(const std::vector<std::string>& columns) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (std::find(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(i), columns[i]) !=
+        columns.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw UsageError("--columns names '" + columns[i] + "' twice");
+    }
+  }
+}
+
 parquet::Predicate parse_where(const std::string& text, const parquet::Schema& schema) {
   parquet::Predicate p;
   std::string t = trim(text);
   std::string low = lower(t);
   auto resolve = [&](const std::string& column) -> const ColumnDescriptor& {
     auto leaf = schema.find_leaf(column);
-    if (!leaf) bad(text, "no column '" + column + "'");
+    if (!leaf) bad(text, "no column '" + column + "'" + did_you_mean(column, column_names(schema)));
     return schema.leaves()[static_cast<size_t>(*leaf)];
   };
   for (const auto& [suffix, op] :
@@ -130,7 +184,9 @@ void cat_where(FileReader& reader, const CatOptions& options, std::FILE* out) {
   } else {
     for (const auto& name : options.columns) {
       auto leaf = schema.find_leaf(name);
-      if (!leaf) throw UsageError("no column '" + name + "'");
+      if (!leaf) {
+        throw UsageError("no column '" + name + "'" + did_you_mean(name, column_names(schema)));
+      }
       outputs.push_back(*leaf);
     }
   }

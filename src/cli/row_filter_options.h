@@ -19,6 +19,13 @@ namespace kbdata::cli {
 
 struct CatOptions;
 
+// Every name --columns and --where take for `schema`: its top-level fields, then its leaves'
+// dotted paths (for "did you mean").
+[[nodiscard]] std::vector<std::string> column_names(const parquet::Schema& schema);
+
+// UsageError when `columns` (--columns) names a column twice.
+void refuse_repeated_columns(const std::vector<std::string>& columns);
+
 // Parses one condition: `COL OP VALUE` with OP one of = != < <= > >=, or `COL is null`, `COL is
 // not null` (keywords in any case). VALUE may be quoted with '...' or "..."; it is read as the
 // column's type: text for strings and binaries, true/false for BOOLEAN, a number otherwise

@@ -1,5 +1,8 @@
 #include "cli/show_command.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <vector>
 
 #include "cli/output.h"
@@ -18,22 +21,28 @@ std::string time_text(const std::optional<int64_t>& micros) {
   return out;
 }
 
-std::string show_table(const dataset::Submission& s) {
+// `terminal`: stdout is a terminal, where the code's control characters and bidirectional
+// overrides are escaped too (elsewhere the code is printed as stored, to be saved or piped).
+std::string show_table(const dataset::Submission& s, bool terminal) {
   std::string text = "submission " + std::to_string(s.submission_id) + "\n";
   std::string_view note = dataset::note_for(s.leaderboard_id);
   if (!note.empty())
-    text += "note: " + s.problem_name + " (" + std::to_string(s.leaderboard_id) +
-            "): " + std::string(note) + "\n";
-  auto opt = [](const std::optional<std::string>& v) { return v ? *v : std::string("null"); };
+    text += "note: " + terminal_text(s.problem_name, false) + " (" +
+            std::to_string(s.leaderboard_id) + "): " + std::string(note) + "\n";
+  // Text from the data stays on its line and reads as stored: escaped whatever the output.
+  auto safe = [](const std::string& v) { return terminal_text(v, false); };
+  auto opt = [&](const std::optional<std::string>& v) {
+    return v ? safe(*v) : std::string("null");
+  };
   std::vector<std::vector<std::string>> rows = {
-      {"problem_name", s.problem_name},
+      {"problem_name", safe(s.problem_name)},
       {"leaderboard_id", std::to_string(s.leaderboard_id)},
-      {"user_id", s.user_id},
+      {"user_id", safe(s.user_id)},
       {"user_name", opt(s.user_name)},
       {"submission_time", time_text(s.submission_time)},
-      {"file_name", s.file_name},
+      {"file_name", safe(s.file_name)},
       {"code_id", std::to_string(s.code_id)},
-      {"status", s.status},
+      {"status", safe(s.status)},
       {"score", s.score ? format_score(*s.score) : "null"},
       {"passed", s.passed ? (*s.passed ? "true" : "false") : "null"},
       {"mode", opt(s.mode)},
@@ -46,7 +55,8 @@ std::string show_table(const dataset::Submission& s) {
     std::vector<std::vector<std::string>> runs = {
         {"run_id", "mode", "score", "passed", "start_time", "end_time"}};
     for (const dataset::Run& r : s.runs) {
-      runs.push_back({std::to_string(r.run_id), r.mode, r.score ? format_score(*r.score) : "null",
+      runs.push_back({std::to_string(r.run_id), safe(r.mode),
+                      r.score ? format_score(*r.score) : "null",
                       r.passed ? (*r.passed ? "true" : "false") : "null", time_text(r.start_time),
                       time_text(r.end_time)});
     }
@@ -54,7 +64,13 @@ std::string show_table(const dataset::Submission& s) {
     text += format_table(runs, {true, false, true, false, false, false});
   }
   text += "code:\n";
-  text += s.code ? *s.code : std::string("null");
+  if (!s.code) {
+    text += "null";
+  } else if (terminal) {
+    text += terminal_text(*s.code, true);
+  } else {
+    text += *s.code;
+  }
   if (!text.empty() && text.back() != '\n') text += '\n';
   return text;
 }
@@ -84,7 +100,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
     std::string text;
     for (size_t i = 0; i < found.size(); ++i) {
       if (i > 0) text += "\n";
-      text += show_table(found[i]);
+      text += show_table(found[i], ::isatty(::fileno(out)) == 1);
     }
     write_all(out, text);
     return;

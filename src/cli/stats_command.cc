@@ -87,7 +87,11 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   report_load(options.data, stats, err);
 
   const std::vector<analysis::LeaderboardStats> result = builder.finish();
-  if (result.empty()) write_all(err, "kbdata: no submissions in " + dir.path + "\n");
+  if (result.empty()) {
+    write_all(err, "kbdata: no submissions" +
+                       (options.problem ? " of " + *options.problem : std::string()) + " in " +
+                       dir.path + "\n");
+  }
   std::string section;
   for (const analysis::LeaderboardStats& s : result) {
     if (table && s.source != section) {

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include "cli/filter_checks.h"
+#include "cli/output.h"
+#include "cli/row_filter_options.h"
+#include "cli/submission_output.h"
+#include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 
@@ -25,11 +30,41 @@ dataset::Filter build_filter(const SubmissionsOptions& o) {
   return f;
 }
 
+namespace {
+
+// The filters as typed, for a message: "--problem x, --runner y".
+std::string filter_text(const SubmissionsOptions& o) {
+  std::vector<std::string> parts;
+  if (o.problem) parts.push_back("--problem " + *o.problem);
+  if (o.leaderboard) parts.push_back("--leaderboard " + std::to_string(*o.leaderboard));
+  if (o.user_id) parts.push_back("--user-id " + *o.user_id);
+  if (o.user_name) parts.push_back("--user-name " + *o.user_name);
+  if (o.runner) parts.push_back("--runner " + *o.runner);
+  if (o.passed) parts.push_back("--passed");
+  if (o.scored) parts.push_back("--scored");
+  if (o.since) parts.push_back("--since " + *o.since);
+  if (o.until) parts.push_back("--until " + *o.until);
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : " ") + p;
+  return text;
+}
+
+}  // namespace
+
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
   const SubmissionFormat format = parse_output_format(options.format);
   dataset::LoadOptions load;
   load.filter = build_filter(options);
 
+  refuse_repeated_columns(options.columns);
+  const std::vector<std::string>& known = submission_fields();
+  for (const std::string& name : options.columns) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string list;
+    for (const std::string& f : known) list += (list.empty() ? "" : ", ") + f;
+    throw UsageError("no field '" + name + "'" + did_you_mean(name, known) +
+                     " (the fields: " + list + ")");
+  }
   std::vector<std::string> fields = options.columns;
   if (fields.empty()) {
     if (format == SubmissionFormat::TABLE) {
@@ -48,12 +83,19 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   // The writer checks the fields (and --out) before anything is read.
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
+  resolve_filter(dir, load.filter);
   SubmissionWriter writer(format, fields, out, err, options.out);
   dataset::LoadStats stats;
   dataset::load_dir(
       dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
   writer.finish();
   report_load(options.data, stats, err);
+  if (writer.rows() == 0) {
+    write_all(err,
+              "kbdata: no submissions" +
+                  (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
+                  " in " + dir.path + why_empty(dir, load.filter) + "\n");
+  }
 }
 
 }  // namespace kbdata::cli

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/ranking.h"
+#include "cli/filter_checks.h"
 #include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -33,7 +34,9 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (!options.problem && !options.leaderboard) {
     throw UsageError("top needs --problem NAME or --leaderboard ID");
   }
-  if (options.limit < 0) throw UsageError("-n must be 0 (everyone) or more");
+  if (options.limit < 0) {
+    throw UsageError("--limit " + std::to_string(options.limit) + ": must be 0 (everyone) or more");
+  }
   const OutputFormat format = parse_output_format(options.format);
 
   // Tables name the user once (the name, else the id); machine formats carry both.
@@ -46,9 +49,12 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
                {"submission_time", ColumnType::TIMESTAMP},
                {"runner", ColumnType::STRING}};
   } else {
-    columns = {{"rank", ColumnType::INT64},          {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},    {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64}, {"submission_time", ColumnType::TIMESTAMP},
+    // Rankings of several leaderboards (legacy files, a problem on two leaderboards) flatten into
+    // one table: each row names its leaderboard, as progression's rows do.
+    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
+               {"rank", ColumnType::INT64},           {"user_id", ColumnType::STRING},
+               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
+               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
                {"runner", ColumnType::STRING}};
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
@@ -62,6 +68,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
   load.filter.passed_only = true;
   load.with_details = false;  // code_id, file_name and mode are not shown
+  resolve_filter(dir, load.filter);
 
   analysis::RankingBuilder builder;
   load_submissions(
@@ -71,9 +78,9 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   const std::vector<analysis::Ranking> rankings = builder.finish(options.limit);
   if (rankings.empty()) {
     std::string what = problem_text(options);
-    if (options.runner) what += " on runner " + *options.runner;
-    write_all(err,
-              "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what + "\n");
+    if (load.filter.runner) what += " on runner " + *load.filter.runner;
+    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
+                       why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::Ranking& r : rankings) {
     writer.section(ranking_title(r, r.entries.size(), options.limit));
@@ -86,7 +93,8 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
                    r.leaderboard_id, r.problem_name);
       } else {
         Cell name = e.user_name ? Cell{*e.user_name} : Cell{};
-        writer.row({e.rank, e.user_id, name, e.score, e.submission_id, e.submission_time, runner},
+        writer.row({r.leaderboard_id, r.problem_name, e.rank, e.user_id, name, e.score,
+                    e.submission_id, e.submission_time, runner},
                    r.leaderboard_id, r.problem_name);
       }
     }

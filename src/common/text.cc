@@ -207,6 +207,81 @@ void append_float(std::string& out, float value) { append_shortest(out, value); 
 
 void append_double(std::string& out, double value) { append_shortest(out, value); }
 
+const char* terminal_escape(uint32_t code_point) {
+  static constexpr const char* kC0[] = {
+      "\\x00", "\\x01", "\\x02", "\\x03", "\\x04", "\\x05", "\\x06", "\\x07",
+      "\\x08", "\\t",   "\\n",   "\\x0b", "\\x0c", "\\r",   "\\x0e", "\\x0f",
+      "\\x10", "\\x11", "\\x12", "\\x13", "\\x14", "\\x15", "\\x16", "\\x17",
+      "\\x18", "\\x19", "\\x1a", "\\x1b", "\\x1c", "\\x1d", "\\x1e", "\\x1f"};
+  static constexpr const char* kC1[] = {
+      "\\u0080", "\\u0081", "\\u0082", "\\u0083", "\\u0084", "\\u0085", "\\u0086", "\\u0087",
+      "\\u0088", "\\u0089", "\\u008a", "\\u008b", "\\u008c", "\\u008d", "\\u008e", "\\u008f",
+      "\\u0090", "\\u0091", "\\u0092", "\\u0093", "\\u0094", "\\u0095", "\\u0096", "\\u0097",
+      "\\u0098", "\\u0099", "\\u009a", "\\u009b", "\\u009c", "\\u009d", "\\u009e", "\\u009f"};
+  if (code_point < 0x20) return kC0[code_point];
+  if (code_point == 0x7F) return "\\x7f";
+  if (code_point >= 0x80 && code_point < 0xA0) return kC1[code_point - 0x80];
+  switch (code_point) {
+    case 0x061C:
+      return "\\u061c";
+    case 0x200E:
+      return "\\u200e";
+    case 0x200F:
+      return "\\u200f";
+    case 0x202A:
+      return "\\u202a";
+    case 0x202B:
+      return "\\u202b";
+    case 0x202C:
+      return "\\u202c";
+    case 0x202D:
+      return "\\u202d";
+    case 0x202E:
+      return "\\u202e";
+    case 0x2066:
+      return "\\u2066";
+    case 0x2067:
+      return "\\u2067";
+    case 0x2068:
+      return "\\u2068";
+    case 0x2069:
+      return "\\u2069";
+    default:
+      return nullptr;
+  }
+}
+
+uint32_t decode_code_point(std::string_view utf8, size_t i, size_t& length) {
+  const auto* p = reinterpret_cast<const uint8_t*>(utf8.data());
+  const size_t n = utf8.size();
+  const uint8_t lead = p[i];
+  length = 1;
+  if (lead < 0x80) return lead;
+  size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (want == 1 || i + want > n) return lead;
+  uint32_t code_point = lead & (want == 2 ? 0x1Fu : want == 3 ? 0x0Fu : 0x07u);
+  for (size_t k = 1; k < want; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return lead;
+    code_point = (code_point << 6) | (p[i + k] & 0x3Fu);
+  }
+  length = want;
+  return code_point;
+}
+
+void append_terminal_safe(std::string& out, std::string_view utf8, bool keep_layout) {
+  for (size_t i = 0; i < utf8.size();) {
+    size_t length = 1;
+    const uint32_t code_point = decode_code_point(utf8, i, length);
+    const char* escape = terminal_escape(code_point);
+    if (escape != nullptr && !(keep_layout && (code_point == '\n' || code_point == '\t'))) {
+      out += escape;
+    } else {
+      out.append(utf8.data() + i, length);
+    }
+    i += length;
+  }
+}
+
 size_t utf8_length(std::string_view utf8) {
   size_t count = 0;
   for (const char c : utf8) count += (static_cast<uint8_t>(c) & 0xC0) != 0x80;

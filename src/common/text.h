@@ -37,6 +37,20 @@ void append_json_string(std::string& out, std::string_view utf8);
 void append_float(std::string& out, float value);
 void append_double(std::string& out, double value);
 
+// How a terminal must show code point `code_point` so that it is seen, not obeyed: C0 controls as
+// "\t", "\n", "\r" or "\xNN", DEL as "\x7f", C1 controls (U+0080..U+009F) and the bidirectional
+// formatting characters (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which can make
+// code read differently from what it does) as "\uXXXX"; nullptr for every other code point.
+[[nodiscard]] const char* terminal_escape(uint32_t code_point);
+
+// Appends well-formed UTF-8 `utf8` with every code point terminal_escape names escaped; with
+// `keep_layout`, '\n' and '\t' are copied as they are (code keeps its lines and indentation).
+void append_terminal_safe(std::string& out, std::string_view utf8, bool keep_layout);
+
+// The code point of the well-formed UTF-8 sequence at utf8[i] and its length in bytes (1 for a
+// byte that starts no well-formed sequence).
+[[nodiscard]] uint32_t decode_code_point(std::string_view utf8, size_t i, size_t& length);
+
 // Number of code points in `utf8` (the bytes that are not continuation bytes 10xxxxxx).
 // REQUIRES: `utf8` is well-formed UTF-8, or the count is only an estimate.
 [[nodiscard]] size_t utf8_length(std::string_view utf8);

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "parquet/file_reader.h"
@@ -635,13 +636,15 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
       if (problems_of(*f).count(*filter.problem) > 0) problem_found = true;
     }
     if (!problem_found) {
+      const std::vector<std::string> names = known_problems(dir);
       std::string known;
-      for (const std::string& name : known_problems(dir)) {
+      for (const std::string& name : names) {
         if (!known.empty()) known += ", ";
         known += name;
       }
       throw UsageError("unknown problem '" + *filter.problem + "' in " + dir.path +
-                       "; its problems are: " + (known.empty() ? "(none)" : known));
+                       did_you_mean(*filter.problem, names) + " (its problems: " +
+                       (known.empty() ? "none" : known) + ")");
     }
   }
   return out;

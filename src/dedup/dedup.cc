@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "common/output_target.h"
+#include "common/text.h"
 #include "common/version.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
@@ -536,7 +537,9 @@ void check_options(const DedupOptions& o) {
                      ", not " + std::to_string(o.shingle_bytes));
   }
   if (!(o.threshold > 0.0 && o.threshold <= 1.0)) {
-    throw UsageError("--threshold must be in (0, 1], not " + std::to_string(o.threshold));
+    std::string value;  // shortest round trip: 1.0000001 stays 1.0000001, never "1.000000"
+    append_double(value, o.threshold);
+    throw UsageError("--threshold must be in (0, 1], not " + value);
   }
   if (o.jobs < 0 || o.jobs > 1024) {
     throw UsageError("--jobs must be between 0 (one per core) and 1024");

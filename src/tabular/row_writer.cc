@@ -25,50 +25,20 @@ namespace {
   throw error;
 }
 
-
-
-// How a table shows a character it cannot show as itself, or null.
-const char* control_escape(uint32_t code_point) {
-  static constexpr const char* kC0[] = {
-      "\\x00", "\\x01", "\\x02", "\\x03", "\\x04", "\\x05", "\\x06", "\\x07",
-      "\\x08", "\\t",   "\\n",   "\\x0b", "\\x0c", "\\r",   "\\x0e", "\\x0f",
-      "\\x10", "\\x11", "\\x12", "\\x13", "\\x14", "\\x15", "\\x16", "\\x17",
-      "\\x18", "\\x19", "\\x1a", "\\x1b", "\\x1c", "\\x1d", "\\x1e", "\\x1f"};
-  static constexpr const char* kC1[] = {
-      "\\u0080", "\\u0081", "\\u0082", "\\u0083", "\\u0084", "\\u0085", "\\u0086", "\\u0087",
-      "\\u0088", "\\u0089", "\\u008a", "\\u008b", "\\u008c", "\\u008d", "\\u008e", "\\u008f",
-      "\\u0090", "\\u0091", "\\u0092", "\\u0093", "\\u0094", "\\u0095", "\\u0096", "\\u0097",
-      "\\u0098", "\\u0099", "\\u009a", "\\u009b", "\\u009c", "\\u009d", "\\u009e", "\\u009f"};
-  if (code_point < 0x20) return kC0[code_point];
-  if (code_point == 0x7F) return "\\x7f";
-  if (code_point >= 0x80 && code_point < 0xA0) return kC1[code_point - 0x80];
-  return nullptr;
-}
-
-// Appends well-formed UTF-8 `text` for a table: control characters (C0, DEL, C1) escaped so that
-// a cell stays on one line, and, when max_width > 0 and the result would be wider, cut to
+// Appends well-formed UTF-8 `text` for a table: control characters (C0, DEL, C1) and
+// bidirectional overrides escaped (common/text.h terminal_escape) so that a cell stays on one line
+// and reads as stored, and, when max_width > 0 and the result would be wider, cut to
 // max_width - 1 code points followed by "…". Returns the width in code points.
 size_t append_display_text(std::string& out, std::string_view text, size_t max_width) {
   const size_t limit = max_width > 0 ? max_width : SIZE_MAX;
   size_t width = 0;
   size_t cut_size = out.size();  // where to cut if truncated: the widest prefix < limit
   size_t cut_width = 0;
-  const auto* p = reinterpret_cast<const uint8_t*>(text.data());
   const size_t n = text.size();
   for (size_t i = 0; i < n;) {
-    const uint8_t lead = p[i];
     size_t length = 1;
-    uint32_t code_point = lead;
-    if (lead >= 0xF0) {
-      length = 4;
-    } else if (lead >= 0xE0) {
-      length = 3;
-    } else if (lead >= 0xC0) {
-      length = 2;
-      if (i + 1 < n) code_point = ((lead & 0x1Fu) << 6) | (p[i + 1] & 0x3Fu);
-    }
-    length = std::min(length, n - i);
-    const char* escape = control_escape(code_point);
+    const uint32_t code_point = decode_code_point(text, i, length);
+    const char* escape = terminal_escape(code_point);
     const size_t unit_width = escape != nullptr ? std::strlen(escape) : 1;
     if (width + unit_width > limit) {
       out.resize(cut_size);

@@ -125,8 +125,11 @@ TEST(TopCli, RanksByTheRulesWithTiesSharingARank) {
   // The keys the issue names, and no note (597 has none).
   std::vector<std::string> keys;
   for (const auto& [key, value] : rows[0].items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"rank", "runner", "score", "submission_id",
-                                            "submission_time", "user_id", "user_name"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"leaderboard_id", "problem_name", "rank", "runner",
+                                            "score", "submission_id", "submission_time",
+                                            "user_id", "user_name"}));
+  EXPECT_EQ(rows[0]["leaderboard_id"], 597);
+  EXPECT_EQ(rows[0]["problem_name"], "nvfp4_gemm");
   EXPECT_EQ(rows[0]["submission_time"], "2025-12-06T00:00:00.000000Z");
   EXPECT_EQ(rows[0]["user_name"], "name-u2");
   EXPECT_EQ(rows[0]["runner"], "B200");
@@ -170,7 +173,8 @@ TEST(TopCli, ReliabilityNoteAboveTheTableInJsonAndOnStderr) {
   EXPECT_NE(nlohmann::json::parse(json.out)[0]["note"].get<std::string>().find("unreliable"),
             std::string::npos);
   Result csv = run("top -p nvfp4_dual_gemm -f csv" + data());
-  EXPECT_EQ(csv.out.rfind("rank,user_id,user_name,score,", 0), 0u) << csv.out;
+  EXPECT_EQ(csv.out.rfind("leaderboard_id,problem_name,rank,user_id,user_name,score,", 0), 0u)
+      << csv.out;
   EXPECT_NE(csv.err.find("note: nvfp4_dual_gemm (598)"), std::string::npos) << csv.err;
 }
 

@@ -148,7 +148,7 @@ TEST(CatNested, EveryRowMatchesTheDuckDbOracle) {
 TEST(CatNested, UnknownPathListsTheTopLevelFields) {
   Result r = run("cat " + data("nested_maps.parquet") + " --columns m.nope");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no column 'm.nope'; the columns are: id, m, map_of_lists"),
+  EXPECT_NE(r.err.find("no column 'm.nope' (the columns: id, m, map_of_lists)"),
             std::string::npos)
       << r.err;
 }
@@ -180,7 +180,7 @@ TEST(Errors, UnknownColumnIsAUsageErrorListingTheColumns) {
   Result r = run("cat " + data("row_groups.parquet") + " --columns nope");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("no column 'nope'; the columns are: id, grp, half"), std::string::npos)
+  EXPECT_NE(r.err.find("no column 'nope' (the columns: id, grp, half)"), std::string::npos)
       << r.err;
 }
 
@@ -213,7 +213,13 @@ TEST(Errors, BadFlagsAreUsageErrors) {
   EXPECT_EQ(run("cat " + data("types.parquet") + " --format xml").exit_code, 2);
   EXPECT_EQ(run("cat " + data("types.parquet") + " --limit -3").exit_code, 2);
   EXPECT_EQ(run("frobnicate").exit_code, 2);
-  EXPECT_EQ(run("").exit_code, 2);
+}
+
+TEST(Help, NoArgumentsPrintsTheHelpAndSucceeds) {
+  // As cargo: `kbdata` alone is a request for the help (docs/cli.md).
+  Result r = run("");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Subcommands:"), std::string::npos) << r.out;
 }
 
 TEST(Help, ListsTheCommandsAndOptions) {

@@ -1,0 +1,90 @@
+#include "cli/filter_checks.h"
+
+#include <algorithm>
+
+#include "common/closest_name.h"
+#include "common/error.h"
+#include "dataset/loader.h"
+#include "dataset/registry.h"
+
+namespace kbdata::cli {
+
+std::vector<std::string> known_runners(const dataset::DataDir& dir) {
+  std::vector<std::string> runners;
+  for (const dataset::ConfigInfo& config : dataset::configs()) {
+    const bool present =
+        std::any_of(dir.files.begin(), dir.files.end(),
+                    [&](const dataset::DataFile& f) { return f.config == &config; });
+    if (!present) continue;
+    for (const std::string& runner : config.hardware) {
+      if (std::find(runners.begin(), runners.end(), runner) == runners.end()) {
+        runners.push_back(runner);
+      }
+    }
+  }
+  return runners;
+}
+
+void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter) {
+  if (filter.problem && filter.leaderboard_id) {
+    const std::vector<dataset::LeaderboardRef> refs =
+        dataset::find_leaderboard(*filter.leaderboard_id);
+    const bool same = std::any_of(refs.begin(), refs.end(), [&](const dataset::LeaderboardRef& r) {
+      return r.leaderboard->name == *filter.problem;
+    });
+    if (!refs.empty() && !same) {
+      throw UsageError("--problem " + *filter.problem + " and --leaderboard " +
+                       std::to_string(*filter.leaderboard_id) + " conflict: leaderboard " +
+                       std::to_string(*filter.leaderboard_id) + " is " +
+                       refs.front().leaderboard->name + "; give one of them");
+    }
+  }
+  if (filter.runner) {
+    for (const std::string& runner : known_runners(dir)) {
+      if (equals_ignoring_case(*filter.runner, runner)) {
+        filter.runner = runner;
+        break;
+      }
+    }
+  }
+}
+
+std::string why_empty(const dataset::DataDir& dir, const dataset::Filter& filter) {
+  if (filter.leaderboard_id) {
+    dataset::LoadOptions load;
+    load.filter.leaderboard_id = filter.leaderboard_id;
+    load.with_details = false;
+    dataset::LoadStats stats;
+    bool held = false;
+    dataset::load_dir(
+        dir, load, [&](dataset::Submission&&) { held = true; }, stats);
+    if (!held) {
+      return "; no file of " + dir.path + " holds leaderboard " +
+             std::to_string(*filter.leaderboard_id);
+    }
+  }
+  if (filter.runner) {
+    const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, filter);
+    const bool all_legacy =
+        !files.empty() && std::all_of(files.begin(), files.end(), [](const dataset::DataFile* f) {
+          return f->family == dataset::SchemaFamily::LEGACY_RUNS;
+        });
+    if (all_legacy) {
+      std::string names;
+      for (const dataset::DataFile* f : files) names += (names.empty() ? "" : ", ") + f->name;
+      return "; --runner " + *filter.runner + " matches nothing in legacy per-run files (" + names +
+             "), which record no runner";
+    }
+    const std::vector<std::string> runners = known_runners(dir);
+    if (!runners.empty() &&
+        std::find(runners.begin(), runners.end(), *filter.runner) == runners.end()) {
+      std::string list;
+      for (const std::string& r : runners) list += (list.empty() ? "" : ", ") + r;
+      return "; no config of " + dir.path + " has runner '" + *filter.runner + "'" +
+             did_you_mean(*filter.runner, runners) + " (its runners: " + list + ")";
+    }
+  }
+  return "";
+}
+
+}  // namespace kbdata::cli
