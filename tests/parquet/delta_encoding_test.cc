@@ -286,8 +286,8 @@ TEST(DeltaBinaryPacked, Int32MiniblocksUpTo64BitsWrapModulo2To32) {
   DeltaOptions options;
   options.int32 = true;
   options.int32_wide_deltas = true;
-  options.delta_offsets = {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-                           -1, 5, 0, 1 << 20};
+  options.delta_offsets = {
+      std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), -1, 5, 0, 1 << 20};
   std::vector<int> widths;
   const Bytes encoded = encode_delta(values, options, &widths);
   EXPECT_EQ(*std::max_element(widths.begin(), widths.end()), 64);

@@ -13,9 +13,9 @@
 // miniblock's bit width may be up to 64 for INT32 too: a writer that computes the deltas of INT32
 // values in 64 bits without wrapping needs 33 bits for a jump from INT32_MIN to INT32_MAX (DuckDB
 // 1.5 does; PARQUET-2435 says readers should accept it), and the sum taken modulo 2^32 is the same
-// value either way. Wider than 64 is an error. In the last block the miniblocks past the last value carry no data (their width bytes are present but
-// ignored); the last used miniblock is padded to its full size, which is tolerated missing at the
-// very end of the data.
+// value either way. Wider than 64 is an error. In the last block the miniblocks past the last value
+// carry no data (their width bytes are present but ignored); the last used miniblock is padded to
+// its full size, which is tolerated missing at the very end of the data.
 #pragma once
 
 #include <cstddef>
