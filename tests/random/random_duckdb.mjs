@@ -142,7 +142,7 @@ function leafType(rng) {
       const s = rng.pick([0, p, rng.int(0, p)]);
       return { kind: 'decimal', sql: `DECIMAL(${p},${s})`, precision: p, scale: s };
     }
-    case 17: return { kind: 'blob', sql: 'BLOB' };
+    case 17: return rng.chance(0.5) ? { kind: 'blob', sql: 'BLOB' } : { kind: 'enum', sql: "ENUM('sad', 'ok', 'happy', 'ünï')" };
     case 18: return { kind: 'uuid', sql: 'UUID' };
     default: return { kind: 'time', sql: 'TIME' };
   }
@@ -151,7 +151,12 @@ function leafType(rng) {
 let fieldCounter = 0;
 function nestedType(rng, depth) {
   if (depth >= 3 || rng.chance(0.45)) return leafType(rng);
-  const r = rng.int(0, 3);
+  const r = rng.int(0, 4);
+  if (r === 3) {  // a fixed-size ARRAY: a LIST in Parquet; a null one is written as n entries
+    const elem = nestedType(rng, depth + 1);
+    const size = rng.int(1, 4);
+    return { kind: 'array', elem, size, sql: `${elem.sql}[${size}]` };
+  }
   if (r === 0) {  // struct
     const fields = [];
     const n = rng.int(1, 4);
@@ -245,6 +250,8 @@ function makeLeafGenerator(type, rng) {
       const pool = Array.from({ length: rng.int(1, 12) }, () => randomString(rng));
       return () => sqlString(mode === 'small' || mode === 'runs' ? rng.pick(pool) : randomString(rng));
     }
+    case 'enum':
+      return () => sqlString(rng.pick(mode === 'runs' ? ['ok'] : ['sad', 'ok', 'happy', 'ünï']));
     case 'blob':
       return () => {
         const bytes = crypto.createHash('sha256').update(String(rng.float())).digest().subarray(0, rng.int(0, 20));
@@ -320,6 +327,10 @@ function makeGenerator(type, rng) {
         const n = rng.int(0, maxLen);
         return `CAST([${Array.from({ length: n }, elem).join(', ')}] AS ${type.sql})`;
       });
+    }
+    case 'array': {
+      const elem = makeGenerator(type.elem, rng);
+      return orNull(() => `CAST([${Array.from({ length: type.size }, elem).join(', ')}] AS ${type.sql})`);
     }
     case 'map': {
       const key = makeLeafGenerator(type.key, rng);
@@ -496,6 +507,7 @@ function difference(type, kb, dv, where) {
       return x !== undefined && Object.is(Math.fround(x), dv) ? null : differ();
     }
     case 'varchar':
+    case 'enum':
       return kb === dv ? null : differ();
     case 'bool':
       return kb === dv ? null : differ();
@@ -543,7 +555,8 @@ function difference(type, kb, dv, where) {
       }
       return null;
     }
-    case 'list': {
+    case 'list':
+    case 'array': {
       if (!Array.isArray(kb)) return differ();
       const items = dv.items;
       if (kb.length !== items.length) return `${where}: kbdata ${kb.length} elements, DuckDB ${items.length}`;
@@ -605,7 +618,7 @@ async function runSeed(seed) {
     for (let r = r0; r < Math.min(rows, r0 + 500); r++) tuples.push(`(${gens.map((g) => g()).join(', ')})`);
     await duck.run(`INSERT INTO ${table} VALUES ${tuples.join(',\n')}`);
   }
-  const isNested = columns.some((c) => ['struct', 'list', 'map'].includes(c.type.kind));
+  const isNested = columns.some((c) => ['struct', 'list', 'array', 'map'].includes(c.type.kind));
   counts.seeds++;
 
   for (const version of ['V1', 'V2']) {
