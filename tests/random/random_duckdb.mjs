@@ -711,18 +711,22 @@ async function compareFile(seed, file, columns, options, rng) {
          compareRows(seed, file, `${options} ${extra.join(' ')}`, slice, expected.slice(offset, offset + limit), offset, chosen);
 }
 
+let firstSoakSeed = 0;
+let lastSoakSeed = 0;
 if (seeds) {
   for (const seed of seeds) await runSeed(seed);
 } else {
   const first = crypto.randomInt(0, 2 ** 31);
+  firstSoakSeed = first;
   console.log(`random: soak from seed ${first} for ${soakSeconds} s (KBDATA_SOAK_SEED=N reproduces seed N)`);
   for (let seed = first; (Date.now() - started) / 1000 < soakSeconds; seed = (seed + 1) >>> 0) {
     await runSeed(seed);
+    lastSoakSeed = seed;
   }
 }
 
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
-const which = seeds ? (seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds[0]}-${seeds.at(-1)}`) : 'fresh seeds';
+const which = seeds ? (seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds[0]}-${seeds.at(-1)}`) : `fresh seeds ${firstSoakSeed}-${lastSoakSeed}`;
 console.log(`random: ${counts.seeds} tables (${which}), ${counts.files} DuckDB files (${counts.v1} V1, ${counts.v2} V2, ` +
             `${counts.nested} nested) read whole, ${counts.slices} of them also as a slice; ${counts.rows} rows and ` +
             `${counts.values} values compared, ` +
