@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
 SAMPLE     := data/sample
 
-.PHONY: all deps build demo check test sanitize bench fixtures clean fuzz
+.PHONY: all deps build demo check test soak sanitize bench fixtures clean fuzz
 
 all: build
 
@@ -56,6 +56,14 @@ check: build
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test: check
+
+# The reader's randomized peer test (tests/random/README.md) on fresh seeds: random tables written
+# by DuckDB (V1 and V2, flat and nested) read by `kbdata cat` and compared with DuckDB's reading,
+# seed after seed until SOAK_SECONDS are spent. KBDATA_SOAK_SEED=N runs seed N alone (and keeps its
+# files in $(BUILD)/soak-out). Failing files stay in $(BUILD)/soak-out.
+SOAK_SECONDS ?= 600
+soak: build
+	node tests/random/random_duckdb.mjs $(BUILD)/kbdata $(BUILD)/soak-out --soak $(SOAK_SECONDS)
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps

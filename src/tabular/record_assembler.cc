@@ -30,17 +30,20 @@ struct RecordAssembler::Node {
   // LEAF a shredded primitive.
   enum class Kind : uint8_t { LEAF, STRUCT, LIST, VARIANT, SHREDDED };
   Kind kind = Kind::LEAF;
-  int value = -1;  // VARIANT, SHREDDED: index in children of the value leaf, or -1
-  int typed = -1;  // VARIANT, SHREDDED: index in children of the typed_value node, or -1
+  int value = -1;       // VARIANT, SHREDDED: index in children of the value leaf, or -1
+  int typed = -1;       // VARIANT, SHREDDED: index in children of the typed_value node, or -1
   int null_def = -1;    // null when the first leaf's definition level is below this; -1: never
   int element_def = 0;  // LIST: at least one element when the definition level reaches this
   int rep = 0;          // LIST: repetition level of a next element
+  // The repetition level of the repeated nodes above this node: an entry with a higher one
+  // continues the same instance of this node (an element of a list inside it).
+  int outer_rep = 0;
   int leaf_begin = 0;
   int leaf_end = 0;
-  std::vector<std::string> keys;  // STRUCT: `"name":`, with a leading ',' for all but the first
-                                  // (below a typed_value: `"name":` without the ',')
+  std::vector<std::string> keys;   // STRUCT: `"name":`, with a leading ',' for all but the first
+                                   // (below a typed_value: `"name":` without the ',')
   std::vector<std::string> names;  // STRUCT below a typed_value: the field names
-  std::vector<Node> children;     // STRUCT: fields; LIST: the element
+  std::vector<Node> children;      // STRUCT: fields; LIST: the element
 };
 
 struct RecordAssembler::Field {
@@ -111,6 +114,7 @@ class TreeBuilder {
     list.kind = Node::Kind::LIST;
     list.element_def = repeated.max_def;
     list.rep = repeated.max_rep;
+    list.outer_rep = repeated.max_rep - 1;
     list.leaf_begin = element->leaf_begin;
     list.leaf_end = element->leaf_end;
     list.children.push_back(std::move(*element));
@@ -125,6 +129,7 @@ class TreeBuilder {
       out = variant(s);
       if (out) {
         if (nullable) out->null_def = s.max_def;
+        out->outer_rep = s.max_rep;
         return out;
       }
       leaves_.resize(mark);  // not a variant's shape: read as a struct
@@ -171,6 +176,8 @@ class TreeBuilder {
       out = std::move(group);
     }
     if (out && nullable) out->null_def = s.max_def;
+    // A REPEATED s is an element here (list_of wraps it): its instance lies inside the repetition.
+    if (out) out->outer_rep = s.max_rep;
     return out;
   }
 
@@ -189,6 +196,7 @@ class TreeBuilder {
     leaf.leaf_begin = static_cast<int>(leaves_.size());
     leaves_.push_back(s.leaf_index);
     leaf.leaf_end = leaf.leaf_begin + 1;
+    leaf.outer_rep = s.max_rep;
     return leaf;
   }
 
@@ -237,6 +245,7 @@ class TreeBuilder {
     node.kind = Node::Kind::SHREDDED;
     if (!variant_children(s, node, false)) return std::nullopt;
     if (s.repetition == Repetition::OPTIONAL) node.null_def = s.max_def;
+    node.outer_rep = s.max_rep;
     return node;
   }
 
@@ -269,13 +278,13 @@ class TreeBuilder {
       out = std::move(object);
     }
     if (out && s.repetition == Repetition::OPTIONAL) out->null_def = s.max_def;
+    if (out) out->outer_rep = s.max_rep;
     return out;
   }
 
   const std::vector<bool>& selected_;
   std::vector<int>& leaves_;
 };
-
 
 }  // namespace
 
@@ -393,8 +402,18 @@ int RecordAssembler::rep_at(int leaf) const {
 void RecordAssembler::skip_entry(const Node& node) {
   for (int b = node.leaf_begin; b < node.leaf_end; ++b) {
     Cursor& cursor = cursors_[static_cast<size_t>(b)];
-    if (def_at(b) >= cursor.max_def) ++cursor.next_value;  // keeps values aligned on bad input
+    const int def = def_at(b);
+    if (def >= cursor.max_def) ++cursor.next_value;  // keeps values aligned on bad input
     ++cursor.pos;
+    // Entries that continue this null or empty node and define nothing more are redundant:
+    // DuckDB writes a null fixed-size ARRAY (a LIST in Parquet) of n elements as n entries, the
+    // first starting the list and n - 1 more with the list's repetition level, all at the null
+    // list's definition level. They are read as the null list DuckDB reads; an entry that
+    // defines more than the skipped one is left to fail as levels that disagree.
+    while (cursor.pos < cursor.batch->num_levels && rep_at(b) > node.outer_rep &&
+           def_at(b) <= def && def < cursor.max_def) {
+      ++cursor.pos;
+    }
   }
 }
 

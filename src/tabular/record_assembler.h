@@ -21,10 +21,12 @@
 //
 // A struct's fields are rendered one after the other, each consuming its own leaves' entries; a
 // node is null when its first leaf's definition level is below the node's own, and then every
-// leaf below it holds exactly one entry for it. A list's elements continue while its first leaf's
-// next entry has the list's repetition level. So every node instance consumes at least one entry
-// of each leaf below it, which bounds the work by the entries of the batch even for hostile
-// levels; running past a batch's entries or values throws FormatError.
+// leaf below it holds one entry for it, followed by any redundant entries that continue it (a
+// repetition level above the node's) without defining more (DuckDB writes a null fixed-size
+// ARRAY of n elements as n entries); those are skipped. A list's elements continue while its
+// first leaf's next entry has the list's repetition level. So every node instance consumes at least
+// one entry of each leaf below it, which bounds the work by the entries of the batch even for
+// hostile levels; running past a batch's entries or values throws FormatError.
 //
 // Why JSON text directly rather than a value tree: the only consumers print JSON (or a cell
 // holding JSON), so building and freeing a tree per row would only add allocations; a leaf value
@@ -123,8 +125,8 @@ class RecordAssembler {
   bool render_shredded(const Node* value, const Node* typed, const VariantMetadata& metadata,
                        std::string& out);
   bool render_field(const Node& shredded, const VariantMetadata& metadata, std::string& out);
-  void render_shredded_fields(const Node& object, const VariantMetadata& metadata,
-                              std::string& out, bool& any);
+  void render_shredded_fields(const Node& object, const VariantMetadata& metadata, std::string& out,
+                              bool& any);
   void render_typed(const Node& node, const VariantMetadata& metadata, std::string& out);
   // The next value of batch position `leaf` (which must be present), consuming its entry.
   std::span<const uint8_t> take_bytes(int leaf);

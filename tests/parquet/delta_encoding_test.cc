@@ -50,6 +50,11 @@ struct DeltaOptions {
   uint64_t block_size = 128;
   uint64_t miniblocks = 4;
   bool int32 = false;
+  // INT32 only: deltas computed in 64 bits without wrapping, as DuckDB 1.5 writes them (a jump
+  // from INT32_MIN to INT32_MAX then needs 33 bits), and each delta offset by a multiple of 2^32
+  // from delta_offsets (cycled; none when empty), which leaves the values unchanged modulo 2^32.
+  bool int32_wide_deltas = false;
+  std::vector<int64_t> delta_offsets;
   int unused_width = 0;  // the width byte written for miniblocks past the last value
   bool pad_last_miniblock = true;
 };
@@ -64,15 +69,19 @@ Bytes encode_delta(const std::vector<int64_t>& values, const DeltaOptions& o = {
   put_uleb(out, values.size());
   put_zigzag(out, values.empty() ? 0 : values[0]);
   const uint64_t per_miniblock = o.block_size / o.miniblocks;
-  const uint64_t mask = o.int32 ? 0xFFFFFFFFu : ~uint64_t{0};
+  const bool wrap32 = o.int32 && !o.int32_wide_deltas;
+  const uint64_t mask = wrap32 ? 0xFFFFFFFFu : ~uint64_t{0};
   std::vector<uint64_t> deltas;
   for (size_t i = 1; i < values.size(); ++i) {
-    deltas.push_back((static_cast<uint64_t>(values[i]) - static_cast<uint64_t>(values[i - 1])) &
-                     mask);
+    uint64_t delta = static_cast<uint64_t>(values[i]) - static_cast<uint64_t>(values[i - 1]);
+    if (o.int32_wide_deltas && !o.delta_offsets.empty()) {
+      delta += static_cast<uint64_t>(o.delta_offsets[i % o.delta_offsets.size()]) << 32;
+    }
+    deltas.push_back(delta & mask);
   }
   auto as_signed = [&](uint64_t d) {
-    return o.int32 ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(d)))
-                   : static_cast<int64_t>(d);
+    return wrap32 ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(d)))
+                  : static_cast<int64_t>(d);
   };
   for (size_t start = 0; start < deltas.size(); start += o.block_size) {
     const size_t end = std::min<size_t>(deltas.size(), start + o.block_size);
@@ -245,7 +254,48 @@ TEST(DeltaBinaryPacked, InvalidLayoutThrows) {
   EXPECT_THROW(decoder.set_data(header(128, 3), 5), FormatError);
 }
 
-TEST(DeltaBinaryPacked, MiniblockWidthBeyondTheTypeThrows) {
+// DuckDB 1.5's PARQUET_VERSION V2 files: INT32 deltas taken in 64 bits, so alternating extremes
+// give 33-bit miniblocks (PARQUET-2435: readers accept them).
+TEST(DeltaBinaryPacked, Int32MiniblocksOf33BitsAsDuckDBWritesThem) {
+  constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  std::vector<int64_t> values = {kMin, kMax, kMin, kMax, 0, kMax, kMin, -1, 1};
+  std::mt19937_64 rng(16);
+  while (values.size() < 600) {  // several blocks, some miniblocks of extremes, some random
+    const uint64_t r = rng();
+    values.push_back(r % 5 == 0 ? (r % 2 == 0 ? kMin : kMax)
+                                : static_cast<int64_t>(static_cast<int32_t>(r >> 32)));
+  }
+  DeltaOptions options;
+  options.int32 = true;
+  options.int32_wide_deltas = true;
+  std::vector<int> widths;
+  const Bytes encoded = encode_delta(values, options, &widths);
+  EXPECT_EQ(*std::max_element(widths.begin(), widths.end()), 33);
+  const std::vector<int32_t> expected(values.begin(), values.end());
+  EXPECT_EQ(decode_int32(encoded, values.size()), expected);
+}
+
+// Any delta congruent modulo 2^32 gives the same INT32 values, whatever width it needs up to 64.
+TEST(DeltaBinaryPacked, Int32MiniblocksUpTo64BitsWrapModulo2To32) {
+  std::vector<int64_t> values;
+  std::mt19937_64 rng(64);
+  for (int i = 0; i < 300; ++i) {
+    values.push_back(static_cast<int32_t>(static_cast<uint32_t>(rng())));
+  }
+  DeltaOptions options;
+  options.int32 = true;
+  options.int32_wide_deltas = true;
+  options.delta_offsets = {
+      std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), -1, 5, 0, 1 << 20};
+  std::vector<int> widths;
+  const Bytes encoded = encode_delta(values, options, &widths);
+  EXPECT_EQ(*std::max_element(widths.begin(), widths.end()), 64);
+  const std::vector<int32_t> expected(values.begin(), values.end());
+  EXPECT_EQ(decode_int32(encoded, values.size()), expected);
+}
+
+TEST(DeltaBinaryPacked, MiniblockWidthBeyond64Throws) {
   auto page = [](int width) {
     Bytes out = {0x80, 0x01, 0x01, 0x03, 0x00};  // block 128, 1 miniblock, 3 values, first 0
     out.push_back(0);                            // min delta 0
@@ -260,15 +310,57 @@ TEST(DeltaBinaryPacked, MiniblockWidthBeyondTheTypeThrows) {
   // The decoders borrow the pages: keep them alive.
   const Bytes page32 = page(32), page33 = page(33), page64 = page(64), page65 = page(65);
   int32.set_data(page32, 3);
-  EXPECT_NO_THROW(int32.decode(3, out32));
+  ASSERT_NO_THROW(int32.decode(3, out32));
   EXPECT_EQ(out32.get<int32_t>(2), -2);  // 0 + (2^32 - 1) twice
   int32.set_data(page33, 3);
-  EXPECT_THROW(int32.decode(3, out32), FormatError);
+  ASSERT_NO_THROW(int32.decode(3, out32));
+  EXPECT_EQ(out32.get<int32_t>(4), -1);  // 2^33 - 1 modulo 2^32
+  EXPECT_EQ(out32.get<int32_t>(5), -2);  // 2 * (2^33 - 1) modulo 2^32
+  int32.set_data(page64, 3);
+  ASSERT_NO_THROW(int32.decode(3, out32));
+  EXPECT_EQ(out32.get<int32_t>(7), -1);  // 2^64 - 1 modulo 2^32
+  EXPECT_EQ(out32.get<int32_t>(8), -2);
   int64.set_data(page64, 3);
-  EXPECT_NO_THROW(int64.decode(3, out64));
+  ASSERT_NO_THROW(int64.decode(3, out64));
   EXPECT_EQ(out64.get<int64_t>(2), -2);  // 0 + (2^64 - 1) twice
-  int64.set_data(page65, 3);
-  EXPECT_THROW(int64.decode(3, out64), FormatError);
+  for (auto* decoder : {&int32, &int64}) {
+    ValueBuffer& out = decoder == &int32 ? out32 : out64;
+    decoder->set_data(page65, 3);
+    try {
+      decoder->decode(3, out);
+      ADD_FAILURE() << "a 65-bit miniblock was accepted";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("bit width 65 exceeds 64"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// The byte-array encodings' length streams are INT32 streams too: 33-bit miniblocks are read.
+TEST(DeltaLengthByteArray, LengthsIn33BitMiniblocks) {
+  // Lengths 0, 3, 0: deltas 3 and -3, the second written as 2^33 - 3 (congruent modulo 2^32) in
+  // a 33-bit miniblock with min delta 0.
+  Bytes page = {0x80, 0x01, 0x01, 0x03, 0x00};  // block 128, 1 miniblock, 3 values, first 0
+  page.push_back(0);                            // min delta 0
+  page.push_back(33);
+  Bytes packed(128 * 33 / 8, 0);
+  const uint64_t deltas[2] = {3, (uint64_t{1} << 33) - 3};
+  for (int i = 0; i < 2; ++i) {
+    for (int b = 0; b < 33; ++b) {
+      const size_t bit = static_cast<size_t>(i) * 33 + static_cast<size_t>(b);
+      if ((deltas[i] >> b) & 1) packed[bit / 8] |= static_cast<uint8_t>(1 << (bit % 8));
+    }
+  }
+  page.insert(page.end(), packed.begin(), packed.end());
+  page.insert(page.end(), {'a', 'b', 'c'});
+  DeltaLengthByteArrayDecoder decoder;
+  decoder.set_data(page, 3);
+  ValueBuffer out = ValueBuffer::for_type(PhysicalType::BYTE_ARRAY, 0);
+  decoder.decode(3, out);
+  ASSERT_EQ(out.count, 3u);
+  EXPECT_EQ(out.string(0), "");
+  EXPECT_EQ(out.string(1), "abc");
+  EXPECT_EQ(out.string(2), "");
 }
 
 TEST(DeltaBinaryPacked, StreamEndOffset) {

@@ -683,6 +683,10 @@ TEST(DeltaEncoder, Int32RoundTrips) {
   encode_delta_binary_packed_int32(extremes, encoded);
   expect_decodes_to(Encoding::DELTA_BINARY_PACKED, encoded,
                     fixed_buffer(PhysicalType::INT32, extremes));
+  // The decoders accept up to 64 bits (PARQUET-2435); a stream limited to 32 checks the writer.
+  DeltaBitPackedStream stream;
+  stream.reset(encoded, 32);
+  EXPECT_NO_THROW((void)stream.end_offset());
 }
 
 TEST(DeltaEncoder, Int64RoundTrips) {

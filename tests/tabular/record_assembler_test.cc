@@ -165,11 +165,11 @@ TEST(RecordAssemblerTest, MapsAndLegacyLists) {
 
 TEST(RecordAssemblerTest, RowWriterMixesFlatAndNestedFieldsFromAnyFirstRow) {
   // required int32 id; optional group tags (LIST) { repeated group list { optional int32 e; }}
-  const Schema schema = schema_of({leaf("id", Repetition::REQUIRED),
-                                   group("tags", Repetition::OPTIONAL, 1, ConvertedType::LIST),
-                                   group("list", Repetition::REPEATED, 1),
-                                   leaf("e", Repetition::OPTIONAL)},
-                                  2);
+  const Schema schema =
+      schema_of({leaf("id", Repetition::REQUIRED),
+                 group("tags", Repetition::OPTIONAL, 1, ConvertedType::LIST),
+                 group("list", Repetition::REPEATED, 1), leaf("e", Repetition::OPTIONAL)},
+                2);
   const std::vector<int> selected{0, 1};
   RecordAssembler assembler(schema, selected);
   EXPECT_EQ(assembler.flat_batch(0), 0);
@@ -214,6 +214,71 @@ TEST(RecordAssemblerTest, InconsistentLevelsThrowFormatError) {
   // Fewer values than defined entries.
   batches[0] = batch_of({{0, 3, {}}});
   EXPECT_THROW(assembler.start(pointers), FormatError);
+}
+
+// DuckDB writes a null fixed-size ARRAY (INTEGER[3]) as a null LIST with one entry per element:
+// the first starts the row, the others continue it at the null list's definition level. DuckDB,
+// polars and arrow read the null list; so does kbdata (found by tests/random).
+TEST(RecordAssemblerTest, NullFixedSizeArraysWithRedundantEntries) {
+  {
+    const Schema schema = list_schema();
+    RecordAssembler assembler(schema, std::vector<int>{0});
+    std::vector<ColumnBatch> batches;
+    batches.push_back(batch_of({{0, 3, 1},
+                                {1, 3, 2},
+                                {1, 3, 3},  // [1,2,3]
+                                {0, 0, {}},
+                                {1, 0, {}},
+                                {1, 0, {}},  // null
+                                {0, 3, 4},
+                                {1, 2, {}},
+                                {1, 3, 6}}));  // [4,null,6]
+    EXPECT_EQ(render_rows(assembler, batches, 3),
+              (std::vector<std::string>{"{tags:[1,2,3]}", "{tags:null}", "{tags:[4,null,6]}"}));
+  }
+  {
+    // A null array inside a list: [[1,2],null] with INTEGER[2][] (see ListOfListsAndStructBesideIt
+    // for the schema).
+    const Schema schema =
+        schema_of({group("m", Repetition::OPTIONAL, 1, ConvertedType::LIST),
+                   group("list", Repetition::REPEATED, 1),
+                   group("element", Repetition::OPTIONAL, 1, ConvertedType::LIST),
+                   group("list", Repetition::REPEATED, 1), leaf("element", Repetition::REQUIRED)},
+                  1);
+    RecordAssembler assembler(schema, std::vector<int>{0});
+    std::vector<ColumnBatch> batches;
+    batches.push_back(batch_of({{0, 4, 1}, {2, 4, 2}, {1, 2, {}}, {2, 2, {}}, {0, 0, {}}}));
+    EXPECT_EQ(render_rows(assembler, batches, 2),
+              (std::vector<std::string>{"{m:[[1,2],null]}", "{m:null}"}));
+  }
+  {
+    // A null struct holding an array and an int: the array's leaf has three entries for it.
+    // optional group s { optional group a (LIST) { repeated group list { optional int32 e; }}
+    //                    optional int32 b; }
+    const Schema schema =
+        schema_of({group("s", Repetition::OPTIONAL, 2),
+                   group("a", Repetition::OPTIONAL, 1, ConvertedType::LIST),
+                   group("list", Repetition::REPEATED, 1), leaf("e", Repetition::OPTIONAL),
+                   leaf("b", Repetition::OPTIONAL)},
+                  1);
+    RecordAssembler assembler(schema, std::vector<int>{0, 1});
+    std::vector<ColumnBatch> batches;
+    batches.push_back(batch_of({{0, 0, {}}, {1, 0, {}}, {1, 0, {}}, {0, 4, 7}}));
+    batches.push_back(batch_of({{0, 0, {}}, {0, 2, 8}}, false));
+    EXPECT_EQ(render_rows(assembler, batches, 2),
+              (std::vector<std::string>{"{s:null}", R"({s:{"a":[7],"b":8}})"}));
+  }
+  {
+    // An entry continuing a null list that defines a value contradicts it: an error.
+    const Schema schema = list_schema();
+    RecordAssembler assembler(schema, std::vector<int>{0});
+    std::vector<ColumnBatch> batches;
+    batches.push_back(batch_of({{0, 0, {}}, {1, 3, 5}}));
+    std::vector<const ColumnBatch*> pointers{&batches[0]};
+    assembler.start(pointers);
+    std::string out;
+    EXPECT_THROW(assembler.append_json(0, out), FormatError);
+  }
 }
 
 TEST(RecordAssemblerTest, EmptySelectionIsAUsageError) {

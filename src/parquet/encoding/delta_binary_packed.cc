@@ -34,6 +34,7 @@ uint64_t unzigzag(uint64_t value) { return (value >> 1) ^ (~(value & 1) + 1); }
 }  // namespace
 
 void DeltaBitPackedStream::reset(std::span<const uint8_t> data, int max_bit_width) {
+  assert(max_bit_width >= 0 && max_bit_width <= kMaxDeltaBitWidth);
   data_ = data;
   pos_ = 0;
   max_bit_width_ = max_bit_width;
@@ -189,7 +190,7 @@ DeltaBinaryPackedDecoder::DeltaBinaryPackedDecoder(PhysicalType type) : type_(ty
 
 void DeltaBinaryPackedDecoder::set_data(std::span<const uint8_t> data, size_t /*num_values*/) {
   // The stream's own value count is authoritative (num_values also counts a v1 page's nulls).
-  stream_.reset(data, type_ == PhysicalType::INT32 ? 32 : 64);
+  stream_.reset(data, kMaxDeltaBitWidth);
 }
 
 void DeltaBinaryPackedDecoder::decode(size_t n, ValueBuffer& out) {

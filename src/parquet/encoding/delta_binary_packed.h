@@ -9,10 +9,13 @@
 //             each (block size / miniblocks) deltas minus min delta, bit-packed least significant
 //             bit first at its width
 //
-// Value i + 1 = value i + min delta + packed delta, modulo 2^32 (INT32) or 2^64 (INT64). In the
-// last block the miniblocks past the last value carry no data (their width bytes are present but
-// ignored); the last used miniblock is padded to its full size, which is tolerated missing at the
-// very end of the data.
+// Value i + 1 = value i + min delta + packed delta, modulo 2^32 (INT32) or 2^64 (INT64). A
+// miniblock's bit width may be up to 64 for INT32 too: a writer that computes the deltas of INT32
+// values in 64 bits without wrapping needs 33 bits for a jump from INT32_MIN to INT32_MAX (DuckDB
+// 1.5 does; PARQUET-2435 says readers should accept it), and the sum taken modulo 2^32 is the same
+// value either way. Wider than 64 is an error. In the last block the miniblocks past the last value
+// carry no data (their width bytes are present but ignored); the last used miniblock is padded to
+// its full size, which is tolerated missing at the very end of the data.
 #pragma once
 
 #include <cstddef>
@@ -24,16 +27,22 @@
 
 namespace kbdata::parquet {
 
+// The widest miniblock a reader accepts, for INT32 as for INT64 (see above).
+inline constexpr int kMaxDeltaBitWidth = 64;
+
 // The decoding engine, shared with DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY (whose lengths are
-// a DELTA_BINARY_PACKED stream of INT32). Values are produced as uint64; an INT32 stream's values
-// are their low 32 bits (max_bit_width 32 makes the arithmetic agree modulo 2^32). Holds no
-// allocation: the bit widths are read in place and values are unpacked eight at a time.
+// a DELTA_BINARY_PACKED stream of INT32). Values are produced as uint64, the arithmetic wrapping
+// modulo 2^64; an INT32 stream's values are their low 32 bits, which are the sum modulo 2^32
+// whatever the miniblock widths. Holds no allocation: the bit widths are read in place and values
+// are unpacked eight at a time.
 class DeltaBitPackedStream {
  public:
   // Parses the header at the start of `data` (borrowed: its owner, the page buffer, must outlive
   // the stream or the next reset()). An empty `data` is a stream of no values (a page whose values
-  // are all null). max_bit_width is 32 for INT32 and 64 for INT64. Throws FormatError if the
-  // header is cut off or its block layout is invalid.
+  // are all null). max_bit_width (at most 64) is the widest miniblock accepted: the decoders pass
+  // kMaxDeltaBitWidth for every type; a test of a writer passes the type's width to check that
+  // the writer needs no more. Throws FormatError if the header is cut off or its block layout is
+  // invalid.
   void reset(std::span<const uint8_t> data, int max_bit_width);
 
   // Values not yet produced.

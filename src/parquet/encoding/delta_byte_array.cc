@@ -20,7 +20,7 @@ DeltaByteArrayDecoder::DeltaByteArrayDecoder(PhysicalType type, int type_length)
 }
 
 void DeltaByteArrayDecoder::set_data(std::span<const uint8_t> data, size_t num_values) {
-  prefixes_.reset(data, 32);
+  prefixes_.reset(data, kMaxDeltaBitWidth);
   const size_t start = data.empty() ? 0 : prefixes_.end_offset();
   suffixes_.set_data(data.subspan(start), num_values);
   previous_.clear();

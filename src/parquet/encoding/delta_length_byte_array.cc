@@ -15,7 +15,7 @@ constexpr size_t kBatchValues = 1024;
 }  // namespace
 
 void DeltaLengthByteArrayDecoder::set_data(std::span<const uint8_t> data, size_t /*num_values*/) {
-  lengths_.reset(data, 32);
+  lengths_.reset(data, kMaxDeltaBitWidth);
   const size_t start = data.empty() ? 0 : lengths_.end_offset();
   bytes_ = data.subspan(start);
   bytes_pos_ = 0;
