@@ -31,7 +31,7 @@ std::string show_table(const dataset::Submission& s) {
       {"user_id", s.user_id},
       {"user_name", opt(s.user_name)},
       {"submission_time", time_text(s.submission_time)},
-      {"file_name", s.file_name},
+      {"file_name", opt(s.file_name)},
       {"code_id", std::to_string(s.code_id)},
       {"status", s.status},
       {"score", s.score ? format_score(*s.score) : "null"},
@@ -52,6 +52,20 @@ std::string show_table(const dataset::Submission& s) {
     }
     text += "runs (" + std::to_string(s.runs.size()) + "):\n";
     text += format_table(runs, {true, false, true, false, false, false});
+    // Each run's benchmark results (legacy run_result), in nanoseconds as stored.
+    auto ns = [](const std::optional<double>& v) { return v ? double_text(*v) : "null"; };
+    for (const dataset::Run& r : s.runs) {
+      if (r.benchmarks.empty()) continue;
+      std::vector<std::vector<std::string>> table = {
+          {"benchmark", "mean_ns", "std_ns", "err_ns", "runs", "best_ns", "worst_ns"}};
+      for (size_t i = 0; i < r.benchmarks.size(); ++i) {
+        const dataset::BenchmarkResult& b = r.benchmarks[i];
+        table.push_back({std::to_string(i), ns(b.mean), ns(b.std_dev), ns(b.err),
+                         b.runs ? std::to_string(*b.runs) : "null", ns(b.best), ns(b.worst)});
+      }
+      text += "benchmarks of run " + std::to_string(r.run_id) + ":\n";
+      text += format_table(table, {true, true, true, true, true, true, true});
+    }
   }
   text += "code:\n";
   text += s.code ? *s.code : std::string("null");
@@ -72,6 +86,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.submission_id = options.submission_id;
   load.with_code = true;
   load.with_runs = true;
+  load.with_results = true;
   std::vector<dataset::Submission> found;
   dataset::LoadStats stats;
   dataset::load_dir(
