@@ -2,11 +2,11 @@
 //
 // Per (leaderboard, runner) a submission row qualifies when it has a score, passed, and is not
 // marked hacked (status "hacked"). A score that is NaN, infinite or negative measures nothing:
-// such a row never qualifies (stats counts them, as invalid_scores). Each user's best qualifying row is kept: lowest score, then
-// earliest submission time, then lowest submission id (the platform leaves these ties arbitrary;
-// kbdata makes them deterministic). Users are ranked by that score ascending with SQL RANK()
-// semantics: equal scores share a rank and the next rank skips (1, 2, 2, 4). Rows of equal score
-// are listed by submission time, then submission id, then user id.
+// such a row never qualifies (stats counts them, as invalid_scores). Each user's best qualifying
+// row is kept: lowest score, then earliest submission time, then lowest submission id (the platform
+// leaves these ties arbitrary; kbdata makes them deterministic). Users are ranked by that score
+// ascending with SQL RANK() semantics: equal scores share a rank and the next rank skips (1, 2, 2,
+// 4). Rows of equal score are listed by submission time, then submission id, then user id.
 //
 // The published files hold what is left after the platform's qualification (secret runs are not
 // in them), so the rule above is what the files allow. Legacy per-run files have no runner: their

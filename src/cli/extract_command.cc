@@ -360,7 +360,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           auto it = wanted.find({s.submission_id, s.runner});
           if (it == wanted.end() || written[it->second] || !s.code) return;
           const analysis::ExtractEntry& e = entries[it->second];
-          const analysis::CodeLanguage language = analysis::detect_language(*s.code, s.file_name.value_or(""));
+          const analysis::CodeLanguage language =
+              analysis::detect_language(*s.code, s.file_name.value_or(""));
           Written w;
           w.path = entry_path(e, std::string(language.extension));
           // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").

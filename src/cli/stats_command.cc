@@ -66,7 +66,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
 
   dataset::LoadOptions load;
   load.filter.problem = options.problem;
-  load.with_code = true;  // for code_bytes: each row's code is measured, then dropped
+  load.with_code = true;     // for code_bytes: each row's code is measured, then dropped
   load.with_results = true;  // legacy: each score is recomputed from its run's benchmarks
 
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <semaphore>
@@ -124,7 +124,8 @@ const char* expected_types(Role role) {
 
 std::string type_text(const ColumnDescriptor& d) {
   std::string out = parquet::to_string(d.physical);
-  if (d.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY) out += "(" + std::to_string(d.type_length) + ")";
+  if (d.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY)
+    out += "(" + std::to_string(d.type_length) + ")";
   const std::string logical = parquet::to_string(d.logical);
   if (!logical.empty()) out += " (" + logical + ")";
   if (d.max_rep > 0) out += ", repeated";
@@ -324,7 +325,8 @@ struct Column {
   [[nodiscard]] std::optional<int64_t> time_us(size_t r) const {
     if (null_at(r)) return std::nullopt;
     const size_t i = at(r);
-    if (d->physical == PhysicalType::INT64) return to_micros(batch.values.get<int64_t>(i), d->logical.unit);
+    if (d->physical == PhysicalType::INT64)
+      return to_micros(batch.values.get<int64_t>(i), d->logical.unit);
     auto bytes = batch.values.bytes(i);
     int64_t nanos = 0;
     uint32_t julian = 0;
@@ -462,8 +464,8 @@ class FileLoad {
       }
       const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
       if (d.max_rep != 0 || !accepts(specs[c].role, d)) {
-        UnsupportedError error("type " + type_text(d) + " where " +
-                               expected_types(specs[c].role) + " is expected");
+        UnsupportedError error("type " + type_text(d) + " where " + expected_types(specs[c].role) +
+                               " is expected");
         error.locate_column(d.dotted_path);
         throw error;
       }
@@ -509,7 +511,7 @@ class FileLoad {
       std::vector<Column*> mine = share_columns(g);
       const bool parallel = helper_ && !helper_->columns().empty();
       if (parallel) ++stats.row_groups_parallel;
-      size_t range = 0;        // the range and offset in it of the next row to read
+      size_t range = 0;  // the range and offset in it of the next row to read
       int64_t range_offset = 0;
       try {
         while (rows_left > 0) {
@@ -592,7 +594,7 @@ class FileLoad {
   std::vector<Column> columns_;
   int threads_;
   size_t batch_rows_;
-  std::vector<int64_t> file_rows_;  // the file row (0-based) of each row of the current batch
+  std::vector<int64_t> file_rows_;        // the file row (0-based) of each row of the current batch
   std::unique_ptr<ColumnHelper> helper_;  // last: its thread stops before the columns go
 };
 
@@ -650,20 +652,15 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
   // Required, never null: the identity of a row. Optional columns (a writer may leave them out):
   // user_name, status, mode, runner.
   std::vector<ColumnSpec> specs = {
-      {"submission_id", Role::ID, true, false},
-      {"leaderboard_id", Role::ID, true, false},
-      {"problem_name", Role::TEXT, true, false},
-      {"user_id", Role::ID_TEXT, true, false},
-      {"user_name", Role::TEXT, false, true},
-      {"code_id", Role::ID, true, false},
-      {"file_name", Role::TEXT, true, true},
-      {"submission_time", Role::TIME, true, false},
-      {"status", Role::TEXT, false, false},
-      {"score", Role::SCORE, true, true},
-      {"passed", Role::BOOL, true, true},
-      {"mode", Role::TEXT, false, true},
+      {"submission_id", Role::ID, true, false},  {"leaderboard_id", Role::ID, true, false},
+      {"problem_name", Role::TEXT, true, false}, {"user_id", Role::ID_TEXT, true, false},
+      {"user_name", Role::TEXT, false, true},    {"code_id", Role::ID, true, false},
+      {"file_name", Role::TEXT, true, true},     {"submission_time", Role::TIME, true, false},
+      {"status", Role::TEXT, false, false},      {"score", Role::SCORE, true, true},
+      {"passed", Role::BOOL, true, true},        {"mode", Role::TEXT, false, true},
       {"runner", Role::TEXT, false, true}};
-  if (!options.with_details) specs[F_CODE_ID].name = specs[F_FILE_NAME].name = specs[F_MODE].name = "";
+  if (!options.with_details)
+    specs[F_CODE_ID].name = specs[F_FILE_NAME].name = specs[F_MODE].name = "";
   if (options.with_code) specs.push_back({"code", Role::TEXT, true, true});
   FileLoad load(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
@@ -777,7 +774,8 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   if (options.with_code) specs[L_CODE] = {"code", Role::TEXT, true, true};
   std::vector<BenchmarkLeaf> bench_leaves;
   if (options.with_results) bench_leaves = benchmark_leaves(reader.schema());
-  for (const BenchmarkLeaf& b : bench_leaves) specs.push_back({"", Role::NUMBER, false, true, b.leaf});
+  for (const BenchmarkLeaf& b : bench_leaves)
+    specs.push_back({"", Role::NUMBER, false, true, b.leaf});
 
   // Submission-level conditions are tested on the first run seen; passed/scored only after all
   // runs are grouped.
@@ -828,17 +826,27 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
       BenchmarkResult& result = run.benchmarks[b.benchmark];
       switch (b.field) {
-        case 0: result.mean = v; break;
-        case 1: result.std_dev = v; break;
-        case 2: result.err = v; break;
+        case 0:
+          result.mean = v;
+          break;
+        case 1:
+          result.std_dev = v;
+          break;
+        case 2:
+          result.err = v;
+          break;
         case 3: {
           std::optional<int64_t> runs = whole(*v);
           if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
           result.runs = runs;
           break;
         }
-        case 4: result.best = v; break;
-        default: result.worst = v; break;
+        case 4:
+          result.best = v;
+          break;
+        default:
+          result.worst = v;
+          break;
       }
     }
     // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs

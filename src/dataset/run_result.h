@@ -12,8 +12,9 @@
 namespace kbdata::dataset {
 
 // The score of `benchmarks` by `ranking`: GEOM the geometric mean of the means (computed as the
-// exponential of the mean logarithm, which a product of many means cannot underflow), MEAN their arithmetic mean, LAST the last benchmark's mean; all in seconds.
-// nullopt when there is no benchmark or one lacks a mean, and for GEOM when a mean is not positive.
+// exponential of the mean logarithm, which a product of many means cannot underflow), MEAN their
+// arithmetic mean, LAST the last benchmark's mean; all in seconds. nullopt when there is no
+// benchmark or one lacks a mean, and for GEOM when a mean is not positive.
 [[nodiscard]] std::optional<double> score_from_benchmarks(
     const std::vector<BenchmarkResult>& benchmarks, RankingBy ranking);
 

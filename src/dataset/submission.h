@@ -48,7 +48,7 @@ struct Submission {
   std::optional<std::string> user_name;  // legacy: nullopt (not published)
   int64_t code_id = 0;
   std::optional<std::string> file_name;  // null where the file holds a null
-  int64_t submission_time = 0;  // µs since the epoch, UTC
+  int64_t submission_time = 0;           // µs since the epoch, UTC
   std::string status;
   std::optional<double> score;  // seconds, lower is better
   std::optional<bool> passed;
