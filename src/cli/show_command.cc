@@ -1,5 +1,7 @@
 #include "cli/show_command.h"
 
+#include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "cli/output.h"
@@ -53,7 +55,16 @@ std::string show_table(const dataset::Submission& s) {
     text += "runs (" + std::to_string(s.runs.size()) + "):\n";
     text += format_table(runs, {true, false, true, false, false, false});
     // Each run's benchmark results (legacy run_result), in nanoseconds as stored.
-    auto ns = [](const std::optional<double>& v) { return v ? double_text(*v) : "null"; };
+    // Whole nanoseconds without an exponent (250000000, not 2.5e+08), others as the shortest.
+    auto ns = [](const std::optional<double>& v) -> std::string {
+      if (!v) return "null";
+      if (std::trunc(*v) == *v && std::fabs(*v) < 1e15) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.0f", *v);
+        return buffer;
+      }
+      return double_text(*v);
+    };
     for (const dataset::Run& r : s.runs) {
       if (r.benchmarks.empty()) continue;
       std::vector<std::vector<std::string>> table = {

@@ -336,7 +336,8 @@ TEST_F(FixtureFolder, LegacyRunResultsInShowSubmissionsAndStats) {
   EXPECT_EQ(legacy["benchmarks"][0]["worst"], 5.5);
   EXPECT_TRUE(nlohmann::json::parse(rows[0])["benchmarks"].is_null());  // flat: no results
   Result csv = run("submissions -f csv -c submission_id,benchmarks -p amd-fp8-mm" + data_);
-  EXPECT_NE(csv.out.find("10,\"[{\"\"mean\"\":250000000,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("10,\"[{\"\"mean\"\":2.5e+08,\"\"std\"\":1.5,"), std::string::npos)
+      << csv.out;
   const std::string out = (dir_ / "bench").string() + ".parquet";
   Result parquet = run("submissions -f parquet -o " + out + " -c submission_id,benchmarks" + data_);
   ASSERT_EQ(parquet.exit_code, 0) << parquet.err;
