@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "dataset/column_types.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/schema.h"
@@ -34,113 +35,10 @@ using parquet::PhysicalType;
 constexpr size_t kBatchRowsWithCode = 1024;
 constexpr size_t kBatchRows = 4096;
 
-// What a column of the model holds, and so which Parquet types it accepts (docs/data-model.md,
-// "Accepted column types"). A type outside them is an error naming the column, its type and what
-// was expected; a value that does not fit (a fractional id, a 2 in a boolean) is an error naming
-// the row. Nothing is ever read as 0 or "" because it was not understood.
-enum class Role {
-  ID,       // an integer id: integers of any width and signedness, DOUBLE/FLOAT holding integers,
-            // DECIMAL holding integers, or the id's decimal text
-  ID_TEXT,  // a string that may be stored as an id (user_id): strings, or what ID accepts
-  TEXT,     // a string: BYTE_ARRAY (STRING, ENUM, JSON or unannotated binary)
-  TIME,     // INT64 TIMESTAMP in ms, µs or ns (UTC-adjusted or naive, taken as UTC), or INT96
-  SCORE,    // DOUBLE, FLOAT, DECIMAL or an integer
-  BOOL,     // BOOLEAN, or an integer holding 0 or 1
-  NUMBER,   // run_result values: a number, or text holding one
-};
-
-// One column the loader asks for: by top-level name, or (leaf >= 0) by leaf index.
-struct ColumnSpec {
-  std::string name;  // empty: not read (and absent)
-  Role role = Role::TEXT;
-  bool required = false;  // a file without it is an error
-  bool nullable = true;   // a null in it is an error naming the row when false
-  int leaf = -1;
-};
-
-bool is_integer_type(const ColumnDescriptor& d) {
-  return (d.physical == PhysicalType::INT32 || d.physical == PhysicalType::INT64) &&
-         (d.logical.kind == LogicalType::Kind::NONE ||
-          d.logical.kind == LogicalType::Kind::INTEGER);
-}
-bool is_decimal_type(const ColumnDescriptor& d) {
-  return d.logical.kind == LogicalType::Kind::DECIMAL;
-}
-bool is_floating_type(const ColumnDescriptor& d) {
-  return (d.physical == PhysicalType::DOUBLE || d.physical == PhysicalType::FLOAT) &&
-         d.logical.kind == LogicalType::Kind::NONE;
-}
-bool is_text_type(const ColumnDescriptor& d) {
-  const auto kind = d.logical.kind;
-  return d.physical == PhysicalType::BYTE_ARRAY &&
-         (kind == LogicalType::Kind::NONE || kind == LogicalType::Kind::STRING ||
-          kind == LogicalType::Kind::ENUM || kind == LogicalType::Kind::JSON);
-}
-bool is_time_type(const ColumnDescriptor& d) {
-  return (d.physical == PhysicalType::INT64 && d.logical.kind == LogicalType::Kind::TIMESTAMP) ||
-         (d.physical == PhysicalType::INT96 && d.logical.kind == LogicalType::Kind::NONE);
-}
-
-bool accepts(Role role, const ColumnDescriptor& d) {
-  const bool number = is_integer_type(d) || is_decimal_type(d) || is_floating_type(d);
-  switch (role) {
-    case Role::ID:
-    case Role::ID_TEXT:
-    case Role::NUMBER:
-      return number || is_text_type(d);
-    case Role::TEXT:
-      return is_text_type(d);
-    case Role::TIME:
-      return is_time_type(d);
-    case Role::SCORE:
-      return number;
-    case Role::BOOL:
-      return d.physical == PhysicalType::BOOLEAN || is_integer_type(d);
-  }
-  return false;
-}
-
-const char* expected_types(Role role) {
-  switch (role) {
-    case Role::ID:
-      return "an integer id (an integer of any width, DOUBLE or DECIMAL holding integers, or its "
-             "decimal text)";
-    case Role::ID_TEXT:
-      return "a string or an integer id (an integer of any width, DOUBLE or DECIMAL holding "
-             "integers)";
-    case Role::TEXT:
-      return "a string (BYTE_ARRAY: STRING, ENUM, JSON or binary)";
-    case Role::TIME:
-      return "a timestamp (INT64 TIMESTAMP in ms, us or ns, or INT96)";
-    case Role::SCORE:
-      return "a number (DOUBLE, FLOAT, DECIMAL or an integer)";
-    case Role::BOOL:
-      return "a boolean (BOOLEAN, or an integer holding 0 or 1)";
-    case Role::NUMBER:
-      return "a number, or text holding one";
-  }
-  return "";
-}
-
-std::string type_text(const ColumnDescriptor& d) {
-  std::string out = parquet::to_string(d.physical);
-  if (d.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY)
-    out += "(" + std::to_string(d.type_length) + ")";
-  const std::string logical = parquet::to_string(d.logical);
-  if (!logical.empty()) out += " (" + logical + ")";
-  if (d.max_rep > 0) out += ", repeated";
-  return out;
-}
+using Role = ColumnRole;
+using ColumnSpec = ModelColumn;
 
 __extension__ typedef __int128 Int128;
-
-// The top-level group (struct, list, map) named `name`, or nullptr.
-const parquet::SchemaNode* top_level_node(const parquet::Schema& schema, const std::string& name) {
-  for (const parquet::SchemaNode& child : schema.root().children) {
-    if (child.name == name && !child.is_leaf) return &child;
-  }
-  return nullptr;
-}
 
 // An integral double as int64, or nullopt when it is not finite, not whole or out of range.
 std::optional<int64_t> whole(double v) {
@@ -438,38 +336,10 @@ class FileLoad {
       Column& column = columns_[c];
       column.spec = specs[c];
       column.file_rows = &file_rows_;
-      if (specs[c].name.empty() && specs[c].leaf < 0) continue;
-      std::optional<int> leaf;
-      if (specs[c].leaf >= 0) {
-        leaf = specs[c].leaf;
-      } else {
-        leaf = reader.schema().find_leaf(specs[c].name);
-        if (leaf) {
-          const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
-          if (d.path.size() != 1) leaf.reset();  // a nested field spelled like the column
-        }
-      }
-      if (!leaf) {
-        if (top_level_node(reader.schema(), specs[c].name) != nullptr) {
-          UnsupportedError error(std::string("a nested column where ") +
-                                 expected_types(specs[c].role) + " is expected");
-          error.locate_column(specs[c].name);
-          throw error;
-        }
-        if (specs[c].required) {
-          throw FormatError("no column '" + specs[c].name + "': the model needs " +
-                            expected_types(specs[c].role) + " there");
-        }
-        continue;
-      }
-      const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
-      if (d.max_rep != 0 || !accepts(specs[c].role, d)) {
-        UnsupportedError error("type " + type_text(d) + " where " + expected_types(specs[c].role) +
-                               " is expected");
-        error.locate_column(d.dotted_path);
-        throw error;
-      }
-      column.leaf = *leaf;
+      const int leaf = open_model_column(reader.schema(), specs[c]);
+      if (leaf < 0) continue;
+      const auto& d = reader.schema().leaves()[static_cast<size_t>(leaf)];
+      column.leaf = leaf;
       column.d = &d;
       column.batch.values = parquet::ValueBuffer::for_type(d.physical, d.type_length);
     }
@@ -649,19 +519,14 @@ std::string derived_status(const Submission& s) {
 
 void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
                const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
-  // Required, never null: the identity of a row. Optional columns (a writer may leave them out):
-  // user_name, status, mode, runner.
-  std::vector<ColumnSpec> specs = {
-      {"submission_id", Role::ID, true, false},  {"leaderboard_id", Role::ID, true, false},
-      {"problem_name", Role::TEXT, true, false}, {"user_id", Role::ID_TEXT, true, false},
-      {"user_name", Role::TEXT, false, true},    {"code_id", Role::ID, true, false},
-      {"file_name", Role::TEXT, true, true},     {"submission_time", Role::TIME, true, false},
-      {"status", Role::TEXT, false, false},      {"score", Role::SCORE, true, true},
-      {"passed", Role::BOOL, true, true},        {"mode", Role::TEXT, false, true},
-      {"runner", Role::TEXT, false, true}};
+  std::vector<ColumnSpec> specs = model_columns(SchemaFamily::FLAT);
+  specs.pop_back();  // code
   if (!options.with_details)
     specs[F_CODE_ID].name = specs[F_FILE_NAME].name = specs[F_MODE].name = "";
-  if (options.with_code) specs.push_back({"code", Role::TEXT, true, true});
+  if (options.with_code) {
+    specs.push_back(model_columns(SchemaFamily::FLAT)[F_CODE]);
+    specs.back().required = true;
+  }
   FileLoad load(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
   const Filter& f = options.filter;
@@ -754,24 +619,13 @@ bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
 
 void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
                  const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
-  std::vector<ColumnSpec> specs = {{"submission_id", Role::ID, true, false},
-                                   {"leaderboard_id", Role::ID, true, false},
-                                   {"user_id", Role::ID_TEXT, true, false},
-                                   {"submission_time", Role::TIME, true, false},
-                                   {"file_name", Role::TEXT, true, true},
-                                   {"code_id", Role::ID, true, false},
-                                   {"run_id", Role::ID, true, false},
-                                   {"run_mode", Role::TEXT, true, false},
-                                   {"run_score", Role::SCORE, true, true},
-                                   {"run_passed", Role::BOOL, true, true},
-                                   {"", Role::TIME},
-                                   {"", Role::TIME},
-                                   {"", Role::TEXT}};
-  if (options.with_runs) {
-    specs[L_RUN_START].name = "run_start_time";
-    specs[L_RUN_END].name = "run_end_time";
+  std::vector<ColumnSpec> specs = model_columns(SchemaFamily::LEGACY_RUNS);
+  if (!options.with_runs) specs[L_RUN_START].name = specs[L_RUN_END].name = "";
+  if (options.with_code) {
+    specs[L_CODE].required = true;
+  } else {
+    specs[L_CODE].name = "";
   }
-  if (options.with_code) specs[L_CODE] = {"code", Role::TEXT, true, true};
   std::vector<BenchmarkLeaf> bench_leaves;
   if (options.with_results) bench_leaves = benchmark_leaves(reader.schema());
   for (const BenchmarkLeaf& b : bench_leaves)

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "support/oracle.h"
 #include "support/cli_expect.h"
+#include "support/oracle.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 
