@@ -1,6 +1,7 @@
 #include "analysis/ranking.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 namespace kbdata::analysis {
@@ -16,8 +17,11 @@ bool better(const Submission& a, const Submission& b) {
 
 }  // namespace
 
+bool valid_score(double score) { return std::isfinite(score) && score >= 0; }
+
 bool qualifies(const Submission& s) {
-  return s.score.has_value() && s.passed.value_or(false) && s.status != "hacked";
+  return s.score.has_value() && valid_score(*s.score) && s.passed.value_or(false) &&
+         s.status != "hacked";
 }
 
 void RankingBuilder::add(const Submission& s) {

@@ -1,11 +1,12 @@
 // Leaderboard rankings by the platform's rules (DATASET.md §3), over the submission model.
 //
 // Per (leaderboard, runner) a submission row qualifies when it has a score, passed, and is not
-// marked hacked (status "hacked"). Each user's best qualifying row is kept: lowest score, then
-// earliest submission time, then lowest submission id (the platform leaves these ties arbitrary;
-// kbdata makes them deterministic). Users are ranked by that score ascending with SQL RANK()
-// semantics: equal scores share a rank and the next rank skips (1, 2, 2, 4). Rows of equal score
-// are listed by submission time, then submission id, then user id.
+// marked hacked (status "hacked"). A score that is NaN, infinite or negative measures nothing:
+// such a row never qualifies (stats counts them, as invalid_scores). Each user's best qualifying
+// row is kept: lowest score, then earliest submission time, then lowest submission id (the platform
+// leaves these ties arbitrary; kbdata makes them deterministic). Users are ranked by that score
+// ascending with SQL RANK() semantics: equal scores share a rank and the next rank skips (1, 2, 2,
+// 4). Rows of equal score are listed by submission time, then submission id, then user id.
 //
 // The published files hold what is left after the platform's qualification (secret runs are not
 // in them), so the rule above is what the files allow. Legacy per-run files have no runner: their
@@ -40,7 +41,10 @@ struct Ranking {
   std::vector<RankedEntry> entries;   // by rank
 };
 
-// True when `s` counts for a ranking: scored, passed, not hacked.
+// True when `score` can rank: finite and not negative.
+[[nodiscard]] bool valid_score(double score);
+
+// True when `s` counts for a ranking: scored with a valid score, passed, not hacked.
 [[nodiscard]] bool qualifies(const dataset::Submission& s);
 
 // Builds rankings from a stream of submissions, holding only each user's best qualifying row per

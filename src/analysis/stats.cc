@@ -4,8 +4,20 @@
 #include <cmath>
 
 #include "analysis/ranking.h"
+#include "dataset/registry.h"
+#include "dataset/run_result.h"
 
 namespace kbdata::analysis {
+namespace {
+
+// The registry's ranking_by of leaderboard `id` (its first config entry), when known.
+std::optional<dataset::RankingBy> ranking_of(int64_t id) {
+  const std::vector<dataset::LeaderboardRef> refs = dataset::find_leaderboard(id);
+  if (refs.empty()) return std::nullopt;
+  return refs.front().leaderboard->ranking_by;
+}
+
+}  // namespace
 
 double quantile_cont(const std::vector<double>& sorted, double q) {
   const double h = static_cast<double>(sorted.size() - 1) * q;
@@ -18,7 +30,7 @@ double quantile_cont(const std::vector<double>& sorted, double q) {
   return low * (1.0 - d) + high * d;  // DuckDB's form for DOUBLE (bit-identical results)
 }
 
-void StatsBuilder::add(const std::string& source, const dataset::Submission& s) {
+void StatsBuilder::add(const std::string& source, const dataset::Submission& s, bool legacy) {
   auto found = std::find(sources_.begin(), sources_.end(), source);
   const size_t index = static_cast<size_t>(found - sources_.begin());
   if (found == sources_.end()) sources_.push_back(source);
@@ -35,6 +47,18 @@ void StatsBuilder::add(const std::string& source, const dataset::Submission& s) 
   a.user_ids.insert(s.user_id);
   if (s.passed == true) ++st.passing;
   if (s.score) ++st.scored;
+  if (s.score && !valid_score(*s.score)) ++st.invalid_scores;
+  if (legacy) {
+    if (!st.legacy_scores) st.legacy_scores = st.scores_reproduced = 0;
+    if (s.score) {
+      ++*st.legacy_scores;
+      const std::optional<dataset::RankingBy> ranking = ranking_of(s.leaderboard_id);
+      const std::optional<double> recomputed =
+          ranking && s.benchmarks ? dataset::score_from_benchmarks(*s.benchmarks, *ranking)
+                                  : std::nullopt;
+      if (recomputed && dataset::reproduces(*s.score, *recomputed)) ++*st.scores_reproduced;
+    }
+  }
   if (qualifies(s)) {
     ++st.qualifying;
     a.scores.push_back(*s.score);

@@ -10,9 +10,15 @@
 //   users         distinct user_id
 //   passing       rows with passed = true
 //   scored        rows with a score
-//   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored, passed, not
-//   hacked) score_min, score_p10, score_median
+//   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored with a valid
+//                 score, passed, not hacked)
+//   invalid_scores  rows whose score is NaN, infinite or negative (they never qualify)
+//   score_min, score_p10, score_median
 //                 over the qualifying rows' scores (every runner together), by quantile_cont
+//   legacy_scores     legacy rows with a score (nullopt for sources with no legacy row)
+//   scores_reproduced of those, the ones whose score the recomputation from the scoring run's
+//                 benchmark means (dataset/run_result.h, by the registry's ranking_by of the
+//                 leaderboard) reproduces; needs the load's with_results
 //   first_time, last_time   min and max submission_time of all rows
 //   code_bytes    sum of the decoded code's length in bytes over the rows (a legacy submission's
 //                 code counts once, as the model holds it once)
@@ -42,6 +48,9 @@ struct LeaderboardStats {
   uint64_t passing = 0;
   uint64_t scored = 0;
   uint64_t qualifying = 0;
+  uint64_t invalid_scores = 0;
+  std::optional<uint64_t> legacy_scores;
+  std::optional<uint64_t> scores_reproduced;
   std::optional<double> score_min;  // seconds; nullopt without qualifying rows
   std::optional<double> score_p10;
   std::optional<double> score_median;
@@ -62,7 +71,8 @@ struct LeaderboardStats {
 class StatsBuilder {
  public:
   // Counts `s` under (source, s.leaderboard_id); code_bytes adds s.code's size when it has code.
-  void add(const std::string& source, const dataset::Submission& s);
+  // `legacy`: s comes from a legacy per-run file (its score is checked against its benchmarks).
+  void add(const std::string& source, const dataset::Submission& s, bool legacy = false);
   // One entry per (source, leaderboard): sources in the order first added, then by leaderboard id.
   [[nodiscard]] std::vector<LeaderboardStats> finish() const;
 

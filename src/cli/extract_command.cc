@@ -197,7 +197,11 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
   j += ",\"submission_id\":" + std::to_string(s.submission_id);
   j += ",\"code_id\":" + std::to_string(s.code_id);
   j += ",\"file_name\":";
-  append_json_text(j, s.file_name);
+  if (s.file_name) {
+    append_json_text(j, *s.file_name);
+  } else {
+    j += "null";
+  }
   j += ",\"language\":";
   append_json_text(j, w.language);
   j += ",\"bytes\":" + std::to_string(w.bytes);
@@ -358,7 +362,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           auto it = wanted.find({s.submission_id, s.runner});
           if (it == wanted.end() || written[it->second] || !s.code) return;
           const analysis::ExtractEntry& e = entries[it->second];
-          const analysis::CodeLanguage language = analysis::detect_language(*s.code, s.file_name);
+          const analysis::CodeLanguage language =
+              analysis::detect_language(*s.code, s.file_name.value_or(""));
           Written w;
           w.path = entry_path(e, std::string(language.extension));
           // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").

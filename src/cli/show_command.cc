@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -40,7 +41,7 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
       {"user_id", safe(s.user_id)},
       {"user_name", opt(s.user_name)},
       {"submission_time", time_text(s.submission_time)},
-      {"file_name", safe(s.file_name)},
+      {"file_name", opt(s.file_name)},
       {"code_id", std::to_string(s.code_id)},
       {"status", safe(s.status)},
       {"score", s.score ? format_score(*s.score) : "null"},
@@ -62,6 +63,29 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
     }
     text += "runs (" + std::to_string(s.runs.size()) + "):\n";
     text += format_table(runs, {true, false, true, false, false, false});
+    // Each run's benchmark results (legacy run_result), in nanoseconds as stored.
+    // Whole nanoseconds without an exponent (250000000, not 2.5e+08), others as the shortest.
+    auto ns = [](const std::optional<double>& v) -> std::string {
+      if (!v) return "null";
+      if (std::trunc(*v) == *v && std::fabs(*v) < 1e15) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.0f", *v);
+        return buffer;
+      }
+      return double_text(*v);
+    };
+    for (const dataset::Run& r : s.runs) {
+      if (r.benchmarks.empty()) continue;
+      std::vector<std::vector<std::string>> table = {
+          {"benchmark", "mean_ns", "std_ns", "err_ns", "runs", "best_ns", "worst_ns"}};
+      for (size_t i = 0; i < r.benchmarks.size(); ++i) {
+        const dataset::BenchmarkResult& b = r.benchmarks[i];
+        table.push_back({std::to_string(i), ns(b.mean), ns(b.std_dev), ns(b.err),
+                         b.runs ? std::to_string(*b.runs) : "null", ns(b.best), ns(b.worst)});
+      }
+      text += "benchmarks of run " + std::to_string(r.run_id) + ":\n";
+      text += format_table(table, {true, true, true, true, true, true, true});
+    }
   }
   text += "code:\n";
   if (!s.code) {
@@ -88,6 +112,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.submission_id = options.submission_id;
   load.with_code = true;
   load.with_runs = true;
+  load.with_results = true;
   std::vector<dataset::Submission> found;
   dataset::LoadStats stats;
   dataset::load_dir(

@@ -16,8 +16,10 @@ namespace {
 
 constexpr const char* kRule =
     "kbdata stats: per config and leaderboard, counts over the model's rows; score min, p10 and "
-    "median (quantile_cont) of the qualifying rows (scored, passed, not hacked); code bytes of the "
-    "decoded code";
+    "median (quantile_cont) of the qualifying rows (scored with a finite, non-negative score, "
+    "passed, not hacked); invalid_scores: NaN, infinite or negative scores; code bytes of the "
+    "decoded code; legacy files: scores reproduced by recomputing them from the scoring run's "
+    "benchmark means by the leaderboard's ranking_by (relative error under 1e-9)";
 
 std::string join(const std::vector<std::string>& parts) {
   std::string out;
@@ -26,6 +28,9 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 Cell optional_score(const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; }
+Cell optional_count(const std::optional<uint64_t>& v) {
+  return v ? Cell{static_cast<int64_t>(*v)} : Cell{};
+}
 Cell optional_time(const std::optional<int64_t>& v) { return v ? Cell{*v} : Cell{}; }
 
 }  // namespace
@@ -45,12 +50,15 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
                                           {"passing", ColumnType::INT64},
                                           {"scored", ColumnType::INT64},
                                           {"qualifying", ColumnType::INT64},
+                                          {"invalid_scores", ColumnType::INT64},
                                           {"score_min", ColumnType::SCORE},
                                           {"score_p10", ColumnType::SCORE},
                                           {"score_median", ColumnType::SCORE},
                                           {"first_submission", ColumnType::TIMESTAMP},
                                           {"last_submission", ColumnType::TIMESTAMP},
-                                          {"code_bytes", ColumnType::INT64}};
+                                          {"code_bytes", ColumnType::INT64},
+                                          {"legacy_scores", ColumnType::INT64},
+                                          {"scores_reproduced", ColumnType::INT64}};
   columns.insert(columns.end(), rest.begin(), rest.end());
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
@@ -58,7 +66,8 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
 
   dataset::LoadOptions load;
   load.filter.problem = options.problem;
-  load.with_code = true;  // for code_bytes: each row's code is measured, then dropped
+  load.with_code = true;     // for code_bytes: each row's code is measured, then dropped
+  load.with_results = true;  // legacy: each score is recomputed from its run's benchmarks
 
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
   analysis::StatsBuilder builder;
@@ -74,7 +83,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
       dataset::load_file(
           *reader, f->family, load,
           [&](dataset::Submission&& s) {
-            builder.add(source, s);
+            builder.add(source, s, f->family == dataset::SchemaFamily::LEGACY_RUNS);
             progress.update(++seen, "rows");
           },
           stats);
@@ -110,12 +119,15 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
                                       count(s.passing),
                                       count(s.scored),
                                       count(s.qualifying),
+                                      count(s.invalid_scores),
                                       optional_score(s.score_min),
                                       optional_score(s.score_p10),
                                       optional_score(s.score_median),
                                       optional_time(s.first_time),
                                       optional_time(s.last_time),
-                                      count(s.code_bytes)};
+                                      count(s.code_bytes),
+                                      optional_count(s.legacy_scores),
+                                      optional_count(s.scores_reproduced)};
     cells.insert(cells.end(), values.begin(), values.end());
     writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
   }
@@ -134,8 +146,12 @@ void add_stats_command(CLI::App& app, Commands& commands) {
   cmd->footer(
       "\nRows are the model's rows (a flat file's rows; one per submission in a legacy per-run\n"
       "file). Scores are those of the qualifying rows (scored, passed, not hacked), every runner\n"
-      "together; p10 and median interpolate linearly (DuckDB's quantile_cont). code_bytes reads\n"
-      "and decodes every row's code: the slow part on large files (docs/analyses.md).\n"
+      "together; p10 and median interpolate linearly (DuckDB's quantile_cont). A NaN, infinite\n"
+      "or negative score never qualifies: invalid_scores counts those rows. legacy_scores and\n"
+      "scores_reproduced (legacy per-run files only): the scored submissions, and those whose\n"
+      "score the benchmark means of its run reproduce by the leaderboard's ranking_by.\n"
+      "code_bytes reads and decodes every row's code: the slow part on large files\n"
+      "(docs/analyses.md).\n"
       "\nExamples:\n"
       "  kbdata stats --data ~/kernelbot\n"
       "  kbdata stats -p nvfp4_dual_gemm -f json\n"

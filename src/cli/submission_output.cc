@@ -26,9 +26,51 @@ using enum dataset::FlatColumn;
 constexpr size_t kParquetBatchRows = 1024;
 constexpr size_t kFlushBytes = size_t{64} * 1024;  // output handed to stdio in blocks
 
+// The field beyond the flat schema's columns: a legacy submission's benchmark results.
+constexpr int kBenchmarks = dataset::kFlatColumnCount;
+
+// A number of a JSON object: seconds or nanoseconds as double_text, null for none, a string for
+// NaN and ±inf (which JSON cannot hold as numbers).
+void append_json_number(std::string& out, const std::optional<double>& v) {
+  if (!v) {
+    out += "null";
+  } else if (std::isfinite(*v)) {
+    out += double_text(*v);
+  } else {
+    append_json_string(out, double_text(*v));
+  }
+}
+
+// The JSON array of `benchmarks`: one object per benchmark with mean, std, err, runs, best, worst
+// (nanoseconds; null where the run result lacks the key).
+std::string benchmarks_json(const std::vector<dataset::BenchmarkResult>& benchmarks) {
+  std::string out = "[";
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    const dataset::BenchmarkResult& b = benchmarks[i];
+    if (i > 0) out += ',';
+    out += "{\"mean\":";
+    append_json_number(out, b.mean);
+    out += ",\"std\":";
+    append_json_number(out, b.std_dev);
+    out += ",\"err\":";
+    append_json_number(out, b.err);
+    out += ",\"runs\":";
+    out += b.runs ? std::to_string(*b.runs) : "null";
+    out += ",\"best\":";
+    append_json_number(out, b.best);
+    out += ",\"worst\":";
+    append_json_number(out, b.worst);
+    out += '}';
+  }
+  return out + "]";
+}
+
 // The text of one field (CSV and tables), nullopt for null. `human`: scores via format_score.
 std::optional<std::string> field_text(const Submission& s, int field, bool human) {
   switch (field) {
+    case kBenchmarks:
+      if (!s.benchmarks) return std::nullopt;
+      return benchmarks_json(*s.benchmarks);
     case SUBMISSION_ID:
       return std::to_string(s.submission_id);
     case LEADERBOARD_ID:
@@ -72,6 +114,15 @@ bool is_numeric_field(int field) {
 
 const std::vector<std::string>& submission_fields() { return dataset::flat_column_names(); }
 
+const std::vector<std::string>& selectable_submission_fields() {
+  static const std::vector<std::string> kFields = [] {
+    std::vector<std::string> all = dataset::flat_column_names();
+    all.push_back("benchmarks");
+    return all;
+  }();
+  return kFields;
+}
+
 struct SubmissionWriter::Parquet {
   AtomicOutputFile file;
   std::unique_ptr<parquet::FileWriter> writer;
@@ -83,7 +134,7 @@ SubmissionWriter::SubmissionWriter(SubmissionFormat format, std::vector<std::str
                                    std::FILE* out, std::FILE* notes,
                                    std::optional<std::string> parquet_path)
     : format_(format), out_(out), notes_(notes) {
-  const auto& all = submission_fields();
+  const auto& all = selectable_submission_fields();
   for (const std::string& name : fields) {
     int index = -1;
     for (size_t i = 0; i < all.size(); ++i) {
@@ -138,7 +189,7 @@ void SubmissionWriter::note_seen(const Submission& s) {
 }
 
 void SubmissionWriter::append_json_object(std::string& out, const Submission& s) const {
-  const auto& all = submission_fields();
+  const auto& all = selectable_submission_fields();
   out += '{';
   bool first = true;
   for (int f : fields_) {
@@ -150,11 +201,9 @@ void SubmissionWriter::append_json_object(std::string& out, const Submission& s)
     if (!text) {
       out += "null";
     } else if (f == SCORE) {
-      if (std::isfinite(*s.score)) {
-        out += *text;
-      } else {
-        append_json_string(out, *text);
-      }
+      append_json_number(out, s.score);
+    } else if (f == kBenchmarks) {
+      out += *text;  // a JSON array
     } else if (is_numeric_field(f) || f == PASSED) {
       out += *text;
     } else {
@@ -176,7 +225,7 @@ void SubmissionWriter::append_json_object(std::string& out, const Submission& s)
       out += "{\"run_id\":" + std::to_string(run.run_id) + ",\"mode\":";
       append_json_text(out, run.mode);
       out += ",\"score\":";
-      out += run.score && std::isfinite(*run.score) ? double_text(*run.score) : "null";
+      append_json_number(out, run.score);
       out += ",\"passed\":";
       out += run.passed ? (*run.passed ? "true" : "false") : "null";
       out += ",\"start_time\":";
@@ -191,6 +240,7 @@ void SubmissionWriter::append_json_object(std::string& out, const Submission& s)
       } else {
         out += "null";
       }
+      if (!run.benchmarks.empty()) out += ",\"benchmarks\":" + benchmarks_json(run.benchmarks);
       out += '}';
     }
     out += ']';
@@ -229,9 +279,20 @@ void SubmissionWriter::write(const Submission& s) {
     case SubmissionFormat::PARQUET: {
       Parquet& p = *parquet_;
       if (!p.writer) {
-        std::vector<dataset::FlatColumn> columns;
-        for (int f : fields_) columns.push_back(static_cast<dataset::FlatColumn>(f));
-        std::vector<parquet::SchemaElement> schema = dataset::flat_schema(columns);
+        std::vector<parquet::SchemaElement> schema = dataset::flat_schema({});
+        schema[0].num_children = static_cast<int32_t>(fields_.size());
+        for (int f : fields_) {
+          if (f == kBenchmarks) {
+            // The benchmarks as JSON text: the flat schema has no column for them.
+            parquet::SchemaElement e = dataset::flat_column_element(dataset::FILE_NAME);
+            e.name = "benchmarks";
+            e.logical_type->kind = parquet::LogicalType::Kind::JSON;
+            e.converted_type = parquet::ConvertedType::JSON;
+            schema.push_back(e);
+          } else {
+            schema.push_back(dataset::flat_column_element(static_cast<dataset::FlatColumn>(f)));
+          }
+        }
         parquet::WriterOptions options;
         options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
         options.key_value_metadata.push_back(

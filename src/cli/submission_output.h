@@ -29,6 +29,10 @@ using SubmissionFormat = OutputFormat;
 // The model's field names, in the flat schema's order (code last).
 [[nodiscard]] const std::vector<std::string>& submission_fields();
 
+// The fields --columns may name: submission_fields(), then "benchmarks" (a legacy submission's
+// benchmark results, docs/data-model.md; a JSON array in every format, JSON text in Parquet).
+[[nodiscard]] const std::vector<std::string>& selectable_submission_fields();
+
 // Streams submissions to `out` (or, for PARQUET, to `parquet_path`). `fields` are names of
 // submission_fields(); `notes` receives the stderr lines of the CSV and Parquet formats.
 class SubmissionWriter {
@@ -51,7 +55,7 @@ class SubmissionWriter {
   void append_json_object(std::string& out, const dataset::Submission& s) const;
 
   SubmissionFormat format_;
-  std::vector<int> fields_;  // indexes into submission_fields()
+  std::vector<int> fields_;  // indexes into selectable_submission_fields()
   std::FILE* out_;
   std::FILE* notes_;
   std::set<int64_t> noted_;  // leaderboards whose note was written (or queued for the table)

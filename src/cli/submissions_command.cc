@@ -79,6 +79,7 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
     fields.push_back("code");
   }
   load.with_code = std::find(fields.begin(), fields.end(), "code") != fields.end();
+  load.with_results = std::find(fields.begin(), fields.end(), "benchmarks") != fields.end();
 
   // The writer checks the fields (and --out) before anything is read.
   // The data folder first: its files are inputs, which no output may replace (checked below).

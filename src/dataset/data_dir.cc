@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/output_target.h"
+#include "dataset/column_types.h"
 #include "parquet/file_reader.h"
 #include "parquet/schema.h"
 
@@ -72,6 +73,14 @@ DataDir scan_data_dir(const std::string& dir) {
         continue;
       }
       file.family = *family;
+      // A column of a type the model cannot read makes the file unreadable here, before any
+      // command reads rows from it (docs/data-model.md, "Accepted column types").
+      try {
+        check_model_columns(reader->schema(), *family);
+      } catch (Error& error) {
+        error.locate_file(file.path);
+        throw;
+      }
       file.num_rows = reader->num_rows();
       file.num_row_groups = reader->num_row_groups();
     } catch (const Error& error) {

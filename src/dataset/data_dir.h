@@ -37,8 +37,9 @@ struct SkippedFile {
   std::string name;    // file name
   std::string reason;  // one line: the error, or why it is not a config
   // True when the file could not be read (not Parquet, truncated, a corrupt footer, not a regular
-  // file): commands refuse the folder unless told to skip such files (--skip-bad). False when it
-  // is valid Parquet whose columns match no KernelBot schema (a ranking saved there, say).
+  // file, a model column of a type the model cannot read or a required one missing): commands
+  // refuse the folder unless told to skip such files (--skip-bad). False when it is valid Parquet
+  // whose columns match no KernelBot schema (a ranking saved there, say).
   bool unreadable = false;
 };
 

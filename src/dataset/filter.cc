@@ -20,19 +20,30 @@ const parquet::ColumnDescriptor* top_level(const parquet::Schema& schema, const 
   return column.max_rep == 0 && column.path.size() == 1 ? &column : nullptr;
 }
 
+// A column whose stored integers are the values themselves, compared as signed: a predicate on
+// it means what it says. DECIMAL (scaled) and unsigned 64-bit columns are tested after loading.
 bool is_integer_column(const parquet::ColumnDescriptor& c) {
-  return c.physical == parquet::PhysicalType::INT32 || c.physical == parquet::PhysicalType::INT64;
+  using Kind = parquet::LogicalType::Kind;
+  if (c.physical != parquet::PhysicalType::INT32 && c.physical != parquet::PhysicalType::INT64) {
+    return false;
+  }
+  if (c.logical.kind == Kind::NONE) return true;
+  return c.logical.kind == Kind::INTEGER && (c.logical.is_signed || c.logical.bit_width < 32);
+}
+
+bool is_boolean_column(const parquet::ColumnDescriptor* c) {
+  return c != nullptr && c->physical == parquet::PhysicalType::BOOLEAN;
 }
 
 // The stored value of µs time `micros` in the column's unit, or nullopt when the column's time
 // cannot be compared as an integer (INT96, or no INT64).
 std::optional<int64_t> time_literal(const parquet::ColumnDescriptor& c, int64_t micros,
                                     bool round_up) {
-  if (c.physical != parquet::PhysicalType::INT64) return std::nullopt;
-  parquet::TimeUnit unit = c.logical.kind == parquet::LogicalType::Kind::TIMESTAMP
-                               ? c.logical.unit
-                               : parquet::TimeUnit::MICROS;
-  switch (unit) {
+  if (c.physical != parquet::PhysicalType::INT64 ||
+      c.logical.kind != parquet::LogicalType::Kind::TIMESTAMP) {
+    return std::nullopt;
+  }
+  switch (c.logical.unit) {
     case parquet::TimeUnit::MILLIS: {
       int64_t v = micros / 1000;
       if (micros % 1000 != 0 && ((micros > 0) == round_up)) v += micros > 0 ? 1 : -1;
@@ -119,9 +130,8 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
     if (f.user_id) add_string("user_id", *f.user_id);
     if (f.user_name) add_string("user_name", *f.user_name);
     if (f.runner) add_string("runner", *f.runner);
-    if (f.passed_only) {
-      if (top_level(schema, "passed") != nullptr)
-        out.push_back({"passed", CompareOp::EQ, true, {}});
+    if (f.passed_only && is_boolean_column(top_level(schema, "passed"))) {
+      out.push_back({"passed", CompareOp::EQ, true, {}});
     }
     if (f.scored_only && top_level(schema, "score") != nullptr) {
       out.push_back({"score", CompareOp::IS_NOT_NULL, {}, {}});
@@ -130,14 +140,14 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
   }
   if (family != SchemaFamily::LEGACY_RUNS) return std::nullopt;
 
-  // Legacy: no runner, no user name; problems through the registry's leaderboard ids.
+  // Legacy: no runner, no user name; problems through the registry's leaderboard ids, whatever
+  // family the registry gives the problem's config (a legacy-format file may hold any
+  // leaderboard the registry knows).
   if (f.runner || f.user_name) return std::nullopt;
   if (f.problem) {
     std::vector<int64_t> ids;
     for (const LeaderboardRef& ref : find_problem(*f.problem)) {
-      if (ref.config->family == SchemaFamily::LEGACY_RUNS && ref.leaderboard->id) {
-        ids.push_back(*ref.leaderboard->id);
-      }
+      if (ref.leaderboard->id) ids.push_back(*ref.leaderboard->id);
     }
     if (ids.empty()) return std::nullopt;
     const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
@@ -159,10 +169,11 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
   // Only leaderboard runs that passed with a score decide a submission's score and passed; its
   // other runs add nothing but the run list, so they may be pruned when the runs are not wanted.
   if ((f.passed_only || f.scored_only) && !runs_wanted) {
-    if (top_level(schema, "run_passed") != nullptr) {
+    if (is_boolean_column(top_level(schema, "run_passed"))) {
       out.push_back({"run_passed", CompareOp::EQ, true, {}});
     }
-    if (top_level(schema, "run_mode") != nullptr) {
+    if (const auto* c = top_level(schema, "run_mode");
+        c != nullptr && c->physical == parquet::PhysicalType::BYTE_ARRAY) {
       out.push_back({"run_mode", CompareOp::EQ, std::string("leaderboard"), {}});
     }
     if (top_level(schema, "run_score") != nullptr) {

@@ -38,7 +38,7 @@ struct Filter {
 
 // The predicates that prune a file of `family` with this `schema` for `filter`, or nullopt when no
 // row of the file can match (a runner or user-name filter on a legacy file, which has neither; a
-// problem the registry does not place on any legacy leaderboard). `runs_wanted`: legacy files
+// problem the registry gives no leaderboard id). `runs_wanted`: legacy files
 // push passed/scored down to their run rows only when the caller does not want every run.
 [[nodiscard]] std::optional<std::vector<parquet::Predicate>> pushdown_predicates(
     const Filter& filter, SchemaFamily family, const parquet::Schema& schema, bool runs_wanted);

@@ -1,20 +1,24 @@
 #include "dataset/loader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <semaphore>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "dataset/column_types.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/schema.h"
@@ -32,90 +36,215 @@ using parquet::PhysicalType;
 constexpr size_t kBatchRowsWithCode = 1024;
 constexpr size_t kBatchRows = 4096;
 
-// One top-level column being read: its reader, the current batch, and for each row of the batch
-// the index of its value (-1 for null). An absent column (leaf < 0) reads as all nulls.
+using Role = ColumnRole;
+using ColumnSpec = ModelColumn;
+
+__extension__ typedef __int128 Int128;
+
+// An integral double as int64, or nullopt when it is not finite, not whole or out of range.
+std::optional<int64_t> whole(double v) {
+  if (!std::isfinite(v) || std::trunc(v) != v) return std::nullopt;
+  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+std::optional<int64_t> parse_id(std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  // Leading and trailing blanks are tolerated (the tester writes plain numbers).
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::string number_text(double v) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("?");
+}
+
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  out += text.substr(0, 40);
+  if (text.size() > 40) out += "...";
+  return out + "'";
+}
+
+// One column being read: its reader, the current batch, and for each row of the batch the index
+// of its value (-1 for null). An absent column (leaf < 0) reads as all nulls. The accessors return
+// the model's value, nullopt for a null, and throw FormatError naming the row for a value the
+// role cannot hold (and for a null when the spec says it may not be null).
 struct Column {
+  ColumnSpec spec;
   int leaf = -1;
   const ColumnDescriptor* d = nullptr;
   std::unique_ptr<parquet::ColumnReader> reader;
   ColumnBatch batch;
   std::vector<int64_t> index;
+  const std::vector<int64_t>* file_rows = nullptr;  // FileLoad's: the file row of each batch row
 
   [[nodiscard]] bool present() const { return leaf >= 0; }
   [[nodiscard]] bool is_null(size_t r) const { return !present() || index[r] < 0; }
   [[nodiscard]] size_t at(size_t r) const { return static_cast<size_t>(index[r]); }
 
-  [[nodiscard]] std::optional<int64_t> i64(size_t r) const {
-    if (is_null(r)) return std::nullopt;
-    if (d->physical == PhysicalType::INT64) return batch.values.get<int64_t>(at(r));
-    if (d->physical == PhysicalType::INT32) return batch.values.get<int32_t>(at(r));
-    return std::nullopt;
+  [[noreturn]] void fail(size_t r, const std::string& what) const {
+    FormatError error("row " + std::to_string((*file_rows)[r]) + ": " + what);
+    error.locate_column(d->dotted_path);
+    throw error;
   }
 
+  // True for a null (after failing when nulls are not allowed).
+  [[nodiscard]] bool null_at(size_t r) const {
+    if (!is_null(r)) return false;
+    if (present() && !spec.nullable) fail(r, "null, but the model needs a value here");
+    return true;
+  }
+
+  // The raw text of a BYTE_ARRAY value, nullopt for a null or another type (no checks: for the
+  // loader's early row drops, which only act on certain mismatches).
   [[nodiscard]] std::optional<std::string_view> str(size_t r) const {
     if (is_null(r) || d->physical != PhysicalType::BYTE_ARRAY) return std::nullopt;
     return batch.values.string(at(r));
   }
 
-  // Integers as decimal text, strings as they are.
-  [[nodiscard]] std::optional<std::string> text(size_t r) const {
-    if (auto s = str(r)) return std::string(*s);
-    if (auto v = i64(r)) return std::to_string(*v);
-    return std::nullopt;
+  // An integer column's value; nullopt for a UINT64 above the int64 range.
+  [[nodiscard]] std::optional<int64_t> integer(size_t i) const {
+    const bool is_unsigned = d->logical.kind == LogicalType::Kind::INTEGER && !d->logical.is_signed;
+    if (d->physical == PhysicalType::INT32) {
+      const int32_t v = batch.values.get<int32_t>(i);
+      return is_unsigned ? static_cast<int64_t>(static_cast<uint32_t>(v)) : v;
+    }
+    const int64_t v = batch.values.get<int64_t>(i);
+    if (is_unsigned && v < 0) return std::nullopt;
+    return v;
   }
 
-  [[nodiscard]] std::optional<bool> boolean(size_t r) const {
-    if (is_null(r) || d->physical != PhysicalType::BOOLEAN) return std::nullopt;
-    return batch.values.data[at(r)] != 0;
+  // A DECIMAL value's unscaled integer; nullopt when it has more than 16 bytes.
+  [[nodiscard]] std::optional<Int128> unscaled(size_t i) const {
+    switch (d->physical) {
+      case PhysicalType::INT32:
+        return batch.values.get<int32_t>(i);
+      case PhysicalType::INT64:
+        return batch.values.get<int64_t>(i);
+      default: {
+        auto bytes = batch.values.bytes(i);
+        if (bytes.size() > 16) return std::nullopt;
+        if (bytes.empty()) return Int128{0};
+        Int128 v = static_cast<int8_t>(bytes[0]);  // two's complement: the first byte is signed
+        for (size_t k = 1; k < bytes.size(); ++k) v = v * 256 + bytes[k];
+        return v;
+      }
+    }
   }
 
-  // DOUBLE, FLOAT, DECIMAL (any physical form) and integers as a double.
-  [[nodiscard]] std::optional<double> f64(size_t r) const {
-    if (is_null(r)) return std::nullopt;
+  [[nodiscard]] double decimal_value(size_t r, size_t i) const {
+    std::optional<Int128> v = unscaled(i);
+    if (!v) fail(r, "a DECIMAL wider than 16 bytes");
+    return static_cast<double>(*v) * std::pow(10.0, -d->logical.decimal_scale);
+  }
+
+  // The value as an integer id (Role::ID, and ID_TEXT's numbers).
+  [[nodiscard]] std::optional<int64_t> id(size_t r) const {
+    if (null_at(r)) return std::nullopt;
     const size_t i = at(r);
-    const bool decimal = d->logical.kind == LogicalType::Kind::DECIMAL;
-    const double scale = decimal ? std::pow(10.0, -d->logical.decimal_scale) : 1.0;
+    if (is_decimal_type(*d)) {
+      std::optional<Int128> v = unscaled(i);
+      if (!v) fail(r, "a DECIMAL wider than 16 bytes where an integer id is expected");
+      Int128 scaled = *v;
+      for (int k = 0; k < d->logical.decimal_scale; ++k) {
+        if (scaled % 10 != 0) fail(r, "a DECIMAL with a fraction where an integer id is expected");
+        scaled /= 10;
+      }
+      if (scaled < std::numeric_limits<int64_t>::min() ||
+          scaled > std::numeric_limits<int64_t>::max()) {
+        fail(r, "a DECIMAL outside the int64 range where an integer id is expected");
+      }
+      return static_cast<int64_t>(scaled);
+    }
+    if (is_integer_type(*d)) {
+      std::optional<int64_t> v = integer(i);
+      if (!v) {
+        fail(r, std::to_string(static_cast<uint64_t>(batch.values.get<int64_t>(i))) +
+                    " is outside the int64 range of ids");
+      }
+      return v;
+    }
+    if (is_floating_type(*d)) {
+      const double v = d->physical == PhysicalType::DOUBLE ? batch.values.get<double>(i)
+                                                           : batch.values.get<float>(i);
+      std::optional<int64_t> w = whole(v);
+      if (!w) fail(r, number_text(v) + " is not an integer id");
+      return w;
+    }
+    const std::string_view text = batch.values.string(i);
+    std::optional<int64_t> v = parse_id(text);
+    if (!v) fail(r, quoted(text) + " is not an integer id");
+    return v;
+  }
+
+  // The value as text: strings as they are; for ID_TEXT, ids as decimal text.
+  [[nodiscard]] std::optional<std::string> text(size_t r) const {
+    if (null_at(r)) return std::nullopt;
+    if (is_text_type(*d) && !is_decimal_type(*d)) return std::string(batch.values.string(at(r)));
+    return std::to_string(*id(r));
+  }
+
+  // A number (SCORE and NUMBER): DOUBLE, FLOAT, DECIMAL, integers, and for NUMBER text.
+  [[nodiscard]] std::optional<double> f64(size_t r) const {
+    if (null_at(r)) return std::nullopt;
+    const size_t i = at(r);
+    if (is_decimal_type(*d)) return decimal_value(r, i);
     switch (d->physical) {
       case PhysicalType::DOUBLE:
         return batch.values.get<double>(i);
       case PhysicalType::FLOAT:
         return batch.values.get<float>(i);
       case PhysicalType::INT32:
-        return batch.values.get<int32_t>(i) * scale;
       case PhysicalType::INT64:
-        return static_cast<double>(batch.values.get<int64_t>(i)) * scale;
-      case PhysicalType::BYTE_ARRAY:
-      case PhysicalType::FIXED_LEN_BYTE_ARRAY: {
-        if (!decimal) return std::nullopt;
-        auto bytes = batch.values.bytes(i);
-        if (bytes.empty()) return 0.0;
-        double v = static_cast<int8_t>(bytes[0]);  // two's complement: the first byte is signed
-        for (size_t k = 1; k < bytes.size(); ++k) v = v * 256.0 + bytes[k];
-        return v * scale;
+        if (std::optional<int64_t> v = integer(i)) return static_cast<double>(*v);
+        return static_cast<double>(static_cast<uint64_t>(batch.values.get<int64_t>(i)));
+      default: {
+        const std::string_view text = batch.values.string(i);
+        std::optional<double> v = parse_number(text);
+        if (!v) fail(r, quoted(text) + " is not a number");
+        return v;
       }
-      default:
-        return std::nullopt;
     }
   }
 
-  // A timestamp as µs UTC: INT64 in the column's unit (µs when unannotated), or INT96.
+  // A timestamp as µs UTC: INT64 in the column's unit, or INT96 (naive ones taken as UTC).
   [[nodiscard]] std::optional<int64_t> time_us(size_t r) const {
-    if (is_null(r)) return std::nullopt;
+    if (null_at(r)) return std::nullopt;
     const size_t i = at(r);
-    if (d->physical == PhysicalType::INT64) {
-      auto unit = d->logical.kind == LogicalType::Kind::TIMESTAMP ? d->logical.unit
-                                                                  : parquet::TimeUnit::MICROS;
-      return to_micros(batch.values.get<int64_t>(i), unit);
+    if (d->physical == PhysicalType::INT64)
+      return to_micros(batch.values.get<int64_t>(i), d->logical.unit);
+    auto bytes = batch.values.bytes(i);
+    int64_t nanos = 0;
+    uint32_t julian = 0;
+    std::memcpy(&nanos, bytes.data(), 8);
+    std::memcpy(&julian, bytes.data() + 8, 4);
+    return (static_cast<int64_t>(julian) - 2440588) * 86'400'000'000LL + nanos / 1000;
+  }
+
+  // BOOLEAN, or an integer holding 0 or 1.
+  [[nodiscard]] std::optional<bool> boolean(size_t r) const {
+    if (null_at(r)) return std::nullopt;
+    const size_t i = at(r);
+    if (d->physical == PhysicalType::BOOLEAN) return batch.values.data[i] != 0;
+    std::optional<int64_t> v = integer(i);
+    if (v != 0 && v != 1) {
+      fail(r, (v ? std::to_string(*v) : std::string("a value above the int64 range")) +
+                  " is not a boolean (0 or 1)");
     }
-    if (d->physical == PhysicalType::INT96) {
-      auto bytes = batch.values.bytes(i);
-      int64_t nanos = 0;
-      uint32_t julian = 0;
-      std::memcpy(&nanos, bytes.data(), 8);
-      std::memcpy(&julian, bytes.data() + 8, 4);
-      return (static_cast<int64_t>(julian) - 2440588) * 86'400'000'000LL + nanos / 1000;
-    }
-    return std::nullopt;
+    return *v == 1;
   }
 };
 
@@ -199,18 +328,21 @@ constexpr int64_t kParallelBytes = int64_t{1} << 20;
 
 class FileLoad {
  public:
-  FileLoad(parquet::FileReader& reader, const std::vector<std::string>& names, int threads,
+  // Opens the columns of `specs`. Throws UnsupportedError (located at the column) for a column
+  // whose type its role does not accept, FormatError for a required column the file lacks.
+  FileLoad(parquet::FileReader& reader, const std::vector<ColumnSpec>& specs, int threads,
            size_t batch_rows = kBatchRows)
-      : reader_(reader), columns_(names.size()), threads_(threads), batch_rows_(batch_rows) {
-    for (size_t c = 0; c < names.size(); ++c) {
-      if (names[c].empty()) continue;
-      std::optional<int> leaf = reader.schema().find_leaf(names[c]);
-      if (!leaf) continue;
-      const auto& d = reader.schema().leaves()[static_cast<size_t>(*leaf)];
-      if (d.max_rep != 0 || d.path.size() != 1) continue;  // not a top-level flat column
-      columns_[c].leaf = *leaf;
-      columns_[c].d = &d;
-      columns_[c].batch.values = parquet::ValueBuffer::for_type(d.physical, d.type_length);
+      : reader_(reader), columns_(specs.size()), threads_(threads), batch_rows_(batch_rows) {
+    for (size_t c = 0; c < specs.size(); ++c) {
+      Column& column = columns_[c];
+      column.spec = specs[c];
+      column.file_rows = &file_rows_;
+      const int leaf = open_model_column(reader.schema(), specs[c]);
+      if (leaf < 0) continue;
+      const auto& d = reader.schema().leaves()[static_cast<size_t>(leaf)];
+      column.leaf = leaf;
+      column.d = &d;
+      column.batch.values = parquet::ValueBuffer::for_type(d.physical, d.type_length);
     }
   }
 
@@ -220,9 +352,12 @@ class FileLoad {
   // of the current batch, on the calling thread.
   template <typename RowFn>
   void run(const parquet::RowFilter* filter, LoadStats& stats, RowFn&& row) {
+    int64_t next_group_first = 0;
     for (int g = 0; g < reader_.num_row_groups(); ++g) {
       ++stats.row_groups;
       const int64_t group_rows = reader_.metadata().row_groups[static_cast<size_t>(g)].num_rows;
+      const int64_t group_first = next_group_first;  // the file row of the group's first row
+      next_group_first += std::max<int64_t>(0, group_rows);
       parquet::RowRanges ranges;
       if (filter != nullptr) {
         ranges = filter->row_group_ranges(reader_, g);
@@ -247,9 +382,19 @@ class FileLoad {
       std::vector<Column*> mine = share_columns(g);
       const bool parallel = helper_ && !helper_->columns().empty();
       if (parallel) ++stats.row_groups_parallel;
+      size_t range = 0;  // the range and offset in it of the next row to read
+      int64_t range_offset = 0;
       try {
         while (rows_left > 0) {
           const size_t want = static_cast<size_t>(std::min<uint64_t>(batch_rows_, rows_left));
+          file_rows_.resize(want);
+          for (size_t r = 0; r < want; ++r) {
+            file_rows_[r] = group_first + ranges[range].begin + range_offset;
+            if (++range_offset == ranges[range].end - ranges[range].begin) {
+              ++range;
+              range_offset = 0;
+            }
+          }
           if (parallel) {
             helper_->start(want, group_rows);
             std::exception_ptr error;
@@ -320,6 +465,7 @@ class FileLoad {
   std::vector<Column> columns_;
   int threads_;
   size_t batch_rows_;
+  std::vector<int64_t> file_rows_;        // the file row (0-based) of each row of the current batch
   std::unique_ptr<ColumnHelper> helper_;  // last: its thread stops before the columns go
 };
 
@@ -366,15 +512,23 @@ enum FlatColumn : size_t {
   F_CODE
 };
 
+// The status of a submission whose file has no status column: the legacy family's rule
+// (docs/data-model.md): "succeeded" with a score and a pass, else "failed".
+std::string derived_status(const Submission& s) {
+  return s.score && s.passed == true ? "succeeded" : "failed";
+}
+
 void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
                const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
-  std::vector<std::string> names = {
-      "submission_id", "leaderboard_id", "problem_name",    "user_id", "user_name",
-      "code_id",       "file_name",      "submission_time", "status",  "score",
-      "passed",        "mode",           "runner"};
-  if (!options.with_details) names[F_CODE_ID] = names[F_FILE_NAME] = names[F_MODE] = "";
-  if (options.with_code) names.push_back("code");
-  FileLoad load(reader, names, load_threads(options),
+  std::vector<ColumnSpec> specs = model_columns(SchemaFamily::FLAT);
+  specs.pop_back();  // code
+  if (!options.with_details)
+    specs[F_CODE_ID].name = specs[F_FILE_NAME].name = specs[F_MODE].name = "";
+  if (options.with_code) {
+    specs.push_back(model_columns(SchemaFamily::FLAT)[F_CODE]);
+    specs.back().required = true;
+  }
+  FileLoad load(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
   const Filter& f = options.filter;
   load.run(filter, stats, [&](size_t r) {
@@ -390,19 +544,19 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       return;
     }
     if (f.scored_only && load[F_SCORE].is_null(r)) return;
-    if (f.passed_only && load[F_PASSED].boolean(r) != true) return;
+    if (f.passed_only && load[F_PASSED].is_null(r)) return;
     Submission s;
-    s.submission_id = load[F_SUBMISSION_ID].i64(r).value_or(0);
-    s.leaderboard_id = load[F_LEADERBOARD_ID].i64(r).value_or(0);
-    s.problem_name = load[F_PROBLEM].text(r).value_or("");
-    s.user_id = load[F_USER_ID].text(r).value_or("");
+    s.submission_id = *load[F_SUBMISSION_ID].id(r);
+    s.leaderboard_id = *load[F_LEADERBOARD_ID].id(r);
+    s.problem_name = *load[F_PROBLEM].text(r);
+    s.user_id = *load[F_USER_ID].text(r);
     s.user_name = load[F_USER_NAME].text(r);
-    s.code_id = load[F_CODE_ID].i64(r).value_or(0);
-    s.file_name = load[F_FILE_NAME].text(r).value_or("");
-    s.submission_time = load[F_TIME].time_us(r).value_or(0);
-    s.status = load[F_STATUS].text(r).value_or("");
+    if (load[F_CODE_ID].present()) s.code_id = *load[F_CODE_ID].id(r);
+    s.file_name = load[F_FILE_NAME].text(r);
+    s.submission_time = *load[F_TIME].time_us(r);
     s.score = load[F_SCORE].f64(r);
     s.passed = load[F_PASSED].boolean(r);
+    s.status = load[F_STATUS].present() ? *load[F_STATUS].text(r) : derived_status(s);
     s.mode = load[F_MODE].text(r);
     s.runner = load[F_RUNNER].text(r);
     if (!matches(options.filter, s)) return;
@@ -432,19 +586,52 @@ std::string registry_problem(int64_t leaderboard_id) {
   return refs.empty() ? std::string() : refs.front().leaderboard->name;
 }
 
+// A leaf of run_result holding a tester key benchmark.N.FIELD (DATASET.md §2).
+struct BenchmarkLeaf {
+  int leaf = -1;
+  size_t benchmark = 0;  // N
+  int field = 0;         // index into kBenchmarkFields
+};
+constexpr const char* kBenchmarkFields[] = {"mean", "std", "err", "runs", "best", "worst"};
+constexpr size_t kMaxBenchmarks = 4096;  // a higher N is not a benchmark key
+
+std::vector<BenchmarkLeaf> benchmark_leaves(const parquet::Schema& schema) {
+  std::vector<BenchmarkLeaf> out;
+  const auto& leaves = schema.leaves();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const auto& d = leaves[i];
+    if (d.path.size() != 2 || d.path[0] != "run_result" || d.max_rep != 0) continue;
+    std::string_view key = d.path[1];
+    if (!key.starts_with("benchmark.")) continue;
+    key.remove_prefix(10);
+    size_t n = 0;
+    auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+    if (ec != std::errc() || end == key.data() || n >= kMaxBenchmarks || *end != '.') continue;
+    const std::string_view field = key.substr(static_cast<size_t>(end - key.data()) + 1);
+    for (int f = 0; f < 6; ++f) {
+      if (field == kBenchmarkFields[f]) out.push_back({static_cast<int>(i), n, f});
+    }
+  }
+  return out;
+}
+
+// A score a ranking can use: finite and not negative (analysis/ranking.h).
+bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
+
 void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
                  const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
-  std::vector<std::string> names = {"submission_id", "leaderboard_id", "user_id", "submission_time",
-                                    "file_name",     "code_id",        "run_id",  "run_mode",
-                                    "run_score",     "run_passed"};
-  if (options.with_runs) {
-    names.push_back("run_start_time");
-    names.push_back("run_end_time");
-  }
+  std::vector<ColumnSpec> specs = model_columns(SchemaFamily::LEGACY_RUNS);
+  if (!options.with_runs) specs[L_RUN_START].name = specs[L_RUN_END].name = "";
   if (options.with_code) {
-    while (names.size() < L_CODE) names.push_back("");  // keep the code column at L_CODE
-    names.push_back("code");
+    specs[L_CODE].required = true;
+  } else {
+    specs[L_CODE].name = "";
   }
+  std::vector<BenchmarkLeaf> bench_leaves;
+  if (options.with_results) bench_leaves = benchmark_leaves(reader.schema());
+  for (const BenchmarkLeaf& b : bench_leaves)
+    specs.push_back({"", Role::NUMBER, false, true, b.leaf});
+
   // Submission-level conditions are tested on the first run seen; passed/scored only after all
   // runs are grouped.
   Filter submission_level = options.filter;
@@ -456,24 +643,24 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
   constexpr size_t kRejected = static_cast<size_t>(-1);
 
-  FileLoad load(reader, names, load_threads(options),
+  FileLoad load(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
   load.run(filter, stats, [&](size_t r) {
-    const int64_t id = load[L_SUBMISSION_ID].i64(r).value_or(0);
+    const int64_t id = *load[L_SUBMISSION_ID].id(r);
     auto [it, inserted] = by_id.try_emplace(id, kRejected);
     if (inserted) {
       Submission s;
       s.submission_id = id;
-      s.leaderboard_id = load[L_LEADERBOARD_ID].i64(r).value_or(0);
+      s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
       auto p = problems.find(s.leaderboard_id);
       if (p == problems.end()) {
         p = problems.emplace(s.leaderboard_id, registry_problem(s.leaderboard_id)).first;
       }
       s.problem_name = p->second;
-      s.user_id = load[L_USER_ID].text(r).value_or("");
-      s.code_id = load[L_CODE_ID].i64(r).value_or(0);
-      s.file_name = load[L_FILE_NAME].text(r).value_or("");
-      s.submission_time = load[L_TIME].time_us(r).value_or(0);
+      s.user_id = *load[L_USER_ID].text(r);
+      s.code_id = *load[L_CODE_ID].id(r);
+      s.file_name = load[L_FILE_NAME].text(r);
+      s.submission_time = *load[L_TIME].time_us(r);
       if (!matches(submission_level, s)) return;
       if (options.with_code) s.code = decode(load[L_CODE], r, stats.code);
       it->second = groups.size();
@@ -482,15 +669,49 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     if (it->second == kRejected) return;
     Submission& s = groups[it->second];
     Run run;
-    run.run_id = load[L_RUN_ID].i64(r).value_or(0);
-    run.mode = load[L_RUN_MODE].text(r).value_or("");
+    run.run_id = *load[L_RUN_ID].id(r);
+    run.mode = *load[L_RUN_MODE].text(r);
     run.score = load[L_RUN_SCORE].f64(r);
     run.passed = load[L_RUN_PASSED].boolean(r);
+    for (size_t k = 0; k < bench_leaves.size(); ++k) {
+      const Column& c = load[L_CODE + 1 + k];
+      std::optional<double> v = c.f64(r);
+      if (!v) continue;
+      const BenchmarkLeaf& b = bench_leaves[k];
+      if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
+      BenchmarkResult& result = run.benchmarks[b.benchmark];
+      switch (b.field) {
+        case 0:
+          result.mean = v;
+          break;
+        case 1:
+          result.std_dev = v;
+          break;
+        case 2:
+          result.err = v;
+          break;
+        case 3: {
+          std::optional<int64_t> runs = whole(*v);
+          if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
+          result.runs = runs;
+          break;
+        }
+        case 4:
+          result.best = v;
+          break;
+        default:
+          result.worst = v;
+          break;
+      }
+    }
     // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs
-    // cannot be told apart in this family, so they compete too (docs/data-model.md).
-    if (run.mode == "leaderboard" && run.passed == true && run.score && !std::isnan(*run.score) &&
-        (!s.score || *run.score < *s.score)) {
+    // cannot be told apart in this family, so they compete too (docs/data-model.md). A score no
+    // ranking can use (NaN, infinite, negative) is kept only when there is no other.
+    if (run.mode == "leaderboard" && run.passed == true && run.score &&
+        (!s.score || (valid_score(*run.score) && !valid_score(*s.score)) ||
+         (valid_score(*run.score) == valid_score(*s.score) && *run.score < *s.score))) {
       s.score = run.score;
+      if (options.with_results) s.benchmarks = run.benchmarks;
     }
     if (options.with_runs) {
       run.start_time = load[L_RUN_START].time_us(r);
@@ -517,28 +738,27 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   }
 }
 
-// Distinct values of a top-level string column.
-std::set<std::string> distinct_strings(const std::string& path, const std::string& column) {
-  auto reader = parquet::FileReader::open(path);
-  FileLoad load(*reader, {column}, 1);
-  std::set<std::string> out;
-  LoadStats ignored;
-  if (!load[0].present()) return out;
-  load.run(nullptr, ignored, [&](size_t r) {
-    if (auto v = load[0].text(r)) out.emplace(*v);
-  });
-  return out;
-}
-
-std::set<int64_t> distinct_ints(const std::string& path, const std::string& column) {
-  auto reader = parquet::FileReader::open(path);
-  FileLoad load(*reader, {column}, 1);
-  std::set<int64_t> out;
-  LoadStats ignored;
-  if (!load[0].present()) return out;
-  load.run(nullptr, ignored, [&](size_t r) {
-    if (auto v = load[0].i64(r)) out.insert(*v);
-  });
+// Distinct non-null values of a top-level column of the file at `path`, read with `role` (TEXT
+// or ID). Throws Error located at the file.
+template <typename T>
+std::set<T> distinct_values(const std::string& path, const std::string& column, Role role) {
+  std::set<T> out;
+  try {
+    auto reader = parquet::FileReader::open(path);
+    FileLoad load(*reader, {{column, role, false, true}}, 1);
+    LoadStats ignored;
+    if (!load[0].present()) return out;
+    load.run(nullptr, ignored, [&](size_t r) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (auto v = load[0].text(r)) out.emplace(*v);
+      } else {
+        if (auto v = load[0].id(r)) out.insert(*v);
+      }
+    });
+  } catch (Error& error) {
+    error.locate_file(path);
+    throw;
+  }
   return out;
 }
 
@@ -552,8 +772,10 @@ std::set<std::string> problems_of(const DataFile& f) {
     for (const auto& l : f.config->leaderboards) out.insert(l.name);
     return out;
   }
-  if (f.family == SchemaFamily::FLAT) return distinct_strings(f.path, "problem_name");
-  for (int64_t id : distinct_ints(f.path, "leaderboard_id")) {
+  if (f.family == SchemaFamily::FLAT) {
+    return distinct_values<std::string>(f.path, "problem_name", Role::TEXT);
+  }
+  for (int64_t id : distinct_values<int64_t>(f.path, "leaderboard_id", Role::ID)) {
     std::string name = registry_problem(id);
     if (!name.empty()) out.insert(name);
   }

@@ -30,6 +30,9 @@ struct LoadOptions {
   Filter filter;
   bool with_code = false;  // read and decode `code`
   bool with_runs = false;  // legacy: keep every run in Submission::runs
+  // Legacy: read run_result's benchmark.N.{mean,std,err,runs,best,worst} keys into each run's
+  // `benchmarks` (kept with with_runs) and the scoring run's into Submission::benchmarks.
+  bool with_results = false;
   // Flat files: read code_id, file_name and mode. Without them (analyses of scores need none)
   // those fields stay 0, "" and nullopt, and their columns are never read.
   bool with_details = true;

@@ -10,9 +10,22 @@
 
 namespace kbdata::dataset {
 
-// One run of a legacy per-run file (DATASET.md §4.2). Flat files carry no runs. The nested
-// run_compilation / run_meta / run_result / run_system_info structs are not part of the model
-// (`kbdata cat --columns run_meta ...` prints them).
+// One benchmark of a legacy run's result: the tester's flat keys `benchmark.N.mean`, `.std`,
+// `.err`, `.runs`, `.best`, `.worst` of the run_result struct (stored as text or numbers), in
+// nanoseconds; `runs` is the number of timed calls. A key the file lacks, or a null, is nullopt.
+struct BenchmarkResult {
+  std::optional<double> mean;
+  std::optional<double> std_dev;  // `std`
+  std::optional<double> err;
+  std::optional<int64_t> runs;
+  std::optional<double> best;
+  std::optional<double> worst;
+};
+
+// One run of a legacy per-run file (DATASET.md §4.2). Flat files carry no runs. Of the nested
+// structs only run_result's benchmark keys are part of the model (`benchmarks`); run_compilation,
+// run_meta, run_system_info and run_result's other keys are not (`kbdata cat --columns run_meta`
+// prints them).
 struct Run {
   int64_t run_id = 0;
   std::optional<int64_t> start_time;  // µs since the epoch, UTC
@@ -20,6 +33,9 @@ struct Run {
   std::string mode;                   // test, benchmark, leaderboard, profile.N
   std::optional<double> score;        // seconds
   std::optional<bool> passed;
+  // benchmark.0, benchmark.1, ... up to the highest N the result holds; only when the load asked
+  // for results (LoadOptions::with_results).
+  std::vector<BenchmarkResult> benchmarks;
 };
 
 // One submission row of the model. A flat file gives one per row (a submission scored on several
@@ -31,8 +47,8 @@ struct Submission {
   std::string user_id;       // legacy: the anonymised integer in decimal
   std::optional<std::string> user_name;  // legacy: nullopt (not published)
   int64_t code_id = 0;
-  std::string file_name;
-  int64_t submission_time = 0;  // µs since the epoch, UTC
+  std::optional<std::string> file_name;  // null where the file holds a null
+  int64_t submission_time = 0;           // µs since the epoch, UTC
   std::string status;
   std::optional<double> score;  // seconds, lower is better
   std::optional<bool> passed;
@@ -40,6 +56,9 @@ struct Submission {
   std::optional<std::string> runner;  // legacy: nullopt (not published)
   std::optional<std::string> code;    // only when the load asked for code; decoded (code_text.h)
   std::vector<Run> runs;              // legacy only, and only when the load asked for runs
+  // Legacy only, when the load asked for results: the benchmarks of the run that gave `score`.
+  // nullopt for flat files (which publish no run results) and for unscored submissions.
+  std::optional<std::vector<BenchmarkResult>> benchmarks;
 };
 
 }  // namespace kbdata::dataset

@@ -281,10 +281,13 @@ TEST(Stats, EveryFormatParses) {
   ASSERT_EQ(csv_lines.size(), 4u) << csv.out;
   EXPECT_EQ(csv_lines[0],
             "config,leaderboard_id,problem_name,runners,rows,submissions,users,passing,scored,"
-            "qualifying,score_min,score_p10,score_median,first_submission,last_submission,"
-            "code_bytes");
-  EXPECT_EQ(csv_lines[3].rfind("amd_submissions,399,amd-fp8-mm,,2,2,2,1,1,1,0.0015,", 0), 0u)
+            "qualifying,invalid_scores,score_min,score_p10,score_median,first_submission,"
+            "last_submission,code_bytes,legacy_scores,scores_reproduced");
+  EXPECT_EQ(csv_lines[3].rfind("amd_submissions,399,amd-fp8-mm,,2,2,2,1,1,1,0,0.0015,", 0), 0u)
       << csv_lines[3];
+  // The legacy fixture's runs hold no run_result: its one score is not reproduced.
+  EXPECT_EQ(csv_lines[3].substr(csv_lines[3].size() - 4), ",1,0") << csv_lines[3];
+  EXPECT_EQ(csv_lines[1].substr(csv_lines[1].size() - 2), ",,") << csv_lines[1];
   EXPECT_NE(csv.err.find("kbdata: note: nvfp4_dual_gemm (598)"), std::string::npos) << csv.err;
 
   Result jsonl = run("stats -f jsonl" + kData);

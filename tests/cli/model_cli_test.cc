@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -22,8 +24,7 @@ using kbdata::testing::run;
 
 // The demo file of data/sample, copied alone into a folder of its own: data/sample itself may hold
 // other configs (synth output), and these tests know this file's contents.
-const std::string kSampleFile =
-    std::string(KBDATA_TEST_DATA) + "/kernelbot_sample.parquet";
+const std::string kSampleFile = std::string(KBDATA_TEST_DATA) + "/kernelbot_sample.parquet";
 
 struct SampleFolder {
   fs::path path = fs::temp_directory_path() / ("kbdata-model-sample-" + std::to_string(::getpid()));
@@ -192,6 +193,7 @@ class FixtureFolder : public ::testing::Test {
       r.mode = "leaderboard";
       r.runner = "B200";
       r.code = "flat code";
+      if (i == 1) r.file_name = std::nullopt;  // issue 15 item 13
       flat.push_back(r);
     }
     kbdata::testing::write_bytes(dir_ / "nvidia_nvfp4_submissions.parquet",
@@ -208,10 +210,13 @@ class FixtureFolder : public ::testing::Test {
       r.run_mode = run == 0 ? "test" : "leaderboard";
       r.run_score = run == 0 ? std::nullopt : std::optional<double>(run * 0.5);
       r.run_passed = true;
+      // Run 2 (score 0.5): means 0.25 s and 1 s, geometric mean 0.5 s; run 3 (score 1): 1 s.
+      if (run == 1) r.benchmark_means = {"250000000", "1000000000.0"};
+      if (run == 2) r.benchmark_means = {"1000000000"};
       legacy.push_back(r);
     }
     kbdata::testing::write_bytes(dir_ / "submissions.parquet",
-                                 kbdata::testing::legacy_file(legacy, true));
+                                 kbdata::testing::legacy_file(legacy, true, {}, true));
     data_ = " --data " + dir_.string();
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -273,6 +278,133 @@ TEST_F(FixtureFolder, ParquetOutputReadsBack) {
   Result inspect = run("inspect " + out);
   EXPECT_NE(inspect.out.find("submission_time (TIMESTAMP(MICROS,UTC))"), std::string::npos)
       << inspect.out;
+}
+
+// Issue 15 item 13: a null file_name is null in every format, never "".
+TEST_F(FixtureFolder, NullFileNameStaysNullInEveryFormat) {
+  Result json = run("submissions -p nvfp4_dual_gemm -f json -c submission_id,file_name" + data_);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto array = nlohmann::json::parse(json.out);
+  ASSERT_EQ(array.size(), 3u);
+  EXPECT_EQ(array[0]["file_name"], "submission.py");
+  EXPECT_TRUE(array[1]["file_name"].is_null()) << json.out;
+  Result csv = run("submissions -p nvfp4_dual_gemm -f csv -c submission_id,file_name" + data_);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rows = lines(csv.out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[2], "501,");  // an empty field: null ("" would be the empty string)
+  Result table = run("submissions -p nvfp4_dual_gemm -c submission_id,file_name" + data_);
+  EXPECT_NE(table.out.find("501  null"), std::string::npos) << table.out;
+  const std::string out = (dir_ / "names").string() + ".parquet";
+  Result parquet = run("submissions -p nvfp4_dual_gemm -f parquet -o " + out +
+                       " -c submission_id,file_name" + data_);
+  ASSERT_EQ(parquet.exit_code, 0) << parquet.err;
+  Result cat = run("cat " + out + " --columns file_name");
+  EXPECT_EQ(lines(cat.out)[1], "{\"file_name\":null}") << cat.out;
+  Result show = run("show 501" + data_);
+  EXPECT_NE(show.out.find("file_name        null"), std::string::npos) << show.out;
+  Result show_json = run("show 501 -f json" + data_);
+  EXPECT_TRUE(nlohmann::json::parse(show_json.out)[0]["file_name"].is_null()) << show_json.out;
+}
+
+// Issue 16 §5: run_result's benchmarks in show, in submissions --columns benchmarks, and the
+// scores recomputed from them in stats.
+TEST_F(FixtureFolder, LegacyRunResultsInShowSubmissionsAndStats) {
+  Result show = run("show 10" + data_);
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("benchmarks of run 2:"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("benchmarks of run 3:"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("250000000"), std::string::npos) << show.out;
+  Result show_json = run("show 10 -f json" + data_);
+  ASSERT_EQ(show_json.exit_code, 0) << show_json.err;
+  auto runs = nlohmann::json::parse(show_json.out)[0]["runs"];
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_FALSE(runs[0].contains("benchmarks"));
+  ASSERT_EQ(runs[1]["benchmarks"].size(), 2u);
+  EXPECT_EQ(runs[1]["benchmarks"][1]["mean"], 1e9);
+  EXPECT_EQ(runs[1]["benchmarks"][0]["std"], 1.5);
+  EXPECT_EQ(runs[1]["benchmarks"][0]["runs"], 100);
+
+  Result sub = run("submissions -f jsonl -c submission_id,benchmarks" + data_);
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  auto rows = lines(sub.out);
+  ASSERT_EQ(rows.size(), 4u);
+  auto legacy = nlohmann::json::parse(rows[3]);
+  EXPECT_EQ(legacy["submission_id"], 10);
+  ASSERT_EQ(legacy["benchmarks"].size(), 2u);  // those of run 2, which gave the score
+  EXPECT_EQ(legacy["benchmarks"][0]["mean"], 2.5e8);
+  EXPECT_EQ(legacy["benchmarks"][0]["worst"], 5.5);
+  EXPECT_TRUE(nlohmann::json::parse(rows[0])["benchmarks"].is_null());  // flat: no results
+  Result csv = run("submissions -f csv -c submission_id,benchmarks -p amd-fp8-mm" + data_);
+  EXPECT_NE(csv.out.find("10,\"[{\"\"mean\"\":2.5e+08,\"\"std\"\":1.5,"), std::string::npos)
+      << csv.out;
+  const std::string out = (dir_ / "bench").string() + ".parquet";
+  Result parquet = run("submissions -f parquet -o " + out + " -c submission_id,benchmarks" + data_);
+  ASSERT_EQ(parquet.exit_code, 0) << parquet.err;
+  Result cat = run("cat " + out + " --columns benchmarks");
+  EXPECT_NE(cat.out.find("mean"), std::string::npos) << cat.out;
+
+  Result stats = run("stats -f json" + data_);
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  bool seen_legacy = false;
+  for (const auto& g : nlohmann::json::parse(stats.out)) {
+    if (g["config"] == "amd_submissions") {
+      seen_legacy = true;
+      EXPECT_EQ(g["legacy_scores"], 1);
+      EXPECT_EQ(g["scores_reproduced"], 1);
+    } else {
+      EXPECT_TRUE(g["legacy_scores"].is_null());
+      EXPECT_TRUE(g["scores_reproduced"].is_null());
+    }
+  }
+  EXPECT_TRUE(seen_legacy) << stats.out;
+}
+
+// Issue 15 item 11: NaN, infinite and negative scores never qualify; stats counts them apart.
+TEST(InvalidScores, NeverRankAndStatsCountsThem) {
+  const fs::path dir = fs::temp_directory_path() / ("kbdata-invalid-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::vector<kbdata::testing::FlatRow> flat;
+  const double scores[] = {std::nan(""),
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           -1e-3,
+                           3e-3,
+                           1e-3,
+                           2e-3};
+  for (int i = 0; i < 7; ++i) {
+    kbdata::testing::FlatRow r;
+    r.submission_id = 700 + i;
+    r.leaderboard_id = 597;
+    r.problem_name = "nvfp4_gemm";
+    r.user_id = "u" + std::to_string(i);
+    r.submission_time = 1'760'000'000'000'000 + i;
+    r.score = scores[i];
+    r.passed = true;
+    r.mode = "leaderboard";
+    r.runner = "B200";
+    flat.push_back(r);
+  }
+  kbdata::testing::write_bytes(dir / "nvidia_nvfp4_submissions.parquet",
+                               kbdata::testing::flat_file(flat));
+  const std::string data = " --data " + dir.string();
+  Result top = run("top -p nvfp4_gemm -f jsonl" + data);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  auto ranking = lines(top.out);
+  ASSERT_EQ(ranking.size(), 3u) << top.out;
+  EXPECT_EQ(nlohmann::json::parse(ranking[0])["score"], 1e-3);
+  EXPECT_EQ(nlohmann::json::parse(ranking[2])["score"], 3e-3);
+  Result stats = run("stats -f json" + data);
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  auto g = nlohmann::json::parse(stats.out)[0];
+  EXPECT_EQ(g["scored"], 7);
+  EXPECT_EQ(g["qualifying"], 3);
+  EXPECT_EQ(g["invalid_scores"], 4);
+  EXPECT_EQ(g["score_min"], 1e-3);
+  EXPECT_LE(g["score_p10"].get<double>(), g["score_median"].get<double>());
+  EXPECT_EQ(g["score_median"], 2e-3);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -117,8 +117,16 @@ TEST(Pushdown, LegacyCannotMatchRunnerOrUserName) {
   f.user_name = "alice";
   EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
   f.user_name.reset();
-  f.problem = "nvfp4_gemv";  // not a legacy leaderboard
+  f.problem = "conv2d";  // PMPP v2: no published leaderboard id to match
   EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  f.problem = "nope";
+  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  // A leaderboard of a flat config: a legacy-format file may hold it too (issue 15 item 10).
+  f.problem = "nvfp4_gemv";
+  auto flat_problem = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false);
+  ASSERT_TRUE(flat_problem);
+  ASSERT_EQ(flat_problem->size(), 1u);
+  EXPECT_EQ(std::get<int64_t>((*flat_problem)[0].value), 595);
   f.problem = "amd-fp8-mm";
   auto p = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false);
   ASSERT_TRUE(p);

@@ -398,7 +398,7 @@ TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {
   EXPECT_EQ(a.rows[1].mode, "leaderboard");
   for (size_t r = 0; r < b.rows.size(); ++r) {
     EXPECT_EQ(b.rows[r].code_id, 0);
-    EXPECT_EQ(b.rows[r].file_name, "");
+    EXPECT_FALSE(b.rows[r].file_name);
     EXPECT_FALSE(b.rows[r].mode);
     EXPECT_EQ(b.rows[r].submission_id, a.rows[r].submission_id);
     EXPECT_EQ(b.rows[r].score, a.rows[r].score);
@@ -533,6 +533,37 @@ TEST_F(DataFolder, ProblemsResolveAcrossConfigs) {
     EXPECT_NE(m.find("my_problem"), std::string::npos) << m;
     EXPECT_NE(m.find("nvfp4_gemv"), std::string::npos) << m;
     EXPECT_EQ(m.find('\n'), std::string::npos);
+  }
+}
+
+// Issue 15 item 10: a legacy-format file holding a leaderboard the registry places in a flat
+// config (trimul, 496) answers a problem filter as it answers a leaderboard filter, whether the
+// file has the config's name or another.
+TEST_F(DataFolder, ProblemNamesResolveInLegacyFilesOfAnyLeaderboard) {
+  std::vector<LegacyRow> rows = legacy_rows();
+  for (LegacyRow& r : rows) r.leaderboard_id = 496;
+  for (const char* name : {"trimul_submissions.parquet", "old_trimul.parquet"}) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    testing::write_bytes(dir_ / name, testing::legacy_file(rows, false));
+    DataDir d = scan_data_dir(dir_.string());
+    ASSERT_EQ(d.files.size(), 1u);
+    ASSERT_EQ(d.files[0].family, SchemaFamily::LEGACY_RUNS);
+    auto count = [&](const Filter& f) {
+      LoadOptions options;
+      options.filter = f;
+      LoadStats stats;
+      size_t n = 0;
+      load_dir(
+          d, options, [&](Submission&& s) { n += s.problem_name == "trimul" ? 1 : 1000; }, stats);
+      return n;
+    };
+    Filter by_id;
+    by_id.leaderboard_id = 496;
+    Filter by_name;
+    by_name.problem = "trimul";
+    EXPECT_EQ(count(by_id), 3u) << name;
+    EXPECT_EQ(count(by_name), 3u) << name;
   }
 }
 
