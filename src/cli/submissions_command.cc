@@ -57,7 +57,7 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   load.filter = build_filter(options);
 
   refuse_repeated_columns(options.columns);
-  const std::vector<std::string>& known = submission_fields();
+  const std::vector<std::string>& known = selectable_submission_fields();
   for (const std::string& name : options.columns) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string list;
