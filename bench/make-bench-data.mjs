@@ -9,7 +9,7 @@
 //                                             ~2 min of CPU and 11 GB of RAM to write)
 //   options: --force  rewrite even if the file exists;  --out PATH  write PATH instead
 //
-// Both are a flat KernelBot-like table (DATASET.md §4.1: int64 ids, strings, a UTC timestamp in
+// Both are a flat KernelBot-like table (docs/dataset.md §4.1: int64 ids, strings, a UTC timestamp in
 // microseconds, float64 scores with nulls, booleans, and a `code` column of ~7 KB of synthetic
 // CUDA/Triton-like source per row), snappy-compressed, written by DuckDB in a single row group as
 // the published files are. Each row's code is a header line plus 11 blocks of 16 lines drawn from
@@ -114,7 +114,7 @@ try {
   // costs twice the CPU and memory on a multi-GB row group (the order is checked below).
   await db.run(`SET threads = 1`);
   await db.run(`SET preserve_insertion_order = false`);
-  // Column names and types of the flat KernelBot schema (DATASET.md §4.1).
+  // Column names and types of the flat KernelBot schema (docs/dataset.md §4.1).
   await db.run(`CREATE TABLE bench (
     submission_id BIGINT, leaderboard_id BIGINT, problem_name VARCHAR, user_id VARCHAR,
     user_name VARCHAR, code_id BIGINT, file_name VARCHAR, submission_time TIMESTAMPTZ,

@@ -5,8 +5,8 @@
 //             most K (ranking.h: RANK() semantics, so users tied at rank K all stay)
 //   every     every row given (the caller has filtered them: a user's rows, or all of a problem)
 //
-// With exact deduplication, rows sharing a code_id (exact code identity, DATASET.md §2) keep one
-// row: the lowest score (unscored last), then the earliest time, then the lowest submission id;
+// With exact deduplication, rows sharing a code_id (exact code identity, docs/dataset.md §2) keep
+// one row: the lowest score (unscored last), then the earliest time, then the lowest submission id;
 // the kept row counts the others in `duplicates_dropped`.
 #pragma once
 

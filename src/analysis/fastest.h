@@ -1,4 +1,4 @@
-// The fastest submission (DATASET.md §5, the public get_fastest_submission): per (leaderboard,
+// The fastest submission (docs/dataset.md §5, the public get_fastest_submission): per (leaderboard,
 // runner), the qualifying row (analysis/ranking.h qualifies(): scored, passed, not hacked) with
 // the lowest score; ties by earliest submission time, then lowest submission id. Unlike the
 // public tool, which takes the minimum over every row of a user, it never picks a failed, unscored

@@ -1,14 +1,14 @@
-// One user's progression on a problem (DATASET.md §5 author_progression, plus what it lacks): their
-// submissions in time order with the running best and the improvements.
+// One user's progression on a problem (docs/dataset.md §5 author_progression, plus what it lacks):
+// their submissions in time order with the running best and the improvements.
 //
 // Rows are ordered by submission time, then submission id, then runner (runner-less last). The
 // running best is kept per runner: a row's `best` is the lowest qualifying score (ranking.h
 // qualifies(): scored, passed, not hacked) of this user on this leaderboard and runner up to and
 // including the row. Rows without a runner form their own series: in flat files they are never
-// scored (so they have no best); legacy per-run files record no runner at all. A qualifying row `improved`
-// when it is the runner's first qualifying row or its score is strictly below the previous best;
-// then `factor_previous` = previous best / score (absent for the first) and `factor_first` =
-// first qualifying score / score.
+// scored (so they have no best); legacy per-run files record no runner at all. A qualifying row
+// `improved` when it is the runner's first qualifying row or its score is strictly below the
+// previous best; then `factor_previous` = previous best / score (absent for the first) and
+// `factor_first` = first qualifying score / score.
 #pragma once
 
 #include <cstdint>

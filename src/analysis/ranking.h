@@ -1,4 +1,4 @@
-// Leaderboard rankings by the platform's rules (DATASET.md §3), over the submission model.
+// Leaderboard rankings by the platform's rules (docs/dataset.md §3), over the submission model.
 //
 // Per (leaderboard, runner) a submission row qualifies when it has a score, passed, and is not
 // marked hacked (status "hacked"). A score that is NaN, infinite or negative measures nothing:

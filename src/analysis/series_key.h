@@ -1,5 +1,5 @@
-// The unit every analysis compares scores within: a (leaderboard, runner) pair (DATASET.md §3).
-// Ordered by leaderboard id, then runner, with runner-less series (legacy per-run files) after
+// The unit every analysis compares scores within: a (leaderboard, runner) pair (docs/dataset.md
+// §3). Ordered by leaderboard id, then runner, with runner-less series (legacy per-run files) after
 // every named runner, which is the order rankings, fastest rows and records are printed in.
 #pragma once
 

@@ -1,5 +1,5 @@
 // `kbdata fastest`: the lowest-score qualifying submission per (leaderboard, runner), as the
-// public get_fastest_submission (DATASET.md §5) without its defects (analysis/fastest.h;
+// public get_fastest_submission (docs/dataset.md §5) without its defects (analysis/fastest.h;
 // docs/analyses.md, "fastest").
 #pragma once
 

@@ -27,7 +27,7 @@ void write_all(std::FILE* out, std::string_view text);
                                        const std::vector<bool>& right_align);
 
 // Seconds as µs with 2 decimals below 1 ms, ms with 3 decimals below 1 s, else s with 3 decimals
-// (DATASET.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
+// (docs/dataset.md §5 format_score): "52.30 µs", "1.234 ms", "2.500 s".
 [[nodiscard]] std::string format_score(double seconds);
 
 // A string made safe for one table cell: invalid UTF-8 replaced, control characters and

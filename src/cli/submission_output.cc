@@ -298,7 +298,7 @@ void SubmissionWriter::write(const Submission& s) {
         options.key_value_metadata.push_back(
             {"kbdata.rule",
              "kbdata submissions: the submission model in the flat schema "
-             "(DATASET.md 4.1), docs/data-model.md"});
+             "(docs/dataset.md §4.1), docs/data-model.md"});
         p.writer = std::make_unique<parquet::FileWriter>(p.file, schema, options);
         for (const auto& leaf : p.writer->schema().leaves()) {
           parquet::ColumnBatch b;

@@ -1,5 +1,5 @@
 // Rendering the submission model (dataset/submission.h) for `kbdata submissions` and `kbdata show`:
-// table, CSV, JSON, JSON Lines and Parquet (the flat schema of DATASET.md §4.1).
+// table, CSV, JSON, JSON Lines and Parquet (the flat schema of docs/dataset.md §4.1).
 //
 // Scores: tables show them for humans (format_score); every machine format carries seconds.
 // Reliability notes (dataset/registry.h note_for): above the table for `table`; a "note" field in

@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kRule =
     "kbdata top: per (leaderboard, runner), each user's best qualifying score (scored, passed, not "
-    "hacked), ranked ascending with SQL RANK(); ties by submission time, then id (DATASET.md 3)";
+    "hacked), ranked ascending with SQL RANK(); ties by submission time, then id (docs/dataset.md "
+    "§3)";
 
 std::string ranking_title(const analysis::Ranking& r, size_t shown, int64_t limit) {
   std::string title = r.problem_name.empty() ? "leaderboard" : r.problem_name;

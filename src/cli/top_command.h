@@ -1,4 +1,4 @@
-// `kbdata top`: a problem's leaderboard by the platform's ranking rules (DATASET.md §3,
+// `kbdata top`: a problem's leaderboard by the platform's ranking rules (docs/dataset.md §3,
 // analysis/ranking.h), one ranking per runner, in every output format (docs/cli.md, "top").
 #pragma once
 

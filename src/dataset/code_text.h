@@ -1,4 +1,4 @@
-// Decoding of the `code` column (DATASET.md §4.2, "Code decoding"), with counters of what was
+// Decoding of the `code` column (docs/dataset.md §4.2, "Code decoding"), with counters of what was
 // repaired so that commands can report it (--verbose).
 //
 //   stored value                          result

@@ -1,5 +1,5 @@
-// The flat schema of the current configs (DATASET.md §4.1): its columns, in file order, and their
-// Parquet types. Everything that writes or names flat-schema columns takes them from here.
+// The flat schema of the current configs (docs/dataset.md §4.1): its columns, in file order, and
+// their Parquet types. Everything that writes or names flat-schema columns takes them from here.
 #pragma once
 
 #include <string>
@@ -36,7 +36,8 @@ inline constexpr int kFlatColumnCount = CODE + 1;
 [[nodiscard]] parquet::SchemaElement flat_column_element(FlatColumn column);
 
 // The footer schema (root first) of a file holding `columns`, in that order; all 14 by default.
-[[nodiscard]] std::vector<parquet::SchemaElement> flat_schema(const std::vector<FlatColumn>& columns);
+[[nodiscard]] std::vector<parquet::SchemaElement> flat_schema(
+    const std::vector<FlatColumn>& columns);
 [[nodiscard]] std::vector<parquet::SchemaElement> flat_schema();
 
 }  // namespace kbdata::dataset

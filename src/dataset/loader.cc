@@ -586,7 +586,7 @@ std::string registry_problem(int64_t leaderboard_id) {
   return refs.empty() ? std::string() : refs.front().leaderboard->name;
 }
 
-// A leaf of run_result holding a tester key benchmark.N.FIELD (DATASET.md §2).
+// A leaf of run_result holding a tester key benchmark.N.FIELD (docs/dataset.md §2).
 struct BenchmarkLeaf {
   int leaf = -1;
   size_t benchmark = 0;  // N
@@ -865,8 +865,8 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
         known += name;
       }
       throw UsageError("unknown problem '" + *filter.problem + "' in " + dir.path +
-                       did_you_mean(*filter.problem, names) + " (its problems: " +
-                       (known.empty() ? "none" : known) + ")");
+                       did_you_mean(*filter.problem, names) +
+                       " (its problems: " + (known.empty() ? "none" : known) + ")");
     }
   }
   return out;

@@ -1,5 +1,5 @@
 // The KernelBot configs, their leaderboards and reliability notes: the one table kbdata knows the
-// published data set by (DATASET.md §4.4). Commands look problems, files and notes up here; no
+// published data set by (docs/dataset.md §4.4). Commands look problems, files and notes up here; no
 // command carries its own copy.
 #pragma once
 
@@ -12,14 +12,14 @@
 
 namespace kbdata::dataset {
 
-// How a config's file is laid out (DATASET.md §4.1, §4.2, §4.3).
+// How a config's file is laid out (docs/dataset.md §4.1, §4.2, §4.3).
 enum class SchemaFamily {
   FLAT,         // one row per (leaderboard, user, code, runner) after deduplication
   LEGACY_RUNS,  // one row per run, anonymised user ids, nested run_* structs
   LEADERBOARDS  // leaderboards.parquet
 };
 
-// How a leaderboard combines benchmark means into a score (DATASET.md §2).
+// How a leaderboard combines benchmark means into a score (docs/dataset.md §2).
 enum class RankingBy { GEOM, MEAN, LAST };
 
 struct LeaderboardInfo {
@@ -35,13 +35,13 @@ struct ConfigInfo {
   std::string file;  // e.g. "nvidia_nvfp4_submissions.parquet"
   SchemaFamily family = SchemaFamily::FLAT;
   std::vector<LeaderboardInfo> leaderboards;  // empty for `leaderboards`: it covers all
-  std::vector<std::string> hardware;  // runner names
-  std::string description;  // one line: what the file holds
+  std::vector<std::string> hardware;          // runner names
+  std::string description;                    // one line: what the file holds
   // A note on the whole config (e.g. "passing runs only"); leaderboard notes are separate.
   std::string note;
 };
 
-// Every config of DATASET.md §4.4, in its order.
+// Every config of docs/dataset.md §4.4, in its order.
 [[nodiscard]] std::span<const ConfigInfo> configs();
 
 // The config named `name` (config name or file name), or nullptr.

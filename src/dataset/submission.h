@@ -1,4 +1,4 @@
-// The submission model: one view of both schema families (DATASET.md §4.1 flat, §4.2 legacy
+// The submission model: one view of both schema families (docs/dataset.md §4.1 flat, §4.2 legacy
 // per-run). docs/data-model.md maps every field to the columns of each family and says how the
 // fields the legacy files lack appear.
 #pragma once
@@ -22,7 +22,7 @@ struct BenchmarkResult {
   std::optional<double> worst;
 };
 
-// One run of a legacy per-run file (DATASET.md §4.2). Flat files carry no runs. Of the nested
+// One run of a legacy per-run file (docs/dataset.md §4.2). Flat files carry no runs. Of the nested
 // structs only run_result's benchmark keys are part of the model (`benchmarks`); run_compilation,
 // run_meta, run_system_info and run_result's other keys are not (`kbdata cat --columns run_meta`
 // prints them).

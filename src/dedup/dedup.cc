@@ -551,7 +551,8 @@ void check_options(const DedupOptions& o) {
 
 std::string rule_text(const DedupOptions& o, const LshParams& lsh) {
   std::string text =
-      "exact: DATASET.md 4.1, partition by (leaderboard_id, user_id, code_id, runner), keep the "
+      "exact: docs/dataset.md §4.1, partition by (leaderboard_id, user_id, code_id, runner), keep "
+      "the "
       "lowest score (nulls last), then the earliest submission_time, then the lowest "
       "submission_id";
   if (o.mode == Mode::FUZZY) {
@@ -619,7 +620,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   std::optional<dataset::SchemaFamily> family = dataset::detect_family(reader->schema());
   if (!family || *family == dataset::SchemaFamily::LEADERBOARDS) {
     UnsupportedError error(
-        "not a submissions file: it has neither the flat columns (DATASET.md 4.1) nor the legacy "
+        "not a submissions file: it has neither the flat columns (docs/dataset.md §4.1) nor the "
+        "legacy "
         "per-run columns (4.2)");
     error.locate_file(reader->name());
     throw error;

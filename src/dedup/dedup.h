@@ -1,6 +1,6 @@
-// Deduplication of submissions (docs/dedup.md): the platform's exact rule (DATASET.md §4.1) and
-// near-duplicate clustering by MinHash LSH, over a flat or legacy per-run file, written as a flat
-// file with the cluster of every row.
+// Deduplication of submissions (docs/dedup.md): the platform's exact rule (docs/dataset.md §4.1)
+// and near-duplicate clustering by MinHash LSH, over a flat or legacy per-run file, written as a
+// flat file with the cluster of every row.
 //
 //   shingles.*     byte shingles of lower-cased code, exact Jaccard
 //   minhash.*      one-permutation MinHash signatures with optimal densification; LSH banding
@@ -40,12 +40,12 @@ struct DedupOptions {
   std::string input;
   std::string output;
   Mode mode = Mode::EXACT;
-  int shingle_bytes = 5;       // 1..kMaxShingleBytes
-  double threshold = 0.8;      // Jaccard, (0, 1]
-  bool across_users = false;   // near-duplicate scope: leaderboard instead of (leaderboard, user)
-  bool emit_all = false;       // every row, with cluster_id and kept
-  int jobs = 0;                // worker threads; 0: the number of cores
-  std::string command_line;    // recorded as kbdata.command
+  int shingle_bytes = 5;      // 1..kMaxShingleBytes
+  double threshold = 0.8;     // Jaccard, (0, 1]
+  bool across_users = false;  // near-duplicate scope: leaderboard instead of (leaderboard, user)
+  bool emit_all = false;      // every row, with cluster_id and kept
+  int jobs = 0;               // worker threads; 0: the number of cores
+  std::string command_line;   // recorded as kbdata.command
 };
 
 struct DedupSummary {

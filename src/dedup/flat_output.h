@@ -1,6 +1,6 @@
-// Writes submission rows (dataset/submission.h) as a Parquet file of the flat schema (DATASET.md
-// §4.1), optionally followed by dedup's columns, with kbdata's writer layout (page indexes,
-// bounded row groups) and the given key-value metadata. The file appears only at finish().
+// Writes submission rows (dataset/submission.h) as a Parquet file of the flat schema
+// (docs/dataset.md §4.1), optionally followed by dedup's columns, with kbdata's writer layout (page
+// indexes, bounded row groups) and the given key-value metadata. The file appears only at finish().
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-// A flat-family config file (DATASET.md §4.1) from a population: one row per submission and
+// A flat-family config file (docs/dataset.md §4.1) from a population: one row per submission and
 // runner, deduplicated by the family's rule, sorted as the public exporter sorts.
 #pragma once
 
@@ -16,7 +16,6 @@ namespace kbdata::synth {
 
 // Progress of one file: rows written of the total.
 using Progress = std::function<void(int64_t done, int64_t total)>;
-
 
 // One row of the file before its code is generated.
 struct FlatRow {

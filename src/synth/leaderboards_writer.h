@@ -1,4 +1,4 @@
-// leaderboards.parquet (DATASET.md §4.3): one row per leaderboard of the synthetic configs.
+// leaderboards.parquet (docs/dataset.md §4.3): one row per leaderboard of the synthetic configs.
 #pragma once
 
 #include <cstdint>

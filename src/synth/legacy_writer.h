@@ -1,4 +1,4 @@
-// The legacy per-run files of the first AMD competition (DATASET.md §4.2): submissions.parquet
+// The legacy per-run files of the first AMD competition (docs/dataset.md §4.2): submissions.parquet
 // (every run) and successful_submissions.parquet (runs with run_passed true), written in one pass.
 //
 // Runs per submission: a test run; for scored submissions also a benchmark run (sometimes), a

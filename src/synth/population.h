@@ -70,8 +70,8 @@ struct Population {
   std::vector<Submission> submissions;  // by time; ids and code ids increase with time
 };
 
-// The code keys that are stored oddly in the legacy files (DATASET.md §4.2), a pure function of the
-// key so that every row with that code agrees:
+// The code keys that are stored oddly in the legacy files (docs/dataset.md §4.2), a pure function
+// of the key so that every row with that code agrees:
 //   hex escape: about 1 code in 12 of the first AMD competition was stored as a Postgres hex
 //     escape (`\x` + hex of the UTF-8 source) in both legacy files;
 //   invalid UTF-8: about 1 Python code in 40 has a Latin-1 byte in its note line; Python refuses

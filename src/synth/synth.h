@@ -5,7 +5,7 @@
 //   population.*          users, heavy-tailed activity, submission timelines, outcomes, scores
 //   columns.h             schema elements and ColumnBatch builders
 //   output_file.*         one Parquet output: AtomicOutputFile + FileWriter, the two layouts
-//   flat_writer.*         a flat-family config (DATASET.md §4.1): rows, dedup, order
+//   flat_writer.*         a flat-family config (docs/dataset.md §4.1): rows, dedup, order
 //   legacy_writer.*       the legacy per-run AMD files (§4.2)
 //   leaderboards_writer.* leaderboards.parquet (§4.3)
 //   dataset_card.*        README.md with the configs, sizes, row counts, notes

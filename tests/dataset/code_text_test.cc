@@ -1,4 +1,4 @@
-// Code decoding (DATASET.md §4.2): "\x" hex escapes, binary columns, invalid UTF-8, counts.
+// Code decoding (docs/dataset.md §4.2): "\x" hex escapes, binary columns, invalid UTF-8, counts.
 #include "dataset/code_text.h"
 
 #include <gtest/gtest.h>

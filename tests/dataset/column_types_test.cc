@@ -178,7 +178,7 @@ std::vector<uint8_t> write_file(const std::vector<TestColumn>& columns) {
 
 constexpr int64_t kT0 = 1'760'000'000'000'000;  // µs UTC
 
-// The canonical flat file: the types of DATASET.md §4.1, four rows, a null file_name in row 1.
+// The canonical flat file: the types of docs/dataset.md §4.1, four rows, a null file_name in row 1.
 std::map<std::string, TestColumn> canonical_flat() {
   std::map<std::string, TestColumn> c;
   auto add = [&](TestColumn col) { c.emplace(col.element.name, std::move(col)); };

@@ -1,4 +1,4 @@
-// Test-only: small flat-schema (DATASET.md §4.1) and legacy per-run (§4.2) files written with
+// Test-only: small flat-schema (docs/dataset.md §4.1) and legacy per-run (§4.2) files written with
 // kbdata's FileWriter, for the data model's tests. Not the synth tool: every value is spelled out.
 #pragma once
 

@@ -1,5 +1,5 @@
 // kbdata synth: deterministic by seed, the shapes and rates synth.h promises, the schemas of
-// DATASET.md §4.1-§4.3 exactly, and every file read back by kbdata's reader.
+// docs/dataset.md §4.1-§4.3 exactly, and every file read back by kbdata's reader.
 #include "synth/synth.h"
 
 #include <gtest/gtest.h>
@@ -322,7 +322,7 @@ TEST_F(SynthSmall, FlatRowsAreDeduplicatedAndSortedLikeTheExporter) {
   }
 }
 
-// 5-byte shingles of the lower-cased text, hashed and sorted (DATASET.md §5's fuzzy dedup).
+// 5-byte shingles of the lower-cased text, hashed and sorted (docs/dataset.md §5's fuzzy dedup).
 std::vector<uint64_t> shingles(const std::string& code) {
   std::string lower = code;
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
