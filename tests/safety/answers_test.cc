@@ -115,6 +115,41 @@ TEST(DerivedFiles, AreNotCountedTwice) {
   EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end()) << r.out;
 }
 
+// Item 10: a legacy-format file of a leaderboard the registry places in a flat config (trimul,
+// 496) answers `-p trimul` as it answers `--leaderboard 496`, under the config's name or another.
+TEST(ProblemNames, ResolveInLegacyFilesOfAnyLeaderboard) {
+  std::vector<LegacyRow> rows;
+  for (int i = 0; i < 6; ++i) {
+    LegacyRow r;
+    r.submission_id = 700 + i / 2;  // three submissions, two runs each
+    r.leaderboard_id = 496;
+    r.user_id = 1 + i % 3;
+    r.submission_time_ms = 1'750'000'000'000 + i * 1000;
+    r.code = "print(" + std::to_string(i / 2) + ")";
+    r.code_id = 70 + i / 2;
+    r.run_id = 9000 + i;
+    r.run_mode = i % 2 == 0 ? "test" : "leaderboard";
+    if (i % 2 == 1) r.run_score = 1e-3 * (i + 1);
+    r.run_passed = true;
+    rows.push_back(r);
+  }
+  for (const std::string name : {"trimul_submissions.parquet", "old-trimul.parquet"}) {
+    SCOPED_TRACE(name);
+    Sandbox box;
+    const std::string data = box.folder("data");
+    write_bytes(data + "/" + name, legacy_file(rows, false));
+    const std::string list = "submissions --data " + shell_quote(data) +
+                             " -f csv --columns submission_id,problem_name,score ";
+    const Result by_name = run_limited(list + "-p trimul", 60);
+    const Result by_id = run_limited(list + "--leaderboard 496", 60);
+    ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+    ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+    EXPECT_EQ(by_name.out, by_id.out);
+    EXPECT_EQ(lines(by_name.out).size(), 4u) << by_name.out;  // the header and 3 submissions
+    EXPECT_NE(by_name.out.find("700,trimul,"), std::string::npos) << by_name.out;
+  }
+}
+
 // Item 12: convert verifies page checksums where the input has them; a damaged page is an error
 // at its place, and no output appears.
 TEST(Convert, RefusesDamagedPages) {
