@@ -283,6 +283,54 @@ TEST_F(Pull, CacheDirOverridesTheEnvironment) {
   EXPECT_FALSE(fs::exists(cache()));
 }
 
+// The snapshot folder is a data folder: the data commands read the pulled files through their
+// links.
+TEST_F(Pull, TheSnapshotIsADataFolder) {
+  files_.clear();
+  for (const char* name :
+       {"leaderboards.parquet", "nvidia_nvfp4_submissions.parquet", "README.md"}) {
+    files_.push_back({name, read_file(std::string(KBDATA_SOURCE_DIR) + "/data/sample/" + name),
+                      std::string(name) != "README.md"});
+  }
+  start_hub();
+  Result r = pull({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string snapshot = r.out.substr(0, r.out.size() - 1);
+  Result top = run("top -p nvfp4_gemm --format json --data " + snapshot);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  Result sample = run("top -p nvfp4_gemm --format json --data " + std::string(KBDATA_SOURCE_DIR) +
+                      "/data/sample");
+  ASSERT_EQ(sample.exit_code, 0) << sample.err;
+  EXPECT_EQ(top.out, sample.out);
+  EXPECT_NE(top.out.find("score"), std::string::npos);
+}
+
+TEST_F(Pull, IdenticalFilesShareOneDownload) {
+  files_.push_back({"copy/leaderboards.parquet", files_[2].bytes, true});
+  start_hub();
+  Result r = pull({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("5 files (4 downloaded, 1 already in the cache)"), std::string::npos)
+      << r.err;
+  expect_complete_snapshot();
+  EXPECT_EQ(count_requests("cdn", "/blobs/"), 3);
+}
+
+TEST_F(Pull, ParallelJobsWithLatency) {
+  start_hub({{"latency_ms", 30}, {"chunk_delay_ms", 2}});
+  Result r = pull({"--jobs", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_complete_snapshot();
+}
+
+TEST_F(Pull, ShowsProgressOnATerminal) {
+  start_hub({{"chunk_delay_ms", 10}});
+  Result r = pull({}, with_env({{"KBDATA_PROGRESS", "always"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("\rkbdata: pulling GPUMODE/kernelbot-data: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" bytes ("), std::string::npos) << r.err;
+}
+
 // --- Faults ---------------------------------------------------------------------------------
 
 nlohmann::json fault(const std::string& on, nlohmann::json f) {
