@@ -6,8 +6,9 @@
 //
 // CONFIG: {
 //   repo: "OWNER/NAME", sha: "<40 hex>", refs: {"main": "<sha>"},
-//   files: [{path, source, lfs, tree_size?, tree_oid?}]  source: a local file served as `path`;
-//       tree_size / tree_oid: what the tree claims instead of the truth (a lying server)
+//   files: [{path, source, lfs, tree_size?, tree_lfs_oid?}]  source: a local file served as
+//       `path`; tree_size / tree_lfs_oid: what the tree claims instead of the truth (a lying
+//       server)
 //   bogus: [{path, size, oid, lfs_oid?}]   tree entries with no content (hostile paths)
 //   page_size: entries per tree page (default 1000), token: the token the hub requires (optional)
 //   latency_ms: added before every answer, chunk_delay_ms: between 16 KiB chunks of CDN bodies
@@ -16,7 +17,7 @@
 //       "retry-after-date"|"bare", seconds), "drop" (close the connection mid-body),
 //       "truncate" (announce the full length, send half, end), "ignore_range" (a 200 with the
 //       whole body for a Range request), "expired" (403, as an expired signed URL),
-//       "wrong_bytes" (one byte flipped), "stall_after_half" (send half, then nothing)
+//       "wrong_bytes" (one byte flipped)
 //   log: a file that gets one JSON line per request: {server, method, url, range, auth}
 // }
 // Prints "hub PORT cdn PORT" once both listen. A request that brings an Authorization header to
@@ -58,7 +59,7 @@ function treeEntries() {
     const parts = f.path.split('/');
     for (let i = 1; i < parts.length; ++i) dirs.add(parts.slice(0, i).join('/'));
     const entry = {type: 'file', path: f.path, size: f.tree_size ?? f.bytes.length,
-                   oid: f.tree_oid ?? f.gitOid};
+                   oid: f.gitOid};
     if (f.lfs) entry.lfs = {oid: f.tree_lfs_oid ?? f.sha256, size: f.bytes.length, pointerSize: 134};
     entries.push(entry);
   }
@@ -178,7 +179,7 @@ function hubHandler(req, res) {
       'Location': `http://127.0.0.1:${cdnPort}/blobs/${file.sha256}?sig=${signature}`,
       'X-Repo-Commit': sha,
       'X-Linked-Etag': `"${file.sha256}"`,
-      'X-Linked-Size': String(file.linked_size ?? file.bytes.length),
+      'X-Linked-Size': String(file.bytes.length),
       'X-Xet-Hash': crypto.createHash('sha256').update(file.sha256).digest('hex'),
       'Content-Length': body.length,
     });
@@ -219,11 +220,10 @@ function serveBytes(req, res, file, f, extra = {}) {
   res.writeHead(status, headers);
   const body = bytes.subarray(start, end + 1);
   const half = body.length >> 1;
-  if (f !== null && (f.kind === 'drop' || f.kind === 'truncate' || f.kind === 'stall_after_half')) {
+  if (f !== null && (f.kind === 'drop' || f.kind === 'truncate')) {
     res.write(body.subarray(0, half), () => {
       if (f.kind === 'drop') setTimeout(() => res.socket.destroy(), 20);
-      else if (f.kind === 'truncate') setTimeout(() => res.socket.end(), 20);
-      // stall_after_half: nothing more is ever sent
+      else setTimeout(() => res.socket.end(), 20);
     });
     return;
   }

@@ -502,6 +502,14 @@ TEST_F(Pull, AServerLyingAboutTheSizeFails) {
   run_fault({hub, false, "leaderboards.parquet: the hub announces a size of '5000'"});
 }
 
+TEST_F(Pull, AnEtagThatDisagreesWithTheTreeFails) {
+  nlohmann::json hub = {
+      {"file_overrides", {{"leaderboards.parquet", {{"tree_lfs_oid", std::string(64, 'b')}}}}}};
+  run_fault({hub, false, "leaderboards.parquet: the hub announces the etag"});
+  EXPECT_FALSE(fs::exists(repo_folder() / "blobs" / std::string(64, 'b')));
+  EXPECT_EQ(count_requests("cdn", "/blobs/" + etag(files_[2])), 0);
+}
+
 TEST_F(Pull, AServerSendingMoreThanItAnnouncedFails) {
   nlohmann::json hub = {{"file_overrides", {{"README.md", {{"tree_size", 10}}}}}};
   run_fault({hub, false, "README.md: the server announces"});
