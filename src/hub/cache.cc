@@ -1,5 +1,7 @@
 #include "hub/cache.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,7 +113,17 @@ void RepoCache::link_snapshot(const std::string& commit, const std::string& path
   if (n >= 0 && std::string(existing, static_cast<size_t>(n)) == target) return;
 
   // A new link under a temporary name, renamed over the old one: readers see the old link or the
-  // new one, never none.
+  // new one, never none. SIGINT, SIGTERM and SIGHUP wait until the temporary is gone (renamed or
+  // removed), so no signal leaves it behind.
+  sigset_t blocked;
+  sigset_t previous;
+  sigemptyset(&blocked);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&blocked, sig);
+  ::pthread_sigmask(SIG_BLOCK, &blocked, &previous);
+  struct Restore {
+    sigset_t* mask;
+    ~Restore() { ::pthread_sigmask(SIG_SETMASK, mask, nullptr); }
+  } restore{&previous};
   std::string temp = temporary_template(link);
   std::random_device random;
   const char* alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";

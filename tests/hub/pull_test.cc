@@ -210,6 +210,16 @@ TEST_F(Pull, AnUnknownRevisionIsAnErrorNamingIt) {
   EXPECT_FALSE(fs::exists(repo_folder()));
 }
 
+// A revision with slashes is one path segment in the request and a nested file under refs/.
+TEST_F(Pull, ARevisionWithSlashesGetsANestedRef) {
+  start_hub({{"refs", {{"refs/convert/parquet", kCommit}}}});
+  Result r = pull({"--revision", "refs/convert/parquet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file((repo_folder() / "refs" / "refs" / "convert" / "parquet").string()), kCommit);
+  EXPECT_EQ(count_requests("hub", "/revision/refs%2Fconvert%2Fparquet"), 1);
+  EXPECT_FALSE(fs::exists(repo_folder() / "refs" / "main"));
+}
+
 TEST_F(Pull, ACommitNeedsNoRefs) {
   start_hub();
   Result r = pull({"--revision", kCommit});
