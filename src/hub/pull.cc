@@ -136,9 +136,9 @@ PullResult pull(const PullOptions& options,
       client, cache, result.commit, missing, options.jobs, progress, [&](const TreeFile& file) {
         for (const std::string& path : paths_of_blob[file.etag]) {
           cache.link_snapshot(result.commit, path, file.etag);
+          ++result.downloaded;
         }
       });
-  result.downloaded = totals.files;
   result.bytes = totals.bytes;
   result.retries = budget.retries();
   if (options.revision != result.commit) cache.write_ref(options.revision, result.commit);
