@@ -18,7 +18,8 @@
 //       "truncate" (announce the full length, send half, end), "ignore_range" (a 200 with the
 //       whole body for a Range request), "expired" (403, as an expired signed URL),
 //       "wrong_bytes" (one byte flipped)
-//   log: a file that gets one JSON line per request: {server, method, url, range, auth}
+//   log: a file that gets one JSON line per request: {server, method, url, range, auth}, and one
+//       per answer sent in full or cut: {server, done: url}
 // }
 // Prints "hub PORT cdn PORT" once both listen. A request that brings an Authorization header to
 // the CDN is logged with "violation": the tests fail on it.
@@ -262,8 +263,14 @@ function cdnHandler(req, res) {
   serveBytes(req, res, file, f);
 }
 
-const hub = http.createServer((req, res) => later(() => hubHandler(req, res)));
-const cdn = http.createServer((req, res) => later(() => cdnHandler(req, res)));
+function logged(server, handler) {
+  return (req, res) => {
+    res.on('close', () => log({server, done: req.url}));
+    later(() => handler(req, res));
+  };
+}
+const hub = http.createServer(logged('hub', hubHandler));
+const cdn = http.createServer(logged('cdn', cdnHandler));
 hub.listen(0, '127.0.0.1', () => {
   hubPort = hub.address().port;
   cdn.listen(0, '127.0.0.1', () => {

@@ -157,10 +157,29 @@ class HubTest : public ::testing::Test {
   // The requests the hub logged, one JSON object each.
   std::vector<nlohmann::json> requests() const {
     std::vector<nlohmann::json> out;
+    for (const nlohmann::json& event : events()) {
+      if (event.contains("url")) out.push_back(event);
+    }
+    return out;
+  }
+  // Requests and the ends of answers ({server, done: url}), in the order they happened.
+  std::vector<nlohmann::json> events() const {
+    std::vector<nlohmann::json> out;
     for (const std::string& line : lines(read_file((root_ / "hub.log").string()))) {
       out.push_back(nlohmann::json::parse(line));
     }
     return out;
+  }
+  // The most CDN answers in progress at once.
+  int most_cdn_answers_at_once() const {
+    int now = 0;
+    int most = 0;
+    for (const nlohmann::json& event : events()) {
+      if (event["server"] != "cdn") continue;
+      now += event.contains("url") ? 1 : -1;
+      most = std::max(most, now);
+    }
+    return most;
   }
   int count_requests(const std::string& server, const std::string& part) const {
     int n = 0;

@@ -291,6 +291,11 @@ TEST_F(Pull, CacheDirOverridesTheEnvironment) {
       (elsewhere / "datasets--GPUMODE--kernelbot-data" / "snapshots" / kCommit).string() + "\n");
   EXPECT_FALSE(fs::exists(root_ / "not-this"));
   EXPECT_FALSE(fs::exists(cache()));
+  r = pull({}, with_env({{"HF_HUB_CACHE", (root_ / "hub-cache").string()}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind((root_ / "hub-cache" / "datasets--GPUMODE--kernelbot-data").string(), 0),
+            0u)
+      << r.out;
 }
 
 // The snapshot folder is a data folder: the data commands read the pulled files through their
@@ -326,11 +331,22 @@ TEST_F(Pull, IdenticalFilesShareOneDownload) {
   EXPECT_EQ(count_requests("cdn", "/blobs/"), 3);
 }
 
-TEST_F(Pull, ParallelJobsWithLatency) {
-  start_hub({{"latency_ms", 30}, {"chunk_delay_ms", 2}});
+// --jobs N downloads up to N files at once (the fake hub's log shows the CDN answers overlap);
+// --jobs 1, one after another.
+TEST_F(Pull, JobsDownloadFilesInParallel) {
+  start_hub({{"latency_ms", 30}, {"chunk_delay_ms", 20}});
   Result r = pull({"--jobs", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_complete_snapshot();
+  // The two larger files stream for hundreds of milliseconds each, started together.
+  EXPECT_GE(most_cdn_answers_at_once(), 2);
+  stop_hub();
+  fs::remove_all(cache());
+  fs::remove(root_ / "hub.log");
+  start_hub({{"latency_ms", 30}, {"chunk_delay_ms", 5}});
+  r = pull({"--jobs", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(most_cdn_answers_at_once(), 1);
 }
 
 TEST_F(Pull, ShowsProgressOnATerminal) {
