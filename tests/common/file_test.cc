@@ -80,6 +80,21 @@ TEST(AtomicOutputFile, AppearsOnlyOnCommit) {
   EXPECT_EQ(slurp(path), "complete");
 }
 
+// rewind() discards what was written (a download the server restarts from byte 0).
+TEST(AtomicOutputFile, RewindStartsTheOutputAgain) {
+  fs::path path = temp_dir() / "rewound.txt";
+  fs::remove(path);
+  {
+    AtomicOutputFile out(path.string());
+    out.write("a longer first attempt");
+    out.rewind();
+    out.write("second");
+    out.commit();
+  }
+  EXPECT_EQ(slurp(path), "second");
+  fs::remove(path);
+}
+
 TEST(AtomicOutputFile, FailsWhenTheFolderDoesNotExist) {
   EXPECT_THROW(AtomicOutputFile("/nonexistent/kbdata/out.txt"), IoError);
 }
