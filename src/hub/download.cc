@@ -235,8 +235,9 @@ class Downloader {
       }
       int running = 0;
       CURLMcode mcode = curl().curl_multi_perform(multi_, &running);
-      if (mcode != CURLM_OK)
+      if (mcode != CURLM_OK) {
         throw IoError(std::string("libcurl: ") + curl().curl_multi_strerror(mcode));
+      }
       int left = 0;
       while (CURLMsg* message = curl().curl_multi_info_read(multi_, &left)) {
         if (message->msg != CURLMSG_DONE) continue;
@@ -282,6 +283,8 @@ class Downloader {
     api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
     api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+    // Bodies arrive in pieces of up to 512 KiB: one write and one hash update per piece.
+    api.curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
     api.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
     api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
     api.curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
