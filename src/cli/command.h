@@ -26,4 +26,7 @@ void add_data_options(CLI::App& cmd, DataOptions& data);
 // --format table|csv|json|jsonl|parquet (default table) and --out FILE (for parquet).
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out);
 
+// Adds `kbdata pull` (pull_command.h): declared here so main.cc needs no header of its own for it.
+void add_pull_command(CLI::App& app, Commands& commands);
+
 }  // namespace kbdata::cli

@@ -376,6 +376,7 @@ int main(int argc, char** argv) {
   kbdata::cli::add_fastest_command(app, commands);
   kbdata::cli::add_stats_command(app, commands);
   kbdata::cli::add_extract_command(app, commands);
+  kbdata::cli::add_pull_command(app, commands);
   // kbdata dedup (docs/dedup.md)
   kbdata::cli::DedupCommandOptions dedup;
   CLI::App* dedup_cmd = app.add_subcommand(

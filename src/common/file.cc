@@ -182,6 +182,14 @@ void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
   }
 }
 
+void AtomicOutputFile::rewind() {
+  if (fd_ < 0 || ::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
+    IoError error("cannot start the output again: " + system_message(errno));
+    error.locate_file(target_.path);
+    throw error;
+  }
+}
+
 void AtomicOutputFile::sync() {
   if (synced_) return;
   if (fd_ < 0) {

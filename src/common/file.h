@@ -160,6 +160,9 @@ class AtomicOutputFile final : public OutputSink {
   void write(std::string_view text) {
     write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   }
+  // Discards everything written so far (a download that must start again from byte 0). Throws
+  // IoError naming the path on failure.
+  void rewind();
   // Flushes and syncs the temporary file and closes it; nothing more may be written. commit()
   // then only renames. Lets a caller sync several outputs before renaming any (kbdata export).
   // Throws IoError naming the path on failure.

@@ -1,5 +1,6 @@
 // What every kbdata command pays before main(): the binary must not link libpq (loaded with dlopen
-// by the commands that use a database, src/platform/libpq_api.h) or libcrypto (SHA-256 comes from
+// by the commands that use a database, src/platform/libpq_api.h), libcurl (loaded by `kbdata
+// pull`, src/hub/curl_api.h) or libcrypto (SHA-256 comes from
 // nettle), whose dependency trees cost more start-up than most commands' work. And what the
 // database commands say when libpq cannot be loaded.
 #include <elf.h>
@@ -66,7 +67,7 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-TEST(Startup, BinaryDoesNotNeedLibpqOrLibcrypto) {
+TEST(Startup, BinaryDoesNotNeedLibpqLibcurlOrLibcrypto) {
   const std::vector<std::string> needed = needed_libraries(KBDATA_BINARY);
   std::string all;
   for (const std::string& n : needed) all += n + " ";
@@ -74,6 +75,7 @@ TEST(Startup, BinaryDoesNotNeedLibpqOrLibcrypto) {
   ASSERT_NE(std::find(needed.begin(), needed.end(), "libc.so.6"), needed.end()) << all;
   for (const std::string& n : needed) {
     EXPECT_FALSE(starts_with(n, "libpq.")) << all;
+    EXPECT_FALSE(starts_with(n, "libcurl")) << all;
     EXPECT_FALSE(starts_with(n, "libcrypto.")) << all;
     EXPECT_FALSE(starts_with(n, "libssl.")) << all;
   }
@@ -91,8 +93,8 @@ TEST(Startup, LoaderMapsNoneOfLibpqsDependencies) {
   for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) listed.append(buffer, n);
   ASSERT_EQ(::pclose(pipe), 0) << listed;
   ASSERT_NE(listed.find("libzstd.so"), std::string::npos) << "not kbdata's libraries:\n" << listed;
-  for (const char* library :
-       {"libpq.", "libcrypto.", "libssl.", "libkrb5", "libldap", "libgnutls"}) {
+  for (const char* library : {"libpq.", "libcurl", "libnghttp2", "libssh2", "libcrypto.", "libssl.",
+                              "libkrb5", "libldap", "libgnutls"}) {
     EXPECT_EQ(listed.find(library), std::string::npos) << library << " in\n" << listed;
   }
 }

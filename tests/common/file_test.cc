@@ -80,9 +80,27 @@ TEST(AtomicOutputFile, AppearsOnlyOnCommit) {
   EXPECT_EQ(slurp(path), "complete");
 }
 
+// rewind() discards what was written (a download the server restarts from byte 0).
+TEST(AtomicOutputFile, RewindStartsTheOutputAgain) {
+  fs::path path = temp_dir() / "rewound.txt";
+  fs::remove(path);
+  {
+    AtomicOutputFile out(path.string());
+    out.write("a longer first attempt");
+    out.rewind();
+    out.write("second");
+    out.commit();
+  }
+  EXPECT_EQ(slurp(path), "second");
+  fs::remove(path);
+}
+
 // A missing folder is the user's mistake, refused before any work (docs/cli.md, "Safety").
 TEST(AtomicOutputFile, FailsWhenTheFolderDoesNotExist) {
-  EXPECT_THROW(AtomicOutputFile("/nonexistent/kbdata/out.txt"), UsageError);
+  const fs::path missing = temp_dir() / "no-such-folder";
+  fs::remove_all(missing);
+  EXPECT_THROW(AtomicOutputFile((missing / "out.txt").string()), UsageError);
+  EXPECT_FALSE(fs::exists(missing));
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+// Talking to the hub: requests with the hub's retry rules, the revision and tree endpoints
+// (docs/hub.md, "Protocol" and "Retries").
+//
+//   RetryBudget   when to try again after a failure, and when to give up: 408, 429, 500, 502,
+//                 503, 504 and transport errors are retried, at most kMaxTries times per request;
+//                 a 429 waits what the server asks (RateLimit t=, else Retry-After), the others
+//                 back off 1, 2, 4, 8 s; all waits of one pull together stay under a cap
+//   HubClient     GETs JSON from the hub (the token goes to the hub's origin only, redirects are
+//                 followed by hand so it never leaves), resolves a revision to its commit once
+//                 and lists the commit's tree, every page
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hub/environment.h"
+
+namespace kbdata::hub {
+
+// Response headers, names lower-cased (the last value of a repeated header).
+using Headers = std::map<std::string, std::string>;
+
+class RetryBudget {
+ public:
+  static constexpr int kMaxTries = 5;
+
+  // `base` is the first backoff (1 s; $KBDATA_HUB_BACKOFF_MS sets it for tests), `cap` the most
+  // one pull may spend waiting in all.
+  RetryBudget(std::chrono::milliseconds base, std::chrono::seconds cap);
+
+  // True for the statuses worth another try (0 stands for a transport error).
+  [[nodiscard]] static bool retryable(long status);
+
+  // The wait before try `tries` + 1 after a failure with `status` and `headers`, charged to the
+  // budget; or, when no try is left or the wait does not fit in the budget, nullopt and `why`
+  // says which.
+  [[nodiscard]] std::optional<std::chrono::milliseconds> next_wait(long status,
+                                                                   const Headers& headers,
+                                                                   int tries, std::string& why);
+
+  [[nodiscard]] int retries() const { return retries_; }
+
+ private:
+  std::chrono::milliseconds base_;
+  std::chrono::milliseconds cap_;
+  std::chrono::milliseconds spent_{0};
+  int retries_ = 0;
+};
+
+// One file of a commit's tree.
+struct TreeFile {
+  std::string path;  // checked: is_safe_repo_path
+  uint64_t size = 0;
+  std::string etag;  // lfs.oid (sha256, 64 hex) for LFS files, else the git blob sha1 (40 hex)
+  bool lfs = false;
+};
+
+class HubClient {
+ public:
+  HubClient(HubEnvironment environment, std::string repo, RetryBudget& budget);
+
+  [[nodiscard]] const HubEnvironment& environment() const { return environment_; }
+  [[nodiscard]] const std::string& repo() const { return repo_; }
+
+  // The commit `revision` names. Throws Error with one line naming the revision on failure.
+  [[nodiscard]] std::string resolve_revision(const std::string& revision);
+
+  // Every file of `commit`'s tree, all pages. Throws FormatError for an entry whose path would
+  // escape the cache or whose identity is not a hash, Error for a page that cannot be fetched.
+  [[nodiscard]] std::vector<TreeFile> list_tree(const std::string& commit);
+
+  // The resolve URL of `path` at `commit` (segments percent-encoded).
+  [[nodiscard]] std::string resolve_url(const std::string& commit, const std::string& path) const;
+
+  // True when `url` is on the hub's own origin: the only one that gets the token.
+  [[nodiscard]] bool is_hub_url(const std::string& url) const;
+
+  // The request headers for `url`: the token when it goes to the hub, and `extra`.
+  [[nodiscard]] std::vector<std::string> request_headers(const std::string& url) const;
+
+  [[nodiscard]] RetryBudget& budget() { return budget_; }
+
+ private:
+  // GET `url`, with retries; the body, and the next page's URL from a Link header if any.
+  std::string get(const std::string& url, const std::string& what, std::string* next);
+
+  HubEnvironment environment_;
+  std::string repo_;
+  std::string hub_origin_;
+  RetryBudget& budget_;
+};
+
+// `text` with every byte outside printable ASCII as '?', for messages about what a server sent.
+[[nodiscard]] std::string printable(const std::string& text);
+
+// Percent-encodes everything but unreserved characters (RFC 3986).
+[[nodiscard]] std::string percent_encode(const std::string& text);
+
+// Parses a header block line ("Name: value\r\n") into `headers`; a status line clears them.
+void add_header_line(const char* data, size_t size, Headers& headers);
+
+}  // namespace kbdata::hub

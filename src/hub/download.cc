@@ -1,0 +1,423 @@
+#include "hub/download.h"
+
+#include <nettle/sha1.h>
+#include <nettle/sha2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <span>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "hub/curl_api.h"
+
+namespace kbdata::hub {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kMaxRedirects = 10;
+constexpr int kMaxReresolves = 3;
+
+// The file's identity as the tree states it, computed over the bytes as they stream: sha256 for
+// an LFS file, the git blob sha1 ("blob SIZE\0" + bytes) for the others.
+class Hasher {
+ public:
+  explicit Hasher(const TreeFile& file) : file_(file) { reset(); }
+
+  void reset() {
+    if (file_.lfs) {
+      sha256_init(&sha256_);
+    } else {
+      sha1_init(&sha1_);
+      const std::string prefix = "blob " + std::to_string(file_.size);
+      sha1_update(&sha1_, prefix.size() + 1, reinterpret_cast<const uint8_t*>(prefix.c_str()));
+    }
+  }
+  void update(const uint8_t* data, size_t size) {
+    if (file_.lfs) {
+      sha256_update(&sha256_, size, data);
+    } else {
+      sha1_update(&sha1_, size, data);
+    }
+  }
+  [[nodiscard]] std::string hex_digest() {
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    size_t size = file_.lfs ? SHA256_DIGEST_SIZE : SHA1_DIGEST_SIZE;
+    if (file_.lfs) {
+      sha256_digest(&sha256_, size, digest);
+    } else {
+      sha1_digest(&sha1_, size, digest);
+    }
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < size; ++i) {
+      out += hex[digest[i] >> 4];
+      out += hex[digest[i] & 15];
+    }
+    return out;
+  }
+
+ private:
+  const TreeFile& file_;
+  sha256_ctx sha256_{};
+  sha1_ctx sha1_{};
+};
+
+// A failure that no retry can fix; its message becomes the file's error.
+class Fatal : public Error {
+ public:
+  using Error::Error;
+};
+
+// One file's download: its requests one after another, and the temporary its bytes go to.
+struct Transfer {
+  Transfer(const TreeFile& f, std::string resolve)
+      : file(f), resolve_url(resolve), url(resolve), hasher(f) {}
+
+  const TreeFile& file;
+  std::string resolve_url;  // the hub's resolve URL: where an expired signed URL sends us back
+  std::string url;          // the next request's URL
+  std::unique_ptr<AtomicOutputFile> out;  // the temporary in blobs/, made by the first request
+  Hasher hasher;
+  uint64_t received = 0;  // bytes of the file in `out`
+  uint64_t received_at_failure = 0;
+  int tries = 0;  // failed tries since the last one that brought bytes
+  int reresolves = 0;
+  int redirects = 0;
+  Clock::time_point start_at;  // when the next request may start
+  bool done = false;
+
+  // The request in flight.
+  CURL* easy = nullptr;
+  curl_slist* list = nullptr;
+  Headers headers;
+  bool checked = false;                // the response's first body bytes were seen
+  bool is_data = false;                // the response's body is the file's bytes
+  std::string fatal;                   // set by a callback
+  uint64_t* total_done = nullptr;      // bytes of all files in their temporaries
+  uint64_t* total_received = nullptr;  // bytes received, those a restart discarded included
+};
+
+uint64_t parse_number(const std::string& text, bool& ok) {
+  uint64_t value = 0;
+  ok = !text.empty() && text.size() <= 19;
+  for (char c : text) {
+    if (c < '0' || c > '9') ok = false;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return value;
+}
+
+// Decides, at the first body bytes of a response, whether they are the file's, and checks that
+// the response fits what was asked. Throws Fatal when it cannot.
+bool start_body(Transfer& t) {
+  long status = 0;
+  curl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200 && status != 206) return false;
+  if (status == 206) {
+    // "bytes FIRST-LAST/SIZE" must continue exactly where the temporary ends.
+    const std::string range = t.headers.count("content-range") ? t.headers["content-range"] : "";
+    const size_t dash = range.find('-');
+    const size_t slash = range.find('/');
+    bool ok_first = false;
+    bool ok_size = false;
+    const uint64_t first = range.rfind("bytes ", 0) == 0 && dash != std::string::npos
+                               ? parse_number(range.substr(6, dash - 6), ok_first)
+                               : 0;
+    const uint64_t size =
+        slash != std::string::npos ? parse_number(range.substr(slash + 1), ok_size) : 0;
+    if (!ok_first || !ok_size || first != t.received || size != t.file.size) {
+      throw Fatal("asked for bytes from " + std::to_string(t.received) + " of " +
+                  std::to_string(t.file.size) + ", the server answered '" + printable(range) + "'");
+    }
+  } else if (t.received > 0) {
+    // A 200 answering a Range request: the server sends the whole file; start again.
+    t.out->rewind();
+    t.hasher.reset();
+    *t.total_done -= t.received;
+    t.received = 0;
+  }
+  curl_off_t length = -1;
+  curl().curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+  if (length >= 0 && t.received + static_cast<uint64_t>(length) != t.file.size) {
+    throw Fatal("the server announces " + std::to_string(t.received + length) +
+                " bytes; the tree says " + std::to_string(t.file.size));
+  }
+  return true;
+}
+
+size_t on_body(char* data, size_t, size_t size, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  try {
+    if (!t.checked) {
+      t.checked = true;
+      t.is_data = start_body(t);
+    }
+    if (!t.is_data) return size;
+    if (t.received + size > t.file.size) {
+      throw Fatal("the server sends more than the " + std::to_string(t.file.size) +
+                  " bytes the tree lists");
+    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(data);
+    t.out->write(std::span<const uint8_t>(bytes, size));
+    t.hasher.update(bytes, size);
+    t.received += size;
+    *t.total_done += size;
+    *t.total_received += size;
+    return size;
+  } catch (const Error& e) {
+    t.fatal = e.what();
+    return 0;  // aborts the transfer
+  }
+}
+
+size_t on_header(char* data, size_t, size_t size, void* user) {
+  add_header_line(data, size, static_cast<Transfer*>(user)->headers);
+  return size;
+}
+
+std::string unquote_etag(std::string etag) {
+  if (etag.rfind("W/", 0) == 0) etag = etag.substr(2);
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  return etag;
+}
+
+class Downloader {
+ public:
+  Downloader(HubClient& client, const RepoCache& cache, std::string commit)
+      : client_(client), cache_(cache), commit_(std::move(commit)) {
+    multi_ = curl().curl_multi_init();
+    if (multi_ == nullptr) throw IoError("libcurl could not create a transfer handle");
+  }
+  ~Downloader() {
+    for (auto& t : active_) stop(*t);
+    curl().curl_multi_cleanup(multi_);
+  }
+  Downloader(const Downloader&) = delete;
+  Downloader& operator=(const Downloader&) = delete;
+
+  DownloadTotals run(const std::vector<TreeFile>& files, int jobs,
+                     const std::function<void(uint64_t, uint64_t)>& progress,
+                     const std::function<void(const TreeFile&)>& on_done) {
+    std::deque<const TreeFile*> queue;
+    uint64_t total = 0;
+    for (const TreeFile& f : files) {
+      queue.push_back(&f);
+      total += f.size;
+    }
+    DownloadTotals totals;
+    while (!queue.empty() || !active_.empty()) {
+      while (static_cast<int>(active_.size()) < jobs && !queue.empty()) {
+        auto t = std::make_unique<Transfer>(*queue.front(),
+                                            client_.resolve_url(commit_, queue.front()->path));
+        queue.pop_front();
+        t->start_at = Clock::now();
+        t->total_done = &done_;
+        t->total_received = &received_;
+        active_.push_back(std::move(t));
+      }
+      const Clock::time_point now = Clock::now();
+      auto timeout = std::chrono::milliseconds(100);
+      for (auto& t : active_) {
+        if (t->easy != nullptr) continue;
+        if (t->start_at <= now) {
+          start(*t);
+        } else {
+          timeout = std::min(
+              timeout, std::chrono::duration_cast<std::chrono::milliseconds>(t->start_at - now) +
+                           std::chrono::milliseconds(1));
+        }
+      }
+      int running = 0;
+      CURLMcode mcode = curl().curl_multi_perform(multi_, &running);
+      if (mcode != CURLM_OK) {
+        throw IoError(std::string("libcurl: ") + curl().curl_multi_strerror(mcode));
+      }
+      int left = 0;
+      while (CURLMsg* message = curl().curl_multi_info_read(multi_, &left)) {
+        if (message->msg != CURLMSG_DONE) continue;
+        Transfer* t = nullptr;
+        curl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &t);
+        finish(*t, message->data.result);
+        if (t->done) {
+          ++totals.files;
+          if (on_done) on_done(t->file);
+        }
+      }
+      std::erase_if(active_, [](const std::unique_ptr<Transfer>& t) { return t->done; });
+      if (progress) progress(done_, total);
+      if (!active_.empty()) {
+        curl().curl_multi_poll(multi_, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
+      }
+    }
+    totals.bytes = received_;
+    return totals;
+  }
+
+ private:
+  void start(Transfer& t) {
+    const CurlApi& api = curl();
+    if (!t.out) t.out = std::make_unique<AtomicOutputFile>(cache_.blob_path(t.file.etag));
+    t.easy = api.curl_easy_init();
+    if (t.easy == nullptr) throw IoError("libcurl could not create a request");
+    std::vector<std::string> headers = client_.request_headers(t.url);
+    if (t.received > 0) headers.push_back("Range: bytes=" + std::to_string(t.received) + "-");
+    for (const std::string& header : headers) {
+      t.list = api.curl_slist_append(t.list, header.c_str());
+    }
+    t.headers.clear();
+    t.checked = false;
+    t.is_data = false;
+    CURL* h = t.easy;
+    api.curl_easy_setopt(h, CURLOPT_URL, t.url.c_str());
+    api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.list);
+    api.curl_easy_setopt(h, CURLOPT_PRIVATE, &t);
+    api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    api.curl_easy_setopt(h, CURLOPT_USERAGENT, "kbdata");
+    api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
+    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+    // Bodies arrive in pieces of up to 512 KiB: one write and one hash update per piece.
+    api.curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
+    api.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+    api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+    api.curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+    api.curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    api.curl_multi_add_handle(multi_, h);
+  }
+
+  void stop(Transfer& t) {
+    if (t.easy != nullptr) {
+      curl().curl_multi_remove_handle(multi_, t.easy);
+      curl().curl_easy_cleanup(t.easy);
+      t.easy = nullptr;
+    }
+    if (t.list != nullptr) {
+      curl().curl_slist_free_all(t.list);
+      t.list = nullptr;
+    }
+  }
+
+  [[noreturn]] void fail(const Transfer& t, const std::string& message) {
+    throw IoError(t.file.path + ": " + message);
+  }
+
+  // What a finished request means for its file: done, the next request, a retry, or a failure.
+  void finish(Transfer& t, CURLcode code) {
+    const CurlApi& api = curl();
+    long status = 0;
+    api.curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+    char* location = nullptr;
+    api.curl_easy_getinfo(t.easy, CURLINFO_REDIRECT_URL, &location);
+    const std::string next = location != nullptr ? location : "";
+    const std::string origin = url_origin(t.url);
+    const std::string transport = code != CURLE_OK ? api.curl_easy_strerror(code) : "";
+    stop(t);
+    if (!t.fatal.empty()) fail(t, t.fatal);
+
+    if (code == CURLE_OK && status >= 300 && status < 400) {
+      // The hub's identity headers must agree with the tree.
+      if (auto it = t.headers.find("x-linked-size"); it != t.headers.end()) {
+        bool ok = false;
+        if (parse_number(it->second, ok) != t.file.size || !ok) {
+          fail(t, "the hub announces a size of '" + printable(it->second) + "'; the tree says " +
+                      std::to_string(t.file.size));
+        }
+      }
+      if (auto it = t.headers.find("x-linked-etag"); it != t.headers.end() && t.file.lfs) {
+        if (unquote_etag(it->second) != t.file.etag) {
+          fail(t, "the hub announces the etag '" + printable(it->second) + "'; the tree says " +
+                      t.file.etag);
+        }
+      }
+      if (auto it = t.headers.find("x-repo-commit"); it != t.headers.end()) {
+        if (it->second != commit_) {
+          fail(t, "the hub answers for commit '" + printable(it->second) + "', not " + commit_);
+        }
+      }
+      if (next.empty() || ++t.redirects > kMaxRedirects) {
+        fail(t, "too many or broken redirects (HTTP " + std::to_string(status) + " from " + origin +
+                    ")");
+      }
+      t.url = next;
+      t.start_at = Clock::now();
+      return;
+    }
+    // Every byte is in (a connection that broke after the last one included): verify.
+    if ((status == 200 || status == 206) && t.received == t.file.size &&
+        (code == CURLE_OK || t.is_data)) {
+      const std::string digest = t.hasher.hex_digest();
+      if (digest != t.file.etag) {
+        fail(t, std::string("the bytes' ") + (t.file.lfs ? "sha256" : "git blob sha1") + " is " +
+                    digest + "; the tree says " + t.file.etag + " (nothing kept)");
+      }
+      t.out->commit();
+      t.out.reset();
+      t.done = true;
+      return;
+    }
+    if (code == CURLE_OK && status == 403 && !client_.is_hub_url(t.url)) {
+      // An expired signed URL: ask the hub for a new one.
+      if (++t.reresolves > kMaxReresolves) {
+        fail(t, "the signed URL from " + origin + " still answers HTTP 403 after " +
+                    std::to_string(kMaxReresolves) + " new ones");
+      }
+      t.url = t.resolve_url;
+      t.redirects = 0;
+      t.start_at = Clock::now();
+      return;
+    }
+    std::string failure;
+    long kind = status;
+    if (code != CURLE_OK) {
+      failure = transport;
+      kind = 0;
+    } else if (status == 200 || status == 206) {
+      failure = "the body ended after " + std::to_string(t.received) + " of " +
+                std::to_string(t.file.size) + " bytes";
+      kind = 0;
+    } else {
+      failure = "HTTP " + std::to_string(status);
+    }
+    failure += " from " + origin;
+    if (!RetryBudget::retryable(kind)) {
+      if (status == 401) failure += " (the hub refused the token, or a token is needed)";
+      if (status == 404) failure += " (no such file at this commit)";
+      fail(t, failure);
+    }
+    if (t.received > t.received_at_failure) t.tries = 0;  // that try brought bytes
+    t.received_at_failure = t.received;
+    std::string why;
+    auto wait = client_.budget().next_wait(kind, t.headers, ++t.tries, why);
+    if (!wait) fail(t, failure + "; " + why);
+    t.start_at = Clock::now() + *wait;
+  }
+
+  HubClient& client_;
+  const RepoCache& cache_;
+  std::string commit_;
+  CURLM* multi_ = nullptr;
+  std::vector<std::unique_ptr<Transfer>> active_;
+  uint64_t done_ = 0;
+  uint64_t received_ = 0;
+};
+
+}  // namespace
+
+DownloadTotals download_files(HubClient& client, const RepoCache& cache, const std::string& commit,
+                              const std::vector<TreeFile>& files, int jobs,
+                              const std::function<void(uint64_t, uint64_t)>& progress,
+                              const std::function<void(const TreeFile&)>& on_done) {
+  if (files.empty()) return {};
+  cache.make_blob_folder();
+  Downloader downloader(client, cache, commit);
+  return downloader.run(files, std::max(jobs, 1), progress, on_done);
+}
+
+}  // namespace kbdata::hub

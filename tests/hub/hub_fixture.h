@@ -1,0 +1,284 @@
+// Test-only: the fake hub (fake_hub.js) started on free loopback ports, a sandbox folder for the
+// cache, and kbdata run against them with a controlled environment.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/run_kbdata.h"
+
+namespace kbdata::testing {
+
+namespace fs = std::filesystem;
+
+inline constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
+inline constexpr const char* kRepo = "GPUMODE/kernelbot-data";
+
+// Deterministic bytes that do not repeat with a short period.
+inline std::string pseudo_random_bytes(size_t size, uint32_t seed) {
+  std::string out(size, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (char& c : out) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    c = static_cast<char>(x & 0xff);
+  }
+  return out;
+}
+
+struct HubFile {
+  std::string path;
+  std::string bytes;
+  bool lfs = true;
+};
+
+// What a folder holds: every entry's kind and contents (a link's target, a file's bytes).
+inline std::map<std::string, std::string> folder_state(const fs::path& root) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    const std::string rel = fs::relative(it->path(), root).generic_string();
+    if (it->is_symlink()) {
+      out[rel] = "link " + fs::read_symlink(it->path()).string();
+    } else if (it->is_directory()) {
+      out[rel] = "folder";
+    } else {
+      out[rel] = "file " + read_file(it->path().string());
+    }
+  }
+  return out;
+}
+
+class HubTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = (fs::temp_directory_path() / "kbdata-hub-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    root_ = templ;
+    fs::create_directories(root_ / "home");
+    fs::create_directories(root_ / "sources");
+    files_ = {
+        {"nvidia_nvfp4_submissions.parquet", pseudo_random_bytes(300000, 1), true},
+        {"data/nested/part-0.parquet", pseudo_random_bytes(70000, 2), true},
+        {"leaderboards.parquet", pseudo_random_bytes(5000, 3), true},
+        {"README.md", "# kernelbot-data\nA fake card.\n", false},
+    };
+  }
+
+  void TearDown() override {
+    stop_hub();
+    const std::string log = read_file((root_ / "hub.log").string());
+    EXPECT_EQ(log.find("violation"), std::string::npos) << log;
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  // Starts the fake hub with `extra` merged into its configuration (faults, page_size, ...).
+  void start_hub(const nlohmann::json& extra = nlohmann::json::object()) {
+    nlohmann::json config = {{"repo", kRepo},
+                             {"sha", kCommit},
+                             {"refs", {{"main", kCommit}}},
+                             {"log", (root_ / "hub.log").string()}};
+    nlohmann::json files = nlohmann::json::array();
+    for (size_t i = 0; i < files_.size(); ++i) {
+      const fs::path source = root_ / "sources" / std::to_string(i);
+      std::ofstream(source, std::ios::binary) << files_[i].bytes;
+      files.push_back(
+          {{"path", files_[i].path}, {"source", source.string()}, {"lfs", files_[i].lfs}});
+    }
+    config["files"] = files;
+    for (auto& [key, value] : extra.items()) config[key] = value;
+    // Per-file overrides: {"file_overrides": {"PATH": {...}}}.
+    if (extra.contains("file_overrides")) {
+      for (auto& f : config["files"]) {
+        const std::string path = f["path"];
+        if (extra["file_overrides"].contains(path)) {
+          for (auto& [k, v] : extra["file_overrides"][path].items()) f[k] = v;
+        }
+      }
+    }
+    std::ofstream(root_ / "hub.json") << config.dump();
+
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    std::fflush(nullptr);  // or the child repeats what this process has not written yet
+    hub_pid_ = ::fork();
+    ASSERT_GE(hub_pid_, 0);
+    if (hub_pid_ == 0) {
+      ::dup2(out[1], 1);
+      ::close(out[0]);
+      ::close(out[1]);
+      const std::string script = std::string(KBDATA_SOURCE_DIR) + "/tests/hub/fake_hub.js";
+      const std::string conf = (root_ / "hub.json").string();
+      ::execlp("node", "node", script.c_str(), conf.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    std::string line;
+    char c;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    int hub_port = 0;
+    int cdn_port = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "hub %d cdn %d", &hub_port, &cdn_port), 2)
+        << "fake hub did not start: '" << line << "'";
+    endpoint_ = "http://127.0.0.1:" + std::to_string(hub_port);
+  }
+
+  void stop_hub() {
+    if (hub_pid_ > 0) {
+      ::kill(hub_pid_, SIGTERM);
+      ::waitpid(hub_pid_, nullptr, 0);
+      hub_pid_ = -1;
+    }
+  }
+
+  fs::path cache() const { return root_ / "home" / "hub"; }
+  fs::path repo_folder() const { return cache() / "datasets--GPUMODE--kernelbot-data"; }
+
+  // The requests the hub logged, one JSON object each.
+  std::vector<nlohmann::json> requests() const {
+    std::vector<nlohmann::json> out;
+    for (const nlohmann::json& event : events()) {
+      if (event.contains("url")) out.push_back(event);
+    }
+    return out;
+  }
+  // Requests and the ends of answers ({server, done: url}), in the order they happened.
+  std::vector<nlohmann::json> events() const {
+    std::vector<nlohmann::json> out;
+    for (const std::string& line : lines(read_file((root_ / "hub.log").string()))) {
+      out.push_back(nlohmann::json::parse(line));
+    }
+    return out;
+  }
+  // The most CDN answers in progress at once.
+  int most_cdn_answers_at_once() const {
+    int now = 0;
+    int most = 0;
+    for (const nlohmann::json& event : events()) {
+      if (event["server"] != "cdn") continue;
+      now += event.contains("url") ? 1 : -1;
+      most = std::max(most, now);
+    }
+    return most;
+  }
+  int count_requests(const std::string& server, const std::string& part) const {
+    int n = 0;
+    for (const auto& r : requests()) {
+      if (r["server"] == server && r["url"].get<std::string>().find(part) != std::string::npos) {
+        ++n;
+      }
+    }
+    return n;
+  }
+
+  struct Launch {
+    std::map<std::string, std::string> env;  // added to (or, with value "-", removed from) ours
+    std::optional<rlim_t> file_size_limit;
+  };
+  static Launch with_env(std::map<std::string, std::string> env) {
+    Launch launch;
+    launch.env = std::move(env);
+    return launch;
+  }
+
+  // Starts `kbdata ARGS...` with HF_ENDPOINT at the fake hub and HF_HOME (and HOME) in the
+  // sandbox; its output goes to files read by wait_kbdata().
+  pid_t spawn_kbdata(const std::vector<std::string>& args, const Launch& launch = {}) {
+    const std::string out_path = (root_ / "stdout").string();
+    const std::string err_path = (root_ / "stderr").string();
+    std::fflush(nullptr);  // or the child repeats what this process has not written yet
+    const pid_t pid = ::fork();
+    if (pid != 0) return pid;
+    std::FILE* o = std::freopen(out_path.c_str(), "w", stdout);
+    std::FILE* e = std::freopen(err_path.c_str(), "w", stderr);
+    if (o == nullptr || e == nullptr) ::_exit(126);
+    for (const char* name : {"HF_TOKEN", "HF_TOKEN_PATH", "HF_HUB_CACHE", "HF_HUB_OFFLINE",
+                             "XDG_CACHE_HOME", "KBDATA_LIBCURL", "KBDATA_PROGRESS"}) {
+      ::unsetenv(name);
+    }
+    ::setenv("HF_ENDPOINT", endpoint_.c_str(), 1);
+    ::setenv("HF_HOME", (root_ / "home").c_str(), 1);
+    ::setenv("HOME", (root_ / "home").c_str(), 1);
+    ::setenv("KBDATA_HUB_BACKOFF_MS", "10", 1);
+    for (const auto& [name, value] : launch.env) {
+      if (value == "-") {
+        ::unsetenv(name.c_str());
+      } else {
+        ::setenv(name.c_str(), value.c_str(), 1);
+      }
+    }
+    if (launch.file_size_limit) {
+      struct rlimit limit = {*launch.file_size_limit, *launch.file_size_limit};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(KBDATA_BINARY));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(KBDATA_BINARY, argv.data());
+    ::_exit(127);
+  }
+
+  // Waits for kbdata; exit_code is -SIGNAL when a signal ended it.
+  Result wait_kbdata(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    Result r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    r.out = read_file((root_ / "stdout").string());
+    r.err = read_file((root_ / "stderr").string());
+    return r;
+  }
+
+  Result pull(const std::vector<std::string>& args, const Launch& launch = {}) {
+    std::vector<std::string> all = {"pull"};
+    all.insert(all.end(), args.begin(), args.end());
+    return wait_kbdata(spawn_kbdata(all, launch));
+  }
+
+  // No temporary file under blobs/ or snapshots/, and no link there that reaches nothing.
+  void expect_no_partial_files() {
+    std::error_code ec;
+    for (const char* sub : {"blobs", "snapshots"}) {
+      const fs::path folder = repo_folder() / sub;
+      if (!fs::exists(folder)) continue;
+      for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        EXPECT_FALSE(name.find(".kbdata-") != std::string::npos ||
+                     name.find(".incomplete") != std::string::npos)
+            << "left behind: " << it->path();
+        if (it->is_symlink()) {
+          EXPECT_TRUE(fs::exists(it->path())) << "dangling link " << it->path();
+        }
+      }
+    }
+  }
+
+  fs::path root_;
+  std::vector<HubFile> files_;
+  std::string endpoint_;
+  pid_t hub_pid_ = -1;
+};
+
+}  // namespace kbdata::testing
