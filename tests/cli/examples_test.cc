@@ -10,7 +10,8 @@
 // /tmp/work). The `$ cp`, `$ mkdir`, `$ printf` and `$ touch` lines between them run too, as the
 // setup the examples after them need.
 // Examples that need a PostgreSQL server (--db) are not run here (tests/platform runs export and
-// synth --db against one).
+// synth --db against one), nor those of `kbdata pull`, which needs the hub (tests/hub runs pull
+// against a fake hub); every example runs with HF_HUB_OFFLINE=1, so none reaches the network.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,11 +94,14 @@ struct Run {
 
 // Runs `command` (shell words) in `dir` with HOME and KBDATA_DATA pointing into it.
 Run run_in(const fs::path& dir, const std::string& command) {
-  const fs::path out = dir / ".out", err = dir / ".err";
+  const fs::path out = dir / ".out", err = dir / ".err", in = dir / ".in";
+  std::ofstream(in).close();  // an empty standard input
+  // HF_HUB_OFFLINE and HF_HOME in the sandbox: no example ever reaches the network.
   const std::string line = "cd '" + dir.string() + "' && export HOME='" + (dir / "home").string() +
-                           "' KBDATA_DATA='" + (dir / "data/sample").string() + "' && ( " +
-                           command + " )" + " >'" + out.string() + "' 2>'" + err.string() +
-                           "' </dev/null";
+                           "' KBDATA_DATA='" + (dir / "data/sample").string() +
+                           "' HF_HUB_OFFLINE=1 HF_HOME='" + (dir / "hf").string() + "' && ( " +
+                           command + " )" + " >'" + out.string() + "' 2>'" + err.string() + "' <'" +
+                           in.string() + "'";
   const int status = std::system(line.c_str());
   Run r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -187,6 +191,11 @@ bool needs_database(const std::string& command) {
   return command.find(" --db ") != std::string::npos;
 }
 
+// `kbdata pull` talks to the Hugging Face hub: tests/hub runs it against a fake hub instead.
+bool needs_hub(const std::string& command) {
+  return command.rfind("kbdata pull", 0) == 0 || command.find("$(kbdata pull") != std::string::npos;
+}
+
 // A fresh sandbox: the sample as data/sample, as home/kernelbot, and its files in the folder.
 fs::path make_sandbox(const std::string& name) {
   const fs::path dir =
@@ -230,7 +239,7 @@ void run_examples(const std::string& name, const std::vector<Example>& examples,
       ASSERT_EQ(r.exit_code, 0) << e.source << ": " << e.command << "\n" << r.err;
       continue;
     }
-    if (needs_database(e.command)) continue;
+    if (needs_database(e.command) || needs_hub(e.command)) continue;
     const std::string command = runnable(e.command);
     if (command.find("parquet-corpus") != std::string::npos) {
       const size_t begin = command.find('/', command.find(' '));
