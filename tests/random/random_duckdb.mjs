@@ -793,7 +793,7 @@ function kbScoreValue(rng, v) {
       return sqlDouble(rng.pick([0, -0, 1.5, 1e30, 1e-40, -1.25, rng.float() * 1e-3,
         rng.float() * 10 ** -rng.int(3, 9)]));
     case 'decimal':
-      return sqlDouble((rng.float() * 2 - 1) * 10 ** v.whole * 0.999);
+      return sqlDouble((rng.float() * 2 - 1) * 10 ** v.whole * 0.9);
     default:
       return `'${rng.big(v.lo, v.hi)}'::DOUBLE`;
   }
@@ -862,7 +862,7 @@ function kbGot(obj) {
   return out;
 }
 
-const kbCounts = { files: 0, rows: 0, values: 0, dropped: 0, failures: 0 };
+const kbCounts = { files: 0, rows: 0, values: 0, dropped: 0, enums: 0, failures: 0 };
 
 async function runKernelBotSeed(seed) {
   const rng = makeRng((seed ^ 0x4b424442) >>> 0);
@@ -907,12 +907,21 @@ async function runKernelBotSeed(seed) {
   const present = new Set(KB_FIELDS.filter((f) => !['user_name', 'runner', 'mode', 'status'].includes(f) || rng.chance(0.8)));
   kbCounts.dropped += KB_FIELDS.length - present.size;
 
+  // problem_name, status, mode and runner (few distinct values) are sometimes DuckDB ENUMs.
+  const enums = ['problem_name', 'status', 'mode', 'runner'].filter((f) => rng.chance(0.2));
   const table = `kb${seed}`;
   await duck.run(`CREATE OR REPLACE TABLE ${table} (submission_id BIGINT, leaderboard_id BIGINT, problem_name VARCHAR,
     user_id ${userIdv ? 'BIGINT' : 'VARCHAR'}, user_name VARCHAR, code_id BIGINT, file_name VARCHAR,
     submission_time TIMESTAMP_NS, status VARCHAR, score DOUBLE, passed BOOLEAN, mode VARCHAR, runner VARCHAR,
     code VARCHAR)`);
   for (let r0 = 0; r0 < rows; r0 += 500) await duck.run(`INSERT INTO ${table} VALUES ${tuples.slice(r0, r0 + 500).join(',\n')}`);
+  for (const f of enums) {
+    const values = (await duck.runAndReadAll(`SELECT DISTINCT ${f} AS v FROM ${table} WHERE ${f} IS NOT NULL ORDER BY 1`))
+      .getRowObjects().map((o) => sqlString(o.v));
+    if (values.length === 0) continue;
+    variants[f] = { name: 'ENUM', sql: (c) => `CAST(${c} AS ENUM(${values.join(', ')}))` };
+    kbCounts.enums++;
+  }
   const version = rng.pick(['V1', 'V2']);
   const codec = rng.pick(CODECS);
   const options = [`FORMAT parquet`, `PARQUET_VERSION ${version}`, `COMPRESSION ${codec}`,
@@ -920,7 +929,8 @@ async function runKernelBotSeed(seed) {
   const dir = path.join(OUT, `kernelbot-seed${seed}`);
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'kernelbot_random.parquet');
-  const select = [...present].map((f) => `${variants[f].sql.replaceAll('$', f)} AS ${f}`).join(', ');
+  const cast = (f) => (typeof variants[f].sql === 'function' ? variants[f].sql(f) : variants[f].sql.replaceAll('$', f));
+  const select = [...present].map((f) => `${cast(f)} AS ${f}`).join(', ');
   await duck.run(`COPY (SELECT ${select} FROM ${table}) TO ${sqlString(file)} (${options.join(', ')})`);
   await duck.run(`DROP TABLE ${table}`);
   kbCounts.files++;
@@ -990,7 +1000,7 @@ console.log(`random: ${counts.seeds} tables (${which}), ${counts.files} DuckDB f
             `${counts.nested} nested) read whole, ${counts.slices} of them also as a slice; ${counts.rows} rows and ` +
             `${counts.values} values compared, ` +
             `${counts.failures} failing files; ${kbCounts.files} KernelBot type-variant files ` +
-            `(${kbCounts.dropped} optional columns left out) through kbdata submissions, ${kbCounts.rows} rows and ` +
+            `(${kbCounts.dropped} optional columns left out, ${kbCounts.enums} ENUM columns) through kbdata submissions, ${kbCounts.rows} rows and ` +
             `${kbCounts.values} values compared, ${kbCounts.failures} failing; ${seconds} s`);
 if (failures.length === 0 && !keepFiles) fs.rmSync(OUT, { recursive: true, force: true });
 process.exit(failures.length === 0 ? 0 : 1);
