@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The reader's randomized peer test: random tables written by DuckDB (PARQUET_VERSION V1 and V2,
 // random codecs and row group sizes) must read in `kbdata cat --format jsonl` exactly as DuckDB
-// reads the same file, value by value. See README.md beside this file.
+// reads the same file, value by value; and KernelBot flat files whose columns DuckDB cast to random
+// accepted types must give, in `kbdata submissions --format jsonl`, DuckDB's reading of them. See
+// README.md beside this file.
 //
 //   node tests/random/random_duckdb.mjs KBDATA_BINARY OUTPUT_DIR --seeds FIRST-LAST
 //   node tests/random/random_duckdb.mjs KBDATA_BINARY OUTPUT_DIR --soak SECONDS
@@ -9,7 +11,7 @@
 // --seeds runs the given seeds (make check: fixed ones). --soak starts at a fresh seed and runs
 // seeds until SECONDS are spent (the seed being run when time is up is finished). The environment
 // variable KBDATA_SOAK_SEED runs that one seed instead, keeping its files. A seed is one random
-// table, written twice (V1 and V2) with independent random options.
+// table, written twice (V1 and V2) with independent random options, and one KernelBot file.
 //
 // OUTPUT_DIR is emptied first; a file that fails is kept there, the others are removed. Prints one
 // line per failing file (seed, file, column, row, both values) and a summary; exits 1 on any
