@@ -158,7 +158,7 @@ struct Column {
     const bool negative = *v < 0;
     auto magnitude = static_cast<UInt128>(*v);
     if (negative) magnitude = 0 - magnitude;
-    const std::string exponent = "e" + std::to_string(-d->logical.decimal_scale);
+    const std::string exponent = "e" + std::to_string(-int64_t{d->logical.decimal_scale});
     p -= exponent.size();
     std::memcpy(p, exponent.data(), exponent.size());
     do {
