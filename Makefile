@@ -58,9 +58,10 @@ check: build
 test: check
 
 # The reader's randomized peer test (tests/random/README.md) on fresh seeds: random tables written
-# by DuckDB (V1 and V2, flat and nested) read by `kbdata cat` and compared with DuckDB's reading,
-# seed after seed until SOAK_SECONDS are spent. KBDATA_SOAK_SEED=N runs seed N alone (and keeps its
-# files in $(BUILD)/soak-out). Failing files stay in $(BUILD)/soak-out.
+# by DuckDB (V1 and V2, flat and nested) read by `kbdata cat`, and KernelBot files of random column
+# types read by `kbdata submissions`, compared with DuckDB's reading, seed after seed until
+# SOAK_SECONDS are spent. KBDATA_SOAK_SEED=N runs seed N alone (and keeps its files in
+# $(BUILD)/soak-out). Failing files stay in $(BUILD)/soak-out.
 SOAK_SECONDS ?= 600
 soak: build
 	node tests/random/random_duckdb.mjs $(BUILD)/kbdata $(BUILD)/soak-out --soak $(SOAK_SECONDS)

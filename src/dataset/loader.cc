@@ -40,6 +40,7 @@ using Role = ColumnRole;
 using ColumnSpec = ModelColumn;
 
 __extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
 
 // An integral double as int64, or nullopt when it is not finite, not whole or out of range.
 std::optional<int64_t> whole(double v) {
@@ -145,10 +146,34 @@ struct Column {
     }
   }
 
+  // The double nearest to a DECIMAL's value: its exact text `<unscaled>e<-scale>`, rounded once by
+  // from_chars (scaling the unscaled integer by a power of ten rounds twice, off by an ulp or more:
+  // -27223674.2 read as -27223674.200000003).
   [[nodiscard]] double decimal_value(size_t r, size_t i) const {
     std::optional<Int128> v = unscaled(i);
     if (!v) fail(r, "a DECIMAL wider than 16 bytes");
-    return static_cast<double>(*v) * std::pow(10.0, -d->logical.decimal_scale);
+    char text[64];
+    char* end = text + sizeof text;
+    char* p = end;
+    const bool negative = *v < 0;
+    auto magnitude = static_cast<UInt128>(*v);
+    if (negative) magnitude = 0 - magnitude;
+    const std::string exponent = "e" + std::to_string(-int64_t{d->logical.decimal_scale});
+    p -= exponent.size();
+    std::memcpy(p, exponent.data(), exponent.size());
+    do {
+      *--p = static_cast<char>('0' + static_cast<int>(magnitude % 10));
+      magnitude /= 10;
+    } while (magnitude != 0);
+    if (negative) *--p = '-';
+    double value = 0;
+    auto [stop, ec] = std::from_chars(p, end, value);
+    // Out of range (a scale beyond the double's exponents): from_chars leaves value untouched.
+    if (ec == std::errc::result_out_of_range) {
+      return static_cast<double>(*v) * std::pow(10.0, -d->logical.decimal_scale);
+    }
+    if (ec != std::errc() || stop != end) fail(r, "a DECIMAL kbdata cannot convert to a number");
+    return value;
   }
 
   // The value as an integer id (Role::ID, and ID_TEXT's numbers).

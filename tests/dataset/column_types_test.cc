@@ -352,6 +352,29 @@ TEST(FlatColumnTypes, DecimalsForIdsAndScores) {
   EXPECT_EQ(rows[2].passed, canonical[2].passed);
 }
 
+// A DECIMAL score is the double nearest to its value, rounded once (found by the randomized
+// DuckDB test, tests/random/README.md: scaling the unscaled integer by 10^-scale gave
+// -27223674.200000003 for DECIMAL(9,1) -27223674.2, and an ulp off for wider decimals).
+TEST(FlatColumnTypes, DecimalScoresRoundOnce) {
+  auto rows = load(flat_variant({i64s("score", {-272236742, 2459377855765633300, 95724491145462, 0},
+                                      decimal_type(18, 1)),
+                                 decimal128s("code_id", {501, 502, 501, 503}, 0)}),
+                   SchemaFamily::FLAT, with_code());
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].score, -27223674.2);
+  EXPECT_EQ(rows[1].score, 245937785576563330.0);
+  EXPECT_EQ(rows[2].score, 9572449114546.2);
+  EXPECT_EQ(rows[3].score, 0.0);
+  auto scaled = load(flat_variant({i64s("score", {245937785576563330, 95724491145462, 1, -1},
+                                        decimal_type(18, 9))}),
+                     SchemaFamily::FLAT, with_code());
+  ASSERT_EQ(scaled.size(), 4u);
+  EXPECT_EQ(scaled[0].score, 245937785.57656333);
+  EXPECT_EQ(scaled[1].score, 95724.491145462);
+  EXPECT_EQ(scaled[2].score, 1e-9);
+  EXPECT_EQ(scaled[3].score, -1e-9);
+}
+
 TEST(FlatColumnTypes, StringsAsBinaryEnumAndJson) {
   const auto canonical = load(flat_variant({}), SchemaFamily::FLAT, with_code());
   expect_same(

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The reader's randomized peer test: random tables written by DuckDB (PARQUET_VERSION V1 and V2,
 // random codecs and row group sizes) must read in `kbdata cat --format jsonl` exactly as DuckDB
-// reads the same file, value by value. See README.md beside this file.
+// reads the same file, value by value; and KernelBot flat files whose columns DuckDB cast to random
+// accepted types must give, in `kbdata submissions --format jsonl`, DuckDB's reading of them. See
+// README.md beside this file.
 //
 //   node tests/random/random_duckdb.mjs KBDATA_BINARY OUTPUT_DIR --seeds FIRST-LAST
 //   node tests/random/random_duckdb.mjs KBDATA_BINARY OUTPUT_DIR --soak SECONDS
@@ -9,7 +11,7 @@
 // --seeds runs the given seeds (make check: fixed ones). --soak starts at a fresh seed and runs
 // seeds until SECONDS are spent (the seed being run when time is up is finished). The environment
 // variable KBDATA_SOAK_SEED runs that one seed instead, keeping its files. A seed is one random
-// table, written twice (V1 and V2) with independent random options.
+// table, written twice (V1 and V2) with independent random options, and one KernelBot file.
 //
 // OUTPUT_DIR is emptied first; a file that fails is kept there, the others are removed. Prints one
 // line per failing file (seed, file, column, row, both values) and a summary; exits 1 on any
@@ -635,6 +637,7 @@ async function runSeed(seed) {
     if (ok && !keepFiles) fs.rmSync(file);
   }
   await duck.run(`DROP TABLE ${table}`);
+  await runKernelBotSeed(seed);
 }
 
 // kbdata's `cat` of `file` with `extra` arguments as lines, or a failure (returns null).
@@ -711,6 +714,274 @@ async function compareFile(seed, file, columns, options, rng) {
          compareRows(seed, file, `${options} ${extra.join(' ')}`, slice, expected.slice(offset, offset + limit), offset, chosen);
 }
 
+// ---------------------------------------------------------------------------------------------
+// KernelBot flat files of random column types (README.md, "KernelBot type variants"). Per seed, a
+// table in the flat schema (docs/dataset.md §4.1) of random values, each column cast by DuckDB to
+// one of the types docs/data-model.md ("Accepted column types") accepts for its field, some
+// optional columns left out; `kbdata submissions --format jsonl` of the file must give every row as
+// docs/cli.md says for DuckDB's reading of the same file. Its own random stream, so the generic
+// tables of a seed do not depend on it.
+
+const KB_FIELDS = ['submission_id', 'leaderboard_id', 'problem_name', 'user_id', 'user_name', 'code_id',
+  'file_name', 'submission_time', 'status', 'score', 'passed', 'mode', 'runner', 'code'];
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const clampBig = (lo, hi) => [lo < INT64_MIN ? INT64_MIN : lo, hi > INT64_MAX ? INT64_MAX : hi];
+
+// An id type: { sql (of the cast, `$` is the BIGINT column), lo, hi }.
+function kbIdVariant(rng) {
+  const r = rng.int(0, 11);
+  if (r < 8) {
+    const t = INT_TYPES[r];
+    const [lo, hi] = clampBig(t.min, t.max);
+    return { name: t.sql, sql: `$::${t.sql}`, lo, hi };
+  }
+  if (r === 8) {
+    return rng.chance(0.5) ? { name: 'DOUBLE', sql: '$::DOUBLE', lo: -(1n << 53n), hi: 1n << 53n }
+                           : { name: 'FLOAT', sql: '$::FLOAT', lo: -(1n << 24n), hi: 1n << 24n };
+  }
+  if (r === 9) {
+    const p = rng.int(1, 38);
+    const s = rng.int(0, Math.min(p - 1, 6));
+    const [lo, hi] = clampBig(-(10n ** BigInt(p - s) - 1n), 10n ** BigInt(p - s) - 1n);
+    return { name: `DECIMAL(${p},${s})`, sql: `$::DECIMAL(${p},${s})`, lo, hi };
+  }
+  return r === 10 ? { name: 'VARCHAR', sql: '$::VARCHAR', lo: 0n, hi: INT64_MAX }
+                  : { name: 'BLOB', sql: 'encode($::VARCHAR)', lo: 0n, hi: INT64_MAX };
+}
+
+function kbIdValue(rng, v, small) {
+  const r = rng.float();
+  let x;
+  if (small || r < 0.3) x = BigInt(rng.int(0, 1000));
+  else if (r < 0.6) x = rng.pick([v.lo, v.hi, 0n, 1n, -1n, v.lo + 1n, v.hi - 1n]);
+  else x = rng.big(v.lo, v.hi);
+  return x < v.lo ? v.lo : x > v.hi ? v.hi : x;
+}
+
+function kbString(rng) {
+  const s = randomString(rng);
+  return s.length > 2000 ? s.slice(0, 2000) : s;
+}
+
+function kbTimestampNanos(rng) {
+  const r = rng.float();
+  if (r < 0.2) return rng.pick([0n, 1n, -1n, 999n, -1001n, 9000000000000000000n, -9000000000000000000n]);
+  if (r < 0.6) return rng.big(1735689600000000000n, 1798761600000000000n);  // 2025-2026
+  return rng.big(-9000000000000000000n, 9000000000000000000n);
+}
+
+function kbScoreVariant(rng) {
+  const r = rng.int(0, 5);
+  if (r <= 1) return { name: 'DOUBLE', sql: '$', kind: 'double' };
+  if (r === 2) return { name: 'FLOAT', sql: '$::FLOAT', kind: 'float' };
+  if (r === 3) {
+    const p = rng.int(1, 38);
+    const s = rng.int(0, p);
+    return { name: `DECIMAL(${p},${s})`, sql: `$::DECIMAL(${p},${s})`, kind: 'decimal', whole: Math.min(p - s, 15) };
+  }
+  const t = rng.pick(INT_TYPES);
+  const [lo, hi] = clampBig(t.min < -(1n << 53n) ? -(1n << 53n) : t.min, t.max > 1n << 53n ? 1n << 53n : t.max);
+  return { name: t.sql, sql: `$::${t.sql}`, kind: 'int', lo, hi };
+}
+
+function kbScoreValue(rng, v) {
+  const sqlDouble = (x) => (Object.is(x, -0) ? "'-0.0'::DOUBLE" : `${x}::DOUBLE`);
+  switch (v.kind) {
+    case 'double':
+      return sqlDouble(rng.pick([0, -0, 1.5, 1e300, 5e-324, -1.25, 2.2250738585072014e-308,
+        rng.float() * 1e-3, rng.float() * 10 ** -rng.int(3, 9), rng.float() * 1e6]));
+    case 'float':
+      return sqlDouble(rng.pick([0, -0, 1.5, 1e30, 1e-40, -1.25, rng.float() * 1e-3,
+        rng.float() * 10 ** -rng.int(3, 9)]));
+    case 'decimal':
+      return sqlDouble((rng.float() * 2 - 1) * 10 ** v.whole * 0.9);
+    default:
+      return `'${rng.big(v.lo, v.hi)}'::DOUBLE`;
+  }
+}
+
+// The text of an integer id as DuckDB hands it out in any of the id types, or null when it is not
+// one (then the comparison fails naming it).
+function kbIdText(v) {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v).toString() : null;
+  if (typeof v === 'string') return /^\d+$/.test(v) ? BigInt(v).toString() : null;
+  if (v && v.bytes) return kbIdText(Buffer.from(v.bytes).toString('utf8'));
+  if (v && 'scale' in v) {
+    const d = 10n ** BigInt(v.scale);
+    return v.value % d === 0n ? (v.value / d).toString() : null;
+  }
+  return null;
+}
+
+const kbText = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : Buffer.from(v.bytes).toString('utf8'));
+const kbNumber = (v) => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number(formatDecimal(v.value, v.scale)));
+const kbShowNumber = (x) => (Object.is(x, -0) ? '-0' : String(x));
+
+// DuckDB's row as the strings kbdata's fields must equal (JSON text; ids and scores by value).
+function kbExpected(row, present) {
+  const out = {};
+  for (const f of KB_FIELDS) {
+    const v = present.has(f) ? row[f] : null;
+    if (f === 'status' && !present.has(f)) {
+      // docs/data-model.md: derived as for legacy files.
+      const passed = row.passed === true || row.passed === 1 || row.passed === 1n;
+      out[f] = JSON.stringify(row.score !== null && passed ? 'succeeded' : 'failed');
+    } else if (v === null || v === undefined) {
+      out[f] = 'null';
+    } else if (['submission_id', 'leaderboard_id', 'code_id'].includes(f)) {
+      out[f] = kbIdText(v) ?? `not an id: ${showDuck(v)}`;
+    } else if (f === 'user_id') {
+      out[f] = JSON.stringify(typeof v === 'string' || v.bytes ? kbText(v) : kbIdText(v));
+    } else if (f === 'submission_time') {
+      const nanos = 'nanos' in v ? v.nanos : 'millis' in v ? v.millis * 1000000n : v.micros * 1000n;
+      let micros = nanos / 1000n;
+      if (nanos % 1000n < 0n) micros -= 1n;  // floored
+      out[f] = JSON.stringify(formatTimestamp(micros * 1000n, 6, true));
+    } else if (f === 'score') {
+      out[f] = kbShowNumber(kbNumber(v));
+    } else if (f === 'passed') {
+      out[f] = String(v === true || v === 1 || v === 1n);
+    } else {
+      out[f] = JSON.stringify(kbText(v));
+    }
+  }
+  return out;
+}
+
+// kbdata's object as the same strings, or a reason it cannot be one.
+function kbGot(obj) {
+  if (!(obj instanceof JObj)) return null;
+  const out = {};
+  for (const [k, v] of obj.entries) {
+    if (k === 'note') continue;  // a registry leaderboard's note (docs/cli.md)
+    if (v === null) out[k] = 'null';
+    else if (v instanceof JNum && k === 'score') out[k] = kbShowNumber(Number(v.text));
+    else if (v instanceof JNum) out[k] = /^-?\d+$/.test(v.text) ? BigInt(v.text).toString() : v.text;
+    else out[k] = JSON.stringify(v);
+  }
+  return out;
+}
+
+const kbCounts = { files: 0, rows: 0, values: 0, dropped: 0, enums: 0, failures: 0 };
+
+async function runKernelBotSeed(seed) {
+  const rng = makeRng((seed ^ 0x4b424442) >>> 0);
+  const idv = {};
+  for (const f of ['submission_id', 'leaderboard_id', 'code_id']) idv[f] = kbIdVariant(rng);
+  const userIdv = rng.chance(0.5) ? null : kbIdVariant(rng);  // null: a string column
+  const scorev = kbScoreVariant(rng);
+  const rows = rng.pick([0, 1, rng.int(2, 40), rng.int(2, 40), rng.int(40, 400), rng.int(400, 2000)]);
+  const nullRate = () => rng.pick([0, 0, 0.1, 0.5, 1]);
+  const rates = Object.fromEntries(['user_name', 'file_name', 'score', 'passed', 'mode', 'runner', 'code'].map((f) => [f, nullRate()]));
+  const smallIds = rng.chance(0.3);
+  const runners = ['B200', 'H100', 'MI300', 'A100', 'L4', 'T4', 'ünï', ''];
+  const tuples = [];
+  const maybe = (f, make) => (rng.chance(rates[f]) ? 'NULL' : make());
+  for (let r = 0; r < rows; r++) {
+    const id = (f) => `'${kbIdValue(rng, idv[f], smallIds)}'::BIGINT`;
+    const userId = userIdv ? `'${kbIdValue(rng, userIdv, smallIds)}'::BIGINT` : sqlString(kbString(rng));
+    let code = kbString(rng);
+    if (code.startsWith('\\x')) code = `c${code}`;  // not a hex escape (docs/data-model.md, "Code decoding")
+    tuples.push(`(${[id('submission_id'), id('leaderboard_id'), sqlString(kbString(rng)), userId,
+      maybe('user_name', () => sqlString(kbString(rng))), id('code_id'), maybe('file_name', () => sqlString(kbString(rng))),
+      `make_timestamp_ns(${kbTimestampNanos(rng)})`, sqlString(rng.pick(['succeeded', 'failed', 'hacked', 'running', kbString(rng)])),
+      maybe('score', () => kbScoreValue(rng, scorev)), maybe('passed', () => (rng.chance(0.5) ? 'true' : 'false')),
+      maybe('mode', () => sqlString(rng.pick(['leaderboard', 'test', 'benchmark', 'profile', kbString(rng)]))),
+      maybe('runner', () => sqlString(rng.chance(0.8) ? rng.pick(runners) : kbString(rng))),
+      maybe('code', () => sqlString(code))].join(', ')})`);
+  }
+  // Each column's type in the file.
+  const stringv = () => (rng.chance(0.6) ? { name: 'VARCHAR', sql: '$' } : { name: 'BLOB', sql: 'encode($)' });
+  const variants = {
+    submission_id: idv.submission_id, leaderboard_id: idv.leaderboard_id, code_id: idv.code_id,
+    user_id: userIdv ?? stringv(),
+    submission_time: rng.pick([{ name: 'TIMESTAMP_NS', sql: '$' }, { name: 'TIMESTAMP', sql: '$::TIMESTAMP' },
+      { name: 'TIMESTAMP_MS', sql: '$::TIMESTAMP::TIMESTAMP_MS' }, { name: 'TIMESTAMPTZ', sql: '$::TIMESTAMPTZ' }]),
+    score: scorev,
+    passed: rng.chance(0.5) ? { name: 'BOOLEAN', sql: '$' } : (() => {
+      const t = rng.pick(INT_TYPES);
+      return { name: t.sql, sql: `$::INTEGER::${t.sql}` };
+    })(),
+  };
+  for (const f of ['problem_name', 'user_name', 'file_name', 'status', 'mode', 'runner', 'code']) variants[f] = stringv();
+  const present = new Set(KB_FIELDS.filter((f) => !['user_name', 'runner', 'mode', 'status'].includes(f) || rng.chance(0.8)));
+  kbCounts.dropped += KB_FIELDS.length - present.size;
+
+  // problem_name, status, mode and runner (few distinct values) are sometimes DuckDB ENUMs.
+  const enums = ['problem_name', 'status', 'mode', 'runner'].filter((f) => rng.chance(0.2));
+  const table = `kb${seed}`;
+  await duck.run(`CREATE OR REPLACE TABLE ${table} (submission_id BIGINT, leaderboard_id BIGINT, problem_name VARCHAR,
+    user_id ${userIdv ? 'BIGINT' : 'VARCHAR'}, user_name VARCHAR, code_id BIGINT, file_name VARCHAR,
+    submission_time TIMESTAMP_NS, status VARCHAR, score DOUBLE, passed BOOLEAN, mode VARCHAR, runner VARCHAR,
+    code VARCHAR)`);
+  for (let r0 = 0; r0 < rows; r0 += 500) await duck.run(`INSERT INTO ${table} VALUES ${tuples.slice(r0, r0 + 500).join(',\n')}`);
+  for (const f of enums) {
+    const values = (await duck.runAndReadAll(`SELECT DISTINCT ${f} AS v FROM ${table} WHERE ${f} IS NOT NULL ORDER BY 1`))
+      .getRowObjects().map((o) => sqlString(o.v));
+    if (values.length === 0) continue;
+    variants[f] = { name: 'ENUM', sql: (c) => `CAST(${c} AS ENUM(${values.join(', ')}))` };
+    kbCounts.enums++;
+  }
+  const version = rng.pick(['V1', 'V2']);
+  const codec = rng.pick(CODECS);
+  const options = [`FORMAT parquet`, `PARQUET_VERSION ${version}`, `COMPRESSION ${codec}`,
+    `ROW_GROUP_SIZE ${rng.pick([2048, 100000, rng.int(1, 500)])}`];
+  const dir = path.join(OUT, `kernelbot-seed${seed}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'kernelbot_random.parquet');
+  const cast = (f) => (typeof variants[f].sql === 'function' ? variants[f].sql(f) : variants[f].sql.replaceAll('$', f));
+  const select = [...present].map((f) => `${cast(f)} AS ${f}`).join(', ');
+  await duck.run(`COPY (SELECT ${select} FROM ${table}) TO ${sqlString(file)} (${options.join(', ')})`);
+  await duck.run(`DROP TABLE ${table}`);
+  kbCounts.files++;
+  const types = [...present].map((f) => `${f} ${variants[f].name}`).join(', ');
+  const what = `[${options.slice(1).join(', ')}; ${types}${present.size < KB_FIELDS.length ? `; without ${KB_FIELDS.filter((f) => !present.has(f)).join(',')}` : ''}]`;
+  const failKb = (message) => {
+    kbCounts.failures++;
+    const line = `FAIL seed ${seed} ${path.relative(process.cwd(), file)}: ${what} ${message}`;
+    failures.push(line);
+    console.log(line);
+  };
+
+  const duckRows = (await duck.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(file)})`)).getRowObjects();
+  const expected = duckRows.map((row, i) => ({ row: i, fields: kbExpected(row, present) }));
+  const r = spawnSync(KBDATA, ['submissions', '--data', dir, '--format', 'jsonl', '--columns', KB_FIELDS.join(',')],
+                      { maxBuffer: 1 << 30, encoding: 'utf8' });
+  if (r.error) throw r.error;
+  if (r.status !== 0) return failKb(`kbdata submissions exited ${r.status}: ${r.stderr.trim()}`);
+  const got = [];
+  for (const line of r.stdout.split('\n').filter((l) => l !== '')) {
+    let obj;
+    try {
+      obj = kbGot(parseJson(line));
+    } catch (error) {
+      return failKb(`kbdata's line is not JSON (${error.message}): ${cut(line)}`);
+    }
+    if (!obj || Object.keys(obj).join(',') !== KB_FIELDS.join(',')) return failKb(`kbdata's line has other fields: ${cut(line)}`);
+    got.push(obj);
+  }
+  if (got.length !== expected.length) return failKb(`kbdata gives ${got.length} rows, DuckDB ${expected.length}`);
+  // Order-insensitive: both sides sorted by (submission_id, runner), then by the whole row.
+  const key = (o) => `${o.submission_id}\u0000${o.runner}\u0000${KB_FIELDS.map((f) => o[f]).join('\u0000')}`;
+  const order = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  got.sort((a, b) => order(key(a), key(b)));
+  expected.sort((a, b) => order(key(a.fields), key(b.fields)));
+  for (let i = 0; i < got.length; i++) {
+    for (const f of KB_FIELDS) {
+      kbCounts.values++;
+      if (got[i][f] !== expected[i].fields[f]) {
+        return failKb(`column ${f} (${present.has(f) ? variants[f].name : 'absent'}) row ${expected[i].row} ` +
+                      `(submission_id ${expected[i].fields.submission_id}): kbdata ${cut(got[i][f])}, ` +
+                      `DuckDB ${cut(expected[i].fields[f])}`);
+      }
+    }
+  }
+  kbCounts.rows += got.length;
+  if (!keepFiles) fs.rmSync(dir, { recursive: true, force: true });
+}
+
 let firstSoakSeed = 0;
 let lastSoakSeed = 0;
 if (seeds) {
@@ -730,6 +1001,8 @@ const which = seeds ? (seeds.length === 1 ? `seed ${seeds[0]}` : `seeds ${seeds[
 console.log(`random: ${counts.seeds} tables (${which}), ${counts.files} DuckDB files (${counts.v1} V1, ${counts.v2} V2, ` +
             `${counts.nested} nested) read whole, ${counts.slices} of them also as a slice; ${counts.rows} rows and ` +
             `${counts.values} values compared, ` +
-            `${counts.failures} failing files, ${seconds} s`);
+            `${counts.failures} failing files; ${kbCounts.files} KernelBot type-variant files ` +
+            `(${kbCounts.dropped} optional columns left out, ${kbCounts.enums} ENUM columns) through kbdata submissions, ${kbCounts.rows} rows and ` +
+            `${kbCounts.values} values compared, ${kbCounts.failures} failing; ${seconds} s`);
 if (failures.length === 0 && !keepFiles) fs.rmSync(OUT, { recursive: true, force: true });
 process.exit(failures.length === 0 ? 0 : 1);
