@@ -29,8 +29,8 @@
 #include "common/file.h"
 #include "parquet/column_reader.h"
 #include "parquet/file_reader.h"
-#include "parquet/page_index.h"
 #include "parquet/metadata.h"
+#include "parquet/page_index.h"
 #include "parquet/page_reader.h"
 
 namespace {

@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
                  file.c_str());
     return 1;
   }
-  const std::string out = (fs::temp_directory_path() /
-                           ("dedup-bench-" + std::to_string(::getpid()) + ".parquet"))
-                              .string();
+  const std::string out =
+      (fs::temp_directory_path() / ("dedup-bench-" + std::to_string(::getpid()) + ".parquet"))
+          .string();
 
   // 1. The timed run, in a child.
   int pipe_fd[2];
@@ -132,18 +132,20 @@ int main(int argc, char** argv) {
   if (got != sizeof result || !result.ok) return 1;
   const auto& s = result.summary;
   std::printf("file: %s\n", file.c_str());
-  std::printf("fuzzy dedup (--emit-all, jobs %d): %.1f s wall, %.1f s user + %.1f s system CPU, "
-              "peak RSS %.0f MB\n",
-              jobs, seconds, static_cast<double>(usage.ru_utime.tv_sec) + usage.ru_utime.tv_usec / 1e6,
-              static_cast<double>(usage.ru_stime.tv_sec) + usage.ru_stime.tv_usec / 1e6,
-              static_cast<double>(usage.ru_maxrss) / 1024.0);
+  std::printf(
+      "fuzzy dedup (--emit-all, jobs %d): %.1f s wall, %.1f s user + %.1f s system CPU, "
+      "peak RSS %.0f MB\n",
+      jobs, seconds, static_cast<double>(usage.ru_utime.tv_sec) + usage.ru_utime.tv_usec / 1e6,
+      static_cast<double>(usage.ru_stime.tv_sec) + usage.ru_stime.tv_usec / 1e6,
+      static_cast<double>(usage.ru_maxrss) / 1024.0);
   std::printf("  passes: metadata %.1f s, hashing %.1f s, clustering %.1f s, writing %.1f s\n",
               s.metadata_seconds, s.hash_seconds, s.cluster_seconds, s.write_seconds);
-  std::printf("  rows in %llu, exact duplicates %llu, near-duplicate clusters %llu, rows out %llu\n",
-              static_cast<unsigned long long>(s.rows_in),
-              static_cast<unsigned long long>(s.exact_duplicates),
-              static_cast<unsigned long long>(s.near_duplicate_clusters),
-              static_cast<unsigned long long>(s.rows_out));
+  std::printf(
+      "  rows in %llu, exact duplicates %llu, near-duplicate clusters %llu, rows out %llu\n",
+      static_cast<unsigned long long>(s.rows_in),
+      static_cast<unsigned long long>(s.exact_duplicates),
+      static_cast<unsigned long long>(s.near_duplicate_clusters),
+      static_cast<unsigned long long>(s.rows_out));
   std::printf("  LSH %d bands x %d rows; %llu candidate pairs, %llu verified, %llu joined\n",
               s.lsh.bands, s.lsh.rows, static_cast<unsigned long long>(s.candidate_pairs),
               static_cast<unsigned long long>(s.verified_pairs),
@@ -155,15 +157,17 @@ int main(int argc, char** argv) {
   auto reader = kbdata::parquet::FileReader::open(file);
   std::vector<Submission> meta;
   kbdata::dataset::LoadStats stats;
-  kbdata::dataset::load_file(*reader, kbdata::dataset::SchemaFamily::FLAT, {},
-                             [&](Submission&& x) { meta.push_back(std::move(x)); }, stats);
+  kbdata::dataset::load_file(
+      *reader, kbdata::dataset::SchemaFamily::FLAT, {},
+      [&](Submission&& x) { meta.push_back(std::move(x)); }, stats);
   if (meta.size() != cluster.size()) {
     std::fprintf(stderr, "dedup_bench: %zu rows in, %zu cluster ids out\n", meta.size(),
                  cluster.size());
     return 1;
   }
   std::map<std::pair<int64_t, std::string>, std::vector<size_t>> groups;
-  for (size_t i = 0; i < meta.size(); ++i) groups[{meta[i].leaderboard_id, meta[i].user_id}].push_back(i);
+  for (size_t i = 0; i < meta.size(); ++i)
+    groups[{meta[i].leaderboard_id, meta[i].user_id}].push_back(i);
   std::vector<const std::vector<size_t>*> eligible;
   for (const auto& [key, rows] : groups) {
     if (rows.size() >= 2 && rows.size() <= 400) eligible.push_back(&rows);
@@ -181,12 +185,13 @@ int main(int argc, char** argv) {
   kbdata::dataset::LoadOptions with_code;
   with_code.with_code = true;
   size_t index = 0;
-  kbdata::dataset::load_file(*reader, kbdata::dataset::SchemaFamily::FLAT, with_code,
-                             [&](Submission&& x) {
-                               if (wanted[index]) sets[index] = kbdata::dedup::shingle_set(x.code.value_or(""), 5);
-                               ++index;
-                             },
-                             stats);
+  kbdata::dataset::load_file(
+      *reader, kbdata::dataset::SchemaFamily::FLAT, with_code,
+      [&](Submission&& x) {
+        if (wanted[index]) sets[index] = kbdata::dedup::shingle_set(x.code.value_or(""), 5);
+        ++index;
+      },
+      stats);
 
   // 3. Brute force.
   uint64_t truth_pairs = 0;
@@ -222,7 +227,8 @@ int main(int argc, char** argv) {
   const double recall = truth_pairs ? static_cast<double>(both) / truth_pairs : 1.0;
   std::printf("sample: %zu (leaderboard, user) groups, %zu rows, %llu true same-cluster pairs\n",
               eligible.size(), sample_rows, static_cast<unsigned long long>(truth_pairs));
-  std::printf("  precision %.4f, recall %.4f (pairwise, against brute-force exact Jaccard >= 0.8)\n",
-              precision, recall);
+  std::printf(
+      "  precision %.4f, recall %.4f (pairwise, against brute-force exact Jaccard >= 0.8)\n",
+      precision, recall);
   return precision >= 0.95 && recall >= 0.95 ? 0 : 1;
 }

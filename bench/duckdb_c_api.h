@@ -10,9 +10,9 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -62,7 +62,8 @@ class DuckDb {
   void run(const std::string& sql) {
     DuckDbResult result{};
     int state = query_(connection_, sql.c_str(), &result);
-    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    std::string error =
+        state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
     destroy_result_(&result);
     if (state != 0) throw std::runtime_error("DuckDB: " + error + " in: " + sql);
   }
@@ -72,7 +73,8 @@ class DuckDb {
   std::pair<int64_t, double> count_and_sum(const std::string& sql) {
     DuckDbResult result{};
     int state = query_(connection_, sql.c_str(), &result);
-    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    std::string error =
+        state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
     std::pair<int64_t, double> values;
     if (state == 0) values = {value_int64_(&result, 0, 0), value_double_(&result, 1, 0)};
     destroy_result_(&result);
@@ -85,7 +87,8 @@ class DuckDb {
   std::vector<std::vector<std::optional<std::string>>> rows(const std::string& sql) {
     DuckDbResult result{};
     int state = query_(connection_, sql.c_str(), &result);
-    std::string error = state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
+    std::string error =
+        state != 0 && result_error_(&result) != nullptr ? result_error_(&result) : "";
     std::vector<std::vector<std::optional<std::string>>> out;
     if (state == 0) {
       for (uint64_t r = 0; r < row_count_(&result); ++r) {

@@ -154,8 +154,8 @@ Answer load_duckdb(const std::string& path, const std::string& problem, bool one
   duckdb.run(
       "CREATE TEMP TABLE r AS SELECT submission_id, leaderboard_id, problem_name, user_id, "
       "user_name, code_id, file_name, submission_time, status, score, passed, mode, runner "
-      "FROM read_parquet('" + path + "') WHERE problem_name = '" + problem +
-      "' AND score IS NOT NULL");
+      "FROM read_parquet('" +
+      path + "') WHERE problem_name = '" + problem + "' AND score IS NOT NULL");
   auto [rows, sum] = duckdb.count_and_sum("SELECT count(*), sum(score) FROM r");
   duckdb.run("DROP TABLE r");
   Answer answer;
@@ -200,13 +200,15 @@ int main(int argc, char** argv) {
   const std::string data = std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/";
   if (dirs.empty()) dirs = {data + "synth-published", data + "synth-kbdata"};
   if (dirs.size() != 2) {
-    std::fprintf(stderr, "usage: load_bench [--rounds N] [--problem NAME] [PUBLISHED_DIR KBDATA_DIR]\n");
+    std::fprintf(stderr,
+                 "usage: load_bench [--rounds N] [--problem NAME] [PUBLISHED_DIR KBDATA_DIR]\n");
     return 2;
   }
   const char* layouts[] = {"published", "kbdata"};
   try {
-    std::printf("load_bench: scored rows of %s, %d rounds, alternating, one child process per run\n",
-                problem.c_str(), rounds);
+    std::printf(
+        "load_bench: scored rows of %s, %d rounds, alternating, one child process per run\n",
+        problem.c_str(), rounds);
     for (int l = 0; l < 2; ++l) {
       const std::string path = dirs[static_cast<size_t>(l)] + "/" + kFile;
       if (!fs::exists(path)) {
@@ -254,13 +256,14 @@ int main(int argc, char** argv) {
         }
       }
       const Answer& kb = sides[0].runs.front().answer;
-      std::printf("\n%s layout: %s (%.0f MB), %lld rows, score sum %.6g; kbdata read %.2f MB, "
-                  "skipped %llu of %llu row groups\n",
-                  layouts[l], path.c_str(), static_cast<double>(fs::file_size(path)) / 1e6,
-                  static_cast<long long>(expected.rows), expected.score_sum,
-                  static_cast<double>(kb.bytes_read) / 1e6,
-                  static_cast<unsigned long long>(kb.row_groups_skipped),
-                  static_cast<unsigned long long>(kb.row_groups));
+      std::printf(
+          "\n%s layout: %s (%.0f MB), %lld rows, score sum %.6g; kbdata read %.2f MB, "
+          "skipped %llu of %llu row groups\n",
+          layouts[l], path.c_str(), static_cast<double>(fs::file_size(path)) / 1e6,
+          static_cast<long long>(expected.rows), expected.score_sum,
+          static_cast<double>(kb.bytes_read) / 1e6,
+          static_cast<unsigned long long>(kb.row_groups_skipped),
+          static_cast<unsigned long long>(kb.row_groups));
       std::printf("%-17s %10s %12s  %-34s %s\n", "side", "median s", "peak RSS MB",
                   "kbdata/side time (median, range)", "kbdata/side RSS");
       auto times = [](const Side& side) {

@@ -76,7 +76,8 @@ Table load(const std::string& path) {
   const size_t leaves = reader->schema().leaves().size();
   for (int g = 0; g < reader->num_row_groups(); ++g) {
     std::vector<std::unique_ptr<kbdata::parquet::ColumnReader>> columns;
-    for (size_t leaf = 0; leaf < leaves; ++leaf) columns.push_back(reader->column(g, static_cast<int>(leaf)));
+    for (size_t leaf = 0; leaf < leaves; ++leaf)
+      columns.push_back(reader->column(g, static_cast<int>(leaf)));
     while (true) {
       std::vector<ColumnBatch> batch(leaves);
       size_t records = 0;
@@ -136,7 +137,8 @@ int main(int argc, char** argv) {
   }
   if (path.empty()) {
     const char* env = std::getenv("KBDATA_BENCH_FILE");
-    path = env != nullptr ? env : std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/bench_flat.parquet";
+    path = env != nullptr ? env
+                          : std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/bench_flat.parquet";
   }
   if (!fs::exists(path)) {
     std::fprintf(stderr, "write_bench: %s is missing; run `node bench/make-bench-data.mjs`\n",
@@ -174,8 +176,8 @@ int main(int argc, char** argv) {
         std::printf("%-7s %-16s %9.2f %9.0f %9.1f\n", codec.name, "kbdata", median(kb),
                     mb / median(kb), file_mb(ours));
         std::printf("%-7s %-16s %9.2f %9.0f %9.1f  %.2f (%.2f..%.2f)\n", codec.name,
-                    duck_name.c_str(), median(dk), mb / median(dk), file_mb(theirs),
-                    median(ratios), *std::min_element(ratios.begin(), ratios.end()),
+                    duck_name.c_str(), median(dk), mb / median(dk), file_mb(theirs), median(ratios),
+                    *std::min_element(ratios.begin(), ratios.end()),
                     *std::max_element(ratios.begin(), ratios.end()));
       }
     }

@@ -9,13 +9,16 @@
 namespace kbdata::analysis {
 
 std::vector<Progression> progression(std::vector<const dataset::Submission*> rows) {
-  std::sort(rows.begin(), rows.end(), [](const dataset::Submission* a, const dataset::Submission* b) {
-    if (a->leaderboard_id != b->leaderboard_id) return a->leaderboard_id < b->leaderboard_id;
-    if (a->submission_time != b->submission_time) return a->submission_time < b->submission_time;
-    if (a->submission_id != b->submission_id) return a->submission_id < b->submission_id;
-    if (a->runner.has_value() != b->runner.has_value()) return a->runner.has_value();
-    return a->runner < b->runner;
-  });
+  std::sort(rows.begin(), rows.end(),
+            [](const dataset::Submission* a, const dataset::Submission* b) {
+              if (a->leaderboard_id != b->leaderboard_id)
+                return a->leaderboard_id < b->leaderboard_id;
+              if (a->submission_time != b->submission_time)
+                return a->submission_time < b->submission_time;
+              if (a->submission_id != b->submission_id) return a->submission_id < b->submission_id;
+              if (a->runner.has_value() != b->runner.has_value()) return a->runner.has_value();
+              return a->runner < b->runner;
+            });
   std::vector<Progression> out;
   struct Best {
     double first;

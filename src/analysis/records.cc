@@ -44,8 +44,9 @@ std::vector<RecordSeries> RecordsBuilder::finish() const {
     series.runner = key.runner;
     series.qualifying_rows = entry.qualifying_rows;
     for (Row& r : rows) {
-      Record record{r.submission_id, r.submission_time, std::move(r.user_id), std::move(r.user_name),
-                    r.score,         std::nullopt,      std::nullopt};
+      Record record{
+          r.submission_id, r.submission_time, std::move(r.user_id), std::move(r.user_name),
+          r.score,         std::nullopt,      std::nullopt};
       if (!series.records.empty()) {
         record.previous = series.records.back().score;
         record.factor = *record.previous / r.score;

@@ -23,9 +23,9 @@ struct Record {
   int64_t submission_time = 0;  // µs since the epoch, UTC
   std::string user_id;
   std::optional<std::string> user_name;
-  double score = 0;                     // the new record, seconds
-  std::optional<double> previous;       // the record it beat
-  std::optional<double> factor;         // previous / score
+  double score = 0;                // the new record, seconds
+  std::optional<double> previous;  // the record it beat
+  std::optional<double> factor;    // previous / score
 };
 
 struct RecordSeries {
@@ -57,7 +57,7 @@ class RecordsBuilder {
   struct Series {
     std::string problem_name;
     int64_t qualifying_rows = 0;
-    std::vector<Row> rows;    // in arrival order since the last compaction
+    std::vector<Row> rows;     // in arrival order since the last compaction
     size_t compact_at = 1024;  // compact when rows reach this many
   };
   // Sorts the rows by time and keeps the records among them.

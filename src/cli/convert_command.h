@@ -16,7 +16,7 @@ struct ConvertOptions {
   std::string compression = "lz4_raw";
   std::optional<int> level;
   std::optional<std::string> row_group_size;  // "100000" rows or "64MB" bytes
-  std::optional<std::string> page_size;  // "1MiB", "65536"
+  std::optional<std::string> page_size;       // "1MiB", "65536"
   int page_version = 1;
   std::string encoding = "auto";
   bool checksums = false;

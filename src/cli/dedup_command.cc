@@ -70,8 +70,8 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
                   "time", seconds, s.metadata_seconds, s.hash_seconds, s.cluster_seconds,
                   s.write_seconds);
   } else {
-    std::snprintf(buf, sizeof buf, "%-24s %.1f s (metadata %.1f, writing %.1f)\n", "time",
-                  seconds, s.metadata_seconds, s.write_seconds);
+    std::snprintf(buf, sizeof buf, "%-24s %.1f s (metadata %.1f, writing %.1f)\n", "time", seconds,
+                  s.metadata_seconds, s.write_seconds);
   }
   text += buf;
   write_all(out, text);

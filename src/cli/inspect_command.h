@@ -1,4 +1,5 @@
-// `kbdata inspect FILE [--json] [--pages]`: what a Parquet file holds, without reading its data pages.
+// `kbdata inspect FILE [--json] [--pages]`: what a Parquet file holds, without reading its data
+// pages.
 #pragma once
 
 #include <cstdio>

@@ -35,7 +35,8 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
   plot::TimeChart chart;
   const std::string user =
       p.user_name && !p.user_name->empty() ? *p.user_name : "user " + p.user_id;
-  chart.title = "Progression of " + user + " on " + leaderboard_text(p.problem_name, p.leaderboard_id);
+  chart.title =
+      "Progression of " + user + " on " + leaderboard_text(p.problem_name, p.leaderboard_id);
   chart.subtitle = std::string(dataset::note_for(p.leaderboard_id));
   chart.y_label = "score";
   chart.log_y = true;
@@ -47,9 +48,10 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
   const bool several = runners.size() > 1;
   for (const std::optional<std::string>& runner : runners) {
     plot::Series scores{series_name("scores", runner, several), plot::SeriesStyle::MARKERS, {}, {}};
-    plot::Series best{series_name("running best", runner, several), plot::SeriesStyle::STEP, {}, {}};
-    plot::Series improved{series_name("new best", runner, several), plot::SeriesStyle::HIGHLIGHT,
-                          {}, {}};
+    plot::Series best{
+        series_name("running best", runner, several), plot::SeriesStyle::STEP, {}, {}};
+    plot::Series improved{
+        series_name("new best", runner, several), plot::SeriesStyle::HIGHLIGHT, {}, {}};
     for (const analysis::ProgressionStep& s : p.steps) {
       if (!s.qualifies || s.runner != runner || *s.score <= 0) continue;
       scores.points.push_back({s.submission_time, *s.score});
@@ -57,9 +59,10 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
       if (s.improved) {
         improved.points.push_back({s.submission_time, *s.score});
         // Small steps stay unlabelled so that clusters of them do not overprint each other.
-        improved.labels.push_back(!s.factor_previous           ? "first"
-                                  : *s.factor_previous >= kLabelledFactor ? factor_label(*s.factor_previous)
-                                                                          : "");
+        improved.labels.push_back(!s.factor_previous ? "first"
+                                  : *s.factor_previous >= kLabelledFactor
+                                      ? factor_label(*s.factor_previous)
+                                      : "");
       }
     }
     chart.series.push_back(std::move(scores));
@@ -67,8 +70,10 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
     chart.series.push_back(std::move(improved));
   }
   if (chart.series.empty()) {
-    throw Error("nothing to plot: " + user + " has no qualifying (scored, passed, not hacked) "
-                "submission on " + leaderboard_text(p.problem_name, p.leaderboard_id));
+    throw Error("nothing to plot: " + user +
+                " has no qualifying (scored, passed, not hacked) "
+                "submission on " +
+                leaderboard_text(p.problem_name, p.leaderboard_id));
   }
   return chart;
 }
@@ -91,12 +96,13 @@ plot::TimeChart records_chart(const std::vector<analysis::RecordSeries>& all) {
     std::optional<std::string> runner = s.runner;
     std::string suffix;
     if (several) {
-      suffix = leaderboards.size() > 1 ? leaderboard_text(s.problem_name, s.leaderboard_id) + " " : "";
+      suffix =
+          leaderboards.size() > 1 ? leaderboard_text(s.problem_name, s.leaderboard_id) + " " : "";
       suffix += runner.value_or("no runner");
     }
     plot::Series curve{several ? "record, " + suffix : "record", plot::SeriesStyle::STEP, {}, {}};
-    plot::Series marks{several ? "new record, " + suffix : "new record",
-                       plot::SeriesStyle::HIGHLIGHT, {}, {}};
+    plot::Series marks{
+        several ? "new record, " + suffix : "new record", plot::SeriesStyle::HIGHLIGHT, {}, {}};
     for (const analysis::Record& r : s.records) {
       if (r.score <= 0) continue;
       curve.points.push_back({r.submission_time, r.score});

@@ -30,8 +30,11 @@ std::string grouped(uint64_t n) {
 }  // namespace
 
 Progress::Progress(std::FILE* err, std::string what)
-    : err_(err), what_(std::move(what)), active_(wanted(err)),
-      start_(std::chrono::steady_clock::now()), last_(start_ - kInterval) {}
+    : err_(err),
+      what_(std::move(what)),
+      active_(wanted(err)),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_ - kInterval) {}
 
 Progress::~Progress() { finish(); }
 

@@ -48,7 +48,8 @@ std::string table_text(const Cell& cell, ColumnType type) {
     case ColumnType::TIMESTAMP: {
       // Seconds are enough for people: "2025-12-18 01:43:44" (UTC).
       std::string text = time_text(std::get<int64_t>(cell));
-      if (text.size() >= 19 && text[10] == 'T') text = text.substr(0, 10) + " " + text.substr(11, 8);
+      if (text.size() >= 19 && text[10] == 'T')
+        text = text.substr(0, 10) + " " + text.substr(11, 8);
       return text;
     }
     case ColumnType::SCORE:
@@ -170,7 +171,10 @@ struct ResultWriter::Parquet {
 ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> columns, std::FILE* out,
                            std::FILE* notes, std::optional<std::string> parquet_path,
                            std::string rule)
-    : format_(format), columns_(std::move(columns)), out_(out), notes_(notes),
+    : format_(format),
+      columns_(std::move(columns)),
+      out_(out),
+      notes_(notes),
       rule_(std::move(rule)) {
   if (format_ == OutputFormat::PARQUET) {
     if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
@@ -216,8 +220,8 @@ void ResultWriter::note_seen(int64_t leaderboard_id, const std::string& problem_
   if (!noted_.insert(leaderboard_id).second) return;
   std::string_view note = dataset::note_for(leaderboard_id);
   if (note.empty()) return;
-  std::string line = "note: " + problem_name + " (" + std::to_string(leaderboard_id) +
-                     "): " + std::string(note);
+  std::string line =
+      "note: " + problem_name + " (" + std::to_string(leaderboard_id) + "): " + std::string(note);
   if (format_ == OutputFormat::TABLE) {
     table_notes_.push_back(line);
   } else if (format_ == OutputFormat::CSV || format_ == OutputFormat::PARQUET) {
@@ -228,8 +232,8 @@ void ResultWriter::note_seen(int64_t leaderboard_id, const std::string& problem_
 void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
                        const std::string& problem_name) {
   if (cells.size() != columns_.size()) {
-    throw std::logic_error("ResultWriter::row: " + std::to_string(cells.size()) +
-                           " cells for " + std::to_string(columns_.size()) + " columns");
+    throw std::logic_error("ResultWriter::row: " + std::to_string(cells.size()) + " cells for " +
+                           std::to_string(columns_.size()) + " columns");
   }
   for (size_t i = 0; i < cells.size(); ++i) {
     if (!cell_matches(cells[i], columns_[i].type)) {
@@ -242,7 +246,8 @@ void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboa
     case OutputFormat::TABLE: {
       if (sections_.empty()) sections_.push_back(Section{});
       std::vector<std::string> text;
-      for (size_t i = 0; i < cells.size(); ++i) text.push_back(table_text(cells[i], columns_[i].type));
+      for (size_t i = 0; i < cells.size(); ++i)
+        text.push_back(table_text(cells[i], columns_[i].type));
       sections_.back().rows.push_back(std::move(text));
       return;
     }
@@ -349,7 +354,8 @@ void ResultWriter::finish() {
         s.rows.insert(s.rows.begin(), header);
         text += format_table(s.rows, right);
       }
-      if (sections_.empty()) text += (table_notes_.empty() ? "" : "\n") + std::string("(no rows)\n");
+      if (sections_.empty())
+        text += (table_notes_.empty() ? "" : "\n") + std::string("(no rows)\n");
       for (const std::string& line : footers_) text += line + "\n";
       write_all(out_, text);
       break;

@@ -3,8 +3,8 @@
 // notes of the leaderboards they show.
 //
 //   table    each section's title, then its rows aligned; scores as µs/ms/s (format_score),
-//            times "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as empty cells; the notes of every
-//            leaderboard shown come first, above all tables ("note: ...")
+//            times "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as empty cells; the notes
+//            of every leaderboard shown come first, above all tables ("note: ...")
 //   csv      one header line, then the rows of every section; scores in seconds; notes on stderr
 //   json     one array of objects; scores in seconds; an object whose leaderboard has a note
 //            carries it in a "note" field
@@ -31,9 +31,9 @@ namespace kbdata::cli {
 
 enum class ColumnType {
   INT64,
-  SCORE,      // seconds (double); tables show format_score
-  FACTOR,     // a ratio (double); tables show "×1.83"
-  DOUBLE,     // tables show up to 6 significant digits
+  SCORE,   // seconds (double); tables show format_score
+  FACTOR,  // a ratio (double); tables show "×1.83"
+  DOUBLE,  // tables show up to 6 significant digits
   BOOL,
   STRING,
   TIMESTAMP,  // µs since the epoch, UTC (int64)

@@ -27,7 +27,8 @@ parquet::SchemaElement flat_column_element(FlatColumn column) {
       t.unit = parquet::TimeUnit::MICROS;
       t.is_adjusted_to_utc = true;
       e.logical_type = t;
-      e.converted_type = parquet::ConvertedType::TIMESTAMP_MICROS;  // for readers before LogicalType
+      e.converted_type =
+          parquet::ConvertedType::TIMESTAMP_MICROS;  // for readers before LogicalType
       break;
     case SCORE:
       e.type = parquet::PhysicalType::DOUBLE;

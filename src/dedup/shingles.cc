@@ -1,15 +1,16 @@
 #include "dedup/shingles.h"
 
-#include "dedup/shingles_internal.h"
-
-
 #include <algorithm>
 #include <string>
 
+#include "dedup/shingles_internal.h"
+
 namespace kbdata::dedup {
 
-void shingle_hashes(std::string_view text, int k, std::vector<uint64_t>& out, std::string& lowered) {
-  if (text.size() >= static_cast<size_t>(k)) out.reserve(out.size() + text.size() - static_cast<size_t>(k) + 1);
+void shingle_hashes(std::string_view text, int k, std::vector<uint64_t>& out,
+                    std::string& lowered) {
+  if (text.size() >= static_cast<size_t>(k))
+    out.reserve(out.size() + text.size() - static_cast<size_t>(k) + 1);
   for_each_shingle_hash(text, k, lowered, [&](uint64_t h) { out.push_back(h); });
 }
 
@@ -48,7 +49,8 @@ void sort_hashes(std::vector<uint64_t>& values, ShingleScratch& s) {
 
 }  // namespace
 
-void shingle_set(std::string_view text, int k, ShingleScratch& scratch, std::vector<uint64_t>& out) {
+void shingle_set(std::string_view text, int k, ShingleScratch& scratch,
+                 std::vector<uint64_t>& out) {
   out.clear();
   shingle_hashes(text, k, out, scratch.lowered);
   sort_hashes(out, scratch);

@@ -22,8 +22,7 @@ namespace {
 
 }  // namespace
 
-void check_batch_values(const ColumnDescriptor& column, const ValueBuffer& values,
-                        size_t needed) {
+void check_batch_values(const ColumnDescriptor& column, const ValueBuffer& values, size_t needed) {
   std::string problem;
   const int width = column.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
                         ? column.type_length
@@ -68,13 +67,13 @@ struct ColumnReader::State {
   // that read_records() can look ahead for the next record's start; rep_pos is the next unread.
   std::vector<int16_t> page_rep;
   size_t rep_pos = 0;
-  bool started = false;  // a level entry of this chunk has been consumed
+  bool started = false;     // a level entry of this chunk has been consumed
   int64_t page_offset = 0;  // file offset of the current page, for errors
   // With padding, the chunk's byte range may reach into the next chunk: stop after this many
   // level entries (num_values) instead of at the end of the range.
   std::optional<int64_t> level_limit;
   int64_t levels_in_pages = 0;  // level entries of the data pages started so far
-  ColumnBatch scratch;  // for skip() and rows outside the selection
+  ColumnBatch scratch;          // for skip() and rows outside the selection
   // Records (rows) whose first level entry has been consumed, or skipped with their page: the
   // index within the row group of the next record to start.
   int64_t records_started = 0;
@@ -82,18 +81,17 @@ struct ColumnReader::State {
   // Set by select_rows(): only the rows of `ranges` are returned.
   struct Selection {
     RowRanges ranges;
-    size_t range = 0;  // first range not yet finished
+    size_t range = 0;                 // first range not yet finished
     std::vector<PageLocation> pages;  // from the OffsetIndex; empty: no page is skipped
     int64_t group_rows = 0;
-    size_t next_page = 0;  // first page whose offset is at or after the reader's position
+    size_t next_page = 0;     // first page whose offset is at or after the reader's position
     bool discarding = false;  // the record being continued lies outside the ranges
   };
   std::optional<Selection> selection;
 };
 
 ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
-                           const ColumnDescriptor& column, int row_group,
-                           int64_t chunk_padding)
+                           const ColumnDescriptor& column, int row_group, int64_t chunk_padding)
     : column_(column), row_group_(row_group) {
   try {
     if (chunk.has_crypto_metadata || chunk.has_encrypted_column_metadata) {
@@ -254,8 +252,8 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
     out.def_levels.resize(out.num_levels + n);
     int16_t* levels = out.def_levels.data() + out.num_levels;
     s.def_levels.decode(n, levels);
-    present = static_cast<size_t>(
-        std::count(levels, levels + n, static_cast<int16_t>(column_.max_def)));
+    present =
+        static_cast<size_t>(std::count(levels, levels + n, static_cast<int16_t>(column_.max_def)));
   }
   s.current->decode(present, out.values);
   s.page_levels_left -= n;
@@ -425,9 +423,9 @@ size_t ColumnReader::read_selected(size_t max_records, ColumnBatch& out) {
     const RowRange& r = sel.ranges[sel.range];
     bool discard = s.records_started < r.begin;
     if (!discard && records == max_records) break;
-    size_t want = discard ? static_cast<size_t>(r.begin - s.records_started)
-                          : std::min(max_records - records,
-                                     static_cast<size_t>(r.end - s.records_started));
+    size_t want =
+        discard ? static_cast<size_t>(r.begin - s.records_started)
+                : std::min(max_records - records, static_cast<size_t>(r.end - s.records_started));
     // Level entries of the next `want` records within the current page.
     size_t n = 0, starts = 0;
     if (column_.max_rep == 0) {

@@ -2,9 +2,9 @@
 
 #include <array>
 #include <cstdio>
-#include <tuple>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/error.h"

@@ -58,15 +58,32 @@ Statistics read_statistics(CompactReader& r) {
   Statistics s;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: s.max = r.read_string(f, "Statistics.max"); return true;
-      case 2: s.min = r.read_string(f, "Statistics.min"); return true;
-      case 3: s.null_count = r.read_i64(f, "Statistics.null_count"); return true;
-      case 4: s.distinct_count = r.read_i64(f, "Statistics.distinct_count"); return true;
-      case 5: s.max_value = r.read_string(f, "Statistics.max_value"); return true;
-      case 6: s.min_value = r.read_string(f, "Statistics.min_value"); return true;
-      case 7: s.is_max_value_exact = r.read_bool(f, "Statistics.is_max_value_exact"); return true;
-      case 8: s.is_min_value_exact = r.read_bool(f, "Statistics.is_min_value_exact"); return true;
-      default: return false;
+      case 1:
+        s.max = r.read_string(f, "Statistics.max");
+        return true;
+      case 2:
+        s.min = r.read_string(f, "Statistics.min");
+        return true;
+      case 3:
+        s.null_count = r.read_i64(f, "Statistics.null_count");
+        return true;
+      case 4:
+        s.distinct_count = r.read_i64(f, "Statistics.distinct_count");
+        return true;
+      case 5:
+        s.max_value = r.read_string(f, "Statistics.max_value");
+        return true;
+      case 6:
+        s.min_value = r.read_string(f, "Statistics.min_value");
+        return true;
+      case 7:
+        s.is_max_value_exact = r.read_bool(f, "Statistics.is_max_value_exact");
+        return true;
+      case 8:
+        s.is_min_value_exact = r.read_bool(f, "Statistics.is_min_value_exact");
+        return true;
+      default:
+        return false;
     }
   });
   return s;
@@ -76,10 +93,17 @@ TimeUnit read_time_unit(CompactReader& r) {
   TimeUnit unit = TimeUnit::MILLIS;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: unit = TimeUnit::MILLIS; return false;  // empty struct, skipped
-      case 2: unit = TimeUnit::MICROS; return false;
-      case 3: unit = TimeUnit::NANOS; return false;
-      default: return false;
+      case 1:
+        unit = TimeUnit::MILLIS;
+        return false;  // empty struct, skipped
+      case 2:
+        unit = TimeUnit::MICROS;
+        return false;
+      case 3:
+        unit = TimeUnit::NANOS;
+        return false;
+      default:
+        return false;
     }
   });
   return unit;
@@ -89,12 +113,15 @@ TimeUnit read_time_unit(CompactReader& r) {
 void read_time_fields(CompactReader& r, LogicalType& t) {
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: t.is_adjusted_to_utc = r.read_bool(f, "isAdjustedToUTC"); return true;
+      case 1:
+        t.is_adjusted_to_utc = r.read_bool(f, "isAdjustedToUTC");
+        return true;
       case 2:
         r.expect_struct(f, "TimeUnit");
         t.unit = read_time_unit(r);
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
 }
@@ -106,21 +133,36 @@ LogicalType read_logical_type(CompactReader& r) {
   read_struct(r, [&](const FieldHeader& f) {
     if (f.type != thrift::Type::STRUCT) return false;
     switch (f.id) {
-      case 1: t.kind = K::STRING; return false;
-      case 2: t.kind = K::MAP; return false;
-      case 3: t.kind = K::LIST; return false;
-      case 4: t.kind = K::ENUM; return false;
+      case 1:
+        t.kind = K::STRING;
+        return false;
+      case 2:
+        t.kind = K::MAP;
+        return false;
+      case 3:
+        t.kind = K::LIST;
+        return false;
+      case 4:
+        t.kind = K::ENUM;
+        return false;
       case 5:
         t.kind = K::DECIMAL;
         read_struct(r, [&](const FieldHeader& g) {
           switch (g.id) {
-            case 1: t.decimal_scale = r.read_i32(g, "DecimalType.scale"); return true;
-            case 2: t.decimal_precision = r.read_i32(g, "DecimalType.precision"); return true;
-            default: return false;
+            case 1:
+              t.decimal_scale = r.read_i32(g, "DecimalType.scale");
+              return true;
+            case 2:
+              t.decimal_precision = r.read_i32(g, "DecimalType.precision");
+              return true;
+            default:
+              return false;
           }
         });
         return true;
-      case 6: t.kind = K::DATE; return false;
+      case 6:
+        t.kind = K::DATE;
+        return false;
       case 7:
         t.kind = K::TIME;
         read_time_fields(r, t);
@@ -133,21 +175,43 @@ LogicalType read_logical_type(CompactReader& r) {
         t.kind = K::INTEGER;
         read_struct(r, [&](const FieldHeader& g) {
           switch (g.id) {
-            case 1: t.bit_width = r.read_byte(g, "IntType.bitWidth"); return true;
-            case 2: t.is_signed = r.read_bool(g, "IntType.isSigned"); return true;
-            default: return false;
+            case 1:
+              t.bit_width = r.read_byte(g, "IntType.bitWidth");
+              return true;
+            case 2:
+              t.is_signed = r.read_bool(g, "IntType.isSigned");
+              return true;
+            default:
+              return false;
           }
         });
         return true;
-      case 11: t.kind = K::UNKNOWN; return false;
-      case 12: t.kind = K::JSON; return false;
-      case 13: t.kind = K::BSON; return false;
-      case 14: t.kind = K::UUID; return false;
-      case 15: t.kind = K::FLOAT16; return false;
-      case 16: t.kind = K::VARIANT; return false;
-      case 17: t.kind = K::GEOMETRY; return false;
-      case 18: t.kind = K::GEOGRAPHY; return false;
-      default: return false;
+      case 11:
+        t.kind = K::UNKNOWN;
+        return false;
+      case 12:
+        t.kind = K::JSON;
+        return false;
+      case 13:
+        t.kind = K::BSON;
+        return false;
+      case 14:
+        t.kind = K::UUID;
+        return false;
+      case 15:
+        t.kind = K::FLOAT16;
+        return false;
+      case 16:
+        t.kind = K::VARIANT;
+        return false;
+      case 17:
+        t.kind = K::GEOMETRY;
+        return false;
+      case 18:
+        t.kind = K::GEOGRAPHY;
+        return false;
+      default:
+        return false;
     }
   });
   return t;
@@ -157,24 +221,39 @@ SchemaElement read_schema_element(CompactReader& r) {
   SchemaElement e;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: e.type = as_enum<PhysicalType>(r.read_i32(f, "SchemaElement.type")); return true;
-      case 2: e.type_length = r.read_i32(f, "SchemaElement.type_length"); return true;
+      case 1:
+        e.type = as_enum<PhysicalType>(r.read_i32(f, "SchemaElement.type"));
+        return true;
+      case 2:
+        e.type_length = r.read_i32(f, "SchemaElement.type_length");
+        return true;
       case 3:
         e.repetition_type = as_enum<Repetition>(r.read_i32(f, "SchemaElement.repetition_type"));
         return true;
-      case 4: e.name = r.read_string(f, "SchemaElement.name"); return true;
-      case 5: e.num_children = r.read_i32(f, "SchemaElement.num_children"); return true;
+      case 4:
+        e.name = r.read_string(f, "SchemaElement.name");
+        return true;
+      case 5:
+        e.num_children = r.read_i32(f, "SchemaElement.num_children");
+        return true;
       case 6:
         e.converted_type = as_enum<ConvertedType>(r.read_i32(f, "SchemaElement.converted_type"));
         return true;
-      case 7: e.scale = r.read_i32(f, "SchemaElement.scale"); return true;
-      case 8: e.precision = r.read_i32(f, "SchemaElement.precision"); return true;
-      case 9: e.field_id = r.read_i32(f, "SchemaElement.field_id"); return true;
+      case 7:
+        e.scale = r.read_i32(f, "SchemaElement.scale");
+        return true;
+      case 8:
+        e.precision = r.read_i32(f, "SchemaElement.precision");
+        return true;
+      case 9:
+        e.field_id = r.read_i32(f, "SchemaElement.field_id");
+        return true;
       case 10:
         r.expect_struct(f, "SchemaElement.logicalType");
         e.logical_type = read_logical_type(r);
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
   return e;
@@ -184,9 +263,14 @@ KeyValue read_key_value(CompactReader& r) {
   KeyValue kv;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: kv.key = r.read_string(f, "KeyValue.key"); return true;
-      case 2: kv.value = r.read_string(f, "KeyValue.value"); return true;
-      default: return false;
+      case 1:
+        kv.key = r.read_string(f, "KeyValue.key");
+        return true;
+      case 2:
+        kv.value = r.read_string(f, "KeyValue.value");
+        return true;
+      default:
+        return false;
     }
   });
   return kv;
@@ -196,10 +280,17 @@ PageEncodingStats read_page_encoding_stats(CompactReader& r) {
   PageEncodingStats s;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: s.page_type = as_enum<PageType>(r.read_i32(f, "PageEncodingStats.page_type")); return true;
-      case 2: s.encoding = as_enum<Encoding>(r.read_i32(f, "PageEncodingStats.encoding")); return true;
-      case 3: s.count = r.read_i32(f, "PageEncodingStats.count"); return true;
-      default: return false;
+      case 1:
+        s.page_type = as_enum<PageType>(r.read_i32(f, "PageEncodingStats.page_type"));
+        return true;
+      case 2:
+        s.encoding = as_enum<Encoding>(r.read_i32(f, "PageEncodingStats.encoding"));
+        return true;
+      case 3:
+        s.count = r.read_i32(f, "PageEncodingStats.count");
+        return true;
+      default:
+        return false;
     }
   });
   return s;
@@ -209,7 +300,9 @@ ColumnMetaData read_column_metadata(CompactReader& r) {
   ColumnMetaData m;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: m.type = as_enum<PhysicalType>(r.read_i32(f, "ColumnMetaData.type")); return true;
+      case 1:
+        m.type = as_enum<PhysicalType>(r.read_i32(f, "ColumnMetaData.type"));
+        return true;
       case 2: {
         ListHeader list = r.read_list(f, "ColumnMetaData.encodings");
         for (uint32_t i = 0; i < list.size; ++i) {
@@ -224,8 +317,12 @@ ColumnMetaData read_column_metadata(CompactReader& r) {
         }
         return true;
       }
-      case 4: m.codec = as_enum<Codec>(r.read_i32(f, "ColumnMetaData.codec")); return true;
-      case 5: m.num_values = r.read_i64(f, "ColumnMetaData.num_values"); return true;
+      case 4:
+        m.codec = as_enum<Codec>(r.read_i32(f, "ColumnMetaData.codec"));
+        return true;
+      case 5:
+        m.num_values = r.read_i64(f, "ColumnMetaData.num_values");
+        return true;
       case 6:
         m.total_uncompressed_size = r.read_i64(f, "ColumnMetaData.total_uncompressed_size");
         return true;
@@ -233,11 +330,15 @@ ColumnMetaData read_column_metadata(CompactReader& r) {
         m.total_compressed_size = r.read_i64(f, "ColumnMetaData.total_compressed_size");
         return true;
       case 8:
-        m.key_value_metadata = read_struct_list<KeyValue>(r, f, "ColumnMetaData.key_value_metadata",
-                                                          read_key_value);
+        m.key_value_metadata =
+            read_struct_list<KeyValue>(r, f, "ColumnMetaData.key_value_metadata", read_key_value);
         return true;
-      case 9: m.data_page_offset = r.read_i64(f, "ColumnMetaData.data_page_offset"); return true;
-      case 10: m.index_page_offset = r.read_i64(f, "ColumnMetaData.index_page_offset"); return true;
+      case 9:
+        m.data_page_offset = r.read_i64(f, "ColumnMetaData.data_page_offset");
+        return true;
+      case 10:
+        m.index_page_offset = r.read_i64(f, "ColumnMetaData.index_page_offset");
+        return true;
       case 11:
         m.dictionary_page_offset = r.read_i64(f, "ColumnMetaData.dictionary_page_offset");
         return true;
@@ -246,12 +347,17 @@ ColumnMetaData read_column_metadata(CompactReader& r) {
         m.statistics = read_statistics(r);
         return true;
       case 13:
-        m.encoding_stats = read_struct_list<PageEncodingStats>(r, f, "ColumnMetaData.encoding_stats",
-                                                               read_page_encoding_stats);
+        m.encoding_stats = read_struct_list<PageEncodingStats>(
+            r, f, "ColumnMetaData.encoding_stats", read_page_encoding_stats);
         return true;
-      case 14: m.bloom_filter_offset = r.read_i64(f, "ColumnMetaData.bloom_filter_offset"); return true;
-      case 15: m.bloom_filter_length = r.read_i32(f, "ColumnMetaData.bloom_filter_length"); return true;
-      default: return false;
+      case 14:
+        m.bloom_filter_offset = r.read_i64(f, "ColumnMetaData.bloom_filter_offset");
+        return true;
+      case 15:
+        m.bloom_filter_length = r.read_i32(f, "ColumnMetaData.bloom_filter_length");
+        return true;
+      default:
+        return false;
     }
   });
   return m;
@@ -261,19 +367,36 @@ ColumnChunk read_column_chunk(CompactReader& r) {
   ColumnChunk c;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: c.file_path = r.read_string(f, "ColumnChunk.file_path"); return true;
-      case 2: c.file_offset = r.read_i64(f, "ColumnChunk.file_offset"); return true;
+      case 1:
+        c.file_path = r.read_string(f, "ColumnChunk.file_path");
+        return true;
+      case 2:
+        c.file_offset = r.read_i64(f, "ColumnChunk.file_offset");
+        return true;
       case 3:
         r.expect_struct(f, "ColumnChunk.meta_data");
         c.meta_data = read_column_metadata(r);
         return true;
-      case 4: c.offset_index_offset = r.read_i64(f, "ColumnChunk.offset_index_offset"); return true;
-      case 5: c.offset_index_length = r.read_i32(f, "ColumnChunk.offset_index_length"); return true;
-      case 6: c.column_index_offset = r.read_i64(f, "ColumnChunk.column_index_offset"); return true;
-      case 7: c.column_index_length = r.read_i32(f, "ColumnChunk.column_index_length"); return true;
-      case 8: c.has_crypto_metadata = true; return false;
-      case 9: c.has_encrypted_column_metadata = true; return false;
-      default: return false;
+      case 4:
+        c.offset_index_offset = r.read_i64(f, "ColumnChunk.offset_index_offset");
+        return true;
+      case 5:
+        c.offset_index_length = r.read_i32(f, "ColumnChunk.offset_index_length");
+        return true;
+      case 6:
+        c.column_index_offset = r.read_i64(f, "ColumnChunk.column_index_offset");
+        return true;
+      case 7:
+        c.column_index_length = r.read_i32(f, "ColumnChunk.column_index_length");
+        return true;
+      case 8:
+        c.has_crypto_metadata = true;
+        return false;
+      case 9:
+        c.has_encrypted_column_metadata = true;
+        return false;
+      default:
+        return false;
     }
   });
   return c;
@@ -283,10 +406,17 @@ SortingColumn read_sorting_column(CompactReader& r) {
   SortingColumn s;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: s.column_idx = r.read_i32(f, "SortingColumn.column_idx"); return true;
-      case 2: s.descending = r.read_bool(f, "SortingColumn.descending"); return true;
-      case 3: s.nulls_first = r.read_bool(f, "SortingColumn.nulls_first"); return true;
-      default: return false;
+      case 1:
+        s.column_idx = r.read_i32(f, "SortingColumn.column_idx");
+        return true;
+      case 2:
+        s.descending = r.read_bool(f, "SortingColumn.descending");
+        return true;
+      case 3:
+        s.nulls_first = r.read_bool(f, "SortingColumn.nulls_first");
+        return true;
+      default:
+        return false;
     }
   });
   return s;
@@ -299,16 +429,27 @@ RowGroup read_row_group(CompactReader& r) {
       case 1:
         g.columns = read_struct_list<ColumnChunk>(r, f, "RowGroup.columns", read_column_chunk);
         return true;
-      case 2: g.total_byte_size = r.read_i64(f, "RowGroup.total_byte_size"); return true;
-      case 3: g.num_rows = r.read_i64(f, "RowGroup.num_rows"); return true;
-      case 4:
-        g.sorting_columns = read_struct_list<SortingColumn>(r, f, "RowGroup.sorting_columns",
-                                                            read_sorting_column);
+      case 2:
+        g.total_byte_size = r.read_i64(f, "RowGroup.total_byte_size");
         return true;
-      case 5: g.file_offset = r.read_i64(f, "RowGroup.file_offset"); return true;
-      case 6: g.total_compressed_size = r.read_i64(f, "RowGroup.total_compressed_size"); return true;
-      case 7: g.ordinal = r.read_i16(f, "RowGroup.ordinal"); return true;
-      default: return false;
+      case 3:
+        g.num_rows = r.read_i64(f, "RowGroup.num_rows");
+        return true;
+      case 4:
+        g.sorting_columns =
+            read_struct_list<SortingColumn>(r, f, "RowGroup.sorting_columns", read_sorting_column);
+        return true;
+      case 5:
+        g.file_offset = r.read_i64(f, "RowGroup.file_offset");
+        return true;
+      case 6:
+        g.total_compressed_size = r.read_i64(f, "RowGroup.total_compressed_size");
+        return true;
+      case 7:
+        g.ordinal = r.read_i16(f, "RowGroup.ordinal");
+        return true;
+      default:
+        return false;
     }
   });
   return g;
@@ -318,8 +459,12 @@ DataPageHeader read_data_page_header(CompactReader& r) {
   DataPageHeader h;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: h.num_values = r.read_i32(f, "DataPageHeader.num_values"); return true;
-      case 2: h.encoding = as_enum<Encoding>(r.read_i32(f, "DataPageHeader.encoding")); return true;
+      case 1:
+        h.num_values = r.read_i32(f, "DataPageHeader.num_values");
+        return true;
+      case 2:
+        h.encoding = as_enum<Encoding>(r.read_i32(f, "DataPageHeader.encoding"));
+        return true;
       case 3:
         h.definition_level_encoding =
             as_enum<Encoding>(r.read_i32(f, "DataPageHeader.definition_level_encoding"));
@@ -332,7 +477,8 @@ DataPageHeader read_data_page_header(CompactReader& r) {
         r.expect_struct(f, "DataPageHeader.statistics");
         h.statistics = read_statistics(r);
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
   return h;
@@ -342,10 +488,17 @@ DictionaryPageHeader read_dictionary_page_header(CompactReader& r) {
   DictionaryPageHeader h;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: h.num_values = r.read_i32(f, "DictionaryPageHeader.num_values"); return true;
-      case 2: h.encoding = as_enum<Encoding>(r.read_i32(f, "DictionaryPageHeader.encoding")); return true;
-      case 3: h.is_sorted = r.read_bool(f, "DictionaryPageHeader.is_sorted"); return true;
-      default: return false;
+      case 1:
+        h.num_values = r.read_i32(f, "DictionaryPageHeader.num_values");
+        return true;
+      case 2:
+        h.encoding = as_enum<Encoding>(r.read_i32(f, "DictionaryPageHeader.encoding"));
+        return true;
+      case 3:
+        h.is_sorted = r.read_bool(f, "DictionaryPageHeader.is_sorted");
+        return true;
+      default:
+        return false;
     }
   });
   return h;
@@ -355,10 +508,18 @@ DataPageHeaderV2 read_data_page_header_v2(CompactReader& r) {
   DataPageHeaderV2 h;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: h.num_values = r.read_i32(f, "DataPageHeaderV2.num_values"); return true;
-      case 2: h.num_nulls = r.read_i32(f, "DataPageHeaderV2.num_nulls"); return true;
-      case 3: h.num_rows = r.read_i32(f, "DataPageHeaderV2.num_rows"); return true;
-      case 4: h.encoding = as_enum<Encoding>(r.read_i32(f, "DataPageHeaderV2.encoding")); return true;
+      case 1:
+        h.num_values = r.read_i32(f, "DataPageHeaderV2.num_values");
+        return true;
+      case 2:
+        h.num_nulls = r.read_i32(f, "DataPageHeaderV2.num_nulls");
+        return true;
+      case 3:
+        h.num_rows = r.read_i32(f, "DataPageHeaderV2.num_rows");
+        return true;
+      case 4:
+        h.encoding = as_enum<Encoding>(r.read_i32(f, "DataPageHeaderV2.encoding"));
+        return true;
       case 5:
         h.definition_levels_byte_length =
             r.read_i32(f, "DataPageHeaderV2.definition_levels_byte_length");
@@ -367,12 +528,15 @@ DataPageHeaderV2 read_data_page_header_v2(CompactReader& r) {
         h.repetition_levels_byte_length =
             r.read_i32(f, "DataPageHeaderV2.repetition_levels_byte_length");
         return true;
-      case 7: h.is_compressed = r.read_bool(f, "DataPageHeaderV2.is_compressed"); return true;
+      case 7:
+        h.is_compressed = r.read_bool(f, "DataPageHeaderV2.is_compressed");
+        return true;
       case 8:
         r.expect_struct(f, "DataPageHeaderV2.statistics");
         h.statistics = read_statistics(r);
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
   return h;
@@ -383,7 +547,10 @@ PageLocation read_page_location(CompactReader& r) {
   bool has_offset = false, has_size = false, has_first_row = false;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: p.offset = r.read_i64(f, "PageLocation.offset"); has_offset = true; return true;
+      case 1:
+        p.offset = r.read_i64(f, "PageLocation.offset");
+        has_offset = true;
+        return true;
       case 2:
         p.compressed_page_size = r.read_i32(f, "PageLocation.compressed_page_size");
         has_size = true;
@@ -392,7 +559,8 @@ PageLocation read_page_location(CompactReader& r) {
         p.first_row_index = r.read_i64(f, "PageLocation.first_row_index");
         has_first_row = true;
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
   if (!has_offset || !has_size || !has_first_row) {
@@ -419,8 +587,8 @@ OffsetIndex decode_offset_index(std::span<const uint8_t> bytes, int64_t base_off
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
       case 1:
-        index.page_locations = read_struct_list<PageLocation>(
-            r, f, "OffsetIndex.page_locations", read_page_location);
+        index.page_locations =
+            read_struct_list<PageLocation>(r, f, "OffsetIndex.page_locations", read_page_location);
         has_locations = true;
         return true;
       case 2: {
@@ -431,7 +599,8 @@ OffsetIndex decode_offset_index(std::span<const uint8_t> bytes, int64_t base_off
         }
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   });
   if (!has_locations) missing("OffsetIndex.page_locations", base_offset);
@@ -464,8 +633,8 @@ ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_off
       }
       case 4: {
         int32_t order = r.read_i32(f, "ColumnIndex.boundary_order");
-        index.boundary_order = order >= 0 && order <= 2 ? as_enum<BoundaryOrder>(order)
-                                                        : BoundaryOrder::UNORDERED;
+        index.boundary_order =
+            order >= 0 && order <= 2 ? as_enum<BoundaryOrder>(order) : BoundaryOrder::UNORDERED;
         has_order = true;
         return true;
       }
@@ -477,7 +646,8 @@ ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_off
         }
         return true;
       }
-      default: return false;  // 6, 7: level histograms
+      default:
+        return false;  // 6, 7: level histograms
     }
   });
   if (!has_null_pages) missing("ColumnIndex.null_pages", base_offset);
@@ -495,9 +665,12 @@ FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_o
   bool has_num_rows = false;
   read_struct(r, [&](const FieldHeader& f) {
     switch (f.id) {
-      case 1: m.version = r.read_i32(f, "FileMetaData.version"); return true;
+      case 1:
+        m.version = r.read_i32(f, "FileMetaData.version");
+        return true;
       case 2:
-        m.schema = read_struct_list<SchemaElement>(r, f, "FileMetaData.schema", read_schema_element);
+        m.schema =
+            read_struct_list<SchemaElement>(r, f, "FileMetaData.schema", read_schema_element);
         has_schema = true;
         return true;
       case 3:
@@ -511,7 +684,9 @@ FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_o
         m.key_value_metadata =
             read_struct_list<KeyValue>(r, f, "FileMetaData.key_value_metadata", read_key_value);
         return true;
-      case 6: m.created_by = r.read_string(f, "FileMetaData.created_by"); return true;
+      case 6:
+        m.created_by = r.read_string(f, "FileMetaData.created_by");
+        return true;
       case 7:
         m.column_orders = read_struct_list<ColumnOrder>(
             r, f, "FileMetaData.column_orders", [](CompactReader& reader) {
@@ -523,8 +698,11 @@ FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_o
               return order;
             });
         return true;
-      case 8: m.has_encryption_algorithm = true; return false;
-      default: return false;
+      case 8:
+        m.has_encryption_algorithm = true;
+        return false;
+      default:
+        return false;
     }
   });
   if (!has_schema || m.schema.empty()) {
@@ -560,7 +738,9 @@ PageHeader decode_page_header(std::span<const uint8_t> bytes, int64_t base_offse
         h.compressed_page_size = r.read_i32(f, "PageHeader.compressed_page_size");
         has_compressed = true;
         return true;
-      case 4: h.crc = r.read_i32(f, "PageHeader.crc"); return true;
+      case 4:
+        h.crc = r.read_i32(f, "PageHeader.crc");
+        return true;
       case 5:
         r.expect_struct(f, "PageHeader.data_page_header");
         h.data_page_header = read_data_page_header(r);
@@ -573,7 +753,8 @@ PageHeader decode_page_header(std::span<const uint8_t> bytes, int64_t base_offse
         r.expect_struct(f, "PageHeader.data_page_header_v2");
         h.data_page_header_v2 = read_data_page_header_v2(r);
         return true;
-      default: return false;
+      default:
+        return false;
     }
   });
   if (!has_type || !has_uncompressed || !has_compressed) {

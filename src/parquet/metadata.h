@@ -76,7 +76,7 @@ struct ColumnChunk {
   std::optional<int32_t> offset_index_length;
   std::optional<int64_t> column_index_offset;
   std::optional<int32_t> column_index_length;
-  bool has_crypto_metadata = false;  // field 8: the column is encrypted
+  bool has_crypto_metadata = false;            // field 8: the column is encrypted
   bool has_encrypted_column_metadata = false;  // field 9
 };
 
@@ -108,7 +108,7 @@ struct FileMetaData {
   std::vector<KeyValue> key_value_metadata;
   std::optional<std::string> created_by;
   std::vector<ColumnOrder> column_orders;  // field 7: one per leaf column, or empty when absent
-  bool has_encryption_algorithm = false;  // field 8: plaintext footer of an encrypted file
+  bool has_encryption_algorithm = false;   // field 8: plaintext footer of an encrypted file
 };
 
 struct DataPageHeader {
@@ -150,9 +150,9 @@ struct PageHeader {
 // it holds (OffsetIndex), and per-page min/max/null statistics (ColumnIndex). Decoded as stored;
 // parquet/page_index.h validates them against the chunk.
 struct PageLocation {
-  int64_t offset = 0;  // file offset of the page header
+  int64_t offset = 0;                // file offset of the page header
   int32_t compressed_page_size = 0;  // header included
-  int64_t first_row_index = 0;  // index of the page's first row within the row group
+  int64_t first_row_index = 0;       // index of the page's first row within the row group
 };
 
 struct OffsetIndex {
@@ -176,8 +176,8 @@ struct ColumnIndex {
 [[nodiscard]] ColumnIndex decode_column_index(std::span<const uint8_t> bytes, int64_t base_offset);
 
 // The encoders (metadata_encode.cc) mirror the decoders: each appends one compact-protocol struct
-// to `out`, writing every field the C++ struct holds with the ids the decoder reads, optional fields
-// only when set (an optional list only when non-empty). decode(encode(x)) == x, except:
+// to `out`, writing every field the C++ struct holds with the ids the decoder reads, optional
+// fields only when set (an optional list only when non-empty). decode(encode(x)) == x, except:
 // - FileMetaData::has_encryption_algorithm and ColumnChunk::has_crypto_metadata /
 //   has_encrypted_column_metadata are not written (the decoder keeps only a flag, not the
 //   contents), so they decode as false;
@@ -189,7 +189,8 @@ void encode_column_index(const ColumnIndex& index, std::vector<uint8_t>& out);
 
 // Decodes the FileMetaData from the footer bytes (borrowed). `base_offset` is the footer's offset
 // in the file, for error locations.
-[[nodiscard]] FileMetaData decode_file_metadata(std::span<const uint8_t> bytes, int64_t base_offset);
+[[nodiscard]] FileMetaData decode_file_metadata(std::span<const uint8_t> bytes,
+                                                int64_t base_offset);
 
 // Decodes a page header at the start of `bytes`. Returns the header and sets `header_size` to the
 // number of bytes it took. Throws TruncatedError if the bytes end before the header does (the

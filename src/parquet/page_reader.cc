@@ -1,5 +1,7 @@
 #include "parquet/page_reader.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -8,8 +10,6 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "parquet/compression.h"
-
-#include <zlib.h>
 
 namespace kbdata::parquet {
 namespace {
@@ -48,8 +48,7 @@ std::span<uint8_t> PageBuffer::reset(size_t size) {
   return {data_.get(), size};
 }
 
-void PageReader::check_chunk_range(int64_t chunk_start, int64_t chunk_length,
-                                   uint64_t file_size) {
+void PageReader::check_chunk_range(int64_t chunk_start, int64_t chunk_length, uint64_t file_size) {
   if (chunk_start < 0 || chunk_length < 0 || static_cast<uint64_t>(chunk_start) > file_size ||
       static_cast<uint64_t>(chunk_length) > file_size - static_cast<uint64_t>(chunk_start)) {
     fail("column chunk [" + std::to_string(chunk_start) + ", +" + std::to_string(chunk_length) +
@@ -189,11 +188,11 @@ std::optional<Page> PageReader::next() {
           decompress(codec_, values_in, body.subspan(level_bytes));
           page.body = body;
         }
-      } else if (codec_ == Codec::UNCOMPRESSED ||
-                 (raw.empty() && h.uncompressed_page_size == 0)) {
+      } else if (codec_ == Codec::UNCOMPRESSED || (raw.empty() && h.uncompressed_page_size == 0)) {
         page.body = raw;
       } else {
-        std::span<uint8_t> body = decompressed_.reset(static_cast<size_t>(h.uncompressed_page_size));
+        std::span<uint8_t> body =
+            decompressed_.reset(static_cast<size_t>(h.uncompressed_page_size));
         decompress(codec_, raw, body);
         page.body = body;
       }

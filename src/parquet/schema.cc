@@ -19,13 +19,27 @@ LogicalType from_converted(ConvertedType converted, const SchemaElement& element
     t.is_signed = is_signed;
   };
   switch (converted) {
-    case ConvertedType::UTF8: t.kind = K::STRING; break;
-    case ConvertedType::MAP: t.kind = K::MAP; break;
-    case ConvertedType::LIST: t.kind = K::LIST; break;
-    case ConvertedType::ENUM: t.kind = K::ENUM; break;
-    case ConvertedType::JSON: t.kind = K::JSON; break;
-    case ConvertedType::BSON: t.kind = K::BSON; break;
-    case ConvertedType::DATE: t.kind = K::DATE; break;
+    case ConvertedType::UTF8:
+      t.kind = K::STRING;
+      break;
+    case ConvertedType::MAP:
+      t.kind = K::MAP;
+      break;
+    case ConvertedType::LIST:
+      t.kind = K::LIST;
+      break;
+    case ConvertedType::ENUM:
+      t.kind = K::ENUM;
+      break;
+    case ConvertedType::JSON:
+      t.kind = K::JSON;
+      break;
+    case ConvertedType::BSON:
+      t.kind = K::BSON;
+      break;
+    case ConvertedType::DATE:
+      t.kind = K::DATE;
+      break;
     case ConvertedType::DECIMAL:
       t.kind = K::DECIMAL;
       t.decimal_scale = element.scale.value_or(0);
@@ -43,15 +57,32 @@ LogicalType from_converted(ConvertedType converted, const SchemaElement& element
       t.is_adjusted_to_utc = true;
       t.unit = converted == ConvertedType::TIMESTAMP_MILLIS ? TimeUnit::MILLIS : TimeUnit::MICROS;
       break;
-    case ConvertedType::UINT_8: integer(8, false); break;
-    case ConvertedType::UINT_16: integer(16, false); break;
-    case ConvertedType::UINT_32: integer(32, false); break;
-    case ConvertedType::UINT_64: integer(64, false); break;
-    case ConvertedType::INT_8: integer(8, true); break;
-    case ConvertedType::INT_16: integer(16, true); break;
-    case ConvertedType::INT_32: integer(32, true); break;
-    case ConvertedType::INT_64: integer(64, true); break;
-    default: break;
+    case ConvertedType::UINT_8:
+      integer(8, false);
+      break;
+    case ConvertedType::UINT_16:
+      integer(16, false);
+      break;
+    case ConvertedType::UINT_32:
+      integer(32, false);
+      break;
+    case ConvertedType::UINT_64:
+      integer(64, false);
+      break;
+    case ConvertedType::INT_8:
+      integer(8, true);
+      break;
+    case ConvertedType::INT_16:
+      integer(16, true);
+      break;
+    case ConvertedType::INT_32:
+      integer(32, true);
+      break;
+    case ConvertedType::INT_64:
+      integer(64, true);
+      break;
+    default:
+      break;
   }
   return t;
 }
@@ -70,8 +101,8 @@ LogicalType resolve_logical(const SchemaElement& element) {
 // break this produce values no reader can interpret, so such a schema is refused.
 bool annotation_fits(const LogicalType& t, PhysicalType physical, int32_t type_length) {
   using K = LogicalType::Kind;
-  bool binary = physical == PhysicalType::BYTE_ARRAY ||
-                physical == PhysicalType::FIXED_LEN_BYTE_ARRAY;
+  bool binary =
+      physical == PhysicalType::BYTE_ARRAY || physical == PhysicalType::FIXED_LEN_BYTE_ARRAY;
   switch (t.kind) {
     case K::STRING:
     case K::ENUM:
@@ -114,7 +145,8 @@ struct Builder {
     node.repetition = e.repetition_type.value_or(Repetition::REQUIRED);
     if (!is_root) {
       int r = static_cast<int>(node.repetition);
-      if (r < 0 || r > 2) fail("element '" + e.name + "' has invalid repetition " + std::to_string(r));
+      if (r < 0 || r > 2)
+        fail("element '" + e.name + "' has invalid repetition " + std::to_string(r));
     }
     node.converted = e.converted_type;
     node.logical = resolve_logical(e);
@@ -135,8 +167,8 @@ struct Builder {
         fail("FIXED_LEN_BYTE_ARRAY column '" + e.name + "' has no positive type_length");
       }
       if (!annotation_fits(node.logical, node.physical, node.type_length)) {
-        fail("column '" + e.name + "' is annotated " + to_string(node.logical) +
-             " but stored as " + to_string(node.physical) +
+        fail("column '" + e.name + "' is annotated " + to_string(node.logical) + " but stored as " +
+             to_string(node.physical) +
              (node.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY
                   ? "(" + std::to_string(node.type_length) + ")"
                   : std::string()));
@@ -163,8 +195,8 @@ struct Builder {
     int32_t children = e.num_children.value_or(0);
     if (children < 0) fail("element '" + e.name + "' has a negative number of children");
     if (static_cast<size_t>(children) > elements.size() - next) {
-      fail("element '" + e.name + "' claims " + std::to_string(children) +
-           " children but only " + std::to_string(elements.size() - next) + " elements follow");
+      fail("element '" + e.name + "' claims " + std::to_string(children) + " children but only " +
+           std::to_string(elements.size() - next) + " elements follow");
     }
     if (!is_root) path.push_back(e.name);
     node.children.reserve(static_cast<size_t>(children));

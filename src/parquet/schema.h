@@ -31,7 +31,7 @@ struct SchemaNode {
   Repetition repetition = Repetition::REQUIRED;
   bool is_leaf = false;
   PhysicalType physical = PhysicalType::INT32;  // leaves only
-  int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY only
+  int32_t type_length = 0;                      // FIXED_LEN_BYTE_ARRAY only
   std::optional<ConvertedType> converted;
   LogicalType logical;  // resolved: the LogicalType, else derived from the ConvertedType
   std::optional<int32_t> field_id;
@@ -43,7 +43,7 @@ struct SchemaNode {
 
 struct ColumnDescriptor {
   std::vector<std::string> path;  // names from below the root to the leaf
-  std::string dotted_path;  // path joined with '.'
+  std::string dotted_path;        // path joined with '.'
   PhysicalType physical = PhysicalType::INT32;
   int32_t type_length = 0;
   std::optional<ConvertedType> converted;

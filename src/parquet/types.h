@@ -105,10 +105,10 @@ struct LogicalType {
   Kind kind = Kind::NONE;
   int32_t decimal_scale = 0;
   int32_t decimal_precision = 0;
-  bool is_adjusted_to_utc = false;  // TIME, TIMESTAMP
+  bool is_adjusted_to_utc = false;   // TIME, TIMESTAMP
   TimeUnit unit = TimeUnit::MILLIS;  // TIME, TIMESTAMP
-  int8_t bit_width = 0;  // INTEGER: 8, 16, 32 or 64
-  bool is_signed = true;  // INTEGER
+  int8_t bit_width = 0;              // INTEGER: 8, 16, 32 or 64
+  bool is_signed = true;             // INTEGER
 };
 
 [[nodiscard]] const char* to_string(PhysicalType type);

@@ -36,7 +36,8 @@ std::string describe_url(const std::string& url) {
   std::string host, port, dbname;
   for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
     if (o->val == nullptr) continue;
-    if (std::strcmp(o->keyword, "host") == 0 || (host.empty() && std::strcmp(o->keyword, "hostaddr") == 0))
+    if (std::strcmp(o->keyword, "host") == 0 ||
+        (host.empty() && std::strcmp(o->keyword, "hostaddr") == 0))
       host = o->val;
     if (std::strcmp(o->keyword, "port") == 0) port = o->val;
     if (std::strcmp(o->keyword, "dbname") == 0) dbname = o->val;
@@ -162,7 +163,7 @@ Result Connection::exec_binary(const std::string& sql, const std::vector<std::st
   std::vector<const char*> values;
   for (const std::string& p : params) values.push_back(p.c_str());
   pg_result* r = libpq().PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                              values.data(), nullptr, nullptr, 1);
+                                      values.data(), nullptr, nullptr, 1);
   ExecStatusType status = r != nullptr ? libpq().PQresultStatus(r) : PGRES_FATAL_ERROR;
   return check(r, statement_name(sql),
                status == PGRES_TUPLES_OK ? PGRES_TUPLES_OK : PGRES_COMMAND_OK);
@@ -198,8 +199,8 @@ Cursor::~Cursor() {
 }
 
 Result Cursor::fetch() {
-  Result r = connection_.exec_binary("FETCH FORWARD " + std::to_string(batch_rows_) + " FROM " +
-                                     name_);
+  Result r =
+      connection_.exec_binary("FETCH FORWARD " + std::to_string(batch_rows_) + " FROM " + name_);
   if (r.rows() == 0) {
     connection_.exec("CLOSE " + name_);
     open_ = false;

@@ -1,9 +1,8 @@
 #include "platform/json_struct.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 namespace kbdata::platform {
 namespace {
@@ -29,9 +28,9 @@ StructShape discover_struct(Connection& db, const std::string& column, const std
   StructShape shape{column, source, {}};
   const std::string value = "r." + source;
   // 1. A value that is not an object cannot be a struct.
-  Result bad = db.exec("SELECT r.id, jsonb_typeof(" + value + ") " + runs_from_where + " AND " +
-                       value + " IS NOT NULL AND jsonb_typeof(" + value +
-                       ") <> 'object' ORDER BY r.id LIMIT 1");
+  Result bad =
+      db.exec("SELECT r.id, jsonb_typeof(" + value + ") " + runs_from_where + " AND " + value +
+              " IS NOT NULL AND jsonb_typeof(" + value + ") <> 'object' ORDER BY r.id LIMIT 1");
   if (bad.rows() > 0) {
     throw DatabaseError(db.name() + ": run " + std::string(bad.bytes(0, 0)) + ": " + source +
                         " is a jsonb " + std::string(bad.bytes(0, 1)) +
@@ -39,14 +38,14 @@ StructShape discover_struct(Connection& db, const std::string& column, const std
                         " cannot hold (it needs an object)");
   }
   const std::string each = runs_from_where;
-  const std::string lateral =
-      " CROSS JOIN LATERAL jsonb_each(" + value + ") e ";
+  const std::string lateral = " CROSS JOIN LATERAL jsonb_each(" + value + ") e ";
   // Insert the lateral join before WHERE of `runs_from_where`.
   const size_t where = each.rfind(" WHERE ");
   const std::string from = each.substr(0, where) + lateral + each.substr(where);
   // 2. Nested values.
-  Result nested = db.exec("SELECT r.id, e.key, jsonb_typeof(e.value) " + from +
-                          " AND jsonb_typeof(e.value) IN ('object', 'array') ORDER BY r.id LIMIT 1");
+  Result nested =
+      db.exec("SELECT r.id, e.key, jsonb_typeof(e.value) " + from +
+              " AND jsonb_typeof(e.value) IN ('object', 'array') ORDER BY r.id LIMIT 1");
   if (nested.rows() > 0) {
     throw DatabaseError(db.name() + ": run " + std::string(nested.bytes(0, 0)) + ": " + source +
                         " key '" + std::string(nested.bytes(0, 1)) + "' holds a jsonb " +
@@ -71,17 +70,17 @@ StructShape discover_struct(Connection& db, const std::string& column, const std
       }
       continue;
     }
-    FieldType field = type == "string"    ? FieldType::STRING
-                      : type == "boolean" ? FieldType::BOOLEAN
+    FieldType field = type == "string"          ? FieldType::STRING
+                      : type == "boolean"       ? FieldType::BOOLEAN
                       : keys.bytes(i, 2) == "t" ? FieldType::INT64
                                                 : FieldType::DOUBLE;
     if (!shape.fields.empty() && shape.fields.back().first == key) {
       auto& [first_type, first_run] = seen[key];
       if (first_type != "null") {
         throw DatabaseError(db.name() + ": run " + std::string(keys.bytes(i, 3)) + ": " + source +
-                            " key '" + key + "' holds a jsonb " + type + " where run " +
-                            first_run + " holds a " + first_type +
-                            "; a field of the legacy struct " + column + " has one type");
+                            " key '" + key + "' holds a jsonb " + type + " where run " + first_run +
+                            " holds a " + first_type + "; a field of the legacy struct " + column +
+                            " has one type");
       }
       shape.fields.back().second = field;
       first_type = type;

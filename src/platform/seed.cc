@@ -1,11 +1,12 @@
 #include "platform/seed.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <map>
 #include <set>
-#include <unistd.h>
 
 #include "common/text.h"
 #include "dataset/registry.h"
@@ -57,8 +58,8 @@ std::string timestamp(int64_t us) {
   std::tm tm{};
   gmtime_r(&seconds, &tm);
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00",
-                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<long long>(micros));
   return buffer;
 }
@@ -210,8 +211,8 @@ std::string Seeder::result_json(const RunSpec& run, const synth::LeaderboardMode
     j += ", \"test-count\": 2";
     for (int t = 0; t < 2; ++t) {
       const std::string k = "test." + std::to_string(t) + ".";
-      j += ", \"" + k + "spec\": " + json_string("m: " + std::to_string(128 << t) + "; seed: " +
-                                                  std::to_string(4242 + t));
+      j += ", \"" + k + "spec\": " +
+           json_string("m: " + std::to_string(128 << t) + "; seed: " + std::to_string(4242 + t));
       j += ", \"" + k + "status\": " + json_string(run.passed || t == 0 ? "pass" : "fail");
       if (!run.passed && t == 1) {
         j += ", \"" + k + "error\": " + json_string("mismatch at index 17: 0.4512 vs 0.4498");
@@ -382,26 +383,28 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
         // compilation: compiled languages only; an empty object now and then (null in the
         // legacy struct).
         if (compiles(s.code.language)) {
-          std::string c = "{\"success\": " + std::string(run.passed || run.score ? "true" : "false") +
-                          ", \"nvcc_found\": true, \"nvcc_version\": \"12.8\", \"command\": " +
-                          json_string("hipcc -O3 --offload-arch=gfx942 submission.cpp") +
-                          ", \"stdout\": \"\", \"stderr\": \"\", \"exit_code\": 0, \"duration\": " +
-                          json_number(static_cast<double>(rh % 40'000) / 1000.0) + "}";
+          std::string c =
+              "{\"success\": " + std::string(run.passed || run.score ? "true" : "false") +
+              ", \"nvcc_found\": true, \"nvcc_version\": \"12.8\", \"command\": " +
+              json_string("hipcc -O3 --offload-arch=gfx942 submission.cpp") +
+              ", \"stdout\": \"\", \"stderr\": \"\", \"exit_code\": 0, \"duration\": " +
+              json_number(static_cast<double>(rh % 40'000) / 1000.0) + "}";
           copy_text(row, c);
         } else {
           row += rh % 9 == 0 ? "{}" : "\\N";
         }
         row += '\t';
-        std::string meta = "{\"stdout\": " +
-                           json_string(std::string("running ") + run.mode + " on " + run.runner) +
-                           ", \"stderr\": " +
-                           json_string(run.passed ? "" : "Traceback (most recent call last):\n  "
-                                                         "AssertionError: mismatch") +
-                           ", \"success\": " + (run.passed ? "true" : "false") +
-                           ", \"exit_code\": " + (run.passed ? "0" : "1") + ", \"command\": " +
-                           json_string(std::string("python eval.py ") + run.mode) +
-                           ", \"duration\": " +
-                           json_number(static_cast<double>(duration) / 1e6) + "}";
+        std::string meta =
+            "{\"stdout\": " +
+            json_string(std::string("running ") + run.mode + " on " + run.runner) +
+            ", \"stderr\": " +
+            json_string(run.passed ? ""
+                                   : "Traceback (most recent call last):\n  "
+                                     "AssertionError: mismatch") +
+            ", \"success\": " + (run.passed ? "true" : "false") +
+            ", \"exit_code\": " + (run.passed ? "0" : "1") +
+            ", \"command\": " + json_string(std::string("python eval.py ") + run.mode) +
+            ", \"duration\": " + json_number(static_cast<double>(duration) / 1e6) + "}";
         copy_text(row, meta);
         row += '\t';
         copy_text(row, result_json(run, m, rh));
@@ -512,9 +515,9 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
       models.push_back(all_models.back());  // the open leaderboard's submissions
     }
     const uint64_t seed = synth::derive(options.seed, synth::hash_text(config.name));
-    synth::Population population = synth::make_population(
-        models, synth::config_pool_size(config, options.scale), seed, config_index * 10'000'000,
-        config_index * 10'000'000, legacy);
+    synth::Population population =
+        synth::make_population(models, synth::config_pool_size(config, options.scale), seed,
+                               config_index * 10'000'000, config_index * 10'000'000, legacy);
     if (options.progress != nullptr && isatty(fileno(options.progress))) {
       std::fprintf(options.progress, "kbdata: seeding %s: %zu submissions\n", config.name.c_str(),
                    population.submissions.size());

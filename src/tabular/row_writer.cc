@@ -107,8 +107,15 @@ void RowWriter::add_column(const ColumnDescriptor& descriptor, const std::string
   append_utf8_repaired(repaired, name);
   std::string shown;
   append_display_text(shown, repaired, 0);
-  Column entry{&descriptor, ValueFormatter(descriptor), name, {}, std::move(shown), 0,
-               batch_index, nested_field, false};
+  Column entry{&descriptor,
+               ValueFormatter(descriptor),
+               name,
+               {},
+               std::move(shown),
+               0,
+               batch_index,
+               nested_field,
+               false};
   entry.right_align = nested_field < 0 && entry.formatter.is_numeric();
   entry.display_width = utf8_length(entry.display_name);
   if (!columns_.empty()) entry.json_key.push_back(',');

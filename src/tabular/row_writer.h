@@ -158,7 +158,7 @@ class RowWriter {
   std::vector<const parquet::ColumnBatch*> batch_pointers_;
   std::string buffer_;  // output not yet handed to the sink
   std::string scratch_;
-  std::string nested_text_;  // a nested field's JSON for CSV and tables
+  std::string nested_text_;               // a nested field's JSON for CSV and tables
   RecordAssembler* assembler_ = nullptr;  // records mode
   uint64_t rows_written_ = 0;
   bool finished_ = false;

@@ -112,8 +112,8 @@ TEST(AnalysisOracle, TopEqualsRankSql) {
   for (int64_t id : ids) {
     SCOPED_TRACE("leaderboard " + std::to_string(id));
     const std::string sql =
-        "WITH q AS (SELECT * FROM " + model_sql() + " WHERE leaderboard_id = " +
-        std::to_string(id) +
+        "WITH q AS (SELECT * FROM " + model_sql() +
+        " WHERE leaderboard_id = " + std::to_string(id) +
         " AND score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'), "
         "best AS (SELECT *, row_number() OVER (PARTITION BY runner, user_id "
         "ORDER BY score, submission_time, submission_id) AS n FROM q) "
@@ -200,8 +200,9 @@ TEST(AnalysisOracle, ProgressionEqualsWindowSql) {
     SCOPED_TRACE("leaderboard " + std::to_string(id) + " user " + user);
     const std::string sql =
         "WITH o AS (SELECT *, coalesce(score IS NOT NULL AND passed AND coalesce(status, '') <> "
-        "'hacked', false) AS q FROM " + model_sql() + " WHERE leaderboard_id = " +
-        std::to_string(id) + " AND user_id = '" + user + "'), "
+        "'hacked', false) AS q FROM " +
+        model_sql() + " WHERE leaderboard_id = " + std::to_string(id) + " AND user_id = '" + user +
+        "'), "
         "w AS (SELECT *, "
         "min(CASE WHEN q THEN score END) OVER (PARTITION BY runner ORDER BY submission_time, "
         "submission_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev, "
@@ -216,8 +217,8 @@ TEST(AnalysisOracle, ProgressionEqualsWindowSql) {
         "CASE WHEN q AND (prev IS NULL OR score < prev) THEN first / score END "
         "FROM w ORDER BY submission_time, submission_id, runner NULLS LAST";
     const Rows expected = duckdb().rows(sql);
-    Result r = run("progression --data " + medium_data() + " --leaderboard " +
-                   std::to_string(id) + " --user " + user + " --format jsonl");
+    Result r = run("progression --data " + medium_data() + " --leaderboard " + std::to_string(id) +
+                   " --user " + user + " --format jsonl");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json got = jsonl(r.out);
     ASSERT_EQ(got.size(), expected.size());
@@ -251,8 +252,8 @@ TEST(AnalysisOracle, RecordsEqualWindowSql) {
   for (int64_t id : leaderboard_ids()) {
     SCOPED_TRACE("leaderboard " + std::to_string(id));
     const std::string sql =
-        "WITH q AS (SELECT * FROM " + model_sql() + " WHERE leaderboard_id = " +
-        std::to_string(id) +
+        "WITH q AS (SELECT * FROM " + model_sql() +
+        " WHERE leaderboard_id = " + std::to_string(id) +
         " AND score IS NOT NULL AND passed AND coalesce(status, '') <> 'hacked'), "
         "w AS (SELECT *, min(score) OVER (PARTITION BY runner ORDER BY submission_time, "
         "submission_id, user_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev "
@@ -297,8 +298,8 @@ nlohmann::json manifest(const std::string& dir) {
 std::vector<std::pair<std::string, int64_t>> flat_problems() {
   std::vector<std::pair<std::string, int64_t>> out;
   for (const auto& row : duckdb().rows("SELECT DISTINCT problem_name, leaderboard_id FROM "
-                                       "read_parquet(" + flat_files() +
-                                       ", union_by_name = true) ORDER BY 2")) {
+                                       "read_parquet(" +
+                                       flat_files() + ", union_by_name = true) ORDER BY 2")) {
     out.push_back({*row[0], integer(row[1])});
   }
   return out;
@@ -308,7 +309,7 @@ TEST(AnalysisOracle, ExtractTopKIsTheRankingAndFilesHashAsTheCode) {
   const std::string dir = medium_data() + "-extract";
   size_t compared = 0;
   // A problem or two of every flat config (each extract reads its problem's code).
-  const std::set<std::string> some = {"nvfp4_gemm", "nvfp4_dual_gemm", "trimul", "amd-mxfp4-mm",
+  const std::set<std::string> some = {"nvfp4_gemm", "nvfp4_dual_gemm", "trimul",    "amd-mxfp4-mm",
                                       "fp8_quant",  "conv2d",          "vectoradd", "qr_v2"};
   for (const auto& [problem, id] : flat_problems()) {
     if (!some.count(problem)) continue;
@@ -372,8 +373,8 @@ TEST(AnalysisOracle, ExtractDedupKeepsOneFilePerCode) {
     std::map<int64_t, std::pair<int64_t, int64_t>> expected;
     for (const auto& e : duckdb().rows(
              "SELECT code_id, arg_min(submission_id, (score IS NULL, score, submission_time, "
-             "submission_id)), count(*) - 1 FROM read_parquet(" + flat_files() +
-             ", union_by_name = true) WHERE leaderboard_id = " + std::to_string(id) +
+             "submission_id)), count(*) - 1 FROM read_parquet(" +
+             flat_files() + ", union_by_name = true) WHERE leaderboard_id = " + std::to_string(id) +
              " GROUP BY code_id")) {
       expected[integer(e[0])] = {integer(e[1]), integer(e[2])};
     }

@@ -34,12 +34,9 @@ Submission row(int64_t id, const std::string& user, std::optional<double> score,
 
 TEST(Progression, RunningBestImprovementsAndFactors) {
   // Scores 8, (failed), 10, 4, 4, 2: bests 8, 8, 8, 4, 4, 2; improvements at 1, 4, 6.
-  std::vector<Submission> rows = {row(1, "a", 8.0),
-                                  row(2, "a", std::nullopt, std::nullopt, false),
-                                  row(3, "a", 10.0),
-                                  row(4, "a", 4.0),
-                                  row(5, "a", 4.0),
-                                  row(6, "a", 2.0)};
+  std::vector<Submission> rows = {row(1, "a", 8.0),  row(2, "a", std::nullopt, std::nullopt, false),
+                                  row(3, "a", 10.0), row(4, "a", 4.0),
+                                  row(5, "a", 4.0),  row(6, "a", 2.0)};
   std::shuffle(rows.begin(), rows.end(), std::mt19937(7));  // any input order
   auto p = progression(rows);
   ASSERT_EQ(p.size(), 1u);
@@ -111,8 +108,8 @@ TEST(Records, EachStrictImprovementAcrossUsers) {
   RecordsBuilder b;
   // Times follow ids. Records: a 5 (1), b 4 (3), a 2 (5); c's 2 at 6 ties and is no record.
   for (const Submission& s :
-       {row(5, "a", 2.0), row(2, "b", 6.0), row(1, "a", 5.0), row(3, "b", 4.0),
-        row(4, "c", 4.0), row(6, "c", 2.0), row(7, "d", 1.0, "B200", /*passed=*/false),
+       {row(5, "a", 2.0), row(2, "b", 6.0), row(1, "a", 5.0), row(3, "b", 4.0), row(4, "c", 4.0),
+        row(6, "c", 2.0), row(7, "d", 1.0, "B200", /*passed=*/false),
         row(8, "d", std::nullopt, std::nullopt, false)}) {
     b.add(s);
   }
@@ -139,14 +136,15 @@ TEST(Records, CompactionKeepsExactlyTheRecords) {
   std::mt19937 rng(11);
   std::vector<Submission> rows;
   for (int64_t id = 1; id <= 5000; ++id) {
-    Submission s = row(id, "u" + std::to_string(id % 37),
-                       1.0 + static_cast<double>(rng() % 100000) / 1000.0);
+    Submission s =
+        row(id, "u" + std::to_string(id % 37), 1.0 + static_cast<double>(rng() % 100000) / 1000.0);
     s.submission_time = static_cast<int64_t>(rng() % 3000);  // ties in time, ordered by id
     rows.push_back(s);
   }
   std::vector<Submission> by_time = rows;
   std::sort(by_time.begin(), by_time.end(), [](const Submission& a, const Submission& b) {
-    return std::tie(a.submission_time, a.submission_id) < std::tie(b.submission_time, b.submission_id);
+    return std::tie(a.submission_time, a.submission_id) <
+           std::tie(b.submission_time, b.submission_id);
   });
   std::vector<int64_t> expected;
   double best = 1e300;

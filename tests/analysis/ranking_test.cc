@@ -10,9 +10,9 @@ namespace {
 
 using dataset::Submission;
 
-Submission row(int64_t id, const std::string& user, std::optional<double> score,
-               int64_t time = 0, std::optional<std::string> runner = "B200",
-               bool passed = true, int64_t leaderboard = 597) {
+Submission row(int64_t id, const std::string& user, std::optional<double> score, int64_t time = 0,
+               std::optional<std::string> runner = "B200", bool passed = true,
+               int64_t leaderboard = 597) {
   Submission s;
   s.submission_id = id;
   s.leaderboard_id = leaderboard;

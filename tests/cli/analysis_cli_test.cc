@@ -29,8 +29,9 @@ FlatRow row(int64_t id, const std::string& user, std::optional<double> score,
   FlatRow r;
   r.submission_id = id;
   r.leaderboard_id = leaderboard;
-  r.problem_name = leaderboard == 597 ? "nvfp4_gemm" : leaderboard == 598 ? "nvfp4_dual_gemm"
-                                                                          : "trimul";
+  r.problem_name = leaderboard == 597   ? "nvfp4_gemm"
+                   : leaderboard == 598 ? "nvfp4_dual_gemm"
+                                        : "trimul";
   r.user_id = user;
   r.user_name = "name-" + user;
   r.code_id = id;
@@ -56,15 +57,20 @@ struct Folder {
     fs::create_directories(path);
     FlatRow hacked = row(8, "u4", 1e-5);
     hacked.status = "hacked";
-    std::vector<FlatRow> rows = {row(1, "u1", 5e-5), row(2, "u1", std::nullopt),
-                                 row(3, "u2", 4e-5), row(4, "u1", 3e-5),
-                                 row(5, "u2", 2e-5), row(6, "u1", 3e-5),
-                                 row(7, "u3", 3e-5), hacked,
+    std::vector<FlatRow> rows = {row(1, "u1", 5e-5),
+                                 row(2, "u1", std::nullopt),
+                                 row(3, "u2", 4e-5),
+                                 row(4, "u1", 3e-5),
+                                 row(5, "u2", 2e-5),
+                                 row(6, "u1", 3e-5),
+                                 row(7, "u3", 3e-5),
+                                 hacked,
                                  row(9, "u1", 7e-5, "B200", 598)};
     kbdata::testing::write_bytes(path / "nvidia_nvfp4_submissions.parquet",
                                  kbdata::testing::flat_file(rows));
     // trimul on two runners.
-    std::vector<FlatRow> trimul = {row(20, "u1", 2e-3, "H100", 496), row(21, "u2", 1e-3, "A100", 496),
+    std::vector<FlatRow> trimul = {row(20, "u1", 2e-3, "H100", 496),
+                                   row(21, "u2", 1e-3, "A100", 496),
                                    row(22, "u2", 3e-3, "H100", 496)};
     kbdata::testing::write_bytes(path / "trimul_submissions.parquet",
                                  kbdata::testing::flat_file(trimul));
@@ -102,9 +108,7 @@ std::vector<int> series_points(const std::string& svg) {
   return out;
 }
 
-bool one_line(const std::string& err) {
-  return !err.empty() && err.find('\n') == err.size() - 1;
-}
+bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
 
 // ---- top ----
 
@@ -125,9 +129,9 @@ TEST(TopCli, RanksByTheRulesWithTiesSharingARank) {
   // The keys the issue names, and no note (597 has none).
   std::vector<std::string> keys;
   for (const auto& [key, value] : rows[0].items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"leaderboard_id", "problem_name", "rank", "runner",
-                                            "score", "submission_id", "submission_time",
-                                            "user_id", "user_name"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"leaderboard_id", "problem_name", "rank", "runner", "score",
+                                      "submission_id", "submission_time", "user_id", "user_name"}));
   EXPECT_EQ(rows[0]["leaderboard_id"], 597);
   EXPECT_EQ(rows[0]["problem_name"], "nvfp4_gemm");
   EXPECT_EQ(rows[0]["submission_time"], "2025-12-06T00:00:00.000000Z");
@@ -271,9 +275,9 @@ TEST(ProgressionCli, PlotHasTheSeriesAndPoints) {
   EXPECT_NE(text.find("×1.67"), std::string::npos);
   // The note of 598 is the subtitle of its chart.
   fs::path dual = kFolder.path / "u1-598.svg";
-  ASSERT_EQ(run("progression --user u1 -p nvfp4_dual_gemm --plot " + dual.string() + data())
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run("progression --user u1 -p nvfp4_dual_gemm --plot " + dual.string() + data()).exit_code,
+      0);
   EXPECT_NE(read_file(dual.string()).find("class=\"subtitle\""), std::string::npos);
 }
 
@@ -292,8 +296,7 @@ TEST(ProgressionCli, FailuresLeaveNoPlot) {
   EXPECT_NE(nobody.err.find("'nobody'"), std::string::npos);
   EXPECT_FALSE(fs::exists(svg));
   for (const auto& entry : fs::directory_iterator(kFolder.path)) {
-    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos)
-        << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
   }
 }
 

@@ -36,7 +36,8 @@ TEST(Cat, OffsetPastTheEndPrintsNothing) {
 }
 
 TEST(Cat, CsvHasAHeaderAndEmptyFieldsForNull) {
-  Result r = run("cat " + data("row_groups.parquet") + " --columns id,half --limit 11 --format csv");
+  Result r =
+      run("cat " + data("row_groups.parquet") + " --columns id,half --limit 11 --format csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
   std::string header;
@@ -70,7 +71,8 @@ TEST(Cat, AllRowsOfEveryColumnByDefault) {
 }
 
 TEST(CatNested, ProjectionKeepsTheSelectedLeafUnderItsTopLevelField) {
-  Result r = run("cat " + data("nested_structs.parquet") + " --columns run_meta.duration --limit 3");
+  Result r =
+      run("cat " + data("nested_structs.parquet") + " --columns run_meta.duration --limit 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "{\"run_meta\":null}\n"
@@ -91,8 +93,7 @@ TEST(CatNested, GroupPathsSelectEveryLeafBelowInTheOrderOfFirstSelection) {
 TEST(CatNested, NullEmptyAndNullElementListsDifferAcrossRowGroups) {
   Result r = run("cat " + data("nested_lists.parquet") + " --columns ints --limit 4");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "{\"ints\":null}\n{\"ints\":[]}\n{\"ints\":[null]}\n{\"ints\":[3,null,6]}\n");
+  EXPECT_EQ(r.out, "{\"ints\":null}\n{\"ints\":[]}\n{\"ints\":[null]}\n{\"ints\":[3,null,6]}\n");
   // The offset skips rows (not level entries) and crosses the first row group (2048 rows).
   r = run("cat " + data("nested_lists.parquet") +
           " --columns ints,list_of_lists --offset 2047 --limit 2");
@@ -148,8 +149,7 @@ TEST(CatNested, EveryRowMatchesTheDuckDbOracle) {
 TEST(CatNested, UnknownPathListsTheTopLevelFields) {
   Result r = run("cat " + data("nested_maps.parquet") + " --columns m.nope");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no column 'm.nope' (the columns: id, m, map_of_lists)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("no column 'm.nope' (the columns: id, m, map_of_lists)"), std::string::npos)
       << r.err;
 }
 
@@ -194,7 +194,9 @@ TEST(Errors, NotParquetIsOneLineNamingTheFile) {
   std::string path = data("expected/types.parquet.json");
   Result r = run("inspect " + path);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "kbdata: " + path + ": byte 0: not a Parquet file: it does not start with the magic bytes PAR1\n");
+  EXPECT_EQ(r.err,
+            "kbdata: " + path +
+                ": byte 0: not a Parquet file: it does not start with the magic bytes PAR1\n");
 }
 
 TEST(Errors, TruncatedFileIsAnErrorNotACrash) {

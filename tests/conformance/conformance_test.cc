@@ -70,8 +70,7 @@ struct KnownFailure {
   const char* file;
   const char* diagnosis;
 };
-const std::vector<KnownFailure> kKnownFailures = {
-};
+const std::vector<KnownFailure> kKnownFailures = {};
 
 // Per file, at most this many mismatches are described; the rest are only counted.
 constexpr int kMaxReportedMismatches = 5;
@@ -888,9 +887,8 @@ class ColumnRule {
         return Canonical::error("not a boolean");
       case Class::kInteger:
         if (beyond_double_integers(expected) && v.is_number_integer()) {
-          return Canonical::of_real(v.is_number_unsigned()
-                                        ? static_cast<double>(v.get<uint64_t>())
-                                        : static_cast<double>(v.get<int64_t>()));
+          return Canonical::of_real(v.is_number_unsigned() ? static_cast<double>(v.get<uint64_t>())
+                                                           : static_cast<double>(v.get<int64_t>()));
         }
         if (v.is_number_unsigned()) return Canonical::of_text(std::to_string(v.get<uint64_t>()));
         if (v.is_number_integer()) return Canonical::of_text(std::to_string(v.get<int64_t>()));
@@ -1302,8 +1300,6 @@ std::vector<RenderedColumn> decode_records(parquet::FileReader& reader, size_t k
   return fields;
 }
 
-
-
 // Why the schema is nested (a leaf below the top level, a repeated leaf, a group), or "": such a
 // file is compared as records.
 std::string nested_reason(const parquet::Schema& schema) {
@@ -1392,7 +1388,8 @@ OracleSetup prepare_oracle_comparison(const parquet::FileReader& reader, const O
                                       std::vector<std::string>& failures) {
   const auto& leaves = reader.schema().leaves();
   OracleSetup setup{std::string(oracle_name(oracle.kind)) + " oracle",
-                    static_cast<int64_t>(oracle.rows.size()), {}};
+                    static_cast<int64_t>(oracle.rows.size()),
+                    {}};
   const std::string& where = setup.where;
   const int64_t oracle_rows = setup.oracle_rows;
   if (truncated_to >= 0) {
@@ -1421,8 +1418,7 @@ void compare_with_oracle(const parquet::FileReader& reader,
                          std::vector<std::string>& failures, std::vector<std::string>& notes,
                          ValueStats& stats) {
   const auto& leaves = reader.schema().leaves();
-  OracleSetup setup =
-      prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
+  OracleSetup setup = prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
   const std::string& where = setup.where;
   const int64_t oracle_rows = setup.oracle_rows;
   const std::vector<ColumnRule>& rules = setup.rules;
@@ -1569,8 +1565,8 @@ class NestedComparer {
       return "";
     }
     if (expected == nullptr || !expected->is_array()) {
-      return path + ": expected " + (expected ? shorten(dump(*expected)) : "nothing") +
-             ", got " + shorten(dump(ours));
+      return path + ": expected " + (expected ? shorten(dump(*expected)) : "nothing") + ", got " +
+             shorten(dump(ours));
     }
     if (!ours.is_array() || ours.size() != expected->size()) {
       return path + ": expected " + shorten(dump(*expected)) + ", got " + shorten(dump(ours));
@@ -1671,8 +1667,8 @@ class NestedComparer {
     for (const auto& [key, index] : last) {
       if (!want.contains(key)) return path + ": the oracle's map lacks key " + key;
       if (entries.children.size() < 2) continue;
-      std::string problem = field(entries.children[1], ours[index]["value"], &want[key],
-                                  path + "{" + key + "}");
+      std::string problem =
+          field(entries.children[1], ours[index]["value"], &want[key], path + "{" + key + "}");
       if (!problem.empty()) return problem;
     }
     return "";
@@ -1704,10 +1700,9 @@ void compare_nested_with_oracle(const parquet::FileReader& reader,
                                 const std::vector<RenderedColumn>& fields,
                                 const OracleTable& oracle, int64_t total_rows,
                                 int64_t truncated_to,  // -1: not truncated
-                                std::vector<std::string>& failures,
-                                std::vector<std::string>& notes, ValueStats& stats) {
-  OracleSetup setup =
-      prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
+                                std::vector<std::string>& failures, std::vector<std::string>& notes,
+                                ValueStats& stats) {
+  OracleSetup setup = prepare_oracle_comparison(reader, oracle, total_rows, truncated_to, failures);
   const std::string& where = setup.where;
   const int64_t oracle_rows = setup.oracle_rows;
   const std::vector<ColumnRule>& rules = setup.rules;
@@ -1741,8 +1736,8 @@ void compare_nested_with_oracle(const parquet::FileReader& reader,
         ours = Json::parse(fields[f].value(r));
       } catch (const std::exception&) {
         if (++mismatches <= kMaxReportedMismatches) {
-          failures.push_back(location + "our rendering is not JSON: " +
-                             shorten(std::string(fields[f].value(r))));
+          failures.push_back(
+              location + "our rendering is not JSON: " + shorten(std::string(fields[f].value(r))));
         }
         continue;
       }
@@ -1845,17 +1840,16 @@ Outcome check_file(const FileCase& file) {
               ? manifest_int(file.manifest, "duckdb_json_truncated_to").value_or(-1)
               : -1;
       if (nested) {
-        compare_nested_with_oracle(*reader, columns, *oracle, decoded_rows,
-                                   truncated, failures, outcome.remarks,
-                                   outcome.stats);
+        compare_nested_with_oracle(*reader, columns, *oracle, decoded_rows, truncated, failures,
+                                   outcome.remarks, outcome.stats);
       } else {
         compare_with_oracle(*reader, columns, *oracle, decoded_rows, truncated, failures,
                             outcome.remarks, outcome.stats);
       }
     }
     if (csv) {
-      compare_with_oracle(*reader, columns, *csv, decoded_rows, -1, failures,
-                          outcome.remarks, outcome.stats);
+      compare_with_oracle(*reader, columns, *csv, decoded_rows, -1, failures, outcome.remarks,
+                          outcome.stats);
     }
     if (!has_oracle) {
       if (duckdb_failed) {
@@ -2190,8 +2184,8 @@ TEST(ConformanceRules, VariantValues) {
     return variant_difference(Json::parse(ours), Json::parse(want), "v", oracle).empty();
   };
   const Oracle duckdb = Oracle::kDuckDb, hyparquet = Oracle::kHyparquet;
-  EXPECT_TRUE(same(R"({"a":[1,"x",null,true],"b":{}})", R"({"b":{},"a":[1,"x",null,true]})",
-                   duckdb));
+  EXPECT_TRUE(
+      same(R"({"a":[1,"x",null,true],"b":{}})", R"({"b":{},"a":[1,"x",null,true]})", duckdb));
   EXPECT_FALSE(same(R"({"a":1})", R"({"a":1,"b":null})", hyparquet));  // a missing key
   EXPECT_FALSE(same(R"({"a":1})", R"({"b":1})", duckdb));
   EXPECT_FALSE(same("[1,2]", "[2,1]", duckdb));

@@ -68,11 +68,11 @@ std::optional<fs::path> corpus_root() {
 }
 
 // Declares `root` (the corpus directory) or leaves the test: FAIL under CI, else GTEST_SKIP.
-#define REQUIRE_CORPUS(root)                                                                   \
-  const auto root = corpus_root();                                                             \
-  if (!root) {                                                                                 \
-    if (env_flag("CI"))                                                                        \
-      FAIL() << "the corpus must be present in CI; not found at " << corpus_location();        \
+#define REQUIRE_CORPUS(root)                                                                       \
+  const auto root = corpus_root();                                                                 \
+  if (!root) {                                                                                     \
+    if (env_flag("CI"))                                                                            \
+      FAIL() << "the corpus must be present in CI; not found at " << corpus_location();            \
     GTEST_SKIP() << "Parquet corpus not found at " << corpus_location() << " (set KBDATA_CORPUS)"; \
   }
 
@@ -115,9 +115,9 @@ CatOutput cat(const fs::path& file) {
 
 // Reads `relative` from the corpus with `kbdata cat`; asserts that it exists and exits 0.
 #define CAT_CORPUS_FILE(out, root, relative)                                \
-  const fs::path out##_path = *(root) / (relative);                          \
+  const fs::path out##_path = *(root) / (relative);                         \
   ASSERT_TRUE(fs::is_regular_file(out##_path)) << out##_path << " missing"; \
-  const CatOutput out = cat(out##_path);                                     \
+  const CatOutput out = cat(out##_path);                                    \
   ASSERT_EQ(out.exit_code, 0) << "kbdata cat " << out##_path;
 
 std::string base64(std::string_view bytes) {
@@ -127,7 +127,8 @@ std::string base64(std::string_view bytes) {
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
     const uint32_t v = (static_cast<uint8_t>(bytes[i]) << 16) |
-                       (static_cast<uint8_t>(bytes[i + 1]) << 8) | static_cast<uint8_t>(bytes[i + 2]);
+                       (static_cast<uint8_t>(bytes[i + 1]) << 8) |
+                       static_cast<uint8_t>(bytes[i + 2]);
     for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kAlphabet[(v >> shift) & 63]);
   }
   const size_t rest = bytes.size() - i;
@@ -386,7 +387,8 @@ TEST(DescribedFiles, LargeStringMap) {
     }
     auto value_column = reader->column(g, 1);
     while (value_column->read_records(16, batch) > 0) {
-      for (size_t i = 0; i < batch.values.count; ++i) values.push_back(batch.values.get<int32_t>(i));
+      for (size_t i = 0; i < batch.values.count; ++i)
+        values.push_back(batch.values.get<int32_t>(i));
     }
   }
   EXPECT_EQ(keys, 2u);

@@ -56,7 +56,7 @@ std::vector<fs::path> valid_files(const fs::path& root) {
 // Writer options for the i-th file: every codec, both page versions and every encoding come
 // round, and every fourth file gets tiny pages and row groups.
 WriterOptions options_for(size_t i) {
-  static constexpr Codec kCodecs[] = {Codec::SNAPPY, Codec::ZSTD,   Codec::UNCOMPRESSED,
+  static constexpr Codec kCodecs[] = {Codec::SNAPPY, Codec::ZSTD,    Codec::UNCOMPRESSED,
                                       Codec::GZIP,   Codec::LZ4_RAW, Codec::BROTLI};
   WriterOptions options;
   options.codec = kCodecs[i % 6];

@@ -26,7 +26,8 @@ using testing::run;
 class DedupCliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    synth_ = (fs::temp_directory_path() / ("kbdata-dedup-cli-" + std::to_string(::getpid()))).string();
+    synth_ =
+        (fs::temp_directory_path() / ("kbdata-dedup-cli-" + std::to_string(::getpid()))).string();
     fs::remove_all(synth_);
     auto r = run("synth --scale small --family both --seed 2 --out " + synth_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -47,7 +48,8 @@ class DedupCliTest : public ::testing::Test {
 
   [[nodiscard]] std::vector<std::string> files() const {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir_))
+      names.push_back(e.path().filename().string());
     return names;
   }
 
@@ -151,9 +153,10 @@ TEST_F(DedupCliTest, ExactRuleOnAHandMadeFile) {
     std::optional<double> score;
     int64_t time;
   };
-  const std::vector<R> input = {{1, "u", 7, "B200", 2.0, 10},       {2, "u", 7, "B200", 1.0, 20},
-                                {3, "u", 7, "H100", 5.0, 30},       {4, "u", 7, std::nullopt, {}, 40},
-                                {5, "u", 7, std::nullopt, {}, 50},  {6, "v", 7, "B200", 9.0, 5}};
+  const std::vector<R> input = {
+      {1, "u", 7, "B200", 2.0, 10},      {2, "u", 7, "B200", 1.0, 20},
+      {3, "u", 7, "H100", 5.0, 30},      {4, "u", 7, std::nullopt, {}, 40},
+      {5, "u", 7, std::nullopt, {}, 50}, {6, "v", 7, "B200", 9.0, 5}};
   const std::string in = path("in.parquet");
   {
     dedup::FlatRowWriter w(in, dedup::ExtraColumns::NONE, {});
@@ -190,7 +193,7 @@ TEST_F(DedupCliTest, ExactRuleOnAHandMadeFile) {
   ASSERT_EQ(all.exit_code, 0) << all.err;
   auto every = rows_of(path("all.parquet"), "submission_id,cluster_id,kept");
   ASSERT_EQ(every.size(), 6u);
-  const std::vector<std::pair<int64_t, bool>> expected = {{1, false}, {1, true}, {2, true},
+  const std::vector<std::pair<int64_t, bool>> expected = {{1, false}, {1, true},  {2, true},
                                                           {3, true},  {3, false}, {5, true}};
   for (size_t i = 0; i < every.size(); ++i) {
     EXPECT_EQ(every[i]["submission_id"], input[i].id);
@@ -214,10 +217,10 @@ TEST_F(DedupCliTest, LegacyInputBecomesAFlatFile) {
   auto reader = parquet::FileReader::open(out);
   std::vector<std::string> names;
   for (const auto& leaf : reader->schema().leaves()) names.push_back(leaf.dotted_path);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "submission_id", "leaderboard_id", "problem_name", "user_id", "user_name",
-                       "code_id", "file_name", "submission_time", "status", "score", "passed",
-                       "mode", "runner", "code", "cluster_id", "cluster_size"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"submission_id", "leaderboard_id", "problem_name",
+                                             "user_id", "user_name", "code_id", "file_name",
+                                             "submission_time", "status", "score", "passed", "mode",
+                                             "runner", "code", "cluster_id", "cluster_size"}));
   EXPECT_EQ(static_cast<uint64_t>(reader->num_rows()), summary_value(r.out, "rows out"));
   auto rows = rows_of(out, "runner,user_name,code,cluster_size");
   uint64_t represented = 0;

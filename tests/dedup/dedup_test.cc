@@ -66,14 +66,14 @@ std::set<size_t> kept(const Clustering& c) {
 
 TEST(ExactRuleTest, MatchesAHandComputedResult) {
   const std::vector<Submission> rows = {
-      row(1, 10, "u", 100, "B200", 2.0, 1),          // 0: partition A
-      row(2, 10, "u", 100, "B200", 1.0, 2),          // 1: partition A, lower score: kept
-      row(3, 10, "u", 100, "H100", 5.0, 3),          // 2: partition B (another runner): kept
-      row(4, 10, "u", 100, std::nullopt, {}, 4),     // 3: partition C (null runner): kept
-      row(5, 10, "u", 100, std::nullopt, {}, 5),     // 4: partition C, later
-      row(6, 10, "v", 100, "B200", 3.0, 6),          // 5: another user: kept
-      row(7, 11, "u", 100, "B200", 3.0, 7),          // 6: another leaderboard: kept
-      row(8, 10, "u", 101, "B200", 9.0, 8),          // 7: another code: kept
+      row(1, 10, "u", 100, "B200", 2.0, 1),       // 0: partition A
+      row(2, 10, "u", 100, "B200", 1.0, 2),       // 1: partition A, lower score: kept
+      row(3, 10, "u", 100, "H100", 5.0, 3),       // 2: partition B (another runner): kept
+      row(4, 10, "u", 100, std::nullopt, {}, 4),  // 3: partition C (null runner): kept
+      row(5, 10, "u", 100, std::nullopt, {}, 5),  // 4: partition C, later
+      row(6, 10, "v", 100, "B200", 3.0, 6),       // 5: another user: kept
+      row(7, 11, "u", 100, "B200", 3.0, 7),       // 6: another leaderboard: kept
+      row(8, 10, "u", 101, "B200", 9.0, 8),       // 7: another code: kept
   };
   Clustering c = cluster_rows(rows, exact_options());
   EXPECT_EQ(kept(c), (std::set<size_t>{1, 2, 3, 5, 6, 7}));
@@ -121,8 +121,7 @@ TEST(FuzzyTest, ClustersAreTransitive) {
   ASSERT_GE(jbc, 0.8);
   ASSERT_LT(jac, 0.8);
   const std::vector<Submission> rows = {
-      row(1, 1, "u", 1, "B200", 3.0, 1, a),
-      row(2, 1, "u", 2, "B200", 2.0, 2, b),
+      row(1, 1, "u", 1, "B200", 3.0, 1, a), row(2, 1, "u", 2, "B200", 2.0, 2, b),
       row(3, 1, "u", 3, "B200", 1.0, 3, c),
       row(4, 1, "u", 4, "B200", 1.0, 4, testing::random_text(300, 14)),  // unrelated
   };
@@ -141,9 +140,8 @@ TEST(FuzzyTest, ScopeIsTheUserUnlessAcrossUsers) {
   double j = 0;
   const std::string near = testing::edited_copy(code, 0.9, 22, j);
   const std::vector<Submission> rows = {
-      row(1, 1, "alice", 1, "B200", 1.0, 1, code),
-      row(2, 1, "bob", 2, "B200", 2.0, 2, near),
-      row(3, 1, "bob", 1, "B200", 3.0, 3, code),   // alice's exact code, by bob
+      row(1, 1, "alice", 1, "B200", 1.0, 1, code), row(2, 1, "bob", 2, "B200", 2.0, 2, near),
+      row(3, 1, "bob", 1, "B200", 3.0, 3, code),    // alice's exact code, by bob
       row(4, 2, "alice", 1, "B200", 1.0, 4, code),  // another leaderboard: never joined
   };
   Clustering within = cluster_rows(rows, fuzzy_options());
@@ -270,7 +268,8 @@ PairScore score_against_brute_force(const std::vector<Submission>& rows, const C
 class SynthDataTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = (fs::temp_directory_path() / ("kbdata-dedup-synth-" + std::to_string(::getpid()))).string();
+    dir_ =
+        (fs::temp_directory_path() / ("kbdata-dedup-synth-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir_);
     const std::string command = std::string(KBDATA_BINARY) +
                                 " synth --scale small --family flat --seed 5 --out " + dir_ +
@@ -285,8 +284,9 @@ class SynthDataTest : public ::testing::Test {
     dataset::LoadOptions options;
     options.with_code = true;
     dataset::LoadStats stats;
-    dataset::load_file(*reader, dataset::SchemaFamily::FLAT, options,
-                       [&](Submission&& s) { rows.push_back(std::move(s)); }, stats);
+    dataset::load_file(
+        *reader, dataset::SchemaFamily::FLAT, options,
+        [&](Submission&& s) { rows.push_back(std::move(s)); }, stats);
     return rows;
   }
 
@@ -334,7 +334,8 @@ TEST_F(SynthDataTest, TheMeasureFailsBadClusterings) {
   std::map<std::pair<int64_t, std::string>, size_t> first;
   for (size_t i = 0; i < rows.size(); ++i) {
     alone.keeper.push_back(i);
-    lumped.keeper.push_back(first.try_emplace({rows[i].leaderboard_id, rows[i].user_id}, i).first->second);
+    lumped.keeper.push_back(
+        first.try_emplace({rows[i].leaderboard_id, rows[i].user_id}, i).first->second);
   }
   EXPECT_LT(score_against_brute_force(rows, alone, false, 0.8).recall, 0.5);
   EXPECT_LT(score_against_brute_force(rows, lumped, false, 0.8).precision, 0.5);

@@ -81,13 +81,12 @@ TEST(MinHashTest, EstimatorIsAsAccurateAs2048Permutations) {
     size_t common;
   };
   for (Case c : {Case{8000, 7200}, Case{8000, 6400}, Case{8000, 4000}, Case{8000, 1600},
-                 Case{2048, 1638}, Case{1024, 819}, Case{400, 320}, Case{400, 200},
-                 Case{60, 48}}) {
+                 Case{2048, 1638}, Case{1024, 819}, Case{400, 320}, Case{400, 200}, Case{60, 48}}) {
     const double j = static_cast<double>(c.common) / static_cast<double>(c.total);
     const double permutations = std::sqrt(j * (1 - j) / kBins);
     const double rmse = estimator_rmse(c.total, c.common, 300);
-    std::printf("|A u B| = %zu, J = %.2f: RMSE %.5f, 2048 permutations %.5f, ratio %.3f\n",
-                c.total, j, rmse, permutations, rmse / permutations);
+    std::printf("|A u B| = %zu, J = %.2f: RMSE %.5f, 2048 permutations %.5f, ratio %.3f\n", c.total,
+                j, rmse, permutations, rmse / permutations);
     const double bound = c.total >= static_cast<size_t>(kBins) ? 1.08 : 1.35;
     EXPECT_LE(rmse, bound * permutations) << "|A u B| = " << c.total << ", J = " << j;
   }
@@ -142,7 +141,8 @@ TEST(LshTest, BandKeysAgreeExactlyWhereBandsAgree) {
   band_keys(*sb, p, kb);
   ASSERT_EQ(ka.size(), static_cast<size_t>(p.bands));
   EXPECT_NE(ka[0], kb[0]);
-  for (int i = 1; i < p.bands; ++i) EXPECT_EQ(ka[static_cast<size_t>(i)], kb[static_cast<size_t>(i)]);
+  for (int i = 1; i < p.bands; ++i)
+    EXPECT_EQ(ka[static_cast<size_t>(i)], kb[static_cast<size_t>(i)]);
 }
 
 }  // namespace

@@ -23,7 +23,9 @@ struct Bytes {
     out.push_back(static_cast<uint8_t>(v));
     return *this;
   }
-  Bytes& zigzag(int64_t v) { return varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  Bytes& zigzag(int64_t v) {
+    return varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+  }
   Bytes& field(int16_t id, Type type) {
     int delta = id - last;
     if (delta > 0 && delta <= 15) {
@@ -35,8 +37,17 @@ struct Bytes {
     last = id;
     return *this;
   }
-  Bytes& begin() { stack.push_back(last); last = 0; return *this; }
-  Bytes& stop() { out.push_back(0); last = stack.back(); stack.pop_back(); return *this; }
+  Bytes& begin() {
+    stack.push_back(last);
+    last = 0;
+    return *this;
+  }
+  Bytes& stop() {
+    out.push_back(0);
+    last = stack.back();
+    stack.pop_back();
+    return *this;
+  }
   Bytes& i32(int16_t id, int32_t v) { return field(id, Type::I32).zigzag(v); }
   Bytes& str(int16_t id, const std::string& s) {
     field(id, Type::BINARY).varint(s.size());

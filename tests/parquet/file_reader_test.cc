@@ -17,7 +17,9 @@ namespace {
 
 using kbdata::testing::TestPage;
 
-std::string data_path(const std::string& name) { return std::string(KBDATA_TEST_DATA) + "/" + name; }
+std::string data_path(const std::string& name) {
+  return std::string(KBDATA_TEST_DATA) + "/" + name;
+}
 
 std::vector<uint8_t> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +69,8 @@ TEST(FileReader, ProjectionReadsOnlyTheFooterAndTheChosenChunks) {
   std::vector<std::pair<uint64_t, uint64_t>> allowed;
   for (const auto& group : reader->metadata().row_groups) {
     const auto& meta = *group.columns[static_cast<size_t>(leaf)].meta_data;
-    uint64_t start = static_cast<uint64_t>(meta.dictionary_page_offset.value_or(meta.data_page_offset));
+    uint64_t start =
+        static_cast<uint64_t>(meta.dictionary_page_offset.value_or(meta.data_page_offset));
     start = std::min(start, static_cast<uint64_t>(meta.data_page_offset));
     allowed.emplace_back(start, start + static_cast<uint64_t>(meta.total_compressed_size));
     chunk_bytes += static_cast<uint64_t>(meta.total_compressed_size);
@@ -91,11 +94,11 @@ TEST(FileReader, ProjectionReadsOnlyTheFooterAndTheChosenChunks) {
 }
 
 TEST(FileReader, ReadsEveryShippedFixtureToTheEnd) {
-  for (const char* name : {"types.parquet", "codec_snappy.parquet", "codec_gzip.parquet",
-                           "codec_zstd.parquet", "codec_lz4_raw.parquet", "codec_brotli.parquet",
-                           "codec_uncompressed.parquet", "data_page_v2.parquet",
-                           "dictionary.parquet", "multi_page.parquet", "plain_strings.parquet",
-                           "all_null.parquet", "empty.parquet", "v2_dictionary.parquet"}) {
+  for (const char* name :
+       {"types.parquet", "codec_snappy.parquet", "codec_gzip.parquet", "codec_zstd.parquet",
+        "codec_lz4_raw.parquet", "codec_brotli.parquet", "codec_uncompressed.parquet",
+        "data_page_v2.parquet", "dictionary.parquet", "multi_page.parquet", "plain_strings.parquet",
+        "all_null.parquet", "empty.parquet", "v2_dictionary.parquet"}) {
     auto reader = FileReader::open(data_path(name));
     size_t levels = read_everything(*reader);
     EXPECT_EQ(levels, static_cast<size_t>(reader->num_rows()) * reader->schema().leaves().size())
@@ -107,7 +110,8 @@ TEST(FileReader, DictionaryFallbackToPlainMidChunk) {
   // Dictionary {100, 200}; page 1: indices 1,0,1 (bit width 1, one RLE run each... as bit-packed);
   // page 2 falls back to PLAIN: 7, 8.
   TestPage dictionary{2, 2, 0, {}};
-  for (int32_t v : {100, 200}) kbdata::testing::append_le32(dictionary.body, static_cast<uint32_t>(v));
+  for (int32_t v : {100, 200})
+    kbdata::testing::append_le32(dictionary.body, static_cast<uint32_t>(v));
   TestPage indexed{0, 3, 8, {}};
   indexed.body = {1,            // bit width
                   0x03,         // bit-packed run header: 1 group of 8 values

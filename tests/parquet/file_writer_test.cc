@@ -85,14 +85,14 @@ struct FlatTable {
 
 FlatTable flat_table(size_t rows, uint32_t seed = 1) {
   FlatTable t;
-  t.schema = {root(6),
-              leaf("id", PhysicalType::INT64, Repetition::REQUIRED),
-              leaf("small", PhysicalType::INT32, Repetition::OPTIONAL),
-              leaf("score", PhysicalType::DOUBLE, Repetition::OPTIONAL),
-              leaf("name", PhysicalType::BYTE_ARRAY, Repetition::OPTIONAL, string_type()),
-              leaf("passed", PhysicalType::BOOLEAN, Repetition::REQUIRED),
-              leaf("hash", PhysicalType::FIXED_LEN_BYTE_ARRAY, Repetition::OPTIONAL, std::nullopt,
-                   16)};
+  t.schema = {
+      root(6),
+      leaf("id", PhysicalType::INT64, Repetition::REQUIRED),
+      leaf("small", PhysicalType::INT32, Repetition::OPTIONAL),
+      leaf("score", PhysicalType::DOUBLE, Repetition::OPTIONAL),
+      leaf("name", PhysicalType::BYTE_ARRAY, Repetition::OPTIONAL, string_type()),
+      leaf("passed", PhysicalType::BOOLEAN, Repetition::REQUIRED),
+      leaf("hash", PhysicalType::FIXED_LEN_BYTE_ARRAY, Repetition::OPTIONAL, std::nullopt, 16)};
   Schema schema = Schema::from_elements(t.schema);
   for (const ColumnDescriptor& c : schema.leaves()) t.columns.push_back(batch_for(c));
   std::mt19937 rng(seed);
@@ -150,9 +150,9 @@ FlatTable nested_table(size_t rows) {
               leaf("element", PhysicalType::DOUBLE, Repetition::REQUIRED)};
   Schema schema = Schema::from_elements(t.schema);
   for (const ColumnDescriptor& c : schema.leaves()) t.columns.push_back(batch_for(c));
-  ColumnBatch& tags = t.columns[0];  // max_def 3, max_rep 1
+  ColumnBatch& tags = t.columns[0];      // max_def 3, max_rep 1
   ColumnBatch& duration = t.columns[1];  // max_def 1
-  ColumnBatch& times = t.columns[2];  // max_def 3, max_rep 1
+  ColumnBatch& times = t.columns[2];     // max_def 3, max_rep 1
   for (size_t i = 0; i < rows; ++i) {
     auto level = [](ColumnBatch& b, int16_t d, int16_t r) {
       b.def_levels.push_back(d);
@@ -160,8 +160,12 @@ FlatTable nested_table(size_t rows) {
       b.num_levels++;
     };
     switch (i % 5) {
-      case 0: level(tags, 0, 0); break;  // null list
-      case 1: level(tags, 1, 0); break;  // empty list
+      case 0:
+        level(tags, 0, 0);
+        break;  // null list
+      case 1:
+        level(tags, 1, 0);
+        break;  // empty list
       default:
         for (size_t k = 0; k < i % 4 + 1; ++k) {
           bool null_element = (i + k) % 6 == 0;
@@ -296,8 +300,8 @@ void expect_same(const std::vector<ColumnBatch>& expected, const std::vector<Col
 
 TEST(FileWriter, FlatRoundTripEveryCodecPageVersionAndEncoding) {
   FlatTable table = flat_table(5000);
-  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD,
-                      Codec::LZ4_RAW, Codec::BROTLI}) {
+  for (Codec codec : {Codec::UNCOMPRESSED, Codec::SNAPPY, Codec::GZIP, Codec::ZSTD, Codec::LZ4_RAW,
+                      Codec::BROTLI}) {
     for (int version : {1, 2}) {
       for (ValueEncoding encoding :
            {ValueEncoding::AUTO, ValueEncoding::PLAIN, ValueEncoding::DELTA}) {

@@ -590,9 +590,9 @@ TEST(MetadataRoundTrip, RichFileMetaData) {
   EXPECT_EQ(decoded.row_groups[3].sorting_columns.size(), 15u);
   EXPECT_EQ(decoded.version, kI32Min);
   EXPECT_EQ(decoded.created_by, "kbdata metadata_roundtrip_test");
-  EXPECT_EQ(decoded.column_orders, (std::vector<ColumnOrder>{ColumnOrder::TYPE_DEFINED,
-                                                             ColumnOrder::UNKNOWN,
-                                                             ColumnOrder::TYPE_DEFINED}));
+  EXPECT_EQ(decoded.column_orders,
+            (std::vector<ColumnOrder>{ColumnOrder::TYPE_DEFINED, ColumnOrder::UNKNOWN,
+                                      ColumnOrder::TYPE_DEFINED}));
 }
 
 TEST(MetadataRoundTrip, EveryLogicalTypeKind) {

@@ -69,14 +69,14 @@ TEST(Schema, FoldsConvertedTypesIntoLogicalTypes) {
 TEST(Schema, RejectsMalformedTrees) {
   EXPECT_THROW(Schema::from_elements({}), FormatError);
   // Children overrun the list.
-  EXPECT_THROW(Schema::from_elements({group("m", 3), leaf("a", PhysicalType::INT32,
-                                                          Repetition::REQUIRED)}),
-               FormatError);
+  EXPECT_THROW(
+      Schema::from_elements({group("m", 3), leaf("a", PhysicalType::INT32, Repetition::REQUIRED)}),
+      FormatError);
   // Elements left over after the root's tree.
-  EXPECT_THROW(Schema::from_elements({group("m", 1),
-                                      leaf("a", PhysicalType::INT32, Repetition::REQUIRED),
-                                      leaf("b", PhysicalType::INT32, Repetition::REQUIRED)}),
-               FormatError);
+  EXPECT_THROW(
+      Schema::from_elements({group("m", 1), leaf("a", PhysicalType::INT32, Repetition::REQUIRED),
+                             leaf("b", PhysicalType::INT32, Repetition::REQUIRED)}),
+      FormatError);
   // FIXED_LEN_BYTE_ARRAY without a length.
   EXPECT_THROW(Schema::from_elements({group("m", 1), leaf("f", PhysicalType::FIXED_LEN_BYTE_ARRAY,
                                                           Repetition::REQUIRED)}),

@@ -127,8 +127,9 @@ PgServer::PgServer() {
       throw std::runtime_error("cannot chown the password file");
     }
   }
-  ChildResult init = pg({bin("initdb"), "-D", dir_ + "/data", "-U", "kb", "--pwfile=" + dir_ + "/pw",
-                         "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"});
+  ChildResult init =
+      pg({bin("initdb"), "-D", dir_ + "/data", "-U", "kb", "--pwfile=" + dir_ + "/pw",
+          "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"});
   if (init.exit_code != 0) throw std::runtime_error("initdb failed: " + init.out + init.err);
   port_ = free_port();
   start();
@@ -150,12 +151,12 @@ ChildResult PgServer::pg(const std::vector<std::string>& argv) const {
 }
 
 void PgServer::start() {
-  ChildResult r = pg({bin("pg_ctl"), "-D", dir_ + "/data", "-l", dir_ + "/log", "-w", "-t", "60",
-                      "-o",
-                      "-p " + std::to_string(port_) + " -k " + dir_ +
-                          " -c listen_addresses=127.0.0.1 -c fsync=off -c "
-                          "synchronous_commit=off -c full_page_writes=off",
-                      "start"});
+  ChildResult r =
+      pg({bin("pg_ctl"), "-D", dir_ + "/data", "-l", dir_ + "/log", "-w", "-t", "60", "-o",
+          "-p " + std::to_string(port_) + " -k " + dir_ +
+              " -c listen_addresses=127.0.0.1 -c fsync=off -c "
+              "synchronous_commit=off -c full_page_writes=off",
+          "start"});
   if (r.exit_code != 0) {
     throw std::runtime_error("pg_ctl start failed: " + r.out + r.err + read_file(dir_ + "/log"));
   }
@@ -169,8 +170,8 @@ void PgServer::stop() {
 }
 
 std::string PgServer::url(const std::string& db) const {
-  return "postgresql://kb:" + std::string(kPassword) + "@127.0.0.1:" + std::to_string(port_) +
-         "/" + db;
+  return "postgresql://kb:" + std::string(kPassword) + "@127.0.0.1:" + std::to_string(port_) + "/" +
+         db;
 }
 
 std::string PgServer::url_wrong_password(const std::string& db) const {

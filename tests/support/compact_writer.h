@@ -103,8 +103,8 @@ inline void append_footer(std::vector<uint8_t>& file, const std::vector<uint8_t>
 struct TestPage {
   int32_t type = 0;  // 0 DATA_PAGE, 2 DICTIONARY_PAGE
   int32_t num_values = 0;
-  int32_t encoding = 0;  // 0 PLAIN, 8 RLE_DICTIONARY
-  std::vector<uint8_t> body;  // levels + values, compressed with the file's codec
+  int32_t encoding = 0;            // 0 PLAIN, 8 RLE_DICTIONARY
+  std::vector<uint8_t> body;       // levels + values, compressed with the file's codec
   int32_t uncompressed_size = -1;  // the header's uncompressed_page_size; -1: body.size()
 };
 
@@ -120,8 +120,9 @@ inline std::vector<uint8_t> build_int32_file(const std::vector<TestPage>& pages,
     int64_t offset = static_cast<int64_t>(file.size());
     CompactWriter h;
     const auto body_size = static_cast<int32_t>(page.body.size());
-    h.begin().i32(1, page.type).i32(2, page.uncompressed_size < 0 ? body_size
-                                                                   : page.uncompressed_size)
+    h.begin()
+        .i32(1, page.type)
+        .i32(2, page.uncompressed_size < 0 ? body_size : page.uncompressed_size)
         .i32(3, body_size);
     if (page.type == 2) {
       if (dictionary_offset < 0) dictionary_offset = offset;

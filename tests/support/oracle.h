@@ -30,9 +30,9 @@ inline const std::string& medium_data() {
   };
   static const std::unique_ptr<Folder> folder = [] {
     auto f = std::make_unique<Folder>();
-    f->path = (std::filesystem::temp_directory_path() /
-               ("kbdata-medium-" + std::to_string(::getpid())))
-                  .string();
+    f->path =
+        (std::filesystem::temp_directory_path() / ("kbdata-medium-" + std::to_string(::getpid())))
+            .string();
     Result r = run("synth --scale medium --seed 3 --family both --layout kbdata --out " + f->path);
     if (r.exit_code != 0) throw std::runtime_error("kbdata synth failed: " + r.err);
     return f;

@@ -43,9 +43,9 @@ inline std::vector<std::string> lines(const std::string& text) {
 // stdout and stderr.
 inline Result run(const std::string& args) {
   static int counter = 0;
-  std::string err_path = std::filesystem::temp_directory_path() /
-                         ("kbdata-test-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(counter++) + ".err");
+  std::string err_path =
+      std::filesystem::temp_directory_path() /
+      ("kbdata-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".err");
   std::string command = std::string(KBDATA_BINARY) + " " + args + " 2>" + err_path;
   Result result;
   FILE* pipe = ::popen(command.c_str(), "r");

@@ -38,8 +38,8 @@ DictionaryDecoder::DictionaryDecoder(ValueBuffer dictionary) : dictionary_(std::
                        dictionary_.count * static_cast<size_t>(dictionary_.width));
   if (dictionary_.is_binary()) {
     for (size_t i = 0; i < dictionary_.count; ++i) {
-      max_value_bytes_ = std::max<size_t>(
-          max_value_bytes_, dictionary_.offsets[i + 1] - dictionary_.offsets[i]);
+      max_value_bytes_ =
+          std::max<size_t>(max_value_bytes_, dictionary_.offsets[i + 1] - dictionary_.offsets[i]);
     }
   } else {
     max_value_bytes_ = static_cast<size_t>(dictionary_.width);

@@ -15,19 +15,31 @@ namespace {
 
 const char* type_name(Type type) {
   switch (type) {
-    case Type::STOP: return "stop";
+    case Type::STOP:
+      return "stop";
     case Type::BOOL_TRUE:
-    case Type::BOOL_FALSE: return "bool";
-    case Type::BYTE: return "byte";
-    case Type::I16: return "i16";
-    case Type::I32: return "i32";
-    case Type::I64: return "i64";
-    case Type::DOUBLE: return "double";
-    case Type::BINARY: return "binary";
-    case Type::LIST: return "list";
-    case Type::SET: return "set";
-    case Type::MAP: return "map";
-    case Type::STRUCT: return "struct";
+    case Type::BOOL_FALSE:
+      return "bool";
+    case Type::BYTE:
+      return "byte";
+    case Type::I16:
+      return "i16";
+    case Type::I32:
+      return "i32";
+    case Type::I64:
+      return "i64";
+    case Type::DOUBLE:
+      return "double";
+    case Type::BINARY:
+      return "binary";
+    case Type::LIST:
+      return "list";
+    case Type::SET:
+      return "set";
+    case Type::MAP:
+      return "map";
+    case Type::STRUCT:
+      return "struct";
   }
   return "unknown";
 }

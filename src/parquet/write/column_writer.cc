@@ -101,7 +101,7 @@ struct ColumnWriter::State {
   // The open page.
   std::vector<int16_t> def_levels;
   std::vector<int16_t> rep_levels;
-  ValueBuffer values;  // PLAIN and DELTA modes
+  ValueBuffer values;             // PLAIN and DELTA modes
   std::vector<uint32_t> indices;  // DICTIONARY mode
   size_t page_levels = 0;
   size_t page_rows = 0;
@@ -196,7 +196,8 @@ struct ColumnWriter::State {
       values.count += value_end - value_begin;
     } else {
       size_t w = static_cast<size_t>(v.width);
-      values.data.insert(values.data.end(), v.data.begin() + static_cast<ptrdiff_t>(value_begin * w),
+      values.data.insert(values.data.end(),
+                         v.data.begin() + static_cast<ptrdiff_t>(value_begin * w),
                          v.data.begin() + static_cast<ptrdiff_t>(value_end * w));
       values.count += value_end - value_begin;
     }
@@ -332,8 +333,8 @@ struct ColumnWriter::State {
         page.max = truncated_upper_bound(page.max);
       }
     }
-    page.size = checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages),
-                                  column);
+    page.size =
+        checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages), column);
     chunk.pages.push_back(std::move(page));
 
     chunk_rows += static_cast<int64_t>(page_rows);
@@ -398,7 +399,7 @@ ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& 
 ColumnWriter::~ColumnWriter() = default;
 
 size_t ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t level_end,
-                         size_t value_begin) {
+                           size_t value_begin) {
   State& s = *state_;
   const bool repeated = s.column.max_rep > 0;
   const bool has_def = s.column.max_def > 0;

@@ -23,13 +23,13 @@ namespace kbdata::parquet {
 // One column chunk, encoded, with offsets relative to the start of `data_pages`.
 struct EncodedChunk {
   struct Page {
-    size_t offset = 0;  // of the page header within data_pages
-    int32_t size = 0;  // header and body
+    size_t offset = 0;      // of the page header within data_pages
+    int32_t size = 0;       // header and body
     int64_t first_row = 0;  // within the row group
     int64_t null_count = 0;
     bool has_values = false;  // false: every entry of the page is null (a "null page")
     bool has_bounds = false;  // min and max are set (a page of only NaNs has values but none)
-    std::string min;  // PLAIN bytes, ColumnIndex bounds (byte arrays truncated: see .cc)
+    std::string min;          // PLAIN bytes, ColumnIndex bounds (byte arrays truncated: see .cc)
     std::string max;
   };
   std::vector<uint8_t> dictionary_page;  // header and body; empty when no page used a dictionary

@@ -46,9 +46,10 @@ void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress) {
         if (leaf == 0) {
           records = n;
         } else if (n != records) {
-          FormatError error("column chunk holds " + std::to_string(group_done + static_cast<int64_t>(n)) +
-                            " rows where column " + in.schema().leaves()[0].dotted_path + " holds " +
-                            std::to_string(group_done + static_cast<int64_t>(records)));
+          FormatError error("column chunk holds " +
+                            std::to_string(group_done + static_cast<int64_t>(n)) +
+                            " rows where column " + in.schema().leaves()[0].dotted_path +
+                            " holds " + std::to_string(group_done + static_cast<int64_t>(records)));
           error.locate_column(in.schema().leaves()[leaf].dotted_path);
           error.locate_row_group(g);
           error.locate_file(in.name());
@@ -62,8 +63,8 @@ void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress) {
       if (progress) progress(done, in.num_rows());
     }
     if (group_done != group.num_rows) {
-      FormatError error("row group holds " + std::to_string(group_done) + " rows but its footer says " +
-                        std::to_string(group.num_rows));
+      FormatError error("row group holds " + std::to_string(group_done) +
+                        " rows but its footer says " + std::to_string(group.num_rows));
       error.locate_row_group(g);
       error.locate_file(in.name());
       throw error;

@@ -125,8 +125,10 @@ void FileWriter::write(std::span<const ColumnBatch> leaves) {
     // again after the step), so a group overshoots its byte limit by about one record.
     size_t rows_left = static_cast<size_t>(options_.row_group_rows - group_rows_);
     size_t buffered = buffered_bytes();
-    size_t bytes_left = options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
-    size_t step = std::min({records - done, rows_left, std::max<size_t>(1, bytes_left / bytes_per_record)});
+    size_t bytes_left =
+        options_.row_group_bytes > buffered ? options_.row_group_bytes - buffered : 0;
+    size_t step =
+        std::min({records - done, rows_left, std::max<size_t>(1, bytes_left / bytes_per_record)});
     for (size_t leaf = 0; leaf < leaves.size(); ++leaf) {
       const ColumnBatch& batch = leaves[leaf];
       const ColumnDescriptor& column = schema_.leaves()[leaf];
@@ -176,13 +178,13 @@ void FileWriter::flush_row_group() {
     meta.data_page_offset = data_start;
     write_bytes(chunk.data_pages);
     group.total_byte_size += meta.total_uncompressed_size;
-    group.total_compressed_size = group.total_compressed_size.value_or(0) +
-                                  meta.total_compressed_size;
+    group.total_compressed_size =
+        group.total_compressed_size.value_or(0) + meta.total_compressed_size;
 
     ChunkIndex index;
     for (const EncodedChunk::Page& page : chunk.pages) {
-      index.offset_index.page_locations.push_back(PageLocation{
-          data_start + static_cast<int64_t>(page.offset), page.size, page.first_row});
+      index.offset_index.page_locations.push_back(
+          PageLocation{data_start + static_cast<int64_t>(page.offset), page.size, page.first_row});
     }
     if (chunk.has_column_index) {
       ColumnIndex column_index;
