@@ -1,43 +1,16 @@
 #include "hub/curl_api.h"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <string>
-
 #include "common/error.h"
+#include "common/shared_library.h"
 
 namespace kbdata::hub {
 namespace {
 
-constexpr const char* kDefaultLibrary = "libcurl.so.4";
-
-[[noreturn]] void fail(const char* library) {
-  const char* reason = ::dlerror();
-  std::string message = "cannot load libcurl (";
-  message += reason != nullptr ? reason : library;
-  message += "); kbdata pull needs the libcurl4 package";
-  throw IoError(message);
-}
-
-// Resolves `name` into `fn`, whose type is the declared type of that libcurl function.
-template <typename Function>
-void resolve(void* handle, const char* library, const char* name, Function& fn) {
-  ::dlerror();  // clear a stale message
-  void* symbol = ::dlsym(handle, name);
-  if (symbol == nullptr) fail(library);
-  fn = reinterpret_cast<Function>(symbol);
-}
-
 CurlApi load() {
-  const char* override_path = std::getenv("KBDATA_LIBCURL");
-  const char* library =
-      override_path != nullptr && *override_path != '\0' ? override_path : kDefaultLibrary;
-  // Never closed: libcurl's functions are called until exit.
-  void* handle = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) fail(library);
+  const SharedLibrary library("KBDATA_LIBCURL", "libcurl.so.4", "libcurl",
+                              "kbdata pull needs the libcurl4 package");
   CurlApi api{};
-#define KBDATA_RESOLVE(name) resolve(handle, library, #name, api.name)
+#define KBDATA_RESOLVE(name) library.resolve(#name, api.name)
   KBDATA_RESOLVE(curl_global_init);
   KBDATA_RESOLVE(curl_easy_init);
   KBDATA_RESOLVE(curl_easy_setopt);

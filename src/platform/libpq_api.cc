@@ -1,43 +1,16 @@
 #include "platform/libpq_api.h"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <string>
-
 #include "common/error.h"
+#include "common/shared_library.h"
 
 namespace kbdata::platform {
 namespace {
 
-constexpr const char* kDefaultLibrary = "libpq.so.5";
-
-[[noreturn]] void fail(const char* library) {
-  const char* reason = ::dlerror();
-  std::string message = "cannot load libpq (";
-  message += reason != nullptr ? reason : library;
-  message += "); kbdata export and synth --db need the libpq5 package";
-  throw IoError(message);
-}
-
-// Resolves `name` into `fn`, whose type is the declared type of that libpq function.
-template <typename Function>
-void resolve(void* handle, const char* library, const char* name, Function& fn) {
-  ::dlerror();  // clear a stale message
-  void* symbol = ::dlsym(handle, name);
-  if (symbol == nullptr) fail(library);
-  fn = reinterpret_cast<Function>(symbol);
-}
-
 LibpqApi load() {
-  const char* override_path = std::getenv("KBDATA_LIBPQ");
-  const char* library =
-      override_path != nullptr && *override_path != '\0' ? override_path : kDefaultLibrary;
-  // Never closed: libpq's functions are called until exit.
-  void* handle = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) fail(library);
+  const SharedLibrary library("KBDATA_LIBPQ", "libpq.so.5", "libpq",
+                              "kbdata export and synth --db need the libpq5 package");
   LibpqApi api{};
-#define KBDATA_RESOLVE(name) resolve(handle, library, #name, api.name)
+#define KBDATA_RESOLVE(name) library.resolve(#name, api.name)
   KBDATA_RESOLVE(PQconnectdbParams);
   KBDATA_RESOLVE(PQconninfoParse);
   KBDATA_RESOLVE(PQconninfoFree);
