@@ -17,6 +17,8 @@ bool wanted(std::FILE* err) {
   return isatty(fileno(err)) == 1;
 }
 
+}  // namespace
+
 std::string grouped(uint64_t n) {
   std::string digits = std::to_string(n);
   std::string out;
@@ -26,8 +28,6 @@ std::string grouped(uint64_t n) {
   }
   return out;
 }
-
-}  // namespace
 
 Progress::Progress(std::FILE* err, std::string what)
     : err_(err),

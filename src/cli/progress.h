@@ -10,6 +10,9 @@
 
 namespace kbdata::cli {
 
+// n with thousands separated by commas ("1,234,567"), for counts on stderr.
+[[nodiscard]] std::string grouped(uint64_t n);
+
 class Progress {
  public:
   // `what` names the work ("reading nvfp4_gemm").

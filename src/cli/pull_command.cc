@@ -9,19 +9,6 @@
 #include "hub/pull.h"
 
 namespace kbdata::cli {
-namespace {
-
-std::string grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 void run_pull(const PullCommandOptions& options, std::FILE* out, std::FILE* err) {
   hub::PullOptions pull;
