@@ -14,6 +14,12 @@
 
 namespace kbdata {
 
+// A byte range of a file: [offset, offset + length).
+struct ByteRange {
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
 // A file read by absolute offset. read_at() may be called from several threads at once (the
 // loader decodes columns of one file on two threads); every implementation here allows it.
 class RandomAccessFile {
@@ -25,6 +31,13 @@ class RandomAccessFile {
   // Reads exactly out.size() bytes at `offset` into `out`. Throws FormatError if the range lies
   // past the end of the file (the file is truncated), IoError if the system refuses.
   virtual void read_at(uint64_t offset, std::span<uint8_t> out) = 0;
+
+  // A hint that `ranges` (sorted by offset, disjoint) will be read soon, roughly in that order.
+  // A file whose reads cost a round trip each (a remote file) may fetch them ahead, coalesced and
+  // in parallel; reads are correct without the hint, and a range hinted but never read costs at
+  // most its bytes. Readers call it once for the bytes of a unit of work (the column chunks or
+  // pages of a row group) before reading them. The default ignores it.
+  virtual void will_read(std::span<const ByteRange> ranges) { (void)ranges; }
 
   // The name used in error messages.
   [[nodiscard]] virtual const std::string& name() const = 0;
@@ -70,15 +83,13 @@ class MemoryFile final : public RandomAccessFile {
 // Wraps a file and records every range read from it (for tests and benchmarks of projection).
 class RecordingFile final : public RandomAccessFile {
  public:
-  struct Range {
-    uint64_t offset;
-    uint64_t length;
-  };
+  using Range = ByteRange;
   // `inner` is borrowed and must outlive this object.
   explicit RecordingFile(RandomAccessFile& inner) : inner_(inner) {}
 
   [[nodiscard]] uint64_t size() const override { return inner_.size(); }
   void read_at(uint64_t offset, std::span<uint8_t> out) override;
+  void will_read(std::span<const ByteRange> ranges) override { inner_.will_read(ranges); }
   [[nodiscard]] const std::string& name() const override { return inner_.name(); }
 
   // Read these only while no read is in progress.
@@ -102,6 +113,7 @@ class CountingFile final : public RandomAccessFile {
     inner_->read_at(offset, out);
     bytes_read_.fetch_add(out.size(), std::memory_order_relaxed);
   }
+  void will_read(std::span<const ByteRange> ranges) override { inner_->will_read(ranges); }
   [[nodiscard]] const std::string& name() const override { return inner_->name(); }
   [[nodiscard]] uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
 
