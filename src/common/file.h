@@ -39,6 +39,10 @@ class RandomAccessFile {
   // pages of a row group) before reading them. The default ignores it.
   virtual void will_read(std::span<const ByteRange> ranges) { (void)ranges; }
 
+  // True when each read costs a round trip to another machine (a file read over HTTP): readers
+  // then avoid many small reads, such as walking a chunk's page headers one by one.
+  [[nodiscard]] virtual bool remote() const { return false; }
+
   // The name used in error messages.
   [[nodiscard]] virtual const std::string& name() const = 0;
 };
@@ -90,6 +94,7 @@ class RecordingFile final : public RandomAccessFile {
   [[nodiscard]] uint64_t size() const override { return inner_.size(); }
   void read_at(uint64_t offset, std::span<uint8_t> out) override;
   void will_read(std::span<const ByteRange> ranges) override { inner_.will_read(ranges); }
+  [[nodiscard]] bool remote() const override { return inner_.remote(); }
   [[nodiscard]] const std::string& name() const override { return inner_.name(); }
 
   // Read these only while no read is in progress.
@@ -114,6 +119,7 @@ class CountingFile final : public RandomAccessFile {
     bytes_read_.fetch_add(out.size(), std::memory_order_relaxed);
   }
   void will_read(std::span<const ByteRange> ranges) override { inner_->will_read(ranges); }
+  [[nodiscard]] bool remote() const override { return inner_->remote(); }
   [[nodiscard]] const std::string& name() const override { return inner_->name(); }
   [[nodiscard]] uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
 

@@ -230,7 +230,7 @@ void ColumnReader::start_batch(ColumnBatch& out) const {
                          : fixed_width(column_.physical);
 }
 
-void ColumnReader::consume(size_t n, ColumnBatch& out) {
+size_t ColumnReader::take_levels(size_t n, ColumnBatch& out) {
   State& s = *state_;
   if (column_.max_rep > 0) {
     if (!s.started && n > 0 && s.page_rep[s.rep_pos] != 0) {
@@ -239,11 +239,9 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
     }
     out.rep_levels.insert(out.rep_levels.end(), s.page_rep.begin() + static_cast<long>(s.rep_pos),
                           s.page_rep.begin() + static_cast<long>(s.rep_pos + n));
+    s.records_started += std::count(s.page_rep.begin() + static_cast<long>(s.rep_pos),
+                                    s.page_rep.begin() + static_cast<long>(s.rep_pos + n), 0);
     s.rep_pos += n;
-  }
-  if (column_.max_rep > 0) {
-    s.records_started += std::count(s.page_rep.begin() + static_cast<long>(s.rep_pos - n),
-                                    s.page_rep.begin() + static_cast<long>(s.rep_pos), 0);
   } else {
     s.records_started += static_cast<int64_t>(n);
   }
@@ -255,10 +253,22 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
     present =
         static_cast<size_t>(std::count(levels, levels + n, static_cast<int16_t>(column_.max_def)));
   }
-  s.current->decode(present, out.values);
   s.page_levels_left -= n;
   out.num_levels += n;
   s.started = s.started || n > 0;
+  return present;
+}
+
+void ColumnReader::consume(size_t n, ColumnBatch& out) {
+  const size_t present = take_levels(n, out);
+  state_->current->decode(present, out.values);
+}
+
+void ColumnReader::discard(size_t n) {
+  State& s = *state_;
+  start_batch(s.scratch);
+  const size_t present = take_levels(n, s.scratch);
+  if (!s.current->skip(present)) s.current->decode(present, s.scratch.values);
 }
 
 size_t ColumnReader::entries_within_cap(const ColumnBatch& out) const {
@@ -409,8 +419,7 @@ size_t ColumnReader::read_selected(size_t max_records, ColumnBatch& out) {
       size_t n = 1;
       while (n < s.page_levels_left && s.page_rep[s.rep_pos + n] != 0) ++n;
       if (sel.discarding) {
-        start_batch(s.scratch);
-        consume(n, s.scratch);
+        discard(n);
       } else {
         consume(n, out);
       }
@@ -440,8 +449,7 @@ size_t ColumnReader::read_selected(size_t max_records, ColumnBatch& out) {
     }
     sel.discarding = discard;
     if (discard) {
-      start_batch(s.scratch);
-      consume(n, s.scratch);
+      this->discard(n);
     } else {
       consume(n, out);
       records += starts;
@@ -478,7 +486,23 @@ void ColumnReader::locate(Error& error) const {
 }
 
 size_t ColumnReader::skip(size_t n) {
+  State& s = *state_;
   size_t skipped = 0;
+  if (column_.max_rep == 0 && !s.selection) {
+    // A flat column: each entry is a row; values are skipped without being produced.
+    try {
+      while (skipped < n) {
+        if (s.page_levels_left == 0 && !next_data_page()) break;
+        const size_t k = std::min(n - skipped, s.page_levels_left);
+        discard(k);
+        skipped += k;
+      }
+    } catch (Error& error) {
+      locate(error);
+      throw;
+    }
+    return skipped;
+  }
   while (skipped < n) {
     size_t got = read_records(std::min<size_t>(n - skipped, 4096), state_->scratch);
     if (got == 0) break;

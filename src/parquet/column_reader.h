@@ -121,6 +121,12 @@ class ColumnReader {
   [[nodiscard]] size_t entries_within_cap(const ColumnBatch& out) const;
   // Moves the next n level entries of the current page (and their values) into `out`.
   void consume(size_t n, ColumnBatch& out);
+  // Moves past the next n level entries of the current page: their levels are decoded (to count
+  // the values), their values skipped without being produced where the decoder can.
+  void discard(size_t n);
+  // The level part of consume() and discard(): appends n entries' levels to `out`, advances the
+  // page and record counters, and returns how many of the entries hold a value.
+  size_t take_levels(size_t n, ColumnBatch& out);
   size_t read_into(size_t max_levels, ColumnBatch& out);
   size_t read_records_into(size_t max_records, ColumnBatch& out);
   void locate(Error& error) const;

@@ -25,6 +25,16 @@ class ValueDecoder {
   // Appends the next n values to `out` (whose type matches the decoder's). Throws FormatError if
   // the page holds fewer than n more values or its bytes are malformed.
   virtual void decode(size_t n, ValueBuffer& out) = 0;
+
+  // Moves past the next n values without producing them (rows a selection drops) and returns
+  // true; or returns false, having done nothing, when this decoder has no cheaper way than
+  // decoding them (the caller then decodes and drops them). Throws FormatError if fewer than n
+  // values remain. Skipped values are not validated beyond what finding the next value needs
+  // (a skipped dictionary index out of range is not an error: it is never used).
+  [[nodiscard]] virtual bool skip(size_t n) {
+    (void)n;
+    return false;
+  }
 };
 
 }  // namespace kbdata::parquet

@@ -88,6 +88,20 @@ void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
   values_left_ -= n;
 }
 
+bool DictionaryDecoder::skip(size_t n) {
+  if (n > values_left_) {
+    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
+                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
+  }
+  const size_t got = indices_.skip(n);
+  if (got < n) {
+    throw FormatError("dictionary indices end after " + std::to_string(got) + " of " +
+                      std::to_string(n) + " skipped values");
+  }
+  values_left_ -= n;
+  return true;
+}
+
 void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& out) const {
   if (dictionary_.is_binary()) {
     const uint64_t* offsets = dictionary_.offsets.data();

@@ -40,6 +40,10 @@ class DictionaryDecoder final : public ValueDecoder {
   // (unless `out` is empty and n is 1).
   void decode(size_t n, ValueBuffer& out) override;
 
+  // Moves past n indices without gathering their values. Throws FormatError if fewer than n
+  // remain.
+  bool skip(size_t n) override;
+
   [[nodiscard]] const ValueBuffer& dictionary() const { return dictionary_; }
   // The largest dictionary value in bytes (its width for fixed-width types): an upper bound on
   // what each decoded value adds to a batch.

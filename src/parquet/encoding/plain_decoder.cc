@@ -44,6 +44,14 @@ class PlainFixedDecoder final : public ValueDecoder {
     values_left_ -= n;
   }
 
+  bool skip(size_t n) override {
+    const size_t in_bytes = (data_.size() - pos_) / width_;
+    if (n > values_left_ || n > in_bytes) throw_too_few(n, std::min(values_left_, in_bytes));
+    pos_ += n * width_;
+    values_left_ -= n;
+    return true;
+  }
+
  private:
   size_t width_;
   std::span<const uint8_t> data_;  // the page's values, owned by the page buffer
@@ -80,6 +88,16 @@ class PlainBooleanDecoder final : public ValueDecoder {
     for (; i < n; ++i, ++bit_) dst[i] = (src[bit_ / 8] >> (bit_ % 8)) & 1;
     out.count += n;
     values_left_ -= n;
+  }
+
+  bool skip(size_t n) override {
+    const uint64_t bits_left = static_cast<uint64_t>(data_.size()) * 8 - bit_;
+    if (n > values_left_ || n > bits_left) {
+      throw_too_few(n, static_cast<size_t>(std::min<uint64_t>(values_left_, bits_left)));
+    }
+    bit_ += n;
+    values_left_ -= n;
+    return true;
   }
 
  private:
@@ -139,6 +157,28 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     out.count += n;
     pos_ += static_cast<size_t>(p - begin);
     values_left_ -= n;
+  }
+
+  bool skip(size_t n) override {
+    if (n > values_left_) throw_too_few(n, values_left_);
+    const uint8_t* const end = data_.data() + data_.size();
+    const uint8_t* p = data_.data() + pos_;
+    for (size_t i = 0; i < n; ++i) {
+      if (end - p < 4) {
+        throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
+                          ": length is cut off by the end of the page");
+      }
+      const uint32_t length = load_le32(p);
+      p += 4;
+      if (length > static_cast<size_t>(end - p)) {
+        throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
+                          " overruns the page (" + std::to_string(end - p) + " bytes left)");
+      }
+      p += length;
+    }
+    pos_ = static_cast<size_t>(p - data_.data());
+    values_left_ -= n;
+    return true;
   }
 
  private:

@@ -1,0 +1,400 @@
+// TableScan against the plain reading of every column chunk: the same rows and values for every
+// thread count and every way of cutting row groups (resident and streamed columns, units, the
+// fallback), filters that drop exactly the failing rows, row restrictions, early stops, and
+// errors that are the same whatever the threads.
+#include "parquet/table_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "parquet/row_filter.h"
+#include "support/tables.h"
+
+namespace kbdata::parquet {
+namespace {
+
+// How a scan cuts its row groups.
+struct Cuts {
+  const char* name;
+  int64_t stream_bytes;
+  int64_t unit_bytes;
+  size_t unit_rows;
+  size_t resident_bytes;
+  size_t batch_rows;
+};
+
+const Cuts kCuts[] = {
+    {"defaults", int64_t{8} << 20, int64_t{16} << 20, 32768, size_t{512} << 20, 4096},
+    {"all_streamed_small_units", 1, 2000, 100, size_t{512} << 20, 97},
+    {"some_streamed", 6000, 3000, 50, size_t{512} << 20, 33},
+    {"resident_small_units", int64_t{1} << 40, 1, 7, size_t{512} << 20, 5},
+    {"fallback", int64_t{1} << 40, 1, 64, 10, 61},
+};
+
+ScanOptions options_for(const Cuts& cuts, std::vector<int> columns, int threads) {
+  ScanOptions o;
+  o.columns = std::move(columns);
+  o.threads = threads;
+  o.stream_bytes = cuts.stream_bytes;
+  o.unit_bytes = cuts.unit_bytes;
+  o.unit_rows = cuts.unit_rows;
+  o.resident_bytes = cuts.resident_bytes;
+  o.batch_rows = cuts.batch_rows;
+  return o;
+}
+
+std::vector<int> every_leaf(const FileReader& reader) {
+  std::vector<int> out;
+  for (size_t i = 0; i < reader.schema().leaves().size(); ++i) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+// What a scan delivered: the batches' shapes, their rows, and the columns concatenated.
+struct Scanned {
+  std::vector<size_t> batch_rows;
+  std::vector<int64_t> file_rows;
+  std::vector<ColumnBatch> columns;
+  ScanStats stats;
+};
+
+void append(ColumnBatch& all, const ColumnBatch& batch) {
+  all.num_levels += batch.num_levels;
+  all.def_levels.insert(all.def_levels.end(), batch.def_levels.begin(), batch.def_levels.end());
+  all.rep_levels.insert(all.rep_levels.end(), batch.rep_levels.begin(), batch.rep_levels.end());
+  for (size_t i = 0; i < batch.values.count; ++i) {
+    auto bytes = batch.values.bytes(i);
+    if (all.values.is_binary()) {
+      all.values.append_binary(bytes);
+    } else {
+      all.values.data.insert(all.values.data.end(), bytes.begin(), bytes.end());
+      all.values.count++;
+    }
+  }
+}
+
+Scanned scan(FileReader& reader, const ScanOptions& options, size_t stop_after = SIZE_MAX) {
+  Scanned out;
+  for (int leaf : options.columns) {
+    out.columns.push_back(batch_for(reader.schema().leaves()[static_cast<size_t>(leaf)]));
+  }
+  TableScan scan(reader, options);
+  scan.run([](ScanBatch& batch) { batch.result = batch.num_rows; },
+           [&](ScanBatch& batch) {
+             EXPECT_EQ(std::any_cast<size_t>(batch.result), batch.num_rows);
+             out.batch_rows.push_back(batch.num_rows);
+             for (size_t i = 0; i < batch.num_rows; ++i) out.file_rows.push_back(batch.file_row(i));
+             for (size_t c = 0; c < batch.columns.size(); ++c)
+               append(out.columns[c], batch.columns[c]);
+             return out.batch_rows.size() < stop_after;
+           });
+  out.stats = scan.stats();
+  return out;
+}
+
+std::vector<uint8_t> flat_file(size_t rows, bool page_index, int page_version) {
+  WriterOptions w;
+  w.page_rows = 173;
+  w.page_bytes = 4096;
+  w.row_group_rows = 1500;
+  w.page_index = page_index;
+  w.page_version = page_version;
+  return write_table(flat_table(rows), w, 400);
+}
+
+TEST(TableScan, EveryCutAndThreadCountReadsWhatTheColumnsHold) {
+  for (bool page_index : {true, false}) {
+    for (int version : {1, 2}) {
+      auto reader = open_bytes(flat_file(4000, page_index, version));
+      const std::vector<ColumnBatch> expected = read_table(*reader);
+      for (const Cuts& cuts : kCuts) {
+        std::vector<size_t> shapes;
+        for (int threads : {1, 2, 3, 8}) {
+          const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads) +
+                                   " index " + std::to_string(page_index) + " v" +
+                                   std::to_string(version);
+          Scanned s = scan(*reader, options_for(cuts, every_leaf(*reader), threads));
+          expect_same(expected, s.columns, what);
+          ASSERT_EQ(s.file_rows.size(), 4000u) << what;
+          for (size_t i = 0; i < s.file_rows.size(); ++i) {
+            ASSERT_EQ(s.file_rows[i], static_cast<int64_t>(i)) << what;
+          }
+          if (threads == 1) {
+            shapes = s.batch_rows;
+          } else {
+            EXPECT_EQ(s.batch_rows, shapes) << what << ": batches differ from one thread's";
+          }
+          if (std::string(cuts.name) == "fallback") {
+            EXPECT_EQ(s.stats.row_groups_fallback, s.stats.row_groups) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TableScan, NestedColumnsInWholeRecords) {
+  WriterOptions w;
+  w.page_rows = 37;
+  w.page_bytes = 2048;
+  w.row_group_rows = 700;
+  auto reader = open_bytes(write_table(nested_table(2500), w, 300));
+  const std::vector<ColumnBatch> expected = read_table(*reader);
+  for (const Cuts& cuts : kCuts) {
+    for (int threads : {1, 4}) {
+      Scanned s = scan(*reader, options_for(cuts, every_leaf(*reader), threads));
+      expect_same(expected, s.columns,
+                  std::string(cuts.name) + " threads " + std::to_string(threads));
+      EXPECT_EQ(s.file_rows.size(), 2500u);
+    }
+  }
+}
+
+TEST(TableScan, ColumnsInTheOrderAsked) {
+  auto reader = open_bytes(flat_file(1000, true, 1));
+  const std::vector<ColumnBatch> all = read_table(*reader);
+  Scanned s = scan(*reader, options_for(kCuts[1], {3, 0}, 2));
+  expect_same({all[3], all[0]}, s.columns, "name, id");
+  EXPECT_THROW(TableScan(*reader, options_for(kCuts[0], {0, 0}, 1)), UsageError);
+  EXPECT_THROW(TableScan(*reader, options_for(kCuts[0], {6}, 1)), UsageError);
+}
+
+// The rows of a flat table where `keep(row)` holds, as a table of the same columns.
+template <typename Keep>
+std::vector<ColumnBatch> rows_where(const FileReader& reader, const std::vector<ColumnBatch>& all,
+                                    Keep keep, std::vector<int64_t>& rows) {
+  std::vector<ColumnBatch> out;
+  const auto& leaves = reader.schema().leaves();
+  for (const ColumnDescriptor& d : leaves) out.push_back(batch_for(d));
+  std::vector<size_t> value(all.size(), 0);
+  for (size_t r = 0; r < all[0].num_levels; ++r) {
+    const bool wanted = keep(r);
+    if (wanted) rows.push_back(static_cast<int64_t>(r));
+    for (size_t c = 0; c < all.size(); ++c) {
+      const ColumnDescriptor& d = leaves[c];
+      const bool present = d.max_def == 0 || all[c].def_levels[r] == d.max_def;
+      if (wanted) {
+        ColumnBatch one = batch_for(d);
+        one.num_levels = 1;
+        if (d.max_def > 0) one.def_levels.push_back(all[c].def_levels[r]);
+        if (present) {
+          auto bytes = all[c].values.bytes(value[c]);
+          if (one.values.is_binary()) {
+            one.values.append_binary(bytes);
+          } else {
+            one.values.data.insert(one.values.data.end(), bytes.begin(), bytes.end());
+            one.values.count = 1;
+          }
+        }
+        append(out[c], one);
+      }
+      if (present) ++value[c];
+    }
+  }
+  return out;
+}
+
+// Value i of column c as T, for the expected rows.
+template <typename T>
+std::optional<T> value_at(const FileReader& reader, const std::vector<ColumnBatch>& all, size_t c,
+                          size_t row) {
+  const ColumnDescriptor& d = reader.schema().leaves()[c];
+  size_t value = 0;
+  for (size_t r = 0; r < row; ++r) {
+    if (d.max_def == 0 || all[c].def_levels[r] == d.max_def) ++value;
+  }
+  if (d.max_def > 0 && all[c].def_levels[row] != d.max_def) return std::nullopt;
+  if constexpr (std::is_same_v<T, std::string>) {
+    return std::string(all[c].values.string(value));
+  } else {
+    return all[c].values.get<T>(value);
+  }
+}
+
+TEST(TableScan, FilterRowsKeepsExactlyTheRowsWherePredicatesHold) {
+  for (bool page_index : {true, false}) {
+    auto reader = open_bytes(flat_file(4000, page_index, 1));
+    const std::vector<ColumnBatch> all = read_table(*reader);
+    // small = 5 AND name IS NOT NULL AND id between two values: pages outside are pruned, rows
+    // inside are tested one by one.
+    const int64_t low = 300 * int64_t{1'000'003} - 5'000'000'000LL;
+    const int64_t high = 3200 * int64_t{1'000'003} - 5'000'000'000LL;
+    RowFilter filter(reader->schema(), {{"small", CompareOp::EQ, int64_t{5}, {}},
+                                        {"name", CompareOp::IS_NOT_NULL, {}, {}},
+                                        {"id", CompareOp::BETWEEN, low, high}});
+    std::vector<int64_t> rows;
+    const std::vector<ColumnBatch> expected = rows_where(
+        *reader, all,
+        [&](size_t r) {
+          return value_at<int32_t>(*reader, all, 1, r) == 5 &&
+                 value_at<std::string>(*reader, all, 3, r).has_value() && r >= 300 && r <= 3200;
+        },
+        rows);
+    ASSERT_GT(rows.size(), 20u);
+    for (const Cuts& cuts : kCuts) {
+      for (int threads : {1, 2, 5}) {
+        ScanOptions o = options_for(cuts, every_leaf(*reader), threads);
+        o.filter = &filter;
+        o.filter_rows = true;
+        Scanned s = scan(*reader, o);
+        const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads);
+        expect_same(expected, s.columns, what);
+        EXPECT_EQ(s.file_rows, rows) << what;
+        EXPECT_EQ(s.stats.rows_delivered, rows.size()) << what;
+        EXPECT_EQ(s.stats.rows_selected - s.stats.rows_dropped, rows.size()) << what;
+        if (page_index) {
+          EXPECT_LT(s.stats.rows_selected, 4000u) << what;
+        }
+      }
+    }
+    // Without filter_rows, pruning alone: every delivered row lies in a page that may match.
+    ScanOptions o = options_for(kCuts[0], every_leaf(*reader), 2);
+    o.filter = &filter;
+    Scanned pruned = scan(*reader, o);
+    EXPECT_GE(pruned.file_rows.size(), rows.size());
+    EXPECT_EQ(pruned.stats.rows_dropped, 0u);
+  }
+}
+
+TEST(TableScan, FilteredScanReadsFewerBytesWithAPageIndex) {
+  auto bytes = flat_file(4000, true, 1);
+  MemoryFile memory("indexed.parquet", bytes);
+  // Bytes a scan of every column reads after the footer, with and without a filter on the first
+  // ten rows.
+  auto read_bytes = [&](bool filtered, std::vector<ByteRange>* ranges) {
+    auto recording = std::make_unique<RecordingFile>(memory);
+    RecordingFile* recorder = recording.get();
+    auto reader = FileReader::open(std::move(recording));
+    const size_t footer_reads = recorder->ranges().size();
+    RowFilter filter(reader->schema(), {{"id", CompareOp::LT, int64_t{-4'990'000'000LL}, {}}});
+    ScanOptions o = options_for(kCuts[0], every_leaf(*reader), 2);
+    if (filtered) {
+      o.filter = &filter;
+      o.filter_rows = true;
+    }
+    EXPECT_EQ(scan(*reader, o).file_rows.size(), filtered ? 10u : 4000u);
+    uint64_t total = 0;
+    for (size_t i = footer_reads; i < recorder->ranges().size(); ++i) {
+      total += recorder->ranges()[i].length;
+      if (ranges) ranges->push_back(recorder->ranges()[i]);
+    }
+    return total;
+  };
+  std::vector<ByteRange> ranges;
+  const uint64_t filtered = read_bytes(true, &ranges);
+  const uint64_t whole = read_bytes(false, nullptr);
+  EXPECT_LT(filtered, whole / 2);
+  // Nothing of row groups 1 and 2 (pruned by their statistics) was read.
+  auto reader = open_bytes(bytes);
+  const int64_t group1 = chunk_start(*reader->metadata().row_groups[1].columns[0].meta_data);
+  const int64_t index_start = *reader->metadata().row_groups[0].columns[0].column_index_offset;
+  for (const ByteRange& r : ranges) {
+    const bool data_of_later_groups =
+        static_cast<int64_t>(r.offset) >= group1 && static_cast<int64_t>(r.offset) < index_start;
+    EXPECT_FALSE(data_of_later_groups) << r.offset << " +" << r.length;
+  }
+}
+
+TEST(TableScan, RowsRestrictTheScan) {
+  auto reader = open_bytes(flat_file(4000, false, 2));
+  const std::vector<ColumnBatch> all = read_table(*reader);
+  const RowRanges wanted = {{5, 9}, {1490, 1510}, {3990, 4100}};
+  std::vector<int64_t> rows;
+  const auto expected = rows_where(
+      *reader, all,
+      [&](size_t r) {
+        for (const RowRange& w : wanted) {
+          if (static_cast<int64_t>(r) >= w.begin && static_cast<int64_t>(r) < w.end) return true;
+        }
+        return false;
+      },
+      rows);
+  for (int threads : {1, 3}) {
+    ScanOptions o = options_for(kCuts[2], every_leaf(*reader), threads);
+    o.rows = wanted;
+    Scanned s = scan(*reader, o);
+    expect_same(expected, s.columns, "threads " + std::to_string(threads));
+    EXPECT_EQ(s.file_rows, rows);
+    EXPECT_EQ(s.stats.row_groups, 3u);  // the groups holding rows 0-1499, 1500-2999, 3000-3999
+  }
+}
+
+TEST(TableScan, DeliverCanStopTheScan) {
+  auto reader = open_bytes(flat_file(4000, true, 1));
+  for (int threads : {1, 2, 8}) {
+    Scanned s = scan(*reader, options_for(kCuts[1], every_leaf(*reader), threads), 3);
+    EXPECT_EQ(s.batch_rows.size(), 3u) << threads;
+    EXPECT_EQ(s.file_rows.size(), 3 * 97u) << threads;
+  }
+}
+
+TEST(TableScan, AnErrorInMapIsTheEarliestBatchsWhateverTheThreads) {
+  auto reader = open_bytes(flat_file(4000, true, 1));
+  std::string first_message;
+  size_t first_delivered = 0;
+  for (int threads : {1, 2, 8}) {
+    ScanOptions o = options_for(kCuts[1], every_leaf(*reader), threads);
+    TableScan scan(*reader, o);
+    size_t delivered = 0;
+    std::string message;
+    try {
+      scan.run(
+          [](ScanBatch& batch) {
+            if (batch.file_row(0) >= 1000) {
+              throw FormatError("bad row " + std::to_string(batch.file_row(0)));
+            }
+          },
+          [&](ScanBatch& batch) {
+            EXPECT_LT(batch.file_row(0), 1000);
+            ++delivered;
+            return true;
+          });
+      ADD_FAILURE() << "no error";
+    } catch (const FormatError& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("bad row 10"), std::string::npos) << message;
+    EXPECT_NE(message.find("row group 0"), std::string::npos) << message;
+    if (threads == 1) {
+      first_message = message;
+      first_delivered = delivered;
+      EXPECT_GT(delivered, 5u);
+    } else {
+      EXPECT_EQ(message, first_message) << threads;
+      EXPECT_EQ(delivered, first_delivered) << threads;
+    }
+  }
+}
+
+TEST(TableScan, ACorruptPageIsTheSameErrorWhateverTheThreads) {
+  std::vector<uint8_t> bytes = flat_file(4000, true, 1);
+  auto clean = open_bytes(bytes);
+  // Garble the middle of a data page of the `name` column in the last row group.
+  const auto& chunk = *clean->metadata().row_groups.back().columns[3].meta_data;
+  const size_t at = static_cast<size_t>(chunk.data_page_offset);
+  for (size_t i = at; i < at + 40 && i < bytes.size(); ++i) bytes[i] = 0xff;
+  std::string first;
+  for (int threads : {1, 2, 8}) {
+    for (const Cuts& cuts : kCuts) {
+      auto reader = open_bytes(bytes);
+      try {
+        scan(*reader, options_for(cuts, every_leaf(*reader), threads));
+        ADD_FAILURE() << "no error";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("row group 2"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("name"), std::string::npos) << e.what();
+        if (threads == 1 && first.empty()) first = e.what();
+        if (std::string(cuts.name) == "defaults") {
+          EXPECT_EQ(e.what(), first) << threads;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kbdata::parquet
