@@ -8,9 +8,7 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <semaphore>
 #include <set>
-#include <thread>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -18,10 +16,12 @@
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "common/thread_pool.h"
 #include "dataset/column_types.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/schema.h"
+#include "parquet/table_scan.h"
 
 namespace kbdata::dataset {
 namespace {
@@ -31,9 +31,10 @@ using parquet::ColumnDescriptor;
 using parquet::LogicalType;
 using parquet::PhysicalType;
 
-// Rows per batch: a batch of code (tens of KB a row) stays a few tens of MB; without code, larger
-// batches make fewer hand-overs between the two decoding threads.
-constexpr size_t kBatchRowsWithCode = 1024;
+// Rows per batch: a batch of code (tens of KB a row) stays a few MB, so that the batches a scan
+// holds at once (parquet/table_scan.h) stay a few tens of MB; without code, larger batches make
+// fewer hand-overs between threads.
+constexpr size_t kBatchRowsWithCode = 256;
 constexpr size_t kBatchRows = 4096;
 
 using Role = ColumnRole;
@@ -79,25 +80,24 @@ std::string quoted(std::string_view text) {
   return out + "'";
 }
 
-// One column being read: its reader, the current batch, and for each row of the batch the index
-// of its value (-1 for null). An absent column (leaf < 0) reads as all nulls. The accessors return
-// the model's value, nullopt for a null, and throw FormatError naming the row for a value the
-// role cannot hold (and for a null when the spec says it may not be null).
+// One model column of a scan batch: the batch's values, and for each row the index of its value
+// (-1 for null). An absent column (leaf < 0) reads as all nulls. The accessors return the model's
+// value, nullopt for a null, and throw FormatError naming the row for a value the role cannot
+// hold (and for a null when the spec says it may not be null).
 struct Column {
   ColumnSpec spec;
   int leaf = -1;
   const ColumnDescriptor* d = nullptr;
-  std::unique_ptr<parquet::ColumnReader> reader;
-  ColumnBatch batch;
+  const ColumnBatch* batch = nullptr;        // borrowed from the scan batch
+  const parquet::ScanBatch* scan = nullptr;  // the batch, for the file row numbers of errors
   std::vector<int64_t> index;
-  const std::vector<int64_t>* file_rows = nullptr;  // FileLoad's: the file row of each batch row
 
   [[nodiscard]] bool present() const { return leaf >= 0; }
   [[nodiscard]] bool is_null(size_t r) const { return !present() || index[r] < 0; }
   [[nodiscard]] size_t at(size_t r) const { return static_cast<size_t>(index[r]); }
 
   [[noreturn]] void fail(size_t r, const std::string& what) const {
-    FormatError error("row " + std::to_string((*file_rows)[r]) + ": " + what);
+    FormatError error("row " + std::to_string(scan->file_row(r)) + ": " + what);
     error.locate_column(d->dotted_path);
     throw error;
   }
@@ -113,17 +113,17 @@ struct Column {
   // loader's early row drops, which only act on certain mismatches).
   [[nodiscard]] std::optional<std::string_view> str(size_t r) const {
     if (is_null(r) || d->physical != PhysicalType::BYTE_ARRAY) return std::nullopt;
-    return batch.values.string(at(r));
+    return batch->values.string(at(r));
   }
 
   // An integer column's value; nullopt for a UINT64 above the int64 range.
   [[nodiscard]] std::optional<int64_t> integer(size_t i) const {
     const bool is_unsigned = d->logical.kind == LogicalType::Kind::INTEGER && !d->logical.is_signed;
     if (d->physical == PhysicalType::INT32) {
-      const int32_t v = batch.values.get<int32_t>(i);
+      const int32_t v = batch->values.get<int32_t>(i);
       return is_unsigned ? static_cast<int64_t>(static_cast<uint32_t>(v)) : v;
     }
-    const int64_t v = batch.values.get<int64_t>(i);
+    const int64_t v = batch->values.get<int64_t>(i);
     if (is_unsigned && v < 0) return std::nullopt;
     return v;
   }
@@ -132,11 +132,11 @@ struct Column {
   [[nodiscard]] std::optional<Int128> unscaled(size_t i) const {
     switch (d->physical) {
       case PhysicalType::INT32:
-        return batch.values.get<int32_t>(i);
+        return batch->values.get<int32_t>(i);
       case PhysicalType::INT64:
-        return batch.values.get<int64_t>(i);
+        return batch->values.get<int64_t>(i);
       default: {
-        auto bytes = batch.values.bytes(i);
+        auto bytes = batch->values.bytes(i);
         if (bytes.size() > 16) return std::nullopt;
         if (bytes.empty()) return Int128{0};
         Int128 v = static_cast<int8_t>(bytes[0]);  // two's complement: the first byte is signed
@@ -197,19 +197,19 @@ struct Column {
     if (is_integer_type(*d)) {
       std::optional<int64_t> v = integer(i);
       if (!v) {
-        fail(r, std::to_string(static_cast<uint64_t>(batch.values.get<int64_t>(i))) +
+        fail(r, std::to_string(static_cast<uint64_t>(batch->values.get<int64_t>(i))) +
                     " is outside the int64 range of ids");
       }
       return v;
     }
     if (is_floating_type(*d)) {
-      const double v = d->physical == PhysicalType::DOUBLE ? batch.values.get<double>(i)
-                                                           : batch.values.get<float>(i);
+      const double v = d->physical == PhysicalType::DOUBLE ? batch->values.get<double>(i)
+                                                           : batch->values.get<float>(i);
       std::optional<int64_t> w = whole(v);
       if (!w) fail(r, number_text(v) + " is not an integer id");
       return w;
     }
-    const std::string_view text = batch.values.string(i);
+    const std::string_view text = batch->values.string(i);
     std::optional<int64_t> v = parse_id(text);
     if (!v) fail(r, quoted(text) + " is not an integer id");
     return v;
@@ -218,7 +218,7 @@ struct Column {
   // The value as text: strings as they are; for ID_TEXT, ids as decimal text.
   [[nodiscard]] std::optional<std::string> text(size_t r) const {
     if (null_at(r)) return std::nullopt;
-    if (is_text_type(*d) && !is_decimal_type(*d)) return std::string(batch.values.string(at(r)));
+    if (is_text_type(*d) && !is_decimal_type(*d)) return std::string(batch->values.string(at(r)));
     return std::to_string(*id(r));
   }
 
@@ -229,15 +229,15 @@ struct Column {
     if (is_decimal_type(*d)) return decimal_value(r, i);
     switch (d->physical) {
       case PhysicalType::DOUBLE:
-        return batch.values.get<double>(i);
+        return batch->values.get<double>(i);
       case PhysicalType::FLOAT:
-        return batch.values.get<float>(i);
+        return batch->values.get<float>(i);
       case PhysicalType::INT32:
       case PhysicalType::INT64:
         if (std::optional<int64_t> v = integer(i)) return static_cast<double>(*v);
-        return static_cast<double>(static_cast<uint64_t>(batch.values.get<int64_t>(i)));
+        return static_cast<double>(static_cast<uint64_t>(batch->values.get<int64_t>(i)));
       default: {
-        const std::string_view text = batch.values.string(i);
+        const std::string_view text = batch->values.string(i);
         std::optional<double> v = parse_number(text);
         if (!v) fail(r, quoted(text) + " is not a number");
         return v;
@@ -250,8 +250,8 @@ struct Column {
     if (null_at(r)) return std::nullopt;
     const size_t i = at(r);
     if (d->physical == PhysicalType::INT64)
-      return to_micros(batch.values.get<int64_t>(i), d->logical.unit);
-    auto bytes = batch.values.bytes(i);
+      return to_micros(batch->values.get<int64_t>(i), d->logical.unit);
+    auto bytes = batch->values.bytes(i);
     int64_t nanos = 0;
     uint32_t julian = 0;
     std::memcpy(&nanos, bytes.data(), 8);
@@ -263,7 +263,7 @@ struct Column {
   [[nodiscard]] std::optional<bool> boolean(size_t r) const {
     if (null_at(r)) return std::nullopt;
     const size_t i = at(r);
-    if (d->physical == PhysicalType::BOOLEAN) return batch.values.data[i] != 0;
+    if (d->physical == PhysicalType::BOOLEAN) return batch->values.data[i] != 0;
     std::optional<int64_t> v = integer(i);
     if (v != 0 && v != 1) {
       fail(r, (v ? std::to_string(*v) : std::string("a value above the int64 range")) +
@@ -273,230 +273,89 @@ struct Column {
   }
 };
 
-// Reads the next `want` rows of column `c` into its batch and index. Throws FormatError if the
-// chunk ends early or its values do not match its levels.
-void read_rows(Column& c, size_t want, int64_t group_rows) {
-  if (!c.present()) {
-    c.index.assign(want, -1);
-    return;
-  }
-  if (c.reader->read_batch(want, c.batch) != want) {
-    FormatError error("column chunk ends before the row group's " + std::to_string(group_rows) +
-                      " rows");
-    error.locate_column(c.d->dotted_path);
-    throw error;
-  }
-  parquet::check_batch_values(*c.d, c.batch.values, 0);
-  c.index.assign(want, -1);
+// Points `c` at its column of `batch` and indexes its values. Throws FormatError if the batch's
+// values do not match its levels.
+void view(Column& c, const parquet::ScanBatch& batch, int slot) {
+  c.scan = &batch;
+  c.index.assign(batch.num_rows, -1);
+  if (!c.present()) return;
+  c.batch = &batch.columns[static_cast<size_t>(slot)];
   int64_t next = 0;
-  for (size_t r = 0; r < want; ++r) {
-    if (c.d->max_def == 0 || c.batch.def_levels[r] == c.d->max_def) c.index[r] = next++;
+  for (size_t r = 0; r < batch.num_rows; ++r) {
+    if (c.d->max_def == 0 || c.batch->def_levels[r] == c.d->max_def) c.index[r] = next++;
   }
-  parquet::check_batch_values(*c.d, c.batch.values, static_cast<size_t>(next));
+  parquet::check_batch_values(*c.d, c.batch->values, static_cast<size_t>(next));
 }
 
-// A second thread that reads its share of the columns batch by batch, in step with the loading
-// thread: start() hands it a batch, wait() returns when it is read (rethrowing what it threw).
-// The loading thread reads the other columns meanwhile and builds rows only after wait(), so the
-// sink is only ever called from the loading thread.
-class ColumnHelper {
- public:
-  ColumnHelper() : thread_([this] { loop(); }) {}
-  ~ColumnHelper() {
-    stop_ = true;
-    start_.release();
-    thread_.join();
-  }
-  ColumnHelper(const ColumnHelper&) = delete;
-  ColumnHelper& operator=(const ColumnHelper&) = delete;
-
-  // The columns of the next batches; call only while no batch is in progress.
-  std::vector<Column*>& columns() { return columns_; }
-
-  void start(size_t want, int64_t group_rows) {
-    want_ = want;
-    group_rows_ = group_rows;
-    start_.release();
-  }
-  void wait() {
-    done_.acquire();
-    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  }
-
- private:
-  void loop() {
-    for (;;) {
-      start_.acquire();
-      if (stop_) return;
-      try {
-        for (Column* c : columns_) read_rows(*c, want_, group_rows_);
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-      done_.release();
-    }
-  }
-
-  std::vector<Column*> columns_;
-  size_t want_ = 0;
-  int64_t group_rows_ = 0;
-  bool stop_ = false;
-  std::exception_ptr error_;
-  std::binary_semaphore start_{0};
-  std::binary_semaphore done_{0};
-  std::thread thread_;  // last: starts after the members it uses exist
-};
-
-// Row groups whose columns to read hold fewer uncompressed bytes than this are read on one
-// thread: a second one would cost more to coordinate than it saves.
-constexpr int64_t kParallelBytes = int64_t{1} << 20;
-
+// The model columns of one file, read by one TableScan: the scan's columns are the present model
+// columns; each batch is seen through a set of Column views (one set per batch, so that batches
+// can be turned into rows on several threads at once).
 class FileLoad {
  public:
   // Opens the columns of `specs`. Throws UnsupportedError (located at the column) for a column
   // whose type its role does not accept, FormatError for a required column the file lacks.
   FileLoad(parquet::FileReader& reader, const std::vector<ColumnSpec>& specs, int threads,
-           size_t batch_rows = kBatchRows)
-      : reader_(reader), columns_(specs.size()), threads_(threads), batch_rows_(batch_rows) {
+           size_t batch_rows)
+      : reader_(reader), specs_(specs.size()), slots_(specs.size(), -1) {
+    scan_.threads = threads;
+    scan_.batch_rows = batch_rows;
     for (size_t c = 0; c < specs.size(); ++c) {
-      Column& column = columns_[c];
+      Column& column = specs_[c];
       column.spec = specs[c];
-      column.file_rows = &file_rows_;
       const int leaf = open_model_column(reader.schema(), specs[c]);
       if (leaf < 0) continue;
-      const auto& d = reader.schema().leaves()[static_cast<size_t>(leaf)];
       column.leaf = leaf;
-      column.d = &d;
-      column.batch.values = parquet::ValueBuffer::for_type(d.physical, d.type_length);
+      column.d = &reader.schema().leaves()[static_cast<size_t>(leaf)];
+      auto it = std::find(scan_.columns.begin(), scan_.columns.end(), leaf);
+      slots_[c] = static_cast<int>(it - scan_.columns.begin());
+      if (it == scan_.columns.end()) scan_.columns.push_back(leaf);
     }
   }
 
-  [[nodiscard]] const Column& operator[](size_t c) const { return columns_[c]; }
+  // The columns as opened (no batch): what is present, its descriptor.
+  [[nodiscard]] const Column& operator[](size_t c) const { return specs_[c]; }
 
-  // Reads every row group (less what `filter` prunes) in batches and calls row(r) for each row r
-  // of the current batch, on the calling thread.
-  template <typename RowFn>
-  void run(const parquet::RowFilter* filter, LoadStats& stats, RowFn&& row) {
-    int64_t next_group_first = 0;
-    for (int g = 0; g < reader_.num_row_groups(); ++g) {
-      ++stats.row_groups;
-      const int64_t group_rows = reader_.metadata().row_groups[static_cast<size_t>(g)].num_rows;
-      const int64_t group_first = next_group_first;  // the file row of the group's first row
-      next_group_first += std::max<int64_t>(0, group_rows);
-      parquet::RowRanges ranges;
-      if (filter != nullptr) {
-        ranges = filter->row_group_ranges(reader_, g);
-      } else if (group_rows > 0) {
-        ranges.push_back({0, group_rows});
-      }
-      if (ranges.empty()) {
-        ++stats.row_groups_skipped;
-        continue;
-      }
-      const bool whole = ranges.size() == 1 && ranges[0].begin == 0 && ranges[0].end == group_rows;
-      uint64_t rows_left = 0;
-      for (const auto& r : ranges) rows_left += static_cast<uint64_t>(r.end - r.begin);
-      for (Column& c : columns_) {
-        if (!c.present()) continue;
-        c.reader = reader_.column(g, c.leaf);
-        if (!whole) {
-          std::optional<parquet::OffsetIndex> index = reader_.offset_index(g, c.leaf);
-          c.reader->select_rows(ranges, index ? &*index : nullptr, group_rows);
-        }
-      }
-      std::vector<Column*> mine = share_columns(g);
-      const bool parallel = helper_ && !helper_->columns().empty();
-      if (parallel) ++stats.row_groups_parallel;
-      size_t range = 0;  // the range and offset in it of the next row to read
-      int64_t range_offset = 0;
-      try {
-        while (rows_left > 0) {
-          const size_t want = static_cast<size_t>(std::min<uint64_t>(batch_rows_, rows_left));
-          file_rows_.resize(want);
-          for (size_t r = 0; r < want; ++r) {
-            file_rows_[r] = group_first + ranges[range].begin + range_offset;
-            if (++range_offset == ranges[range].end - ranges[range].begin) {
-              ++range;
-              range_offset = 0;
-            }
-          }
-          if (parallel) {
-            helper_->start(want, group_rows);
-            std::exception_ptr error;
-            try {
-              for (Column* c : mine) read_rows(*c, want, group_rows);
-            } catch (...) {
-              error = std::current_exception();
-            }
-            helper_->wait();  // always: the helper may be using the columns until then
-            if (error) std::rethrow_exception(error);
-          } else {
-            for (Column* c : mine) read_rows(*c, want, group_rows);
-          }
-          for (size_t r = 0; r < want; ++r) row(r);
-          stats.rows_read += want;
-          rows_left -= want;
-        }
-      } catch (Error& error) {
-        error.locate_row_group(g);
-        throw;
-      }
-      for (Column& c : columns_) c.reader.reset();
-    }
+  // The views of `batch`'s columns, one per spec.
+  [[nodiscard]] std::vector<Column> columns(const parquet::ScanBatch& batch) const {
+    std::vector<Column> out = specs_;
+    for (size_t c = 0; c < out.size(); ++c) view(out[c], batch, slots_[c]);
+    return out;
+  }
+
+  // Scans the file (less what `filter` prunes; with `filter_rows`, less the rows where one of its
+  // predicates fails, which must then only drop rows the caller's filter would drop):
+  // map(columns, batch) on a worker thread per batch, deliver(batch) on the calling thread in
+  // file order.
+  void run(const parquet::RowFilter* filter, bool filter_rows, LoadStats& stats,
+           const std::function<void(const std::vector<Column>&, parquet::ScanBatch&)>& map,
+           const std::function<void(parquet::ScanBatch&)>& deliver) {
+    parquet::ScanOptions options = scan_;
+    options.filter = filter;
+    options.filter_rows = filter_rows && filter != nullptr;
+    parquet::TableScan scan(reader_, options);
+    scan.run(
+        [&](parquet::ScanBatch& batch) {
+          if (map) map(columns(batch), batch);
+        },
+        [&](parquet::ScanBatch& batch) {
+          deliver(batch);
+          return true;
+        });
+    const parquet::ScanStats& s = scan.stats();
+    stats.row_groups += s.row_groups;
+    stats.row_groups_skipped += s.row_groups_pruned;
+    stats.rows_read += s.rows_selected;
   }
 
  private:
-  // Splits the columns of row group g between this thread (returned) and the helper (started
-  // when the group is large enough and threads allow): each column goes to the side with less
-  // work so far, the largest first, its work being its chunk's uncompressed bytes.
-  std::vector<Column*> share_columns(int g) {
-    std::vector<std::pair<int64_t, Column*>> work;
-    int64_t total = 0;
-    for (Column& c : columns_) {
-      int64_t bytes = 0;
-      if (c.present()) {
-        const auto& chunk = reader_.metadata()
-                                .row_groups[static_cast<size_t>(g)]
-                                .columns[static_cast<size_t>(c.leaf)];
-        if (chunk.meta_data) bytes = std::max<int64_t>(0, chunk.meta_data->total_uncompressed_size);
-      }
-      total += bytes;
-      work.emplace_back(bytes, &c);
-    }
-    std::vector<Column*> mine;
-    const bool parallel = threads_ >= 2 && total >= kParallelBytes && work.size() >= 2;
-    if (helper_) helper_->columns().clear();
-    if (!parallel) {
-      for (auto& [bytes, c] : work) mine.push_back(c);
-      return mine;
-    }
-    if (!helper_) helper_ = std::make_unique<ColumnHelper>();
-    std::stable_sort(work.begin(), work.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    int64_t mine_bytes = 0, helper_bytes = 0;
-    for (auto& [bytes, c] : work) {
-      if (mine_bytes <= helper_bytes) {
-        mine.push_back(c);
-        mine_bytes += bytes;
-      } else {
-        helper_->columns().push_back(c);
-        helper_bytes += bytes;
-      }
-    }
-    return mine;
-  }
-
   parquet::FileReader& reader_;
-  std::vector<Column> columns_;
-  int threads_;
-  size_t batch_rows_;
-  std::vector<int64_t> file_rows_;        // the file row (0-based) of each row of the current batch
-  std::unique_ptr<ColumnHelper> helper_;  // last: its thread stops before the columns go
+  std::vector<Column> specs_;
+  std::vector<int> slots_;  // per spec: its column in the scan, or -1 when absent
+  parquet::ScanOptions scan_;
 };
 
 int load_threads(const LoadOptions& options) {
-  if (options.threads > 0) return options.threads;
-  return std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  return command_threads(options.threads > 0 ? std::optional<int>(options.threads) : std::nullopt);
 }
 
 bool is_binary(const Column& c) {
@@ -543,6 +402,12 @@ std::string derived_status(const Submission& s) {
   return s.score && s.passed == true ? "succeeded" : "failed";
 }
 
+// The rows one batch of a flat file gave, made on a worker thread.
+struct FlatRows {
+  std::vector<Submission> rows;
+  CodeRepairCounts code;
+};
+
 void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
                const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
   std::vector<ColumnSpec> specs = model_columns(SchemaFamily::FLAT);
@@ -553,41 +418,51 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
     specs.push_back(model_columns(SchemaFamily::FLAT)[F_CODE]);
     specs.back().required = true;
   }
-  FileLoad load(reader, specs, load_threads(options),
+  FileLoad file(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
   const Filter& f = options.filter;
-  load.run(filter, stats, [&](size_t r) {
-    // Rows that cannot match are dropped from the decoded columns before their Submission (a
-    // dozen strings) is built: with a file of one row group and no page index, a problem's or a
-    // user's rows are a small part of the rows decoded. Only certain mismatches are dropped here;
-    // matches() below stays the exact test.
-    if (f.problem && differs(load[F_PROBLEM], r, *f.problem)) return;
-    if (f.user_id && differs(load[F_USER_ID], r, *f.user_id)) return;
-    if (f.runner && differs(load[F_RUNNER], r, *f.runner)) return;
-    if (f.user && differs(load[F_USER_ID], r, *f.user) &&
-        (load[F_USER_NAME].is_null(r) || differs(load[F_USER_NAME], r, *f.user))) {
-      return;
-    }
-    if (f.scored_only && load[F_SCORE].is_null(r)) return;
-    if (f.passed_only && load[F_PASSED].is_null(r)) return;
-    Submission s;
-    s.submission_id = *load[F_SUBMISSION_ID].id(r);
-    s.leaderboard_id = *load[F_LEADERBOARD_ID].id(r);
-    s.problem_name = *load[F_PROBLEM].text(r);
-    s.user_id = *load[F_USER_ID].text(r);
-    s.user_name = load[F_USER_NAME].text(r);
-    if (load[F_CODE_ID].present()) s.code_id = *load[F_CODE_ID].id(r);
-    s.file_name = load[F_FILE_NAME].text(r);
-    s.submission_time = *load[F_TIME].time_us(r);
-    s.score = load[F_SCORE].f64(r);
-    s.passed = load[F_PASSED].boolean(r);
-    s.status = load[F_STATUS].present() ? *load[F_STATUS].text(r) : derived_status(s);
-    s.mode = load[F_MODE].text(r);
-    s.runner = load[F_RUNNER].text(r);
-    if (!matches(options.filter, s)) return;
-    if (options.with_code) s.code = decode(load[F_CODE], r, stats.code);
-    sink(std::move(s));
-  });
+  file.run(
+      filter, /*filter_rows=*/true, stats,
+      [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
+        FlatRows out;
+        for (size_t r = 0; r < batch.num_rows; ++r) {
+          // Rows that cannot match are dropped before their Submission (a dozen strings) is
+          // built. Only certain mismatches are dropped here; matches() below stays the exact
+          // test.
+          if (f.problem && differs(load[F_PROBLEM], r, *f.problem)) continue;
+          if (f.user_id && differs(load[F_USER_ID], r, *f.user_id)) continue;
+          if (f.runner && differs(load[F_RUNNER], r, *f.runner)) continue;
+          if (f.user && differs(load[F_USER_ID], r, *f.user) &&
+              (load[F_USER_NAME].is_null(r) || differs(load[F_USER_NAME], r, *f.user))) {
+            continue;
+          }
+          if (f.scored_only && load[F_SCORE].is_null(r)) continue;
+          if (f.passed_only && load[F_PASSED].is_null(r)) continue;
+          Submission s;
+          s.submission_id = *load[F_SUBMISSION_ID].id(r);
+          s.leaderboard_id = *load[F_LEADERBOARD_ID].id(r);
+          s.problem_name = *load[F_PROBLEM].text(r);
+          s.user_id = *load[F_USER_ID].text(r);
+          s.user_name = load[F_USER_NAME].text(r);
+          if (load[F_CODE_ID].present()) s.code_id = *load[F_CODE_ID].id(r);
+          s.file_name = load[F_FILE_NAME].text(r);
+          s.submission_time = *load[F_TIME].time_us(r);
+          s.score = load[F_SCORE].f64(r);
+          s.passed = load[F_PASSED].boolean(r);
+          s.status = load[F_STATUS].present() ? *load[F_STATUS].text(r) : derived_status(s);
+          s.mode = load[F_MODE].text(r);
+          s.runner = load[F_RUNNER].text(r);
+          if (!matches(options.filter, s)) continue;
+          if (options.with_code) s.code = decode(load[F_CODE], r, out.code);
+          out.rows.push_back(std::move(s));
+        }
+        batch.result = std::move(out);
+      },
+      [&](parquet::ScanBatch& batch) {
+        auto& out = std::any_cast<FlatRows&>(batch.result);
+        stats.code += out.code;
+        for (Submission& s : out.rows) sink(std::move(s));
+      });
 }
 
 enum LegacyColumn : size_t {
@@ -668,80 +543,85 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
   constexpr size_t kRejected = static_cast<size_t>(-1);
 
-  FileLoad load(reader, specs, load_threads(options),
+  // Runs are grouped on the calling thread, in file order (the first run seen of a submission
+  // gives its fields and code).
+  FileLoad file(reader, specs, load_threads(options),
                 options.with_code ? kBatchRowsWithCode : kBatchRows);
-  load.run(filter, stats, [&](size_t r) {
-    const int64_t id = *load[L_SUBMISSION_ID].id(r);
-    auto [it, inserted] = by_id.try_emplace(id, kRejected);
-    if (inserted) {
-      Submission s;
-      s.submission_id = id;
-      s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
-      auto p = problems.find(s.leaderboard_id);
-      if (p == problems.end()) {
-        p = problems.emplace(s.leaderboard_id, registry_problem(s.leaderboard_id)).first;
-      }
-      s.problem_name = p->second;
-      s.user_id = *load[L_USER_ID].text(r);
-      s.code_id = *load[L_CODE_ID].id(r);
-      s.file_name = load[L_FILE_NAME].text(r);
-      s.submission_time = *load[L_TIME].time_us(r);
-      if (!matches(submission_level, s)) return;
-      if (options.with_code) s.code = decode(load[L_CODE], r, stats.code);
-      it->second = groups.size();
-      groups.push_back(std::move(s));
-    }
-    if (it->second == kRejected) return;
-    Submission& s = groups[it->second];
-    Run run;
-    run.run_id = *load[L_RUN_ID].id(r);
-    run.mode = *load[L_RUN_MODE].text(r);
-    run.score = load[L_RUN_SCORE].f64(r);
-    run.passed = load[L_RUN_PASSED].boolean(r);
-    for (size_t k = 0; k < bench_leaves.size(); ++k) {
-      const Column& c = load[L_CODE + 1 + k];
-      std::optional<double> v = c.f64(r);
-      if (!v) continue;
-      const BenchmarkLeaf& b = bench_leaves[k];
-      if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
-      BenchmarkResult& result = run.benchmarks[b.benchmark];
-      switch (b.field) {
-        case 0:
-          result.mean = v;
-          break;
-        case 1:
-          result.std_dev = v;
-          break;
-        case 2:
-          result.err = v;
-          break;
-        case 3: {
-          std::optional<int64_t> runs = whole(*v);
-          if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
-          result.runs = runs;
-          break;
+  file.run(filter, /*filter_rows=*/true, stats, nullptr, [&](parquet::ScanBatch& batch) {
+    const std::vector<Column> load = file.columns(batch);
+    for (size_t r = 0; r < batch.num_rows; ++r) {
+      const int64_t id = *load[L_SUBMISSION_ID].id(r);
+      auto [it, inserted] = by_id.try_emplace(id, kRejected);
+      if (inserted) {
+        Submission s;
+        s.submission_id = id;
+        s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
+        auto p = problems.find(s.leaderboard_id);
+        if (p == problems.end()) {
+          p = problems.emplace(s.leaderboard_id, registry_problem(s.leaderboard_id)).first;
         }
-        case 4:
-          result.best = v;
-          break;
-        default:
-          result.worst = v;
-          break;
+        s.problem_name = p->second;
+        s.user_id = *load[L_USER_ID].text(r);
+        s.code_id = *load[L_CODE_ID].id(r);
+        s.file_name = load[L_FILE_NAME].text(r);
+        s.submission_time = *load[L_TIME].time_us(r);
+        if (!matches(submission_level, s)) continue;
+        if (options.with_code) s.code = decode(load[L_CODE], r, stats.code);
+        it->second = groups.size();
+        groups.push_back(std::move(s));
       }
-    }
-    // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs
-    // cannot be told apart in this family, so they compete too (docs/data-model.md). A score no
-    // ranking can use (NaN, infinite, negative) is kept only when there is no other.
-    if (run.mode == "leaderboard" && run.passed == true && run.score &&
-        (!s.score || (valid_score(*run.score) && !valid_score(*s.score)) ||
-         (valid_score(*run.score) == valid_score(*s.score) && *run.score < *s.score))) {
-      s.score = run.score;
-      if (options.with_results) s.benchmarks = run.benchmarks;
-    }
-    if (options.with_runs) {
-      run.start_time = load[L_RUN_START].time_us(r);
-      run.end_time = load[L_RUN_END].time_us(r);
-      s.runs.push_back(std::move(run));
+      if (it->second == kRejected) continue;
+      Submission& s = groups[it->second];
+      Run run;
+      run.run_id = *load[L_RUN_ID].id(r);
+      run.mode = *load[L_RUN_MODE].text(r);
+      run.score = load[L_RUN_SCORE].f64(r);
+      run.passed = load[L_RUN_PASSED].boolean(r);
+      for (size_t k = 0; k < bench_leaves.size(); ++k) {
+        const Column& c = load[L_CODE + 1 + k];
+        std::optional<double> v = c.f64(r);
+        if (!v) continue;
+        const BenchmarkLeaf& b = bench_leaves[k];
+        if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
+        BenchmarkResult& result = run.benchmarks[b.benchmark];
+        switch (b.field) {
+          case 0:
+            result.mean = v;
+            break;
+          case 1:
+            result.std_dev = v;
+            break;
+          case 2:
+            result.err = v;
+            break;
+          case 3: {
+            std::optional<int64_t> runs = whole(*v);
+            if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
+            result.runs = runs;
+            break;
+          }
+          case 4:
+            result.best = v;
+            break;
+          default:
+            result.worst = v;
+            break;
+        }
+      }
+      // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs
+      // cannot be told apart in this family, so they compete too (docs/data-model.md). A score no
+      // ranking can use (NaN, infinite, negative) is kept only when there is no other.
+      if (run.mode == "leaderboard" && run.passed == true && run.score &&
+          (!s.score || (valid_score(*run.score) && !valid_score(*s.score)) ||
+           (valid_score(*run.score) == valid_score(*s.score) && *run.score < *s.score))) {
+        s.score = run.score;
+        if (options.with_results) s.benchmarks = run.benchmarks;
+      }
+      if (options.with_runs) {
+        run.start_time = load[L_RUN_START].time_us(r);
+        run.end_time = load[L_RUN_END].time_us(r);
+        s.runs.push_back(std::move(run));
+      }
     }
   });
 
@@ -770,14 +650,17 @@ std::set<T> distinct_values(const std::string& path, const std::string& column, 
   std::set<T> out;
   try {
     auto reader = parquet::FileReader::open(path);
-    FileLoad load(*reader, {{column, role, false, true}}, 1);
+    FileLoad file(*reader, {{column, role, false, true}}, 1, kBatchRows);
     LoadStats ignored;
-    if (!load[0].present()) return out;
-    load.run(nullptr, ignored, [&](size_t r) {
-      if constexpr (std::is_same_v<T, std::string>) {
-        if (auto v = load[0].text(r)) out.emplace(*v);
-      } else {
-        if (auto v = load[0].id(r)) out.insert(*v);
+    if (!file[0].present()) return out;
+    file.run(nullptr, false, ignored, nullptr, [&](parquet::ScanBatch& batch) {
+      const std::vector<Column> load = file.columns(batch);
+      for (size_t r = 0; r < batch.num_rows; ++r) {
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (auto v = load[0].text(r)) out.emplace(*v);
+        } else {
+          if (auto v = load[0].id(r)) out.insert(*v);
+        }
       }
     });
   } catch (Error& error) {

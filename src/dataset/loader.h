@@ -36,22 +36,21 @@ struct LoadOptions {
   // Flat files: read code_id, file_name and mode. Without them (analyses of scores need none)
   // those fields stay 0, "" and nullopt, and their columns are never read.
   bool with_details = true;
-  // Threads decoding a file's columns: 0 picks 2 on a machine with at least two cores, else 1.
-  // With 2, a row group holding at least 1 MiB of the columns read is split between the calling
-  // thread and a helper thread, by the columns' uncompressed sizes; the sink is always called on
-  // the calling thread, in the same order whatever the threads.
+  // Threads decoding a file and building its rows (parquet::TableScan): 0 takes
+  // common/thread_pool.h's command_threads() ($KBDATA_THREADS, else every core). The sink is
+  // always called on the calling thread, with the same submissions in the same order whatever
+  // the threads.
   int threads = 0;
 };
 
 // What a load did, for --verbose and for tests of pushdown.
 struct LoadStats {
   uint64_t files_read = 0;
-  uint64_t files_skipped = 0;        // the filter excluded the whole file
-  uint64_t row_groups = 0;           // row groups of the files read
-  uint64_t row_groups_skipped = 0;   // pruned by statistics or the page index
-  uint64_t row_groups_parallel = 0;  // read with their columns split between two threads
-  uint64_t rows_read = 0;            // rows decoded (legacy: runs)
-  uint64_t bytes_read = 0;           // bytes read from the files, footers included
+  uint64_t files_skipped = 0;       // the filter excluded the whole file
+  uint64_t row_groups = 0;          // row groups of the files read
+  uint64_t row_groups_skipped = 0;  // pruned by statistics or the page index
+  uint64_t rows_read = 0;           // rows decoded after pruning (legacy: runs)
+  uint64_t bytes_read = 0;          // bytes read from the files, footers included
   CodeRepairCounts code;
   // Rows dropped by load_dir because an earlier file of the folder already gave the same
   // submission on the same runner (a dedup output or a converted copy saved beside its source):

@@ -339,10 +339,9 @@ TEST(FlatLoad, CodeIsReadOnlyWhenAsked) {
   EXPECT_GT(b.bytes, 2 * a.bytes);
 }
 
-// Two threads (a row group's columns split between the caller and a helper) hand the sink the
-// same submissions, in the same order, as one: with and without code, whole row groups and rows
-// chosen by a page index, with the prefilter. Code makes a row group large enough to be split.
-TEST(FlatLoad, TwoThreadsLoadWhatOneLoads) {
+// Every thread count hands the sink the same submissions, in the same order, as one: with and
+// without code, whole row groups and rows chosen by a page index, with the prefilter.
+TEST(FlatLoad, EveryThreadCountLoadsWhatOneLoads) {
   auto rows = flat_rows(300);  // 900 rows, 1.8 MB of code
   parquet::WriterOptions groups;
   groups.row_group_rows = 600;
@@ -359,29 +358,27 @@ TEST(FlatLoad, TwoThreadsLoadWhatOneLoads) {
     for (size_t i = 0; i < cases.size(); ++i) {
       LoadOptions one = cases[i];
       one.threads = 1;
-      LoadOptions two = cases[i];
-      two.threads = 2;
       Loaded a = load(bytes, SchemaFamily::FLAT, one);
-      Loaded b = load(bytes, SchemaFamily::FLAT, two);
-      EXPECT_EQ(a.stats.row_groups_parallel, 0u) << "case " << i;
-      if (cases[i].with_code) {
-        EXPECT_GT(b.stats.row_groups_parallel, 0u) << "case " << i;
+      for (int threads : {2, 3, 8}) {
+        LoadOptions many = cases[i];
+        many.threads = threads;
+        Loaded b = load(bytes, SchemaFamily::FLAT, many);
+        ASSERT_EQ(a.rows.size(), b.rows.size()) << "case " << i;
+        ASSERT_FALSE(a.rows.empty()) << "case " << i;
+        for (size_t r = 0; r < a.rows.size(); ++r) {
+          const Submission& x = a.rows[r];
+          const Submission& y = b.rows[r];
+          EXPECT_TRUE(x.submission_id == y.submission_id && x.leaderboard_id == y.leaderboard_id &&
+                      x.problem_name == y.problem_name && x.user_id == y.user_id &&
+                      x.user_name == y.user_name && x.code_id == y.code_id &&
+                      x.file_name == y.file_name && x.submission_time == y.submission_time &&
+                      x.status == y.status && x.score == y.score && x.passed == y.passed &&
+                      x.mode == y.mode && x.runner == y.runner && x.code == y.code)
+              << "case " << i << " row " << r;
+        }
+        EXPECT_EQ(a.stats.rows_read, b.stats.rows_read) << "case " << i;
+        EXPECT_EQ(a.bytes, b.bytes) << "case " << i;
       }
-      ASSERT_EQ(a.rows.size(), b.rows.size()) << "case " << i;
-      ASSERT_FALSE(a.rows.empty()) << "case " << i;
-      for (size_t r = 0; r < a.rows.size(); ++r) {
-        const Submission& x = a.rows[r];
-        const Submission& y = b.rows[r];
-        EXPECT_TRUE(x.submission_id == y.submission_id && x.leaderboard_id == y.leaderboard_id &&
-                    x.problem_name == y.problem_name && x.user_id == y.user_id &&
-                    x.user_name == y.user_name && x.code_id == y.code_id &&
-                    x.file_name == y.file_name && x.submission_time == y.submission_time &&
-                    x.status == y.status && x.score == y.score && x.passed == y.passed &&
-                    x.mode == y.mode && x.runner == y.runner && x.code == y.code)
-            << "case " << i << " row " << r;
-      }
-      EXPECT_EQ(a.stats.rows_read, b.stats.rows_read) << "case " << i;
-      EXPECT_EQ(a.bytes, b.bytes) << "case " << i;
     }
   }
 }
@@ -407,14 +404,13 @@ TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {
   EXPECT_LT(b.bytes, a.bytes);  // their column chunks are not read
 }
 
-// A corrupt page in a column the helper thread reads: the load fails with the reader's error,
-// located at its column, as on one thread, and nothing is left running.
-TEST(FlatLoad, AnErrorOnTheHelperThreadReachesTheCaller) {
+// A corrupt page: the load fails with the reader's error, located at its column, whatever the
+// threads, and nothing is left running.
+TEST(FlatLoad, AnErrorOnAWorkerThreadReachesTheCaller) {
   std::vector<uint8_t> bytes = testing::flat_file(flat_rows(300));
   {
     MemoryFile memory("fixture.parquet", bytes);
     auto reader = parquet::FileReader::open(std::make_unique<MemoryFile>(memory));
-    // The code column is the largest and stays on the calling thread; user_id goes to the helper.
     const int leaf = *reader->schema().find_leaf("user_id");
     const auto& meta =
         *reader->metadata().row_groups[0].columns[static_cast<size_t>(leaf)].meta_data;
@@ -422,7 +418,7 @@ TEST(FlatLoad, AnErrorOnTheHelperThreadReachesTheCaller) {
         meta.dictionary_page_offset ? *meta.dictionary_page_offset : meta.data_page_offset;
     for (int64_t k = 0; k < 16; ++k) bytes[static_cast<size_t>(at + k)] = 0xFF;
   }
-  for (int threads : {1, 2}) {
+  for (int threads : {1, 2, 8}) {
     LoadOptions options;
     options.with_code = true;
     options.threads = threads;
