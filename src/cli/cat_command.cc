@@ -1,21 +1,25 @@
 #include "cli/cat_command.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/row_filter_options.h"
 #include "common/closest_name.h"
 #include "common/error.h"
+#include "common/thread_pool.h"
 #include "parquet/file_reader.h"
+#include "parquet/row_filter.h"
+#include "parquet/table_scan.h"
 #include "tabular/record_assembler.h"
 
 namespace kbdata::cli {
 namespace {
 
 using parquet::ColumnBatch;
-using parquet::ColumnReader;
 using parquet::FileReader;
 
 // Rows per batch: small enough that a batch of large text values (kernel source code, tens of KB
@@ -70,132 +74,84 @@ bool all_flat(const FileReader& reader, const std::vector<int>& selected) {
   });
 }
 
-[[noreturn]] void short_column(const FileReader& reader, int row_group, const std::string& column,
-                               uint64_t got, int64_t expected) {
-  FormatError error("column chunk ends after " + std::to_string(got) + " of the row group's " +
-                    std::to_string(expected) + " rows");
-  error.locate_column(column);
-  error.locate_row_group(row_group);
-  error.locate_file(reader.name());
-  throw error;
-}
-
-void cat_rows(FileReader& file, const CatOptions& options, std::FILE* out);
-void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
-                 tabular::Sink& sink);
-
 }  // namespace
 
 void run_cat(const CatOptions& options, std::FILE* out) {
   refuse_repeated_columns(options.columns);
   auto reader = FileReader::open(options.path, {.verify_checksums = options.verify_checksums});
   try {
-    // --where: pruning and row filtering live in cli/row_filter_options.
+    const std::vector<int> selected = resolve_columns(*reader, options.columns);
+    // --where: pruned by statistics and page indexes, then tested row by row on the conditions'
+    // columns before the other columns are decoded (parquet/table_scan.h).
+    std::optional<parquet::RowFilter> filter;
     if (!options.where.empty()) {
-      cat_where(*reader, options, out);
-      return;
+      std::vector<parquet::Predicate> predicates;
+      for (const auto& text : options.where) {
+        predicates.push_back(parse_where(text, reader->schema()));
+      }
+      filter.emplace(reader->schema(), std::move(predicates));
     }
-    cat_rows(*reader, options, out);
+    uint64_t to_skip = options.offset;
+    uint64_t to_print = options.limit.value_or(UINT64_MAX);
+    parquet::ScanOptions scan;
+    scan.threads = command_threads(options.threads);
+    scan.batch_rows = kBatchRows;
+    if (filter) {
+      scan.filter = &*filter;
+      scan.filter_rows = true;  // offset and limit then count matching rows, below
+    } else {
+      // Without conditions, the rows asked for are known: nothing outside them is read.
+      const uint64_t end = to_print > UINT64_MAX - to_skip ? UINT64_MAX : to_skip + to_print;
+      const auto clamp = [](uint64_t v) {
+        return static_cast<int64_t>(std::min<uint64_t>(v, static_cast<uint64_t>(INT64_MAX)));
+      };
+      scan.rows = parquet::RowRanges{{clamp(to_skip), clamp(end)}};
+      to_skip = 0;
+    }
+
+    tabular::FileSink sink(out, "<stdout>");
+    std::optional<tabular::RecordAssembler> assembler;
+    std::optional<tabular::RowWriter> writer;
+    if (all_flat(*reader, selected)) {
+      std::vector<const parquet::ColumnDescriptor*> descriptors;
+      for (int leaf : selected) {
+        descriptors.push_back(&reader->schema().leaves()[static_cast<size_t>(leaf)]);
+      }
+      writer.emplace(options.format, descriptors, sink);
+      scan.columns = selected;
+    } else {
+      // Nested columns: whole records of every selected leaf, assembled per top-level field.
+      assembler.emplace(reader->schema(), selected);
+      writer.emplace(options.format, *assembler, sink);
+      scan.columns = assembler->leaves();
+    }
+    if (to_print > 0 && !scan.columns.empty()) {
+      parquet::TableScan rows(*reader, scan);
+      std::vector<const ColumnBatch*> pointers;
+      rows.run(nullptr, [&](parquet::ScanBatch& batch) {
+        pointers.clear();
+        for (const ColumnBatch& c : batch.columns) pointers.push_back(&c);
+        const uint64_t skip = std::min<uint64_t>(to_skip, batch.num_rows);
+        to_skip -= skip;
+        const uint64_t print = std::min<uint64_t>(to_print, batch.num_rows - skip);
+        if (print > 0) {
+          try {
+            writer->write(std::span<const ColumnBatch* const>(pointers), static_cast<size_t>(skip),
+                          static_cast<size_t>(print));
+          } catch (Error& error) {
+            error.locate_row_group(batch.row_group);
+            throw;
+          }
+          to_print -= print;
+        }
+        return to_print > 0;
+      });
+    }
+    writer->finish();
   } catch (Error& error) {
     error.locate_file(reader->name());
     throw;
   }
 }
-
-namespace {
-
-// Streams rows [offset, offset + limit) of the `leaves` to `writer`, row group by row group and
-// batch by batch; row groups entirely before the offset are not read at all. Every leaf is read
-// in whole records (for a flat column a record is one value).
-void stream_rows(FileReader& reader, const CatOptions& options, const std::vector<int>& leaves,
-                 tabular::RowWriter& writer) {
-  uint64_t to_skip = options.offset;
-  uint64_t to_print = options.limit.value_or(UINT64_MAX);
-  std::vector<ColumnBatch> batches(leaves.size());
-  std::vector<const ColumnBatch*> batch_pointers;
-  for (const ColumnBatch& batch : batches) batch_pointers.push_back(&batch);
-
-  for (int g = 0; g < reader.num_row_groups() && to_print > 0 && !leaves.empty(); ++g) {
-    const int64_t group_rows = reader.metadata().row_groups[static_cast<size_t>(g)].num_rows;
-    if (to_skip >= static_cast<uint64_t>(group_rows)) {
-      to_skip -= static_cast<uint64_t>(group_rows);  // the whole group is skipped unread
-      continue;
-    }
-    std::vector<std::unique_ptr<ColumnReader>> columns;
-    for (int leaf : leaves) {
-      columns.push_back(reader.column(g, leaf));
-      if (to_skip > 0 && columns.back()->skip(to_skip) != to_skip) {
-        short_column(reader, g, columns.back()->column().dotted_path, 0, group_rows);
-      }
-    }
-    uint64_t rows_done = to_skip;
-    to_skip = 0;
-    size_t batch_rows = kBatchRows;
-    while (rows_done < static_cast<uint64_t>(group_rows) && to_print > 0) {
-      const uint64_t group_left = static_cast<uint64_t>(group_rows) - rows_done;
-      const size_t want =
-          static_cast<size_t>(std::min<uint64_t>({batch_rows, to_print, group_left}));
-      size_t short_at = columns.size();  // the first column that returned fewer rows
-      size_t got = want;
-      for (size_t c = 0; c < columns.size() && short_at == columns.size(); ++c) {
-        got = columns[c]->read_records(want, batches[c]);
-        if (got == 0) {
-          short_column(reader, g, columns[c]->column().dotted_path, rows_done, group_rows);
-        }
-        if (got < want) short_at = c;
-      }
-      if (short_at < columns.size()) {
-        // The column ended its batch early to keep its values under the batch cap (huge
-        // dictionary strings; ColumnReader::read_records): read this batch again with as many
-        // rows as it gave, for the rest of the row group. Columns already read start again from
-        // the group's start, skipping the rows written. (A chunk that really ends early returns
-        // 0 on a later read, and short_column() reports it.)
-        batch_rows = got;
-        for (size_t c = 0; c <= short_at; ++c) {
-          columns[c].reset();  // release its pages and dictionary before reading them again
-          columns[c] = reader.column(g, leaves[c]);
-          if (rows_done > 0 && columns[c]->skip(rows_done) != rows_done) {
-            short_column(reader, g, columns[c]->column().dotted_path, 0, group_rows);
-          }
-        }
-        continue;
-      }
-      try {
-        writer.write(std::span<const ColumnBatch* const>(batch_pointers), 0, want);
-      } catch (Error& error) {
-        error.locate_row_group(g);
-        throw;
-      }
-      rows_done += want;
-      to_print -= want;
-    }
-  }
-  writer.finish();
-}
-
-void cat_rows(FileReader& reader, const CatOptions& options, std::FILE* out) {
-  std::vector<int> selected = resolve_columns(reader, options.columns);
-  tabular::FileSink sink(out, "<stdout>");
-  if (!all_flat(reader, selected)) {
-    cat_records(reader, options, selected, sink);
-    return;
-  }
-  std::vector<const parquet::ColumnDescriptor*> descriptors;
-  for (int leaf : selected) {
-    descriptors.push_back(&reader.schema().leaves()[static_cast<size_t>(leaf)]);
-  }
-  tabular::RowWriter writer(options.format, descriptors, sink);
-  stream_rows(reader, options, selected, writer);
-}
-
-// Nested columns: whole records of every selected leaf, assembled per top-level field.
-void cat_records(FileReader& reader, const CatOptions& options, const std::vector<int>& selected,
-                 tabular::Sink& sink) {
-  tabular::RecordAssembler assembler(reader.schema(), selected);
-  tabular::RowWriter writer(options.format, assembler, sink);
-  stream_rows(reader, options, assembler.leaves(), writer);
-}
-
-}  // namespace
 
 }  // namespace kbdata::cli

@@ -20,11 +20,14 @@ struct CatOptions {
   // --where conditions, ANDed (cli/row_filter_options.h); --verify-checksums.
   std::vector<std::string> where;
   bool verify_checksums = false;
+  std::optional<int> threads;  // --threads
 };
 
-// Streams the selected rows to `out`, row group by row group and batch by batch: memory stays
-// bounded by one page per column and the dictionaries. Throws UsageError for unknown columns,
-// kbdata::Error for unreadable input.
+// Streams the selected rows to `out` through one TableScan (parquet/table_scan.h), in file order
+// whatever the threads: rows outside --offset/--limit are not read (without --where), and with
+// --where rows are pruned by statistics and page indexes, then tested on the conditions' columns
+// before the other columns are decoded. Throws UsageError for unknown columns, kbdata::Error for
+// unreadable input.
 void run_cat(const CatOptions& options, std::FILE* out);
 
 }  // namespace kbdata::cli

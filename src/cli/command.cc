@@ -1,6 +1,7 @@
 #include "cli/command.h"
 
 #include "cli/submission_output.h"
+#include "common/thread_pool.h"
 
 namespace kbdata::cli {
 
@@ -12,6 +13,14 @@ void add_data_options(CLI::App& cmd, DataOptions& data) {
   cmd.add_flag("--skip-bad", data.skip_bad,
                "Read the folder without its unreadable *.parquet files (each named in a warning); "
                "without it an unreadable file is an error");
+  add_threads_option(cmd, data.threads);
+}
+
+void add_threads_option(CLI::App& cmd, std::optional<int>& threads) {
+  cmd.add_option("--threads", threads,
+                 "Threads reading and decoding (default: $KBDATA_THREADS, else every core); the "
+                 "output is the same whatever the threads")
+      ->check(CLI::Range(1, kMaxThreads));
 }
 
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out) {

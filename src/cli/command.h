@@ -20,8 +20,11 @@ using Commands = std::vector<Command>;
 
 struct DataOptions;
 
-// --data and --verbose, as every data command has them.
+// --data, --verbose, --skip-bad and --threads, as every data command has them.
 void add_data_options(CLI::App& cmd, DataOptions& data);
+
+// --threads N (1 to kMaxThreads), for every command that reads Parquet.
+void add_threads_option(CLI::App& cmd, std::optional<int>& threads);
 
 // --format table|csv|json|jsonl|parquet (default table) and --out FILE (for parquet).
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out);

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/thread_pool.h"
 #include "common/version.h"
 #include "parquet/compression.h"
 #include "parquet/file_reader.h"
@@ -153,13 +154,17 @@ void run_convert(const ConvertOptions& options, std::FILE* progress) {
   const bool show_progress = progress != nullptr && ::isatty(::fileno(progress)) == 1;
   AtomicOutputFile output(options.output);
   parquet::FileWriter writer(output, reader->metadata().schema, w);
-  parquet::copy_file(*reader, writer, [&](int64_t done, int64_t total) {
-    if (show_progress) {
-      std::fprintf(progress, "\rkbdata convert: %" PRId64 " of %" PRId64 " rows, %.1f MB written",
-                   done, total, static_cast<double>(writer.bytes_written()) / 1e6);
-      std::fflush(progress);
-    }
-  });
+  parquet::copy_file(
+      *reader, writer,
+      [&](int64_t done, int64_t total) {
+        if (show_progress) {
+          std::fprintf(progress,
+                       "\rkbdata convert: %" PRId64 " of %" PRId64 " rows, %.1f MB written", done,
+                       total, static_cast<double>(writer.bytes_written()) / 1e6);
+          std::fflush(progress);
+        }
+      },
+      command_threads(options.threads));
   writer.close();
   output.commit();
   if (show_progress) std::fprintf(progress, "\n");

@@ -20,6 +20,7 @@ struct ConvertOptions {
   int page_version = 1;
   std::string encoding = "auto";
   bool checksums = false;
+  std::optional<int> threads;  // --threads: reading and decoding IN
   // The command line, recorded in the output's key-value metadata (kbdata.command).
   std::string command_line;
 };

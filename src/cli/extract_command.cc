@@ -278,6 +278,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
   request.dedup_exact = options.dedup.has_value();
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.filter.user_id = options.user_id;
   load.filter.user_name = options.user_name;

@@ -58,6 +58,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.filter.user_id = options.user_id;
   load.filter.user_name = options.user_name;

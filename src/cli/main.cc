@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   cat_cmd->add_flag("--verify-checksums", cat.verify_checksums,
                     "Check the CRC of every page that has one; a mismatch is an error");
+  kbdata::cli::add_threads_option(*cat_cmd, cat.threads);
 
   kbdata::cli::ConvertOptions convert;
   CLI::App* convert_cmd = app.add_subcommand(
@@ -217,6 +218,7 @@ int main(int argc, char** argv) {
                    "(DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings)")
       ->capture_default_str();
   convert_cmd->add_flag("--checksums", convert.checksums, "Store a CRC-32 in every page header");
+  kbdata::cli::add_threads_option(*convert_cmd, convert.threads);
 
   // The data model's commands: submissions, show, configs (docs/cli.md, docs/data-model.md).
 
@@ -420,7 +422,10 @@ int main(int argc, char** argv) {
   dedup_cmd->add_flag("--emit-all", dedup.dedup.emit_all,
                       "Write every input row with its cluster_id and a boolean kept, instead of "
                       "the kept rows with cluster_size");
-  dedup_cmd->add_option("--jobs,-j", dedup.dedup.jobs, "Worker threads (0: one per core)")
+  dedup_cmd
+      ->add_option("--threads,--jobs,-j", dedup.dedup.jobs,
+                   "Threads reading, hashing and comparing (0: $KBDATA_THREADS, else one "
+                   "per core); the output is the same whatever the threads")
       ->capture_default_str();
   dedup_cmd->footer(
       "\nExamples:\n"

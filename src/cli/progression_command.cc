@@ -86,6 +86,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;

@@ -66,6 +66,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   PlotTarget plot(options.plot);
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;

@@ -1,8 +1,5 @@
-// `kbdata cat --where 'COL OP VALUE'`: parsing the conditions and printing the rows that satisfy
-// them all.
-//
-// Rows are pruned first (parquet/row_filter.h: row groups by their statistics, pages by the page
-// index, pages outside the surviving rows never read), then every remaining row is tested exactly.
+// `kbdata cat --where 'COL OP VALUE'`: parsing the conditions (cat_command.cc scans the rows that
+// satisfy them all; parquet/row_filter.h prunes by statistics and page indexes).
 #pragma once
 
 #include <cstdio>
@@ -16,8 +13,6 @@ class FileReader;
 }
 
 namespace kbdata::cli {
-
-struct CatOptions;
 
 // Every name --columns and --where take for `schema`: its top-level fields, then its leaves'
 // dotted paths (for "did you mean").
@@ -33,9 +28,5 @@ void refuse_repeated_columns(const std::vector<std::string>& columns);
 // UsageError naming the condition if it cannot be parsed or does not fit the column.
 [[nodiscard]] parquet::Predicate parse_where(const std::string& text,
                                              const parquet::Schema& schema);
-
-// Prints the rows of `reader` that satisfy every condition of options.where, honouring columns,
-// offset (counted in matching rows), limit and format. Flat columns only (UsageError otherwise).
-void cat_where(parquet::FileReader& reader, const CatOptions& options, std::FILE* out);
 
 }  // namespace kbdata::cli

@@ -109,6 +109,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   }
   dataset::DataDir dir = open_data_dir(options.data, err);
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.submission_id = options.submission_id;
   load.with_code = true;
   load.with_runs = true;

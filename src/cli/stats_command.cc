@@ -65,6 +65,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.with_code = true;     // for code_bytes: each row's code is measured, then dropped
   load.with_results = true;  // legacy: each score is recomputed from its run's benchmarks

@@ -70,7 +70,8 @@ class SubmissionWriter {
 struct DataOptions {
   std::optional<std::string> data;  // --data
   bool verbose = false;
-  bool skip_bad = false;  // --skip-bad: read the folder without its unreadable files
+  bool skip_bad = false;       // --skip-bad: read the folder without its unreadable files
+  std::optional<int> threads;  // --threads; else $KBDATA_THREADS, else every core
 };
 
 // Resolves --data / KBDATA_DATA / the bundled sample and scans the folder. Says on `err` when the

@@ -54,6 +54,7 @@ std::string filter_text(const SubmissionsOptions& o) {
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
   const SubmissionFormat format = parse_output_format(options.format);
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter = build_filter(options);
 
   refuse_repeated_columns(options.columns);

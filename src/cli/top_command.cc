@@ -63,6 +63,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   ResultWriter writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;

@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "common/output_target.h"
 #include "common/text.h"
+#include "common/thread_pool.h"
 #include "common/version.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
@@ -169,8 +170,7 @@ class Engine {
   Engine(const std::vector<Submission>& rows, const DedupOptions& options,
          const ProgressFn& progress)
       : rows_(rows), options_(options), progress_(progress), uf_(rows.size()) {
-    jobs_ = options.jobs > 0 ? options.jobs
-                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    jobs_ = command_threads(options.jobs > 0 ? std::optional<int>(options.jobs) : std::nullopt);
     summary_.rows_in = rows.size();
   }
 
@@ -631,6 +631,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   const auto start = std::chrono::steady_clock::now();
   std::vector<Submission> rows;
   dataset::LoadOptions meta;
+  meta.threads = options.jobs;
   dataset::LoadStats stats;
   const uint64_t file_rows = static_cast<uint64_t>(std::max<int64_t>(reader->num_rows(), 0));
   dataset::load_file(
@@ -652,6 +653,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   auto for_each_with_code = [&](const std::function<void(size_t, Submission &&)>& fn) {
     dataset::LoadOptions with_code;
     with_code.with_code = true;
+    with_code.threads = options.jobs;
     dataset::LoadStats code_stats;
     size_t index = 0;
     dataset::load_file(

@@ -171,6 +171,18 @@ void announce(RandomAccessFile& file, std::vector<ByteRange> ranges) {
   file.will_read(merged);
 }
 
+// Throws FormatError unless `column`, read without a selection through its row group's last row,
+// holds no further record: a chunk with more rows than its row group is corrupt.
+void expect_exhausted(ColumnReader& column, int64_t group_rows) {
+  ColumnBatch scratch;
+  if (column.read_records(1, scratch) != 0) {
+    FormatError error("column chunk holds more rows than the row group's " +
+                      std::to_string(group_rows));
+    error.locate_column(column.column().dotted_path);
+    throw error;
+  }
+}
+
 // Takes rows from a list of ranges, in order.
 class RangeCursor {
  public:
@@ -423,6 +435,7 @@ class Scan {
         }
         left -= static_cast<int64_t>(got);
       }
+      if (covers(selected, group_rows)) expect_exhausted(*column, group_rows);
     });
     RowRanges survivors = selected;
     for (const RowRanges& k : kept) survivors = intersect(survivors, k);
@@ -488,6 +501,7 @@ class Scan {
         append_span(batch, *c.d, all, c.resident);
         left -= static_cast<int64_t>(got);
       }
+      if (covers(survivors, group_rows)) expect_exhausted(*column, group_rows);
     });
   }
 
@@ -651,6 +665,11 @@ class Scan {
       batch.rows = rows.take(n);
       batch.num_rows = n;
       left -= n;
+      if (left == 0 && covers(unit.rows, group_rows)) {
+        for (size_t k = 0; k < columns.size(); ++k) {
+          if (readers[k] && carried[k] == 0) expect_exhausted(*readers[k], group_rows);
+        }
+      }
       if (map_) map_(batch);
       if (!emit(std::move(batch))) return;
     }

@@ -13,12 +13,12 @@ namespace kbdata::parquet {
 // Called after each batch with the rows copied so far and the file's total.
 using CopyProgress = std::function<void(int64_t rows_done, int64_t rows_total)>;
 
-// Reads `in` row group by row group, all leaf columns in step, in batches of whole records sized
-// to about kCopyBatchBytes, and hands them to `out` (whose schema must be `in`'s; the caller
-// closes it). Memory: one batch per column, plus what each side holds (a page per column read,
-// one row group written). Throws what the reader throws (FormatError located at the file, row
-// group and column) and FormatError if a row group's columns disagree on its row count.
-void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress = {});
+// Reads every leaf column of `in` with one TableScan on `threads` threads (parquet/table_scan.h),
+// in batches of whole records sized to about kCopyBatchBytes, and hands them to `out` in file
+// order (whose schema must be `in`'s; the caller closes it). Memory: what the scan holds, plus
+// one row group written. Throws what the reader throws (FormatError located at the file, row
+// group and column), among them a column chunk that holds fewer or more rows than its row group.
+void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress = {}, int threads = 1);
 
 inline constexpr size_t kCopyBatchBytes = size_t{16} << 20;
 
