@@ -28,6 +28,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/malloc_tuning.h"
+#include "common/thread_pool.h"
 #include "common/version.h"
 
 namespace {
@@ -469,6 +470,7 @@ int main(int argc, char** argv) {
 
   kbdata::remove_temporary_files_on_signals();
   try {
+    (void)kbdata::command_threads(std::nullopt);  // a bad $KBDATA_THREADS, before any work
     if (inspect_cmd->parsed()) {
       kbdata::cli::run_inspect(inspect, stdout);
     } else if (cat_cmd->parsed()) {
