@@ -65,7 +65,11 @@ void StatsBuilder::add(const std::string& source, const dataset::Submission& s, 
   }
   if (!st.first_time || s.submission_time < *st.first_time) st.first_time = s.submission_time;
   if (!st.last_time || s.submission_time > *st.last_time) st.last_time = s.submission_time;
-  if (s.code) st.code_bytes += s.code->size();
+  if (s.code) {
+    st.code_bytes += s.code->size();
+  } else if (s.code_bytes) {
+    st.code_bytes += *s.code_bytes;
+  }
   if (s.runner) a.runners.insert(*s.runner);
 }
 

@@ -67,8 +67,8 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
-  load.with_code = true;     // for code_bytes: each row's code is measured, then dropped
-  load.with_results = true;  // legacy: each score is recomputed from its run's benchmarks
+  load.with_code_bytes = true;  // each row's decoded code is measured, never kept
+  load.with_results = true;     // legacy: each score is recomputed from its run's benchmarks
 
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
   analysis::StatsBuilder builder;

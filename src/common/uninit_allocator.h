@@ -4,6 +4,8 @@
 // file windows): zero-filling them first costs a pass over memory that the writer makes anyway.
 #pragma once
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -39,6 +41,34 @@ class UninitAllocator : public std::allocator<T> {
 template <typename T, typename U>
 bool operator==(const UninitAllocator<T>&, const UninitAllocator<U>&) noexcept {
   return true;
+}
+
+// Resizes `v` to n elements, leaving new ones unwritten. On reallocation the old elements are
+// copied with one memcpy: the vector's own growth would copy them one by one through the
+// allocator's construct() (this allocator is not std::allocator, so the library cannot take its
+// bulk path), a byte-by-byte loop over every byte of a growing value buffer. T must be trivially
+// copyable.
+template <typename T>
+void resize_uninit(std::vector<T, UninitAllocator<T>>& v, size_t n) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if (n > v.capacity()) {
+    std::vector<T, UninitAllocator<T>> grown;
+    grown.reserve(std::max(n, 2 * v.capacity()));
+    grown.resize(n);
+    if (!v.empty()) std::memcpy(grown.data(), v.data(), v.size() * sizeof(T));
+    v.swap(grown);
+  } else {
+    v.resize(n);
+  }
+}
+
+// Appends the n elements at `from` to `v` with resize_uninit() and one memcpy.
+template <typename T>
+void append_uninit(std::vector<T, UninitAllocator<T>>& v, const T* from, size_t n) {
+  if (n == 0) return;
+  const size_t old = v.size();
+  resize_uninit(v, old + n);
+  std::memcpy(v.data() + old, from, n * sizeof(T));
 }
 
 // Element-wise equality with an ordinary vector (found by argument-dependent lookup).

@@ -66,4 +66,14 @@ std::string decode_code(std::string_view stored, bool binary_column, CodeRepairC
   return out;
 }
 
+uint64_t decoded_code_size(std::string_view stored, bool binary_column, CodeRepairCounts& counts) {
+  const bool escaped = stored.size() >= 2 && stored[0] == '\\' && stored[1] == 'x';
+  if (!escaped && is_valid_utf8(stored)) {
+    ++counts.values;
+    if (binary_column) ++counts.from_binary;
+    return stored.size();
+  }
+  return decode_code(stored, binary_column, counts).size();
+}
+
 }  // namespace kbdata::dataset

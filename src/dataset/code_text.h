@@ -37,6 +37,12 @@ struct CodeRepairCounts {
 [[nodiscard]] std::string decode_code(std::string_view stored, bool binary_column,
                                       CodeRepairCounts& counts);
 
+// The size in bytes of what decode_code() returns for `stored`, counted in `counts` as decode_code
+// counts it, without building the text when nothing needs decoding (no "\x" escape, valid UTF-8):
+// the common case costs one UTF-8 check. Never throws.
+[[nodiscard]] uint64_t decoded_code_size(std::string_view stored, bool binary_column,
+                                         CodeRepairCounts& counts);
+
 // Sets `out` to the bytes of a "\x" hex escape and returns true; returns false (out unspecified)
 // when `stored` is not one: no "\x" prefix, no digits, an odd number of digits, or a non-hex
 // character.

@@ -371,6 +371,12 @@ std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts
   return decode_code(*raw, is_binary(code), counts);
 }
 
+std::optional<uint64_t> decoded_size(const Column& code, size_t r, CodeRepairCounts& counts) {
+  auto raw = code.str(r);
+  if (!raw) return std::nullopt;
+  return decoded_code_size(*raw, is_binary(code), counts);
+}
+
 // True when row r of string column c holds a value other than `want`. False for a null, an
 // absent column or a non-string column: the text the Submission would hold is then decided by
 // building it (a null string reads as "" in required fields).
@@ -414,12 +420,12 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
   specs.pop_back();  // code
   if (!options.with_details)
     specs[F_CODE_ID].name = specs[F_FILE_NAME].name = specs[F_MODE].name = "";
-  if (options.with_code) {
+  if (options.with_code || options.with_code_bytes) {
     specs.push_back(model_columns(SchemaFamily::FLAT)[F_CODE]);
     specs.back().required = true;
   }
   FileLoad file(reader, specs, load_threads(options),
-                options.with_code ? kBatchRowsWithCode : kBatchRows);
+                options.with_code || options.with_code_bytes ? kBatchRowsWithCode : kBatchRows);
   const Filter& f = options.filter;
   file.run(
       filter, /*filter_rows=*/true, stats,
@@ -453,7 +459,11 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           s.mode = load[F_MODE].text(r);
           s.runner = load[F_RUNNER].text(r);
           if (!matches(options.filter, s)) continue;
-          if (options.with_code) s.code = decode(load[F_CODE], r, out.code);
+          if (options.with_code) {
+            s.code = decode(load[F_CODE], r, out.code);
+          } else if (options.with_code_bytes) {
+            s.code_bytes = decoded_size(load[F_CODE], r, out.code);
+          }
           out.rows.push_back(std::move(s));
         }
         batch.result = std::move(out);
@@ -522,7 +532,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
                  const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
   std::vector<ColumnSpec> specs = model_columns(SchemaFamily::LEGACY_RUNS);
   if (!options.with_runs) specs[L_RUN_START].name = specs[L_RUN_END].name = "";
-  if (options.with_code) {
+  if (options.with_code || options.with_code_bytes) {
     specs[L_CODE].required = true;
   } else {
     specs[L_CODE].name = "";
@@ -546,7 +556,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   // Runs are grouped on the calling thread, in file order (the first run seen of a submission
   // gives its fields and code).
   FileLoad file(reader, specs, load_threads(options),
-                options.with_code ? kBatchRowsWithCode : kBatchRows);
+                options.with_code || options.with_code_bytes ? kBatchRowsWithCode : kBatchRows);
   file.run(filter, /*filter_rows=*/true, stats, nullptr, [&](parquet::ScanBatch& batch) {
     const std::vector<Column> load = file.columns(batch);
     for (size_t r = 0; r < batch.num_rows; ++r) {
@@ -566,7 +576,11 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
         s.file_name = load[L_FILE_NAME].text(r);
         s.submission_time = *load[L_TIME].time_us(r);
         if (!matches(submission_level, s)) continue;
-        if (options.with_code) s.code = decode(load[L_CODE], r, stats.code);
+        if (options.with_code) {
+          s.code = decode(load[L_CODE], r, stats.code);
+        } else if (options.with_code_bytes) {
+          s.code_bytes = decoded_size(load[L_CODE], r, stats.code);
+        }
         it->second = groups.size();
         groups.push_back(std::move(s));
       }

@@ -29,6 +29,9 @@ namespace kbdata::dataset {
 struct LoadOptions {
   Filter filter;
   bool with_code = false;  // read and decode `code`
+  // Read `code` and keep only its decoded size (Submission::code_bytes): what decoding would make
+  // of it, measured without building the text (code_text.h, decoded_code_size).
+  bool with_code_bytes = false;
   bool with_runs = false;  // legacy: keep every run in Submission::runs
   // Legacy: read run_result's benchmark.N.{mean,std,err,runs,best,worst} keys into each run's
   // `benchmarks` (kept with with_runs) and the scoring run's into Submission::benchmarks.

@@ -55,7 +55,10 @@ struct Submission {
   std::optional<std::string> mode;
   std::optional<std::string> runner;  // legacy: nullopt (not published)
   std::optional<std::string> code;    // only when the load asked for code; decoded (code_text.h)
-  std::vector<Run> runs;              // legacy only, and only when the load asked for runs
+  // Only when the load asked for code sizes: the decoded code's size in bytes (its text is not
+  // kept); nullopt for a null code.
+  std::optional<uint64_t> code_bytes;
+  std::vector<Run> runs;  // legacy only, and only when the load asked for runs
   // Legacy only, when the load asked for results: the benchmarks of the run that gave `score`.
   // nullopt for flat files (which publish no run results) and for unscored submissions.
   std::optional<std::vector<BenchmarkResult>> benchmarks;

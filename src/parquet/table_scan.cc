@@ -98,8 +98,7 @@ void append_span(const ColumnBatch& src, const ColumnDescriptor& d, const Span& 
       const uint64_t from = in.offsets[span.begin.value];
       const uint64_t until = in.offsets[span.end.value];
       const uint64_t base = to.data.size();
-      to.data.insert(to.data.end(), in.data.begin() + static_cast<long>(from),
-                     in.data.begin() + static_cast<long>(until));
+      append_uninit(to.data, in.data.data() + from, static_cast<size_t>(until - from));
       const size_t old = to.offsets.size();
       to.offsets.resize(old + values);
       for (size_t i = 0; i < values; ++i) {
@@ -107,11 +106,18 @@ void append_span(const ColumnBatch& src, const ColumnDescriptor& d, const Span& 
       }
     } else {
       const auto width = static_cast<size_t>(in.width);
-      to.data.insert(to.data.end(), in.data.begin() + static_cast<long>(span.begin.value * width),
-                     in.data.begin() + static_cast<long>(span.end.value * width));
+      append_uninit(to.data, in.data.data() + span.begin.value * width, values * width);
     }
   }
   to.count += values;
+}
+
+// Empties `b` for values of `d`, keeping its buffers' capacity.
+void reset_batch(ColumnBatch& b, const ColumnDescriptor& d) {
+  b.clear();
+  b.values.type = d.physical;
+  b.values.width =
+      d.physical == PhysicalType::FIXED_LEN_BYTE_ARRAY ? d.type_length : fixed_width(d.physical);
 }
 
 ColumnBatch empty_batch(const ColumnDescriptor& d) {
@@ -592,7 +598,7 @@ class Scan {
     while (left > 0) {
       if (stopped_) return;
       size_t n = std::min(left, options_.batch_rows);
-      ScanBatch batch;
+      ScanBatch batch = spare_batch();
       batch.row_group = g;
       batch.group_first_row = first;
       batch.columns.resize(options_.columns.size());
@@ -606,7 +612,7 @@ class Scan {
         const size_t k = read_order[i];
         const GroupColumn& c = columns[k];
         ColumnBatch& out = batch.columns[static_cast<size_t>(c.slot)];
-        out = empty_batch(*c.d);
+        reset_batch(out, *c.d);
         size_t got = 0;
         if (carried[k] > 0) {
           const size_t take = std::min(carried[k], n);
@@ -619,12 +625,14 @@ class Scan {
           got = take;
         }
         while (got < n) {
-          const size_t more = readers[k]->read_records(n - got, scratch);
+          // Straight into the batch when it is empty (the usual case: no copy).
+          ColumnBatch& into = got == 0 ? out : scratch;
+          const size_t more = readers[k]->read_records(n - got, into);
           if (more == 0) break;
-          check_batch_values(*c.d, scratch.values, 0);
-          const Span s = records_at(scratch, *c.d, {}, more);
-          check_batch_values(*c.d, scratch.values, s.end.value);
-          append_span(scratch, *c.d, s, out);
+          check_batch_values(*c.d, into.values, 0);
+          const Span s = records_at(into, *c.d, {}, more);
+          check_batch_values(*c.d, into.values, s.end.value);
+          if (&into != &out) append_span(scratch, *c.d, s, out);
           got += more;
           if (more < n - got + more) break;  // ended early for the cap: the batch is shorter
         }
@@ -657,7 +665,7 @@ class Scan {
         const GroupColumn& c = columns[k];
         if (c.streamed) continue;
         ColumnBatch& out = batch.columns[static_cast<size_t>(c.slot)];
-        out = empty_batch(*c.d);
+        reset_batch(out, *c.d);
         const Span s = records_at(c.resident, *c.d, at[k], n);
         append_span(c.resident, *c.d, s, out);
         at[k] = s.end;
@@ -681,6 +689,7 @@ class Scan {
     auto deliver = [&](ScanBatch& batch) {
       stats_.rows_delivered += batch.num_rows;
       if (!deliver_(batch)) stopped_ = true;
+      recycle(std::move(batch));
       return !stopped_;
     };
     if (!pool_) {
@@ -766,9 +775,31 @@ class Scan {
     stop_all();
   }
 
+  // A batch to fill: one delivered before (its buffers keep their capacity, so that batches do
+  // not grow their buffers from nothing every time), or a new one.
+  ScanBatch spare_batch() {
+    std::lock_guard<std::mutex> lock(spare_mutex_);
+    if (spare_.empty()) return ScanBatch();
+    ScanBatch b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+
+  void recycle(ScanBatch&& batch) {
+    batch.result.reset();
+    batch.rows.clear();
+    std::lock_guard<std::mutex> lock(spare_mutex_);
+    // As many as can be in flight at once: units in progress times their queues.
+    if (spare_.size() < (options_.queued_batches + 1) * static_cast<size_t>(options_.threads + 1)) {
+      spare_.push_back(std::move(batch));
+    }
+  }
+
   FileReader& reader_;
   const ScanOptions& options_;
   ScanStats& stats_;
+  std::mutex spare_mutex_;
+  std::vector<ScanBatch> spare_;
   const TableScan::MapFn& map_;
   const TableScan::DeliverFn& deliver_;
   std::unique_ptr<ThreadPool> pool_;

@@ -67,7 +67,7 @@ struct ValueBuffer {
   }
 
   void append_binary(std::span<const uint8_t> value) {
-    data.insert(data.end(), value.begin(), value.end());
+    append_uninit(data, value.data(), value.size());
     offsets.push_back(data.size());
     ++count;
   }

@@ -90,5 +90,25 @@ TEST(CodeText, CountsAdd) {
   EXPECT_EQ(a.repaired, 1u);
 }
 
+// decoded_code_size() measures what decode_code() returns, and counts it the same way.
+TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
+  const std::vector<std::string> stored = {
+      "",     "import torch\n", "\\x696d706f7274",    "\\x41",   "\\xZZ",
+      "\\x4", "caf\xc3\xa9",    "bad \xff\xfe bytes", "\\xff41", std::string(100000, 'k') + "\xc3"};
+  for (bool binary : {false, true}) {
+    for (const std::string& s : stored) {
+      CodeRepairCounts by_text, by_size;
+      const std::string text = decode_code(s, binary, by_text);
+      EXPECT_EQ(decoded_code_size(s, binary, by_size), text.size()) << s.substr(0, 20);
+      EXPECT_EQ(by_size.values, by_text.values);
+      EXPECT_EQ(by_size.from_binary, by_text.from_binary);
+      EXPECT_EQ(by_size.hex_decoded, by_text.hex_decoded);
+      EXPECT_EQ(by_size.hex_invalid, by_text.hex_invalid);
+      EXPECT_EQ(by_size.utf8_repaired, by_text.utf8_repaired);
+      EXPECT_EQ(by_size.repaired, by_text.repaired);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kbdata::dataset

@@ -46,7 +46,9 @@ void BooleanRleDecoder::decode(size_t n, ValueBuffer& out) {
     const size_t want = std::min(n - done, kScratchValues);
     const size_t got = values_.get_batch(scratch_.data(), want);
     // Bit width 1 guarantees every value is 0 or 1.
-    out.data.insert(out.data.end(), scratch_.begin(), scratch_.begin() + got);
+    const size_t old_size = out.data.size();
+    resize_uninit(out.data, old_size + got);
+    for (size_t i = 0; i < got; ++i) out.data[old_size + i] = static_cast<uint8_t>(scratch_[i]);
     out.count += got;
     done += got;
     if (got < want) {

@@ -25,7 +25,7 @@ void ByteStreamSplitDecoder::decode(size_t n, ValueBuffer& out) {
                       " left)");
   }
   const size_t old_size = out.data.size();
-  out.data.resize(old_size + n * width_);
+  resize_uninit(out.data, old_size + n * width_);
   uint8_t* dst = out.data.data() + old_size;
   // Stream by stream: contiguous reads, strided writes.
   for (size_t j = 0; j < width_; ++j) {

@@ -202,7 +202,7 @@ void DeltaBinaryPackedDecoder::decode(size_t n, ValueBuffer& out) {
   const size_t width = type_ == PhysicalType::INT32 ? 4 : 8;
   if (scratch_.size() < kScratchValues) scratch_.resize(kScratchValues);
   const size_t old_size = out.data.size();
-  out.data.resize(old_size + n * width);
+  resize_uninit(out.data, old_size + n * width);
   uint8_t* dst = out.data.data() + old_size;
   size_t done = 0;
   while (done < n) {

@@ -62,7 +62,7 @@ void DeltaByteArrayDecoder::decode(size_t n, ValueBuffer& out) {
       }
       previous_.resize(prefix);
       previous_.insert(previous_.end(), suffix.begin(), suffix.end());
-      out.data.insert(out.data.end(), previous_.begin(), previous_.end());
+      append_uninit(out.data, previous_.data(), previous_.size());
       if (!fixed) out.offsets.push_back(out.data.size());
     }
     out.count += take;

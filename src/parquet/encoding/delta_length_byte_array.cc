@@ -45,7 +45,7 @@ void DeltaLengthByteArrayDecoder::decode(size_t n, ValueBuffer& out) {
       }
     }
     const size_t old_size = out.data.size();
-    out.data.resize(old_size + total);
+    resize_uninit(out.data, old_size + total);
     if (total != 0) std::memcpy(out.data.data() + old_size, bytes_.data() + bytes_pos_, total);
     uint64_t offset = old_size;
     for (size_t i = 0; i < take; ++i) {

@@ -115,7 +115,7 @@ void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& o
                         std::to_string(old_size + total) + " bytes, more than the " +
                         std::to_string(kMaxBatchBytes >> 20) + " MiB limit");
     }
-    out.data.resize(old_size + total);
+    resize_uninit(out.data, old_size + total);
     const size_t old_offsets = out.offsets.size();
     out.offsets.resize(old_offsets + n);
     uint8_t* dst = out.data.data() + old_size;
@@ -135,7 +135,7 @@ void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& o
   }
   const auto width = static_cast<size_t>(dictionary_.width);
   const size_t old_size = out.data.size();
-  out.data.resize(old_size + n * width);
+  resize_uninit(out.data, old_size + n * width);
   uint8_t* dst = out.data.data() + old_size;
   const uint8_t* src = dictionary_.data.data();
   switch (width) {

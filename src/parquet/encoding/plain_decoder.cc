@@ -38,7 +38,7 @@ class PlainFixedDecoder final : public ValueDecoder {
     if (n > values_left_ || n > in_bytes) throw_too_few(n, std::min(values_left_, in_bytes));
     const uint8_t* begin = data_.data() + pos_;
     const size_t bytes = n * width_;
-    out.data.insert(out.data.end(), begin, begin + bytes);
+    append_uninit(out.data, begin, bytes);
     out.count += n;
     pos_ += bytes;
     values_left_ -= n;
@@ -75,7 +75,7 @@ class PlainBooleanDecoder final : public ValueDecoder {
       throw_too_few(n, static_cast<size_t>(std::min<uint64_t>(values_left_, bits_left)));
     }
     const size_t old_size = out.data.size();
-    out.data.resize(old_size + n);
+    resize_uninit(out.data, old_size + n);
     uint8_t* dst = out.data.data() + old_size;
     const uint8_t* src = data_.data();
     size_t i = 0;
@@ -138,7 +138,7 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     }
     // Second pass: one memcpy per value into storage grown once.
     const size_t old_size = out.data.size();
-    out.data.resize(old_size + total);
+    resize_uninit(out.data, old_size + total);
     const size_t old_offsets = out.offsets.size();
     out.offsets.resize(old_offsets + n);
     uint8_t* dst = out.data.data() + old_size;
