@@ -786,5 +786,75 @@ TEST(BooleanRleDecoder, Errors) {
   EXPECT_THROW(decoder.decode(3, out), FormatError);
 }
 
+// skip(n) moves past values as decoding and dropping them would: the values after a skip are the
+// ones a full decode gives there, for the plain and dictionary decoders, fixed width and bytes.
+TEST(Decoders, SkipMovesPastValuesAsDecodingWould) {
+  std::mt19937 rng(7);
+  // PLAIN INT64, BOOLEAN and BYTE_ARRAY pages.
+  Bytes ints, bools, strings;
+  std::vector<int64_t> int_values;
+  std::vector<std::string> string_values;
+  for (int i = 0; i < 500; ++i) {
+    const int64_t v = static_cast<int64_t>(rng()) - 1'000'000;
+    int_values.push_back(v);
+    for (int b = 0; b < 8; ++b)
+      ints.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+    std::string s(rng() % 40, static_cast<char>('a' + i % 26));
+    string_values.push_back(s);
+    put_le32(strings, static_cast<uint32_t>(s.size()));
+    strings.insert(strings.end(), s.begin(), s.end());
+  }
+  bools = pack_lsb(std::vector<uint32_t>(500, 1), 1);
+  for (size_t i = 0; i < 500; i += 3) bools[i / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
+  auto bool_value = [&](size_t i) { return i % 3 == 0 ? 0 : 1; };
+  // A dictionary page's indices: an RLE run, then bit-packed ones.
+  const std::vector<int32_t> dict = {7, 11, 13, 17, 19, 23, 29, 31};
+  std::vector<uint32_t> indices(480);
+  for (uint32_t& i : indices) i = rng() % 8;
+  Bytes dict_data = {3};
+  put_rle_run(dict_data, 5, 20, 3);
+  put_bit_packed_run(dict_data, indices, 3);
+  auto dict_value = [&](size_t i) { return i < 20 ? dict[5] : dict[indices[i - 20]]; };
+
+  for (size_t skip : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{19}, size_t{20},
+                      size_t{21}, size_t{333}, size_t{499}}) {
+    auto i64 = make_plain_decoder(PhysicalType::INT64, 0);
+    i64->set_data(ints, 500);
+    ASSERT_TRUE(i64->skip(skip));
+    auto out = make_buffer(PhysicalType::INT64, 8);
+    i64->decode(500 - skip, out);
+    for (size_t i = skip; i < 500; ++i) ASSERT_EQ(out.get<int64_t>(i - skip), int_values[i]);
+    EXPECT_THROW((void)i64->skip(1), FormatError);
+
+    auto b = make_plain_decoder(PhysicalType::BOOLEAN, 0);
+    b->set_data(bools, 500);
+    ASSERT_TRUE(b->skip(skip));
+    auto bout = make_buffer(PhysicalType::BOOLEAN, 1);
+    b->decode(500 - skip, bout);
+    for (size_t i = skip; i < 500; ++i) ASSERT_EQ(bout.data[i - skip], bool_value(i)) << i;
+
+    auto str = make_plain_decoder(PhysicalType::BYTE_ARRAY, 0);
+    str->set_data(strings, 500);
+    ASSERT_TRUE(str->skip(skip));
+    auto sout = make_buffer(PhysicalType::BYTE_ARRAY, 0);
+    str->decode(500 - skip, sout);
+    for (size_t i = skip; i < 500; ++i) ASSERT_EQ(sout.string(i - skip), string_values[i]);
+
+    auto d = int32_dictionary(dict);
+    d.set_data(dict_data, 500);
+    ASSERT_TRUE(d.skip(skip));
+    auto dout = make_buffer(PhysicalType::INT32, 4);
+    d.decode(500 - skip, dout);
+    for (size_t i = skip; i < 500; ++i) ASSERT_EQ(dout.get<int32_t>(i - skip), dict_value(i));
+    EXPECT_THROW((void)d.skip(1), FormatError);
+  }
+  // A length that overruns the page is an error when skipped too.
+  Bytes bad;
+  put_le32(bad, 1000);
+  auto str = make_plain_decoder(PhysicalType::BYTE_ARRAY, 0);
+  str->set_data(bad, 1);
+  EXPECT_THROW((void)str->skip(1), FormatError);
+}
+
 }  // namespace
 }  // namespace kbdata::parquet
