@@ -5,7 +5,6 @@
 
 #include "common/error.h"
 #include "common/text.h"
-#include "common/version.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -158,22 +157,6 @@ std::vector<SchemaElement> schema_elements(const std::vector<Field>& fields) {
   out[0].num_children = static_cast<int32_t>(fields.size());
   for (const Field& field : fields) append_elements(field, out);
   return out;
-}
-
-// ---- Provenance ----
-
-void apply_provenance(const Provenance& provenance, WriterOptions& options) {
-  std::vector<KeyValue>& kv = options.key_value_metadata;
-  kv.clear();
-  for (const KeyValue& pair : provenance.carried) {
-    if (pair.key.rfind("kbdata.", 0) != 0) kv.push_back(pair);
-  }
-  kv.push_back({"kbdata.version", std::string(kVersion)});
-  if (!provenance.command.empty()) kv.push_back({"kbdata.command", provenance.command});
-  if (!provenance.rule.empty()) kv.push_back({"kbdata.rule", provenance.rule});
-  if (!provenance.source.empty()) kv.push_back({"kbdata.source", provenance.source});
-  kv.insert(kv.end(), provenance.more.begin(), provenance.more.end());
-  options.created_by = std::string("kbdata version ") + kVersion;
 }
 
 // ---- Column builders ----

@@ -8,7 +8,7 @@
 //   batches     the rows held are handed to FileWriter every RowBatchLimits (rows or bytes of
 //               values), which bounds row groups and pages, writes statistics and the page index
 //               (WriterOptions)
-//   provenance  kbdata's key-value metadata and created_by, from one Provenance
+//   provenance  kbdata's key-value metadata and created_by, from one Provenance (provenance.h)
 //   output      an AtomicOutputFile: the file is at its path only after commit(); a writer
 //               destroyed before (an error on the way) leaves nothing, not even its temporary
 //
@@ -30,6 +30,7 @@
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
 #include "parquet/write/file_writer.h"
+#include "parquet/write/provenance.h"
 #include "parquet/write/writer_options.h"
 
 namespace kbdata::parquet {
@@ -86,28 +87,6 @@ class Field {
 // The footer's element list (root first, named "schema") of a schema of `fields`. Throws
 // UsageError for an empty group.
 [[nodiscard]] std::vector<SchemaElement> schema_elements(const std::vector<Field>& fields);
-
-// ---- Provenance ----
-
-// What kbdata records of how it made a file, in its key-value metadata, in this order:
-//   the `carried` pairs (an input's own metadata kept by a rewrite, e.g. ARROW:schema; their
-//   kbdata.* keys are dropped, since they describe the input), then
-//   kbdata.version  kbdata's version, always
-//   kbdata.command  the command line (synth: its canonical command, without the folder)
-//   kbdata.rule     what the rows are, in words
-//   kbdata.source   where they come from (a file name; a database and snapshot)
-//   then `more`, in order (e.g. dedup's kbdata.source.command and kbdata.dedup.* counts).
-// Empty command, rule and source are left out. created_by is "kbdata version V".
-struct Provenance {
-  std::string command;
-  std::string rule;
-  std::string source;
-  std::vector<KeyValue> more;
-  std::vector<KeyValue> carried;
-};
-
-// Sets options.key_value_metadata and options.created_by from `provenance` (replacing them).
-void apply_provenance(const Provenance& provenance, WriterOptions& options);
 
 // ---- Column builders ----
 
