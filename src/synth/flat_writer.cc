@@ -99,31 +99,35 @@ std::pair<int64_t, uint64_t> write_flat(const std::string& path,
   std::vector<FlatRow> rows = flat_rows(models, population);
   dataset::FlatFileWriter out(path, dataset::flat_file_columns(), options.writer,
                               options.provenance);
+  using enum dataset::FlatColumn;
+  auto text = [&](dataset::FlatColumn column, std::string_view v) {
+    out.column<std::string_view>(column).value(v);
+  };
+  auto i64 = [&](dataset::FlatColumn column, int64_t v) { out.column<int64_t>(column).value(v); };
   std::string code;  // reused: its buffer grows to the largest code
   int64_t done = 0;
   for (const FlatRow& r : rows) {
     const Submission& s = population.submissions[r.submission];
     const LeaderboardModel& m = models[s.leaderboard];
     const User& user = population.users[s.user];
-    dataset::Submission row;
-    row.submission_id = s.id;
-    row.leaderboard_id = m.id;
-    row.problem_name = m.name;
-    row.user_id = user.id;
-    row.user_name = user.name;
-    row.code_id = s.code_id;
-    row.file_name = m.cuda_file ? "submission.cu" : "submission.py";
-    row.submission_time = s.time_us;
-    row.status = r.status;
-    if (!std::isnan(r.score)) row.score = r.score;
-    if (r.has_passed) row.passed = r.passed;
-    if (r.leaderboard_mode) row.mode = "leaderboard";
-    if (r.runner >= 0) row.runner = m.runners[static_cast<size_t>(r.runner)];
+    i64(SUBMISSION_ID, s.id);
+    i64(LEADERBOARD_ID, m.id);
+    text(PROBLEM_NAME, m.name);
+    text(USER_ID, user.id);
+    text(USER_NAME, user.name);
+    i64(CODE_ID, s.code_id);
+    text(FILE_NAME, m.cuda_file ? "submission.cu" : "submission.py");
+    i64(SUBMISSION_TIME, s.time_us);
+    text(STATUS, r.status);
+    std::isnan(r.score) ? out.column(SCORE).null() : out.column<double>(SCORE).value(r.score);
+    r.has_passed ? out.column<bool>(PASSED).value(r.passed) : out.column(PASSED).null();
+    r.leaderboard_mode ? text(MODE, "leaderboard") : out.column(MODE).null();
+    r.runner >= 0 ? text(RUNNER, m.runners[static_cast<size_t>(r.runner)])
+                  : out.column(RUNNER).null();
     code.clear();
     generate_code(s.code, m.name, code);
-    row.code = std::move(code);
-    out.write(row);
-    code = std::move(*row.code);
+    text(CODE, code);
+    out.end_row();
     if (progress && ++done % 4096 == 0) progress(done, static_cast<int64_t>(rows.size()));
   }
   out.commit();
