@@ -12,16 +12,15 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/thread_pool.h"
-#include "common/version.h"
 #include "parquet/compression.h"
 #include "parquet/file_reader.h"
 #include "parquet/write/copy_file.h"
 #include "parquet/write/file_writer.h"
+#include "parquet/write/provenance.h"
 
 namespace kbdata::cli {
 namespace {
 
-using parquet::KeyValue;
 using parquet::WriterOptions;
 
 std::string lower(std::string text) {
@@ -100,13 +99,10 @@ void add_provenance(WriterOptions& w, const ConvertOptions& options,
                     const parquet::FileMetaData& source) {
   // The source's key-value metadata is kept (it carries e.g. ARROW:schema, which other readers
   // use to restore their types), except kbdata's own provenance, which is replaced.
-  for (const KeyValue& kv : source.key_value_metadata) {
-    if (kv.key.rfind("kbdata.", 0) == 0) continue;
-    w.key_value_metadata.push_back(kv);
-  }
-  w.key_value_metadata.push_back(KeyValue{"kbdata.version", std::string(kVersion)});
-  w.key_value_metadata.push_back(KeyValue{"kbdata.command", options.command_line});
-  w.created_by = std::string("kbdata version ") + kVersion;
+  parquet::Provenance provenance;
+  provenance.command = options.command_line;
+  provenance.carried = source.key_value_metadata;
+  parquet::apply_provenance(provenance, w);
 }
 
 }  // namespace

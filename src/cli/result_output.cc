@@ -7,14 +7,14 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/text.h"
-#include "common/version.h"
 #include "dataset/registry.h"
-#include "parquet/write/file_writer.h"
+#include "parquet/write/row_file_writer.h"
 
 namespace kbdata::cli {
 namespace {
 
-constexpr size_t kParquetBatchRows = 1024;
+// Rows reach the Parquet writer 1,024 at a time.
+constexpr parquet::RowBatchLimits kParquetBatch{.rows = 1024, .bytes = SIZE_MAX};
 constexpr size_t kFlushBytes = size_t{64} * 1024;
 
 bool cell_matches(const Cell& cell, ColumnType type) {
@@ -124,48 +124,32 @@ void append_json_cell(std::string& out, const Cell& cell, ColumnType type) {
   }
 }
 
-parquet::SchemaElement column_element(const ResultColumn& column) {
-  parquet::SchemaElement e;
-  e.name = column.name;
-  e.repetition_type = parquet::Repetition::OPTIONAL;
-  parquet::LogicalType t;
+parquet::Field column_field(const ResultColumn& column) {
+  using parquet::FieldType;
   switch (column.type) {
     case ColumnType::INT64:
-      e.type = parquet::PhysicalType::INT64;
-      break;
+      return parquet::Field::leaf(column.name, FieldType::INT64);
     case ColumnType::TIMESTAMP:
-      e.type = parquet::PhysicalType::INT64;
-      t.kind = parquet::LogicalType::Kind::TIMESTAMP;
-      t.unit = parquet::TimeUnit::MICROS;
-      t.is_adjusted_to_utc = true;
-      e.logical_type = t;
-      e.converted_type = parquet::ConvertedType::TIMESTAMP_MICROS;
-      break;
+      return parquet::Field::leaf(column.name, FieldType::TIMESTAMP);
     case ColumnType::SCORE:
     case ColumnType::FACTOR:
     case ColumnType::DOUBLE:
-      e.type = parquet::PhysicalType::DOUBLE;
-      break;
+      return parquet::Field::leaf(column.name, FieldType::DOUBLE);
     case ColumnType::BOOL:
-      e.type = parquet::PhysicalType::BOOLEAN;
-      break;
+      return parquet::Field::leaf(column.name, FieldType::BOOLEAN);
     case ColumnType::STRING:
-      e.type = parquet::PhysicalType::BYTE_ARRAY;
-      t.kind = parquet::LogicalType::Kind::STRING;
-      e.logical_type = t;
-      e.converted_type = parquet::ConvertedType::UTF8;
-      break;
+      return parquet::Field::leaf(column.name, FieldType::STRING);
   }
-  return e;
+  return parquet::Field::leaf(column.name, FieldType::STRING);
 }
 
 }  // namespace
 
 struct ResultWriter::Parquet {
-  AtomicOutputFile file;
-  std::unique_ptr<parquet::FileWriter> writer;
-  std::vector<parquet::ColumnBatch> batches;
-  explicit Parquet(const std::string& path) : file(path) {}
+  Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
+          const parquet::Provenance& provenance)
+      : file(path, fields, parquet::WriterOptions{}, provenance, kParquetBatch) {}
+  parquet::RowFileWriter file;
 };
 
 ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> columns, std::FILE* out,
@@ -178,20 +162,11 @@ ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> column
       rule_(std::move(rule)) {
   if (format_ == OutputFormat::PARQUET) {
     if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
-    parquet_ = std::make_unique<Parquet>(*parquet_path);
-    std::vector<parquet::SchemaElement> schema(1);
-    schema[0].name = "schema";
-    schema[0].num_children = static_cast<int32_t>(columns_.size());
-    for (const ResultColumn& c : columns_) schema.push_back(column_element(c));
-    parquet::WriterOptions options;
-    options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
-    options.key_value_metadata.push_back({"kbdata.rule", rule_});
-    parquet_->writer = std::make_unique<parquet::FileWriter>(parquet_->file, schema, options);
-    for (const auto& leaf : parquet_->writer->schema().leaves()) {
-      parquet::ColumnBatch b;
-      b.values = parquet::ValueBuffer::for_type(leaf.physical, leaf.type_length);
-      parquet_->batches.push_back(std::move(b));
-    }
+    std::vector<parquet::Field> fields;
+    for (const ResultColumn& c : columns_) fields.push_back(column_field(c));
+    parquet::Provenance provenance;
+    provenance.rule = rule_;
+    parquet_ = std::make_unique<Parquet>(*parquet_path, fields, provenance);
   } else if (parquet_path) {
     throw UsageError("--out is for --format parquet only");
   }
@@ -287,39 +262,22 @@ void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboa
 }
 
 void ResultWriter::write_parquet_row(const std::vector<Cell>& cells) {
-  Parquet& p = *parquet_;
+  parquet::RowFileWriter& file = parquet_->file;
   for (size_t c = 0; c < cells.size(); ++c) {
-    parquet::ColumnBatch& b = p.batches[c];
-    ++b.num_levels;
     const Cell& cell = cells[c];
     if (std::holds_alternative<std::monostate>(cell)) {
-      b.def_levels.push_back(0);
-      continue;
-    }
-    b.def_levels.push_back(1);
-    if (const auto* i = std::get_if<int64_t>(&cell)) {
-      const auto* bytes = reinterpret_cast<const uint8_t*>(i);
-      b.values.data.insert(b.values.data.end(), bytes, bytes + sizeof *i);
-      ++b.values.count;
+      file.column(c).null();
+    } else if (const auto* i = std::get_if<int64_t>(&cell)) {
+      file.column<int64_t>(c).value(*i);
     } else if (const auto* d = std::get_if<double>(&cell)) {
-      const auto* bytes = reinterpret_cast<const uint8_t*>(d);
-      b.values.data.insert(b.values.data.end(), bytes, bytes + sizeof *d);
-      ++b.values.count;
+      file.column<double>(c).value(*d);
     } else if (const auto* flag = std::get_if<bool>(&cell)) {
-      b.values.data.push_back(*flag ? 1 : 0);
-      ++b.values.count;
+      file.column<bool>(c).value(*flag);
     } else {
-      const std::string& text = std::get<std::string>(cell);
-      std::string repaired;
-      if (!is_valid_utf8(text)) append_utf8_repaired(repaired, text);
-      const std::string& v = repaired.empty() ? text : repaired;
-      b.values.append_binary({reinterpret_cast<const uint8_t*>(v.data()), v.size()});
+      file.column<std::string_view>(c).value(std::get<std::string>(cell));
     }
   }
-  if (!p.batches.empty() && p.batches[0].num_levels >= kParquetBatchRows) {
-    p.writer->write(p.batches);
-    for (auto& b : p.batches) b.clear();
-  }
+  file.end_row();
 }
 
 void ResultWriter::flush_if_large() {
@@ -368,13 +326,9 @@ void ResultWriter::finish() {
     case OutputFormat::JSONL:
       write_all(out_, buffer_);
       break;
-    case OutputFormat::PARQUET: {
-      Parquet& p = *parquet_;
-      if (!p.batches.empty() && p.batches[0].num_levels > 0) p.writer->write(p.batches);
-      p.writer->close();
-      p.file.commit();
+    case OutputFormat::PARQUET:
+      parquet_->file.commit();
       break;
-    }
   }
   buffer_.clear();
   std::fflush(out_);

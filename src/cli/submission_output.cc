@@ -1,5 +1,6 @@
 #include "cli/submission_output.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
@@ -10,10 +11,9 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/text.h"
-#include "common/version.h"
+#include "dataset/flat_file_writer.h"
 #include "dataset/flat_schema.h"
 #include "dataset/registry.h"
-#include "parquet/write/file_writer.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
@@ -23,7 +23,8 @@ using dataset::Submission;
 
 using enum dataset::FlatColumn;
 
-constexpr size_t kParquetBatchRows = 1024;
+// Rows reach the Parquet writer 1,024 at a time.
+constexpr parquet::RowBatchLimits kParquetBatch{.rows = 1024, .bytes = SIZE_MAX};
 constexpr size_t kFlushBytes = size_t{64} * 1024;  // output handed to stdio in blocks
 
 // The field beyond the flat schema's columns: a legacy submission's benchmark results.
@@ -124,10 +125,14 @@ const std::vector<std::string>& selectable_submission_fields() {
 }
 
 struct SubmissionWriter::Parquet {
-  AtomicOutputFile file;
-  std::unique_ptr<parquet::FileWriter> writer;
-  std::vector<parquet::ColumnBatch> batches;
-  explicit Parquet(const std::string& path) : file(path) {}
+  Parquet(const std::string& path, const std::vector<dataset::FlatFileColumn>& columns,
+          const parquet::Provenance& provenance)
+      : file(path, columns, parquet::WriterOptions{}, provenance, kParquetBatch),
+        benchmarks(std::find(columns.begin(), columns.end(),
+                             dataset::FlatFileColumn(dataset::AddedColumn::BENCHMARKS)) !=
+                   columns.end()) {}
+  dataset::FlatFileWriter file;
+  const bool benchmarks;  // the file has the benchmarks column
 };
 
 SubmissionWriter::SubmissionWriter(SubmissionFormat format, std::vector<std::string> fields,
@@ -149,7 +154,20 @@ SubmissionWriter::SubmissionWriter(SubmissionFormat format, std::vector<std::str
   }
   if (format_ == SubmissionFormat::PARQUET) {
     if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
-    parquet_ = std::make_unique<Parquet>(*parquet_path);
+    std::vector<dataset::FlatFileColumn> columns;
+    for (int f : fields_) {
+      if (f == kBenchmarks) {
+        // The benchmarks as JSON text: the flat schema has no column for them.
+        columns.emplace_back(dataset::AddedColumn::BENCHMARKS);
+      } else {
+        columns.emplace_back(static_cast<dataset::FlatColumn>(f));
+      }
+    }
+    parquet::Provenance provenance;
+    provenance.rule =
+        "kbdata submissions: the submission model in the flat schema (docs/dataset.md §4.1), "
+        "docs/data-model.md";
+    parquet_ = std::make_unique<Parquet>(*parquet_path, columns, provenance);
   } else if (parquet_path) {
     throw UsageError("--out is for --format parquet only");
   }
@@ -277,95 +295,10 @@ void SubmissionWriter::write(const Submission& s) {
       buffer_ += '\n';
       break;
     case SubmissionFormat::PARQUET: {
-      Parquet& p = *parquet_;
-      if (!p.writer) {
-        std::vector<parquet::SchemaElement> schema = dataset::flat_schema({});
-        schema[0].num_children = static_cast<int32_t>(fields_.size());
-        for (int f : fields_) {
-          if (f == kBenchmarks) {
-            // The benchmarks as JSON text: the flat schema has no column for them.
-            parquet::SchemaElement e = dataset::flat_column_element(dataset::FILE_NAME);
-            e.name = "benchmarks";
-            e.logical_type->kind = parquet::LogicalType::Kind::JSON;
-            e.converted_type = parquet::ConvertedType::JSON;
-            schema.push_back(e);
-          } else {
-            schema.push_back(dataset::flat_column_element(static_cast<dataset::FlatColumn>(f)));
-          }
-        }
-        parquet::WriterOptions options;
-        options.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
-        options.key_value_metadata.push_back(
-            {"kbdata.rule",
-             "kbdata submissions: the submission model in the flat schema "
-             "(docs/dataset.md §4.1), docs/data-model.md"});
-        p.writer = std::make_unique<parquet::FileWriter>(p.file, schema, options);
-        for (const auto& leaf : p.writer->schema().leaves()) {
-          parquet::ColumnBatch b;
-          b.values = parquet::ValueBuffer::for_type(leaf.physical, leaf.type_length);
-          p.batches.push_back(std::move(b));
-        }
-      }
-      for (size_t c = 0; c < fields_.size(); ++c) {
-        parquet::ColumnBatch& b = p.batches[c];
-        const int f = fields_[c];
-        ++b.num_levels;
-        auto put_i64 = [&](int64_t v) {
-          const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
-          b.values.data.insert(b.values.data.end(), bytes, bytes + 8);
-          ++b.values.count;
-          b.def_levels.push_back(1);
-        };
-        switch (f) {
-          case SUBMISSION_ID:
-            put_i64(s.submission_id);
-            break;
-          case LEADERBOARD_ID:
-            put_i64(s.leaderboard_id);
-            break;
-          case CODE_ID:
-            put_i64(s.code_id);
-            break;
-          case SUBMISSION_TIME:
-            put_i64(s.submission_time);
-            break;
-          case SCORE:
-            if (s.score) {
-              const auto* bytes = reinterpret_cast<const uint8_t*>(&*s.score);
-              b.values.data.insert(b.values.data.end(), bytes, bytes + 8);
-              ++b.values.count;
-              b.def_levels.push_back(1);
-            } else {
-              b.def_levels.push_back(0);
-            }
-            break;
-          case PASSED:
-            if (s.passed) {
-              b.values.data.push_back(*s.passed ? 1 : 0);
-              ++b.values.count;
-              b.def_levels.push_back(1);
-            } else {
-              b.def_levels.push_back(0);
-            }
-            break;
-          default: {
-            std::optional<std::string> text = field_text(s, f, false);
-            if (text) {
-              std::string repaired;
-              if (!is_valid_utf8(*text)) append_utf8_repaired(repaired, *text);
-              const std::string& v = repaired.empty() ? *text : repaired;
-              b.values.append_binary({reinterpret_cast<const uint8_t*>(v.data()), v.size()});
-              b.def_levels.push_back(1);
-            } else {
-              b.def_levels.push_back(0);
-            }
-          }
-        }
-      }
-      if (p.batches[0].num_levels >= kParquetBatchRows) {
-        p.writer->write(p.batches);
-        for (auto& b : p.batches) b.clear();
-      }
+      dataset::AddedValues added;
+      if (parquet_->benchmarks && s.benchmarks)
+        added.benchmarks_json = benchmarks_json(*s.benchmarks);
+      parquet_->file.write(s, added);
       return;
     }
   }
@@ -396,20 +329,9 @@ void SubmissionWriter::finish() {
     case SubmissionFormat::JSONL:
       write_all(out_, buffer_);
       break;
-    case SubmissionFormat::PARQUET: {
-      Parquet& p = *parquet_;
-      if (!p.writer) {
-        // No rows: still a valid file with the schema.
-        Submission none;
-        write(none);  // builds the writer; the row is then dropped
-        --rows_;
-        for (auto& b : p.batches) b.clear();
-      }
-      if (p.batches[0].num_levels > 0) p.writer->write(p.batches);
-      p.writer->close();
-      p.file.commit();
+    case SubmissionFormat::PARQUET:
+      parquet_->file.commit();
       break;
-    }
   }
   buffer_.clear();
   std::fflush(out_);

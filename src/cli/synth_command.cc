@@ -5,7 +5,7 @@
 
 #include "cli/output.h"
 #include "common/error.h"
-#include "platform/seed.h"
+#include "synth/seed_database.h"
 #include "synth/synth.h"
 
 namespace kbdata::cli {
@@ -43,13 +43,13 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
     throw UsageError("give exactly one of --out DIR (Parquet files) and --db URL (a database)");
   }
   if (!options.db.empty()) {
-    platform::SeedOptions seed;
+    synth::SeedOptions seed;
     seed.url = options.db;
     seed.scale = s.scale;
     seed.seed = s.seed;
     seed.progress = progress;
     std::vector<std::vector<std::string>> rows = {{"table", "rows"}};
-    for (const platform::SeedCounts& c : platform::seed_database(seed)) {
+    for (const synth::SeedCounts& c : synth::seed_database(seed)) {
       rows.push_back({"leaderboard." + c.table, std::to_string(c.rows)});
     }
     write_all(out, format_table(rows, {false, true}));

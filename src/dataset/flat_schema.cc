@@ -10,54 +10,32 @@ const std::vector<std::string>& flat_column_names() {
   return kNames;
 }
 
-parquet::SchemaElement flat_column_element(FlatColumn column) {
-  parquet::SchemaElement e;
-  e.name = flat_column_names()[static_cast<size_t>(column)];
-  e.repetition_type = parquet::Repetition::OPTIONAL;
-  parquet::LogicalType t;
+parquet::FieldType flat_field_type(FlatColumn column) {
   switch (column) {
     case SUBMISSION_ID:
     case LEADERBOARD_ID:
     case CODE_ID:
-      e.type = parquet::PhysicalType::INT64;
-      break;
+      return parquet::FieldType::INT64;
     case SUBMISSION_TIME:
-      e.type = parquet::PhysicalType::INT64;
-      t.kind = parquet::LogicalType::Kind::TIMESTAMP;
-      t.unit = parquet::TimeUnit::MICROS;
-      t.is_adjusted_to_utc = true;
-      e.logical_type = t;
-      e.converted_type =
-          parquet::ConvertedType::TIMESTAMP_MICROS;  // for readers before LogicalType
-      break;
+      return parquet::FieldType::TIMESTAMP;
     case SCORE:
-      e.type = parquet::PhysicalType::DOUBLE;
-      break;
+      return parquet::FieldType::DOUBLE;
     case PASSED:
-      e.type = parquet::PhysicalType::BOOLEAN;
-      break;
+      return parquet::FieldType::BOOLEAN;
     default:
-      e.type = parquet::PhysicalType::BYTE_ARRAY;
-      t.kind = parquet::LogicalType::Kind::STRING;
-      e.logical_type = t;
-      e.converted_type = parquet::ConvertedType::UTF8;
-      break;
+      return parquet::FieldType::STRING;
   }
-  return e;
 }
 
-std::vector<parquet::SchemaElement> flat_schema(const std::vector<FlatColumn>& columns) {
-  std::vector<parquet::SchemaElement> schema(1);
-  schema[0].name = "schema";
-  schema[0].num_children = static_cast<int32_t>(columns.size());
-  for (FlatColumn column : columns) schema.push_back(flat_column_element(column));
-  return schema;
+parquet::Field flat_field(FlatColumn column) {
+  return parquet::Field::leaf(flat_column_names()[static_cast<size_t>(column)],
+                              flat_field_type(column));
 }
 
-std::vector<parquet::SchemaElement> flat_schema() {
-  std::vector<FlatColumn> all;
-  for (int c = 0; c < kFlatColumnCount; ++c) all.push_back(static_cast<FlatColumn>(c));
-  return flat_schema(all);
+std::vector<parquet::Field> flat_fields() {
+  std::vector<parquet::Field> all;
+  for (int c = 0; c < kFlatColumnCount; ++c) all.push_back(flat_field(static_cast<FlatColumn>(c)));
+  return all;
 }
 
 }  // namespace kbdata::dataset

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "parquet/metadata.h"
+#include "parquet/write/row_file_writer.h"
 
 namespace kbdata::dataset {
 
@@ -30,14 +30,16 @@ inline constexpr int kFlatColumnCount = CODE + 1;
 // Column names in FlatColumn order ("submission_id", ..., "code").
 [[nodiscard]] const std::vector<std::string>& flat_column_names();
 
-// The schema element of one column: every column OPTIONAL; ids INT64; submission_time INT64
-// TIMESTAMP(MICROS, UTC); score DOUBLE; passed BOOLEAN; the rest BYTE_ARRAY STRING. The legacy
-// ConvertedType (TIMESTAMP_MICROS, UTF8) is set beside the LogicalType, as pyarrow writes it.
-[[nodiscard]] parquet::SchemaElement flat_column_element(FlatColumn column);
+// The field of one column: every column OPTIONAL; ids INT64; submission_time TIMESTAMP (INT64
+// µs, UTC); score DOUBLE; passed BOOLEAN; the rest STRING. (The legacy ConvertedType,
+// TIMESTAMP_MICROS and UTF8, is written beside the LogicalType, as pyarrow writes it:
+// parquet::FieldType.)
+[[nodiscard]] parquet::Field flat_field(FlatColumn column);
 
-// The footer schema (root first) of a file holding `columns`, in that order; all 14 by default.
-[[nodiscard]] std::vector<parquet::SchemaElement> flat_schema(
-    const std::vector<FlatColumn>& columns);
-[[nodiscard]] std::vector<parquet::SchemaElement> flat_schema();
+// The type of a column's field.
+[[nodiscard]] parquet::FieldType flat_field_type(FlatColumn column);
+
+// The 14 fields in FlatColumn order.
+[[nodiscard]] std::vector<parquet::Field> flat_fields();
 
 }  // namespace kbdata::dataset

@@ -22,10 +22,9 @@
 #include "common/output_target.h"
 #include "common/text.h"
 #include "common/thread_pool.h"
-#include "common/version.h"
 #include "dataset/data_dir.h"
+#include "dataset/flat_file_writer.h"
 #include "dataset/loader.h"
-#include "dedup/flat_output.h"
 #include "dedup/shingles.h"
 #include "parquet/compression.h"
 #include "parquet/file_reader.h"
@@ -39,6 +38,8 @@ constexpr size_t kHashBatchRows = 256;
 constexpr size_t kHashBatchBytes = size_t{32} << 20;
 constexpr size_t kSetCacheBytes = size_t{256} << 20;  // shared by the workers
 constexpr uint64_t kProgressEvery = 4096;
+// Rows reach the output's writer in batches of 1,024 rows or 8 MiB of values (code dominates).
+constexpr parquet::RowBatchLimits kOutputBatch{.rows = 1024, .bytes = size_t{8} << 20};
 constexpr size_t kLargeBucket = 32;
 constexpr size_t kFreeSets = 512;  // emptied shingle sets kept per worker for their memory
 
@@ -693,30 +694,34 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   summary.metadata_seconds = metadata_seconds;
   const auto write_start = std::chrono::steady_clock::now();
 
-  std::vector<parquet::KeyValue> kv;
-  kv.push_back({"kbdata.version", std::string(kVersion)});
-  kv.push_back({"kbdata.command", options.command_line});
-  kv.push_back({"kbdata.rule", rule_text(options, summary.lsh)});
-  kv.push_back({"kbdata.source", std::filesystem::path(options.input).filename().string()});
+  parquet::Provenance provenance;
+  provenance.command = options.command_line;
+  provenance.rule = rule_text(options, summary.lsh);
+  provenance.source = std::filesystem::path(options.input).filename().string();
   for (const parquet::KeyValue& source_kv : reader->metadata().key_value_metadata) {
     if (source_kv.key == "kbdata.command" && source_kv.value) {
-      kv.push_back({"kbdata.source.command", *source_kv.value});
+      provenance.more.push_back({"kbdata.source.command", *source_kv.value});
     }
   }
-  kv.push_back({"kbdata.dedup.rows_in", std::to_string(summary.rows_in)});
-  kv.push_back({"kbdata.dedup.exact_duplicates", std::to_string(summary.exact_duplicates)});
-  kv.push_back(
+  provenance.more.push_back({"kbdata.dedup.rows_in", std::to_string(summary.rows_in)});
+  provenance.more.push_back(
+      {"kbdata.dedup.exact_duplicates", std::to_string(summary.exact_duplicates)});
+  provenance.more.push_back(
       {"kbdata.dedup.near_duplicate_clusters", std::to_string(summary.near_duplicate_clusters)});
-  kv.push_back({"kbdata.dedup.rows_out", std::to_string(summary.rows_out)});
+  provenance.more.push_back({"kbdata.dedup.rows_out", std::to_string(summary.rows_out)});
 
-  FlatRowWriter writer(options.output,
-                       options.emit_all ? ExtraColumns::KEPT : ExtraColumns::CLUSTER_SIZE,
-                       std::move(kv));
+  using dataset::AddedColumn;
+  dataset::FlatFileWriter writer(
+      options.output,
+      dataset::flat_file_columns({AddedColumn::CLUSTER_ID, options.emit_all
+                                                               ? AddedColumn::KEPT
+                                                               : AddedColumn::CLUSTER_SIZE}),
+      parquet::WriterOptions{}, provenance, kOutputBatch);
   uint64_t written = 0;
   for_each_with_code([&](size_t i, Submission&& s) {
     const bool kept = result.keeper[i] == i;
     if (kept || options.emit_all) {
-      ClusterFields c;
+      dataset::AddedValues c;
       c.cluster_id = static_cast<int64_t>(result.keeper[i]);
       c.cluster_size = static_cast<int64_t>(result.size[i]);
       c.kept = kept;
@@ -724,8 +729,8 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     }
     if (progress && (++written % kProgressEvery == 0)) progress("writing", written, rows.size());
   });
-  writer.finish();
-  summary.rows_written = writer.rows();
+  writer.commit();
+  summary.rows_written = static_cast<uint64_t>(writer.rows());
   summary.write_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
   if (progress) progress("writing", rows.size(), rows.size());

@@ -4,8 +4,8 @@
 //
 //   shingles.*     byte shingles of lower-cased code, exact Jaccard
 //   minhash.*      one-permutation MinHash signatures with optimal densification; LSH banding
-//   flat_output.*  the output file: flat schema + cluster_id + cluster_size | kept
-//   dedup.*        the passes below
+//   dedup.*        the passes below; the output file is the flat schema + cluster_id +
+//                  cluster_size | kept, written by dataset::FlatFileWriter
 //
 // Passes over the input (each a streaming load, dataset/loader.h):
 //   1. metadata, no code: the exact rule partitions rows by (leaderboard_id, user_id, code_id,

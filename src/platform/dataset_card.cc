@@ -1,19 +1,13 @@
 #include "platform/dataset_card.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "common/version.h"
+#include "dataset/dataset_card.h"
 #include "dataset/registry.h"
 
 namespace kbdata::platform {
 namespace {
-
-std::string megabytes(uint64_t bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f MB", static_cast<double>(bytes) / 1e6);
-  return buffer;
-}
 
 const char* const kCitation =
     "@inproceedings{kernelbot2025,\n"
@@ -30,14 +24,11 @@ const char* const kCitation =
 std::string dataset_card(const std::vector<CardConfig>& configs,
                          const std::vector<CardLeaderboard>& leaderboards,
                          const CardOptions& options) {
-  std::string out = "---\nlicense: " + options.license +
-                    "\npretty_name: KernelBot competition data\ntags:\n- code\n- gpu-kernels\n";
-  if (options.is_private) out += "private: true\n";
-  out += "configs:\n";
-  for (const CardConfig& c : configs) {
-    out += "- config_name: " + c.name + "\n  data_files: \"" + c.file + "\"\n";
-  }
-  out += "---\n\n# KernelBot competition data\n\n";
+  std::vector<dataset::CardFile> files;
+  for (const CardConfig& c : configs) files.push_back({c.name, c.file, c.rows, c.bytes});
+  std::string out = dataset::card_front_matter(
+      {options.license, "KernelBot competition data", {"code", "gpu-kernels"}, options.is_private},
+      files);
   if (options.is_private) {
     out += "**Private export: not for publication.** Made with `--private`";
     if (!options.open_leaderboards.empty()) {
@@ -54,15 +45,10 @@ std::string dataset_card(const std::vector<CardConfig>& configs,
       "GPU kernel submissions from the KernelBot competition platform, exported from its "
       "database by `kbdata export` (kbdata " +
       std::string(kVersion) + ").\n\n";
-  out += "| config | file | rows | size |\n|---|---|---|---|\n";
-  for (const CardConfig& c : configs) {
-    out += "| " + c.name + " | " + c.file + " | " + std::to_string(c.rows) + " | " +
-           megabytes(c.bytes) + " |\n";
-  }
-  for (const CardConfig& c : configs) {
-    out += "\n## " + c.name + "\n\n";
-    out += "File `" + c.file + "`: " + std::to_string(c.rows) + " rows, " +
-           std::to_string(c.bytes) + " bytes (" + megabytes(c.bytes) + "). ";
+  out += dataset::card_file_table(files);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const CardConfig& c = configs[i];
+    out += dataset::card_file_section(files[i]);
     if (c.name == "leaderboards") {
       out +=
           "One row per exported leaderboard: id, name, deadline, lang, description, "

@@ -15,17 +15,16 @@
 #include <thread>
 
 #include "common/file.h"
-#include "common/version.h"
-#include "dataset/flat_schema.h"
+#include "dataset/flat_file_writer.h"
+#include "dataset/leaderboards_schema.h"
+#include "dataset/legacy_schema.h"
 #include "dataset/registry.h"
-#include "parquet/write/file_writer.h"
+#include "parquet/write/row_file_writer.h"
 #include "platform/connection.h"
 #include "platform/dataset_card.h"
 #include "platform/export_folder.h"
 #include "platform/json_struct.h"
 #include "platform/libpq_api.h"
-#include "synth/columns.h"
-#include "synth/leaderboards_writer.h"
 
 namespace kbdata::platform {
 namespace {
@@ -130,7 +129,8 @@ std::string legacy_runs_from_where(const std::vector<int64_t>& ids, bool passed_
 struct PendingFile {
   std::string config;
   std::string file;
-  std::unique_ptr<AtomicOutputFile> output;
+  OutputTarget target;                             // in the staged folder
+  std::unique_ptr<parquet::RowFileWriter> writer;  // once its worker started it
   int64_t rows = 0;
   uint64_t bytes = 0;
 };
@@ -156,51 +156,29 @@ class ExportState {
   std::mutex mutex_;
 };
 
-parquet::WriterOptions writer_options(const std::string& rule, const std::string& source) {
+// kbdata's layout (page index, LZ4_RAW) with row groups of at most 100,000 rows or 16 MiB.
+parquet::WriterOptions writer_options() {
   parquet::WriterOptions w;
   w.codec = parquet::Codec::LZ4_RAW;
   w.page_index = true;
   w.row_group_bytes = kRowGroupBytes;
   w.row_group_rows = 100'000;
-  w.key_value_metadata.push_back({"kbdata.version", std::string(kVersion)});
-  w.key_value_metadata.push_back({"kbdata.rule", rule});
-  w.key_value_metadata.push_back({"kbdata.source", source});
-  w.created_by = std::string("kbdata version ") + kVersion;
   return w;
 }
 
-// Batches rows into the writer: flushed every 2,048 rows or 8 MB of values.
-class RowSink {
- public:
-  RowSink(PendingFile& file, std::vector<parquet::SchemaElement> schema,
-          const parquet::WriterOptions& options)
-      : file_(file),
-        writer_(*file.output, std::move(schema), options),
-        columns_(writer_.schema()) {}
-  synth::Columns& columns() { return columns_; }
-  void row_done() {
-    ++rows_;
-    if (columns_.rows() >= 2048 || columns_.value_bytes() >= (size_t{8} << 20)) flush();
-  }
-  void finish() {
-    flush();
-    writer_.close();
-    file_.rows = writer_.rows_written();
-    file_.bytes = writer_.bytes_written();
-  }
-  [[nodiscard]] int64_t rows() const { return rows_; }
+parquet::Provenance provenance(const std::string& rule, const std::string& source) {
+  parquet::Provenance p;
+  p.rule = rule;
+  p.source = source;
+  return p;
+}
 
- private:
-  void flush() {
-    if (columns_.rows() == 0) return;
-    writer_.write(columns_.batches());
-    columns_.clear();
-  }
-  PendingFile& file_;
-  parquet::FileWriter writer_;
-  synth::Columns columns_;
-  int64_t rows_ = 0;
-};
+// Closes `file`'s writer and records its rows and size.
+void finish(PendingFile& file) {
+  file.writer->close();
+  file.rows = file.writer->rows();
+  file.bytes = file.writer->bytes_written();
+}
 
 // Fetches `cursor` to the end, calling row(result, i) for every row; adapts the batch size.
 template <typename Row>
@@ -232,17 +210,23 @@ std::string code_text(const Result& r, int row, int column, dataset::CodeRepairC
 void write_flat(Connection& db, const ConfigSpec& spec, PendingFile& file, ExportState& state,
                 const std::string& source) {
   using namespace dataset;
-  RowSink sink(file, flat_schema(), writer_options(kFlatRule, source));
-  synth::Columns& c = sink.columns();
+  // Rows come from SQL, with nulls the submission model has no room for (a null status): they are
+  // given column by column.
+  auto writer = std::make_unique<FlatFileWriter>(file.target, flat_file_columns(), writer_options(),
+                                                 provenance(kFlatRule, source));
+  FlatFileWriter& out = *writer;
+  file.writer = std::move(writer);
   CodeRepairCounts counts;
   stream(
-      db, flat_query(spec.leaderboards), state, file.file, [&] { return sink.rows(); },
+      db, flat_query(spec.leaderboards), state, file.file, [&] { return out.rows(); },
       [&](const Result& r, int i) {
-        auto opt_i64 = [&](int col, FlatColumn leaf) {
-          r.is_null(i, col) ? c.null(leaf) : c.i64(leaf, r.int64(i, col));
+        auto opt_i64 = [&](int col, FlatColumn column) {
+          r.is_null(i, col) ? out.column(column).null()
+                            : out.column<int64_t>(column).value(r.int64(i, col));
         };
-        auto opt_text = [&](int col, FlatColumn leaf) {
-          r.is_null(i, col) ? c.null(leaf) : c.bytes(leaf, r.bytes(i, col));
+        auto opt_text = [&](int col, FlatColumn column) {
+          r.is_null(i, col) ? out.column(column).null()
+                            : out.column<std::string_view>(column).value(r.bytes(i, col));
         };
         opt_i64(0, SUBMISSION_ID);
         opt_i64(1, LEADERBOARD_ID);
@@ -253,40 +237,24 @@ void write_flat(Connection& db, const ConfigSpec& spec, PendingFile& file, Expor
         opt_text(6, FILE_NAME);
         opt_i64(7, SUBMISSION_TIME);
         opt_text(8, STATUS);
-        r.is_null(i, 9) ? c.null(SCORE) : c.f64(SCORE, r.float64(i, 9));
-        r.is_null(i, 10) ? c.null(PASSED) : c.boolean(PASSED, r.boolean(i, 10));
+        r.is_null(i, 9) ? out.column(SCORE).null()
+                        : out.column<double>(SCORE).value(r.float64(i, 9));
+        r.is_null(i, 10) ? out.column(PASSED).null()
+                         : out.column<bool>(PASSED).value(r.boolean(i, 10));
         opt_text(11, MODE);
         opt_text(12, RUNNER);
         if (r.is_null(i, 13)) {
-          c.null(CODE);
+          out.column(CODE).null();
         } else {
-          c.bytes(CODE, code_text(r, i, 13, counts));
+          out.column<std::string_view>(CODE).value(code_text(r, i, 13, counts));
         }
-        sink.row_done();
+        out.end_row();
       });
   if (state.stop) return;
-  sink.finish();
+  finish(file);
   std::lock_guard<std::mutex> lock(state.code_mutex);
   state.code += counts;
 }
-
-// The legacy columns before the structs.
-enum LegacyLeaf {
-  L_SUBMISSION_ID,
-  L_LEADERBOARD_ID,
-  L_USER_ID,
-  L_SUBMISSION_TIME,
-  L_FILE_NAME,
-  L_CODE,
-  L_CODE_ID,
-  L_RUN_ID,
-  L_RUN_START,
-  L_RUN_END,
-  L_RUN_MODE,
-  L_RUN_SCORE,
-  L_RUN_PASSED,
-  L_FIRST_STRUCT
-};
 
 void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, ExportState& state,
                   const std::string& source, const std::map<std::string, int64_t>& anonymous) {
@@ -298,84 +266,73 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
         std::pair{"run_result", "result"}, std::pair{"run_system_info", "system_info"}}) {
     shapes.push_back(discover_struct(db, column, jsonb, from_where));
   }
-  using parquet::PhysicalType;
-  std::vector<parquet::SchemaElement> schema;
-  schema.push_back(synth::root_element(0));
-  schema.push_back(synth::optional_leaf("submission_id", PhysicalType::INT64));
-  schema.push_back(synth::optional_leaf("leaderboard_id", PhysicalType::INT64));
-  schema.push_back(synth::optional_leaf("user_id", PhysicalType::INT64));
-  schema.push_back(synth::timestamp_leaf("submission_time", true));
-  schema.push_back(synth::string_leaf("file_name"));
-  schema.push_back(synth::string_leaf("code"));
-  schema.push_back(synth::optional_leaf("code_id", PhysicalType::INT64));
-  schema.push_back(synth::optional_leaf("run_id", PhysicalType::INT64));
-  schema.push_back(synth::timestamp_leaf("run_start_time", true));
-  schema.push_back(synth::timestamp_leaf("run_end_time", true));
-  schema.push_back(synth::string_leaf("run_mode"));
-  schema.push_back(synth::optional_leaf("run_score", PhysicalType::DOUBLE));
-  schema.push_back(synth::optional_leaf("run_passed", PhysicalType::BOOLEAN));
-  int top = L_FIRST_STRUCT;
+  std::vector<parquet::Field> fields = dataset::legacy_run_fields({});
   for (const StructShape& shape : shapes) {
-    if (!shape.fields.empty()) ++top;
-    append_struct_schema(shape, schema);
+    if (std::optional<parquet::Field> field = struct_field(shape)) fields.push_back(*field);
   }
-  schema[0].num_children = top;
 
   const std::string sql = legacy_query(spec);
 
-  RowSink sink(file, schema, writer_options(kLegacyRule, source));
-  synth::Columns& c = sink.columns();
+  file.writer = std::make_unique<parquet::RowFileWriter>(file.target, fields, writer_options(),
+                                                         provenance(kLegacyRule, source));
+  parquet::RowFileWriter& out = *file.writer;
   dataset::CodeRepairCounts counts;
   // Code is decoded once per submission (rows come by submission).
   int64_t code_submission = -1;
   std::string code;
+  using dataset::leaf;
+  using dataset::LegacyColumn;
   stream(
-      db, sql, state, file.file, [&] { return sink.rows(); },
+      db, sql, state, file.file, [&] { return out.rows(); },
       [&](const Result& r, int i) {
-        auto opt_i64 = [&](int col, int leaf) {
-          r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
-                            : c.i64(static_cast<size_t>(leaf), r.int64(i, col));
+        auto opt_i64 = [&](int col, LegacyColumn column) {
+          r.is_null(i, col) ? out.column(leaf(column)).null()
+                            : out.column<int64_t>(leaf(column)).value(r.int64(i, col));
         };
-        auto opt_text = [&](int col, int leaf) {
-          r.is_null(i, col) ? c.null(static_cast<size_t>(leaf))
-                            : c.bytes(static_cast<size_t>(leaf), r.bytes(i, col));
+        auto opt_text = [&](int col, LegacyColumn column) {
+          r.is_null(i, col) ? out.column(leaf(column)).null()
+                            : out.column<std::string_view>(leaf(column)).value(r.bytes(i, col));
         };
         const int64_t submission = r.int64(i, 0);
         const int64_t run_id = r.int64(i, 7);
-        opt_i64(0, L_SUBMISSION_ID);
-        opt_i64(1, L_LEADERBOARD_ID);
+        opt_i64(0, LegacyColumn::SUBMISSION_ID);
+        opt_i64(1, LegacyColumn::LEADERBOARD_ID);
         auto user = anonymous.find(std::string(r.bytes(i, 2)));
         if (user == anonymous.end()) {
           throw FormatError("run " + std::to_string(run_id) + ": user of submission " +
                             std::to_string(submission) + " is not in the anonymisation table");
         }
-        c.i64(L_USER_ID, user->second);
-        opt_i64(3, L_SUBMISSION_TIME);
-        opt_text(4, L_FILE_NAME);
+        out.column<int64_t>(leaf(LegacyColumn::USER_ID)).value(user->second);
+        opt_i64(3, LegacyColumn::SUBMISSION_TIME);
+        opt_text(4, LegacyColumn::FILE_NAME);
         if (submission != code_submission) {
           code = r.is_null(i, 5) ? std::string() : code_text(r, i, 5, counts);
           code_submission = submission;
         }
-        r.is_null(i, 5) ? c.null(L_CODE) : c.bytes(L_CODE, code);
-        opt_i64(6, L_CODE_ID);
-        opt_i64(7, L_RUN_ID);
-        opt_i64(8, L_RUN_START);
-        opt_i64(9, L_RUN_END);
-        opt_text(10, L_RUN_MODE);
-        r.is_null(i, 11) ? c.null(L_RUN_SCORE) : c.f64(L_RUN_SCORE, r.float64(i, 11));
-        r.is_null(i, 12) ? c.null(L_RUN_PASSED) : c.boolean(L_RUN_PASSED, r.boolean(i, 12));
-        size_t leaf = L_FIRST_STRUCT;
+        r.is_null(i, 5) ? out.column(leaf(LegacyColumn::CODE)).null()
+                        : out.column<std::string_view>(leaf(LegacyColumn::CODE)).value(code);
+        opt_i64(6, LegacyColumn::CODE_ID);
+        opt_i64(7, LegacyColumn::RUN_ID);
+        opt_i64(8, LegacyColumn::RUN_START_TIME);
+        opt_i64(9, LegacyColumn::RUN_END_TIME);
+        opt_text(10, LegacyColumn::RUN_MODE);
+        r.is_null(i, 11)
+            ? out.column(leaf(LegacyColumn::RUN_SCORE)).null()
+            : out.column<double>(leaf(LegacyColumn::RUN_SCORE)).value(r.float64(i, 11));
+        r.is_null(i, 12) ? out.column(leaf(LegacyColumn::RUN_PASSED)).null()
+                         : out.column<bool>(leaf(LegacyColumn::RUN_PASSED)).value(r.boolean(i, 12));
+        size_t first = dataset::kLegacyColumnCount;
         for (size_t k = 0; k < shapes.size(); ++k) {
           const int col = 13 + static_cast<int>(k);
           std::optional<std::string_view> json;
           if (!r.is_null(i, col)) json = r.bytes(i, col);
-          append_struct_value(shapes[k], json, c, leaf, run_id);
-          leaf += shapes[k].fields.size();
+          append_struct_value(shapes[k], json, out, first, run_id);
+          first += shapes[k].fields.size();
         }
-        sink.row_done();
+        out.end_row();
       });
   if (state.stop) return;
-  sink.finish();
+  finish(file);
   std::lock_guard<std::mutex> lock(state.code_mutex);
   state.code += counts;
 }
@@ -383,9 +340,10 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
 void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, PendingFile& file,
                         ExportState& state, const std::string& source,
                         std::vector<CardLeaderboard>& card) {
-  RowSink sink(file, synth::leaderboards_schema(),
-               writer_options("one row per exported leaderboard, by id", source));
-  synth::Columns& c = sink.columns();
+  file.writer = std::make_unique<parquet::RowFileWriter>(
+      file.target, dataset::leaderboards_fields(), writer_options(),
+      provenance("one row per exported leaderboard, by id", source));
+  parquet::RowFileWriter& out = *file.writer;
   const std::string sql =
       "SELECT l.id::int8, l.name, " + micros("l.deadline") +
       ", l.task->>'lang', l.description, (SELECT e.value FROM jsonb_each_text(l.task->'files') e "
@@ -394,15 +352,19 @@ void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, Pending
       "g.leaderboard_id = l.id), ''), to_char(l.deadline AT TIME ZONE 'UTC', "
       "'YYYY-MM-DD HH24:MI \"UTC\"') FROM leaderboard.leaderboard l WHERE l.id = ANY(" +
       id_array(ids) + ") ORDER BY l.id";
+  using dataset::LeaderboardColumn;
+  using dataset::leaf;
   stream(
-      db, sql, state, file.file, [&] { return sink.rows(); },
+      db, sql, state, file.file, [&] { return out.rows(); },
       [&](const Result& r, int i) {
-        c.i64(0, r.int64(i, 0));
-        c.bytes(1, r.bytes(i, 1));
-        c.i64(2, r.int64(i, 2));
-        for (int col : {3, 4, 5}) {
-          r.is_null(i, col) ? c.null(static_cast<size_t>(col))
-                            : c.bytes(static_cast<size_t>(col), r.bytes(i, col));
+        out.column<int64_t>(leaf(LeaderboardColumn::ID)).value(r.int64(i, 0));
+        out.column<std::string_view>(leaf(LeaderboardColumn::NAME)).value(r.bytes(i, 1));
+        out.column<int64_t>(leaf(LeaderboardColumn::DEADLINE)).value(r.int64(i, 2));
+        for (LeaderboardColumn column : {LeaderboardColumn::LANG, LeaderboardColumn::DESCRIPTION,
+                                         LeaderboardColumn::REFERENCE}) {
+          const int col = static_cast<int>(leaf(column));
+          r.is_null(i, col) ? out.column(leaf(column)).null()
+                            : out.column<std::string_view>(leaf(column)).value(r.bytes(i, col));
         }
         std::vector<std::string> gpus;
         std::string_view list = r.bytes(i, 6);
@@ -411,12 +373,16 @@ void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, Pending
           gpus.emplace_back(list.substr(0, end));
           list = end == std::string_view::npos ? std::string_view() : list.substr(end + 1);
         }
-        c.string_list(6, gpus);
+        parquet::BytesBuilder& gpu_types =
+            out.column<std::string_view>(leaf(LeaderboardColumn::GPU_TYPES));
+        gpu_types.begin_list();
+        for (const std::string& gpu : gpus) gpu_types.value(gpu);
+        gpu_types.end_list();
         card.push_back(
             {r.int64(i, 0), std::string(r.bytes(i, 1)), std::string(r.bytes(i, 7)), gpus});
-        sink.row_done();
+        out.end_row();
       });
-  sink.finish();
+  finish(file);
 }
 
 void check_options(const ExportOptions& options) {
@@ -569,11 +535,10 @@ ExportResult run_export(const ExportOptions& options) {
   for (size_t i = 0; i < names.size() - 1; ++i) {
     const std::string config =
         i < options.configs.size() ? options.configs[i].name : "leaderboards";
-    files.push_back(
-        {config, names[i], std::make_unique<AtomicOutputFile>(folder.target(names[i])), 0, 0});
+    files.push_back({config, names[i], folder.target(names[i]), nullptr, 0, 0});
   }
-  PendingFile readme{"", "README.md",
-                     std::make_unique<AtomicOutputFile>(folder.target("README.md")), 0, 0};
+  AtomicOutputFile readme(folder.target("README.md"));
+  uint64_t readme_bytes = 0;
   const std::string snapshot_time = boards.rows() > 0 ? std::string(boards.bytes(0, 4)) : "";
   const std::string source = "PostgreSQL " + db.name() + ", schema leaderboard, snapshot of " +
                              snapshot_time + (options.allow_open ? ", private export" : "");
@@ -666,20 +631,20 @@ ExportResult run_export(const ExportOptions& options) {
                           files.back().bytes, all_ids, false, false});
   CardOptions card{options.license, options.allow_open, open, not_public, source};
   const std::string text = dataset_card(card_configs, card_boards, card);
-  readme.output->write(text);
-  readme.bytes = text.size();
+  readme.write(text);
+  readme_bytes = text.size();
 
   // Everything is written: sync all, give them their names in the staged folder, then put that
   // folder in DIR's place.
-  for (PendingFile& f : files) f.output->sync();
-  readme.output->sync();
-  for (PendingFile& f : files) f.output->commit();
-  readme.output->commit();
+  for (PendingFile& f : files) f.writer->sync();
+  readme.sync();
+  for (PendingFile& f : files) f.writer->commit();
+  readme.commit();
   folder.commit();
 
   ExportResult result;
   for (const PendingFile& f : files) result.files.push_back({f.config, f.file, f.rows, f.bytes});
-  result.files.push_back({"", "README.md", 0, readme.bytes});
+  result.files.push_back({"", "README.md", 0, readme_bytes});
   result.code = state.code;
   result.removed = folder.removed();
   result.kept_previous = folder.kept_previous();

@@ -7,6 +7,8 @@
 namespace kbdata::platform {
 namespace {
 
+using parquet::FieldType;
+
 const char* type_name(FieldType type) {
   switch (type) {
     case FieldType::STRING:
@@ -17,8 +19,9 @@ const char* type_name(FieldType type) {
       return "number";
     case FieldType::BOOLEAN:
       return "boolean";
+    default:
+      return "?";  // discover_struct makes no other type
   }
-  return "?";
 }
 
 }  // namespace
@@ -93,30 +96,15 @@ StructShape discover_struct(Connection& db, const std::string& column, const std
   return shape;
 }
 
-void append_struct_schema(const StructShape& shape, std::vector<parquet::SchemaElement>& schema) {
-  if (shape.fields.empty()) return;
-  schema.push_back(synth::group_element(shape.column, parquet::Repetition::OPTIONAL,
-                                        static_cast<int>(shape.fields.size())));
-  for (const auto& [key, type] : shape.fields) {
-    switch (type) {
-      case FieldType::STRING:
-        schema.push_back(synth::string_leaf(key));
-        break;
-      case FieldType::INT64:
-        schema.push_back(synth::optional_leaf(key, parquet::PhysicalType::INT64));
-        break;
-      case FieldType::DOUBLE:
-        schema.push_back(synth::optional_leaf(key, parquet::PhysicalType::DOUBLE));
-        break;
-      case FieldType::BOOLEAN:
-        schema.push_back(synth::optional_leaf(key, parquet::PhysicalType::BOOLEAN));
-        break;
-    }
-  }
+std::optional<parquet::Field> struct_field(const StructShape& shape) {
+  if (shape.fields.empty()) return std::nullopt;
+  std::vector<parquet::Field> leaves;
+  for (const auto& [key, type] : shape.fields) leaves.push_back(parquet::Field::leaf(key, type));
+  return parquet::Field::group(shape.column, std::move(leaves));
 }
 
 void append_struct_value(const StructShape& shape, std::optional<std::string_view> json,
-                         synth::Columns& columns, size_t first_leaf, int64_t run_id) {
+                         parquet::RowFileWriter& out, size_t first_leaf, int64_t run_id) {
   if (shape.fields.empty()) return;
   auto fail = [&](const std::string& what) {
     throw FormatError("run " + std::to_string(run_id) + ": " + shape.source + " " + what +
@@ -132,7 +120,7 @@ void append_struct_value(const StructShape& shape, std::optional<std::string_vie
     if (!value.is_object()) fail("is not an object");
   }
   if (!json || value.empty()) {
-    for (size_t i = 0; i < shape.fields.size(); ++i) columns.null(first_leaf + i, 0);
+    for (size_t i = 0; i < shape.fields.size(); ++i) out.column(first_leaf + i).null_at(0);
     return;
   }
   for (size_t i = 0; i < shape.fields.size(); ++i) {
@@ -140,18 +128,18 @@ void append_struct_value(const StructShape& shape, std::optional<std::string_vie
     const size_t leaf = first_leaf + i;
     auto it = value.find(key);
     if (it == value.end() || it->is_null()) {
-      columns.null_in_struct(leaf);
+      out.column(leaf).null();  // a null field of a present struct
       continue;
     }
     const nlohmann::json& v = *it;
     switch (type) {
       case FieldType::STRING:
         if (!v.is_string()) fail("key '" + key + "' is not a " + type_name(type));
-        columns.bytes(leaf, v.get_ref<const std::string&>());
+        out.column<std::string_view>(leaf).value(v.get_ref<const std::string&>());
         break;
       case FieldType::BOOLEAN:
         if (!v.is_boolean()) fail("key '" + key + "' is not a " + type_name(type));
-        columns.boolean(leaf, v.get<bool>());
+        out.column<bool>(leaf).value(v.get<bool>());
         break;
       case FieldType::INT64:
         if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
@@ -163,15 +151,15 @@ void append_struct_value(const StructShape& shape, std::optional<std::string_vie
           if (d != std::trunc(d) || d < -9.2e18 || d > 9.2e18) {
             fail("key '" + key + "' is not an " + std::string(type_name(type)));
           }
-          columns.i64(leaf, static_cast<int64_t>(d));
+          out.column<int64_t>(leaf).value(static_cast<int64_t>(d));
           break;
         }
         if (!v.is_number_integer()) fail("key '" + key + "' is not an " + type_name(type));
-        columns.i64(leaf, v.get<int64_t>());
+        out.column<int64_t>(leaf).value(v.get<int64_t>());
         break;
-      case FieldType::DOUBLE:
+      default:  // DOUBLE
         if (!v.is_number()) fail("key '" + key + "' is not a " + type_name(type));
-        columns.f64(leaf, v.get<double>());
+        out.column<double>(leaf).value(v.get<double>());
         break;
     }
   }

@@ -14,18 +14,16 @@
 #include <string_view>
 #include <vector>
 
-#include "parquet/metadata.h"
+#include "parquet/write/row_file_writer.h"
 #include "platform/connection.h"
-#include "synth/columns.h"
 
 namespace kbdata::platform {
-
-enum class FieldType { STRING, INT64, DOUBLE, BOOLEAN };
 
 struct StructShape {
   std::string column;  // the Parquet column, e.g. "run_meta"
   std::string source;  // the jsonb column of leaderboard.runs, e.g. "meta"
-  std::vector<std::pair<std::string, FieldType>> fields;  // by key, in byte order
+  // By key, in byte order: STRING, INT64, DOUBLE or BOOLEAN.
+  std::vector<std::pair<std::string, parquet::FieldType>> fields;
 };
 
 // Finds the shape of `source` over the runs that `runs_from_where` selects (SQL text after
@@ -35,13 +33,14 @@ struct StructShape {
                                           const std::string& source,
                                           const std::string& runs_from_where);
 
-// The schema elements of the struct: an OPTIONAL group and one OPTIONAL leaf per field. A shape
-// without fields (no run had a non-empty object) has no elements: the column is left out.
-void append_struct_schema(const StructShape& shape, std::vector<parquet::SchemaElement>& schema);
+// The struct's field: an OPTIONAL group of one OPTIONAL leaf per field. A shape without fields (no
+// run had a non-empty object) has none: the column is left out.
+[[nodiscard]] std::optional<parquet::Field> struct_field(const StructShape& shape);
 
-// Appends one run's value (jsonb text, or nullopt for SQL null) to the struct's leaves, which
-// start at `first_leaf`. Throws FormatError naming the run if the value does not fit the shape.
+// Gives one run's value (jsonb text, or nullopt for SQL null) to the struct's leaves in `out`,
+// which start at leaf `first_leaf`. Throws FormatError naming the run if the value does not fit
+// the shape.
 void append_struct_value(const StructShape& shape, std::optional<std::string_view> json,
-                         synth::Columns& columns, size_t first_leaf, int64_t run_id);
+                         parquet::RowFileWriter& out, size_t first_leaf, int64_t run_id);
 
 }  // namespace kbdata::platform

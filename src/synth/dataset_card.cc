@@ -1,17 +1,10 @@
 #include "synth/dataset_card.h"
 
-#include <cstdio>
-
 #include "common/version.h"
+#include "dataset/dataset_card.h"
 
 namespace kbdata::synth {
 namespace {
-
-std::string megabytes(uint64_t bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f MB", static_cast<double>(bytes) / 1e6);
-  return buffer;
-}
 
 std::string capitalised(std::string text) {
   if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 32);
@@ -21,13 +14,15 @@ std::string capitalised(std::string text) {
 }  // namespace
 
 std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOptions& options) {
-  std::string out =
-      "---\nlicense: mit\npretty_name: KernelBot competition data (synthetic)\n"
-      "tags:\n- synthetic\n- code\n- gpu-kernels\nconfigs:\n";
+  std::vector<dataset::CardFile> files;
   for (const CardConfig& c : configs) {
-    out += "- config_name: " + c.file.config + "\n  data_files: \"" + c.file.file + "\"\n";
+    files.push_back({c.file.config, c.file.file, c.file.rows, c.file.bytes});
   }
-  out += "---\n\n# KernelBot competition data (synthetic)\n\n";
+  std::string out = dataset::card_front_matter({"mit",
+                                                "KernelBot competition data (synthetic)",
+                                                {"synthetic", "code", "gpu-kernels"},
+                                                false},
+                                               files);
   out += "**This data is synthetic.** It was made by `" + synth_command(options) + "` (kbdata " +
          kVersion + ", seed " + std::to_string(options.seed) +
          ") and has the shapes of the published GPUMODE/kernelbot-data configs: their schemas, "
@@ -38,16 +33,10 @@ std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOpti
               ? " (snappy, dictionary encoding, one row group per file, no page index, as the "
                 "hub's files).\n\n"
               : " (kbdata's writer defaults: bounded row groups and pages, page indexes).\n\n");
-  out += "| config | file | rows | size |\n|---|---|---|---|\n";
-  for (const CardConfig& c : configs) {
-    out += "| " + c.file.config + " | " + c.file.file + " | " + std::to_string(c.file.rows) +
-           " | " + megabytes(c.file.bytes) + " |\n";
-  }
-  for (const CardConfig& c : configs) {
-    out += "\n## " + c.file.config + "\n\n";
-    out += "File `" + c.file.file + "`: " + std::to_string(c.file.rows) + " rows, " +
-           std::to_string(c.file.bytes) + " bytes (" + megabytes(c.file.bytes) + "). " +
-           capitalised(c.config->description) + ".\n";
+  out += dataset::card_file_table(files);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const CardConfig& c = configs[i];
+    out += dataset::card_file_section(files[i]) + capitalised(c.config->description) + ".\n";
     if (!c.config->note.empty()) out += "\n**Note:** " + c.config->note + ".\n";
     if (c.leaderboards.empty()) continue;
     out += "\n| leaderboard id | name | runners | note |\n|---|---|---|---|\n";

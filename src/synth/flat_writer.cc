@@ -6,18 +6,10 @@
 #include <limits>
 #include <tuple>
 
-#include "dataset/flat_schema.h"
+#include "dataset/flat_file_writer.h"
 #include "synth/code_generator.h"
-#include "synth/output_file.h"
 
 namespace kbdata::synth {
-namespace {
-
-using parquet::PhysicalType;
-
-using enum dataset::FlatColumn;
-
-}  // namespace
 
 std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
                                const Population& population) {
@@ -102,40 +94,45 @@ std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
 
 std::pair<int64_t, uint64_t> write_flat(const std::string& path,
                                         std::span<const LeaderboardModel> models,
-                                        const Population& population,
-                                        const parquet::WriterOptions& options,
+                                        const Population& population, const OutputOptions& options,
                                         const Progress& progress) {
   std::vector<FlatRow> rows = flat_rows(models, population);
-  OutputFile out(path, dataset::flat_schema(), options);
-  Columns& c = out.columns();
-  std::string code;
+  dataset::FlatFileWriter out(path, dataset::flat_file_columns(), options.writer,
+                              options.provenance);
+  using enum dataset::FlatColumn;
+  auto text = [&](dataset::FlatColumn column, std::string_view v) {
+    out.column<std::string_view>(column).value(v);
+  };
+  auto i64 = [&](dataset::FlatColumn column, int64_t v) { out.column<int64_t>(column).value(v); };
+  std::string code;  // reused: its buffer grows to the largest code
   int64_t done = 0;
-  for (const FlatRow& row : rows) {
-    const Submission& s = population.submissions[row.submission];
+  for (const FlatRow& r : rows) {
+    const Submission& s = population.submissions[r.submission];
     const LeaderboardModel& m = models[s.leaderboard];
     const User& user = population.users[s.user];
-    c.i64(SUBMISSION_ID, s.id);
-    c.i64(LEADERBOARD_ID, m.id);
-    c.bytes(PROBLEM_NAME, m.name);
-    c.bytes(USER_ID, user.id);
-    c.bytes(USER_NAME, user.name);
-    c.i64(CODE_ID, s.code_id);
-    c.bytes(FILE_NAME, m.cuda_file ? "submission.cu" : "submission.py");
-    c.i64(SUBMISSION_TIME, s.time_us);
-    c.bytes(STATUS, row.status);
-    std::isnan(row.score) ? c.null(SCORE) : c.f64(SCORE, row.score);
-    row.has_passed ? c.boolean(PASSED, row.passed) : c.null(PASSED);
-    row.leaderboard_mode ? c.bytes(MODE, "leaderboard") : c.null(MODE);
-    row.runner >= 0 ? c.bytes(RUNNER, m.runners[static_cast<size_t>(row.runner)]) : c.null(RUNNER);
+    i64(SUBMISSION_ID, s.id);
+    i64(LEADERBOARD_ID, m.id);
+    text(PROBLEM_NAME, m.name);
+    text(USER_ID, user.id);
+    text(USER_NAME, user.name);
+    i64(CODE_ID, s.code_id);
+    text(FILE_NAME, m.cuda_file ? "submission.cu" : "submission.py");
+    i64(SUBMISSION_TIME, s.time_us);
+    text(STATUS, r.status);
+    std::isnan(r.score) ? out.column(SCORE).null() : out.column<double>(SCORE).value(r.score);
+    r.has_passed ? out.column<bool>(PASSED).value(r.passed) : out.column(PASSED).null();
+    r.leaderboard_mode ? text(MODE, "leaderboard") : out.column(MODE).null();
+    r.runner >= 0 ? text(RUNNER, m.runners[static_cast<size_t>(r.runner)])
+                  : out.column(RUNNER).null();
     code.clear();
     generate_code(s.code, m.name, code);
-    c.bytes(CODE, code);
-    out.row_done();
+    text(CODE, code);
+    out.end_row();
     if (progress && ++done % 4096 == 0) progress(done, static_cast<int64_t>(rows.size()));
   }
-  uint64_t bytes = out.finish();
+  out.commit();
   if (progress) progress(static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.size()));
-  return {out.rows(), bytes};
+  return {out.rows(), out.bytes_written()};
 }
 
 }  // namespace kbdata::synth

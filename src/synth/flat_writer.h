@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "parquet/metadata.h"
-#include "parquet/write/writer_options.h"
+#include "synth/layout.h"
 #include "synth/population.h"
 
 namespace kbdata::synth {
@@ -37,8 +36,7 @@ struct FlatRow {
 // Writes the file at `path`; returns (rows, bytes).
 std::pair<int64_t, uint64_t> write_flat(const std::string& path,
                                         std::span<const LeaderboardModel> models,
-                                        const Population& population,
-                                        const parquet::WriterOptions& options,
+                                        const Population& population, const OutputOptions& options,
                                         const Progress& progress);
 
 }  // namespace kbdata::synth

@@ -6,67 +6,51 @@
 #include <optional>
 #include <utility>
 
-#include "synth/output_file.h"
+#include "dataset/legacy_schema.h"
 #include "synth/random.h"
 
 namespace kbdata::synth {
 namespace {
 
-using parquet::PhysicalType;
-using parquet::Repetition;
+using dataset::LegacyColumn;
+using parquet::FieldType;
 
-enum Leaf : size_t {
-  SUBMISSION_ID,
-  LEADERBOARD_ID,
-  USER_ID,
-  SUBMISSION_TIME,
-  FILE_NAME,
-  CODE,
-  CODE_ID,
-  RUN_ID,
-  RUN_START,
-  RUN_END,
-  RUN_MODE,
-  RUN_SCORE,
-  RUN_PASSED,
-  FIRST_STRUCT_LEAF
-};
-
-// Struct fields: name and whether it is a string (else as noted).
-enum class Kind { STRING, BOOL, INT, DOUBLE };
+// Struct fields: name and type.
 struct Field {
   std::string name;
-  Kind kind;
+  FieldType type;
 };
 
 const std::vector<Field>& compilation_fields() {
-  static const std::vector<Field> f = {{"success", Kind::BOOL},        {"nvcc_found", Kind::BOOL},
-                                       {"nvcc_version", Kind::STRING}, {"command", Kind::STRING},
-                                       {"stdout", Kind::STRING},       {"stderr", Kind::STRING},
-                                       {"exit_code", Kind::INT},       {"duration", Kind::DOUBLE}};
+  static const std::vector<Field> f = {
+      {"success", FieldType::BOOLEAN},     {"nvcc_found", FieldType::BOOLEAN},
+      {"nvcc_version", FieldType::STRING}, {"command", FieldType::STRING},
+      {"stdout", FieldType::STRING},       {"stderr", FieldType::STRING},
+      {"exit_code", FieldType::INT64},     {"duration", FieldType::DOUBLE}};
   return f;
 }
 const std::vector<Field>& meta_fields() {
-  static const std::vector<Field> f = {{"stdout", Kind::STRING},  {"stderr", Kind::STRING},
-                                       {"success", Kind::BOOL},   {"exit_code", Kind::INT},
-                                       {"command", Kind::STRING}, {"duration", Kind::DOUBLE}};
+  static const std::vector<Field> f = {
+      {"stdout", FieldType::STRING},   {"stderr", FieldType::STRING},
+      {"success", FieldType::BOOLEAN}, {"exit_code", FieldType::INT64},
+      {"command", FieldType::STRING},  {"duration", FieldType::DOUBLE}};
   return f;
 }
 constexpr int kMaxBenchmarks = 4;
 constexpr int kMaxTests = 4;
 const std::vector<Field>& result_fields() {
   static const std::vector<Field> f = [] {
-    std::vector<Field> v = {{"benchmark-count", Kind::STRING}};
+    std::vector<Field> v = {{"benchmark-count", FieldType::STRING}};
     for (int i = 0; i < kMaxBenchmarks; ++i) {
       for (const char* k : {"spec", "mean", "err", "best", "worst"}) {
-        v.push_back({"benchmark." + std::to_string(i) + "." + k, Kind::STRING});
+        v.push_back({"benchmark." + std::to_string(i) + "." + k, FieldType::STRING});
       }
     }
-    v.push_back({"check", Kind::STRING});
-    v.push_back({"test-count", Kind::STRING});
+    v.push_back({"check", FieldType::STRING});
+    v.push_back({"test-count", FieldType::STRING});
     for (int i = 0; i < kMaxTests; ++i) {
       for (const char* k : {"spec", "status", "error"}) {
-        v.push_back({"test." + std::to_string(i) + "." + k, Kind::STRING});
+        v.push_back({"test." + std::to_string(i) + "." + k, FieldType::STRING});
       }
     }
     return v;
@@ -74,43 +58,30 @@ const std::vector<Field>& result_fields() {
   return f;
 }
 const std::vector<Field>& system_fields() {
-  static const std::vector<Field> f = {{"gpu", Kind::STRING},      {"device_count", Kind::INT},
-                                       {"cpu", Kind::STRING},      {"runtime", Kind::STRING},
-                                       {"platform", Kind::STRING}, {"torch", Kind::STRING},
-                                       {"hostname", Kind::STRING}};
+  static const std::vector<Field> f = {
+      {"gpu", FieldType::STRING},      {"device_count", FieldType::INT64},
+      {"cpu", FieldType::STRING},      {"runtime", FieldType::STRING},
+      {"platform", FieldType::STRING}, {"torch", FieldType::STRING},
+      {"hostname", FieldType::STRING}};
   return f;
 }
 
-void add_struct(std::vector<parquet::SchemaElement>& s, const std::string& name,
-                const std::vector<Field>& fields) {
-  s.push_back(group_element(name, Repetition::OPTIONAL, static_cast<int>(fields.size())));
-  for (const Field& f : fields) {
-    switch (f.kind) {
-      case Kind::STRING:
-        s.push_back(string_leaf(f.name));
-        break;
-      case Kind::BOOL:
-        s.push_back(optional_leaf(f.name, PhysicalType::BOOLEAN));
-        break;
-      case Kind::INT:
-        s.push_back(optional_leaf(f.name, PhysicalType::INT64));
-        break;
-      case Kind::DOUBLE:
-        s.push_back(optional_leaf(f.name, PhysicalType::DOUBLE));
-        break;
-    }
-  }
+parquet::Field struct_field(const std::string& name, const std::vector<Field>& fields) {
+  std::vector<parquet::Field> leaves;
+  for (const Field& f : fields) leaves.push_back(parquet::Field::leaf(f.name, f.type));
+  return parquet::Field::group(name, std::move(leaves));
 }
 
 // A struct value: present fields by name (typed as text, converted on write).
 using StructValue = std::optional<std::vector<std::pair<std::string, std::string>>>;
 
-void put_struct(Columns& c, size_t first, const std::vector<Field>& fields,
+// Gives the struct's leaves, which start at leaf `first`, their entries of one row.
+void put_struct(parquet::RowFileWriter& out, size_t first, const std::vector<Field>& fields,
                 const StructValue& value) {
   for (size_t i = 0; i < fields.size(); ++i) {
     const size_t leaf = first + i;
     if (!value) {
-      c.null(leaf, 0);
+      out.column(leaf).null_at(0);  // the struct is null
       continue;
     }
     const std::string* text = nullptr;
@@ -118,21 +89,21 @@ void put_struct(Columns& c, size_t first, const std::vector<Field>& fields,
       if (k == fields[i].name) text = &v;
     }
     if (text == nullptr) {
-      c.null_in_struct(leaf);
+      out.column(leaf).null();  // a null field of a present struct
       continue;
     }
-    switch (fields[i].kind) {
-      case Kind::STRING:
-        c.bytes(leaf, *text);
+    switch (fields[i].type) {
+      case FieldType::BOOLEAN:
+        out.column<bool>(leaf).value(*text == "true");
         break;
-      case Kind::BOOL:
-        c.boolean(leaf, *text == "true");
+      case FieldType::INT64:
+        out.column<int64_t>(leaf).value(std::stoll(*text));
         break;
-      case Kind::INT:
-        c.i64(leaf, std::stoll(*text));
+      case FieldType::DOUBLE:
+        out.column<double>(leaf).value(std::stod(*text));
         break;
-      case Kind::DOUBLE:
-        c.f64(leaf, std::stod(*text));
+      default:
+        out.column<std::string_view>(leaf).value(*text);
         break;
     }
   }
@@ -270,27 +241,16 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
 
 }  // namespace
 
-std::vector<parquet::SchemaElement> legacy_schema(bool binary_code) {
-  std::vector<parquet::SchemaElement> s = {
-      root_element(17),
-      optional_leaf("submission_id", PhysicalType::INT64),
-      optional_leaf("leaderboard_id", PhysicalType::INT64),
-      optional_leaf("user_id", PhysicalType::INT64),
-      timestamp_leaf("submission_time", /*utc=*/false),
-      string_leaf("file_name"),
-      binary_code ? optional_leaf("code", PhysicalType::BYTE_ARRAY) : string_leaf("code"),
-      optional_leaf("code_id", PhysicalType::INT64),
-      optional_leaf("run_id", PhysicalType::INT64),
-      timestamp_leaf("run_start_time", /*utc=*/true),
-      timestamp_leaf("run_end_time", /*utc=*/true),
-      string_leaf("run_mode"),
-      optional_leaf("run_score", PhysicalType::DOUBLE),
-      optional_leaf("run_passed", PhysicalType::BOOLEAN)};
-  add_struct(s, "run_compilation", compilation_fields());
-  add_struct(s, "run_meta", meta_fields());
-  add_struct(s, "run_result", result_fields());
-  add_struct(s, "run_system_info", system_fields());
-  return s;
+std::vector<parquet::Field> legacy_fields(bool binary_code) {
+  std::vector<parquet::Field> fields =
+      dataset::legacy_run_fields({.submission_time = FieldType::LOCAL_TIMESTAMP,
+                                  .code = binary_code ? FieldType::BINARY : FieldType::STRING});
+  const std::vector<Field>* structs[] = {&compilation_fields(), &meta_fields(), &result_fields(),
+                                         &system_fields()};
+  for (size_t i = 0; i < dataset::kLegacyStructColumns.size(); ++i) {
+    fields.push_back(struct_field(dataset::kLegacyStructColumns[i], *structs[i]));
+  }
+  return fields;
 }
 
 std::string legacy_stored_code(const CodeKey& key, std::string_view problem) {
@@ -313,17 +273,18 @@ std::string legacy_stored_code(const CodeKey& key, std::string_view problem) {
 
 LegacyResult write_legacy(const std::string& all_path, const std::string& passed_path,
                           std::span<const LeaderboardModel> models, const Population& population,
-                          uint64_t seed, const parquet::WriterOptions& options,
-                          const Progress& progress) {
+                          uint64_t seed, const OutputOptions& options, const Progress& progress) {
   // The export's anonymisation: a random permutation of 1..N.
   Rng perm_rng(derive(seed, 500));
   std::vector<int64_t> anon(population.users.size());
   for (size_t i = 0; i < anon.size(); ++i) anon[i] = static_cast<int64_t>(i) + 1;
   for (size_t i = anon.size(); i > 1; --i) std::swap(anon[i - 1], anon[perm_rng.below(i)]);
 
-  OutputFile all(all_path, legacy_schema(/*binary_code=*/true), options);
-  OutputFile passed(passed_path, legacy_schema(/*binary_code=*/false), options);
-  const size_t compilation_at = FIRST_STRUCT_LEAF;
+  parquet::RowFileWriter all(all_path, legacy_fields(/*binary_code=*/true), options.writer,
+                             options.provenance);
+  parquet::RowFileWriter passed(passed_path, legacy_fields(/*binary_code=*/false), options.writer,
+                                options.provenance);
+  const size_t compilation_at = dataset::kLegacyColumnCount;
   const size_t meta_at = compilation_at + compilation_fields().size();
   const size_t result_at = meta_at + meta_fields().size();
   const size_t system_at = result_at + result_fields().size();
@@ -332,6 +293,7 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
   std::string code;
   int64_t done = 0;
   const auto total = static_cast<int64_t>(population.submissions.size());
+  using dataset::leaf;
   for (const Submission& s : population.submissions) {
     const LeaderboardModel& m = models[s.leaderboard];
     Rng rng(derive(seed, 502, static_cast<uint64_t>(s.id)));
@@ -339,35 +301,42 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
     if (!runs.empty()) code = legacy_stored_code(s.code, m.name);
     for (const Run& r : runs) {
       run_id += 1 + static_cast<int64_t>(run_ids.below(4));
-      for (OutputFile* out : {&all, &passed}) {
+      for (parquet::RowFileWriter* out : {&all, &passed}) {
         if (out == &passed && !r.passed) continue;
-        Columns& c = out->columns();
-        c.i64(SUBMISSION_ID, s.id);
-        c.i64(LEADERBOARD_ID, m.id);
-        c.i64(USER_ID, anon[s.user]);
-        c.i64(SUBMISSION_TIME, s.time_us);
-        c.bytes(FILE_NAME, "submission.py");
-        c.bytes(CODE, code);
-        c.i64(CODE_ID, s.code_id);
-        c.i64(RUN_ID, run_id);
-        c.i64(RUN_START, r.start_us);
-        c.i64(RUN_END, r.end_us);
-        c.bytes(RUN_MODE, r.mode);
-        c.opt_f64(RUN_SCORE, r.score);
-        c.boolean(RUN_PASSED, r.passed);
-        put_struct(c, compilation_at, compilation_fields(), r.compilation);
-        put_struct(c, meta_at, meta_fields(), r.meta);
-        put_struct(c, result_at, result_fields(), r.result);
-        put_struct(c, system_at, system_fields(), r.system);
-        out->row_done();
+        auto i64 = [&](LegacyColumn column, int64_t v) {
+          out->column<int64_t>(leaf(column)).value(v);
+        };
+        auto text = [&](LegacyColumn column, std::string_view v) {
+          out->column<std::string_view>(leaf(column)).value(v);
+        };
+        i64(LegacyColumn::SUBMISSION_ID, s.id);
+        i64(LegacyColumn::LEADERBOARD_ID, m.id);
+        i64(LegacyColumn::USER_ID, anon[s.user]);
+        i64(LegacyColumn::SUBMISSION_TIME, s.time_us);
+        text(LegacyColumn::FILE_NAME, "submission.py");
+        text(LegacyColumn::CODE, code);
+        i64(LegacyColumn::CODE_ID, s.code_id);
+        i64(LegacyColumn::RUN_ID, run_id);
+        i64(LegacyColumn::RUN_START_TIME, r.start_us);
+        i64(LegacyColumn::RUN_END_TIME, r.end_us);
+        text(LegacyColumn::RUN_MODE, r.mode);
+        out->column<double>(leaf(LegacyColumn::RUN_SCORE)).optional(r.score);
+        out->column<bool>(leaf(LegacyColumn::RUN_PASSED)).value(r.passed);
+        put_struct(*out, compilation_at, compilation_fields(), r.compilation);
+        put_struct(*out, meta_at, meta_fields(), r.meta);
+        put_struct(*out, result_at, result_fields(), r.result);
+        put_struct(*out, system_at, system_fields(), r.system);
+        out->end_row();
       }
     }
     if (progress && ++done % 1024 == 0) progress(done, total);
   }
+  all.commit();
+  passed.commit();
   LegacyResult result;
-  result.all_bytes = all.finish();
+  result.all_bytes = all.bytes_written();
   result.all_rows = all.rows();
-  result.passed_bytes = passed.finish();
+  result.passed_bytes = passed.bytes_written();
   result.passed_rows = passed.rows();
   if (progress) progress(total, total);
   return result;

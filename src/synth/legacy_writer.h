@@ -22,15 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "parquet/metadata.h"
-#include "parquet/write/writer_options.h"
+#include "parquet/write/row_file_writer.h"
 #include "synth/flat_writer.h"
+#include "synth/layout.h"
 #include "synth/population.h"
 
 namespace kbdata::synth {
 
-// The legacy schema; `binary_code`: `code` without the STRING annotation.
-[[nodiscard]] std::vector<parquet::SchemaElement> legacy_schema(bool binary_code);
+// The legacy schema as synth writes it (dataset/legacy_schema.h with a naive submission_time, then
+// the four structs of the keys synth models); `binary_code`: `code` without the STRING annotation.
+[[nodiscard]] std::vector<parquet::Field> legacy_fields(bool binary_code);
 
 // The code bytes as stored for `key` (see above).
 [[nodiscard]] std::string legacy_stored_code(const CodeKey& key, std::string_view problem);
@@ -44,7 +45,6 @@ struct LegacyResult {
 
 LegacyResult write_legacy(const std::string& all_path, const std::string& passed_path,
                           std::span<const LeaderboardModel> models, const Population& population,
-                          uint64_t seed, const parquet::WriterOptions& options,
-                          const Progress& progress);
+                          uint64_t seed, const OutputOptions& options, const Progress& progress);
 
 }  // namespace kbdata::synth

@@ -296,7 +296,7 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     error.locate_file(options.out_dir);
     throw error;
   }
-  const parquet::WriterOptions writer = layout_options(options.layout, synth_command(options));
+  const OutputOptions writer = output_options(options.layout, synth_command(options));
   auto path = [&](const std::string& file) {
     return (std::filesystem::path(options.out_dir) / file).string();
   };

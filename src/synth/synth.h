@@ -3,12 +3,13 @@
 //   random.h              seeded PRNG (xoshiro256**, splitmix64) and portable distributions
 //   code_generator.*      kernel source text per language, lineages and versions (near-duplicates)
 //   population.*          users, heavy-tailed activity, submission timelines, outcomes, scores
-//   columns.h             schema elements and ColumnBatch builders
-//   output_file.*         one Parquet output: AtomicOutputFile + FileWriter, the two layouts
-//   flat_writer.*         a flat-family config (docs/dataset.md §4.1): rows, dedup, order
-//   legacy_writer.*       the legacy per-run AMD files (§4.2)
+//   layout.*              the two layouts' writer options and the files' provenance
+//   flat_writer.*         a flat-family config (docs/dataset.md §4.1): rows, dedup, order,
+//                         written by dataset::FlatFileWriter
+//   legacy_writer.*       the legacy per-run AMD files (§4.2), by parquet::RowFileWriter
 //   leaderboards_writer.* leaderboards.parquet (§4.3)
 //   dataset_card.*        README.md with the configs, sizes, row counts, notes
+//   seed_database.*       `synth --db`: the same population in the platform's PostgreSQL tables
 //   synth.*               this entry point: which configs, at which scale, into which folder
 //
 // Everything is a function of SynthOptions (the seed above all): the same options give
@@ -33,7 +34,7 @@
 #include <vector>
 
 #include "dataset/registry.h"
-#include "synth/output_file.h"
+#include "synth/layout.h"
 #include "synth/population.h"
 
 namespace kbdata::synth {

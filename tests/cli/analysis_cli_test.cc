@@ -195,6 +195,8 @@ TEST(TopCli, ParquetOutputReadsBack) {
   Result meta = run("inspect " + out.string());
   EXPECT_NE(meta.out.find("submission_time"), std::string::npos);
   EXPECT_NE(meta.out.find("TIMESTAMP"), std::string::npos) << meta.out;
+  EXPECT_NE(meta.out.find("created by:  kbdata version "), std::string::npos) << meta.out;
+  EXPECT_NE(meta.out.find("kbdata.rule"), std::string::npos) << meta.out;
 }
 
 TEST(TopCli, UsageErrorsAreOneLineWithExitTwo) {

@@ -278,6 +278,9 @@ TEST_F(FixtureFolder, ParquetOutputReadsBack) {
   Result inspect = run("inspect " + out);
   EXPECT_NE(inspect.out.find("submission_time (TIMESTAMP(MICROS,UTC))"), std::string::npos)
       << inspect.out;
+  // kbdata's provenance, as every file kbdata writes (parquet::Provenance).
+  EXPECT_NE(inspect.out.find("created by:  kbdata version "), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("kbdata.rule"), std::string::npos) << inspect.out;
 }
 
 // Issue 15 item 13: a null file_name is null in every format, never "".

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "dedup/flat_output.h"
+#include "dataset/flat_file_writer.h"
 #include "parquet/file_reader.h"
 #include "support/run_kbdata.h"
 
@@ -159,7 +159,7 @@ TEST_F(DedupCliTest, ExactRuleOnAHandMadeFile) {
       {5, "u", 7, std::nullopt, {}, 50}, {6, "v", 7, "B200", 9.0, 5}};
   const std::string in = path("in.parquet");
   {
-    dedup::FlatRowWriter w(in, dedup::ExtraColumns::NONE, {});
+    dataset::FlatFileWriter w(in, dataset::flat_file_columns(), parquet::WriterOptions{}, {});
     for (const R& r : input) {
       dataset::Submission s;
       s.submission_id = r.id;
@@ -172,9 +172,9 @@ TEST_F(DedupCliTest, ExactRuleOnAHandMadeFile) {
       s.score = r.score;
       s.submission_time = r.time;
       s.code = "print(" + std::to_string(r.code_id) + ")";
-      w.write(s, {});
+      w.write(s);
     }
-    w.finish();
+    w.commit();
   }
   auto r = run("dedup " + in + " " + path("out.parquet") + " --exact");
   ASSERT_EQ(r.exit_code, 0) << r.err;

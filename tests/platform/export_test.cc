@@ -20,7 +20,7 @@
 #include "common/text.h"
 #include "platform/connection.h"
 #include "platform/pg_server.h"
-#include "platform/seed.h"
+#include "platform/schema_sql.h"
 
 namespace kbdata {
 namespace {

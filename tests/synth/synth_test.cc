@@ -3,10 +3,12 @@
 #include "synth/synth.h"
 
 #include <gtest/gtest.h>
+#include <nettle/sha2.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -159,6 +161,86 @@ TEST_F(SynthSmall, SameSeedSameBytesDifferentSeedDifferentBytes) {
   EXPECT_EQ(testing::read_file(path("README.md")), testing::read_file(again + "/README.md"));
   fs::remove_all(again);
   fs::remove_all(other);
+}
+
+// The sha256 of a Parquet file's bytes before its footer (row groups and page indexes): what the
+// rows and the writer's layout decide. The footer carries kbdata.version and created_by, which
+// change with every release.
+std::string data_sha256(const std::string& path) {
+  const std::string bytes = testing::read_file(path);
+  if (bytes.size() < 12) return "too short";
+  uint32_t footer = 0;
+  std::memcpy(&footer, bytes.data() + bytes.size() - 8, 4);
+  if (footer + 8 > bytes.size()) return "bad footer length";
+  sha256_ctx ctx;
+  sha256_init(&ctx);
+  sha256_update(&ctx, bytes.size() - 8 - footer, reinterpret_cast<const uint8_t*>(bytes.data()));
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : digest) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+// The bytes of `--scale small --seed 1 --family both` in both layouts, as the writers before
+// parquet::RowFileWriter wrote them (recorded from that build): moving synth onto RowFileWriter
+// changed no byte, and a later change of how synth writes must not either. A deliberate change of
+// what synth generates (its values, or a layout) updates these hashes and says why.
+TEST(SynthBytes, SmallSeedOneIsPinned) {
+  const std::map<std::string, std::string> expected = {
+      {"published/amd_1_1m_competition_submissions.parquet",
+       "1fb4c7dfcdc62011813226c249c272d71c0afa157eac1b2e40f9f47a24c6afe1"},
+      {"published/helion_b200_nebius_submissions.parquet",
+       "c10fba463269f382b842c0355628a93ba6393963307b13043a68d3353a4aec08"},
+      {"published/leaderboards.parquet",
+       "494e8c0e0b4e0d5b0a6ec95aecf74eed52905d121f7ca504ab7b4b2a81c1a84a"},
+      {"published/linalg_submissions.parquet",
+       "48b5c928bfe7eee34b93f027207b8fb7a0c930b87f8e43348e4610e76caa8df4"},
+      {"published/nvidia_nvfp4_submissions.parquet",
+       "bf19f1da507225e46e2e646d58b147c41c19b1ff575a5600951daa424cda9037"},
+      {"published/pmpp_v2_submissions.parquet",
+       "4cc3b2dd4bd4ac8225894aba9529cdbf87c3dac6e086dfae5cb157c3065f9d15"},
+      {"published/submissions.parquet",
+       "ba6d276aff34b3143117d3b0caca30ae228b836e68c168b904c0319d021e2a80"},
+      {"published/successful_submissions.parquet",
+       "77c30bae67fbae4ae2bbe7a83ba38cc1ce400ea177fe5f41233ed7f1ffbe99da"},
+      {"published/trimul_submissions.parquet",
+       "a6a4cf3df1ff1ad156e734955543cb320ff2d129c5a12493c234ead86f8965c8"},
+      {"kbdata/amd_1_1m_competition_submissions.parquet",
+       "880226ba3e328edae14b57a71968318ae90569c1d405a0e1dbd1dc35e3d14dea"},
+      {"kbdata/helion_b200_nebius_submissions.parquet",
+       "5483dc25fa5f8738510f34cd4f43b4e21cc095e87ada6501746c532ef679bb0a"},
+      {"kbdata/leaderboards.parquet",
+       "50fc50578724d1d7a2a99853d4f9338119c98437a498d17e854c7aab8808288e"},
+      {"kbdata/linalg_submissions.parquet",
+       "1b02c8f57716ed9fddc2db46df29b39f9632bbe18085facb7c177bf870f4961b"},
+      {"kbdata/nvidia_nvfp4_submissions.parquet",
+       "176095f75a321cfcab7aeb5244dbe432ebcde6713a0c466c07ba03d83c68caf2"},
+      {"kbdata/pmpp_v2_submissions.parquet",
+       "61c1caba14f38f388f26f8283f8842bdabb445a78df2c6804e7d2960c490d805"},
+      {"kbdata/submissions.parquet",
+       "bacec5837434d27abf46ce9fabb0f7d5855b8e373ba6fd30f6b4c8b33922bcb3"},
+      {"kbdata/successful_submissions.parquet",
+       "368d5db13bc02b201504e81aef488a151e8a4bb92fd5bcefbfdad2fb1d851811"},
+      {"kbdata/trimul_submissions.parquet",
+       "678e944be4a82b10182e82bb4d525a7ccd6971c9738ac75f9bb09ffcd88f1c83"}};
+  std::map<std::string, std::string> got;
+  for (Layout layout : {Layout::PUBLISHED, Layout::KBDATA}) {
+    const std::string dir = temp_dir(std::string("pinned-") + to_string(layout));
+    SynthOptions options;
+    options.out_dir = dir;
+    options.seed = 1;
+    options.layout = layout;
+    for (const WrittenFile& f : run_synth(options)) {
+      got[std::string(to_string(layout)) + "/" + f.file] = data_sha256(dir + "/" + f.file);
+    }
+    fs::remove_all(dir);
+  }
+  EXPECT_EQ(got, expected);
 }
 
 // ---- Shape ----

@@ -52,7 +52,8 @@ struct WriterOptions {
   // reproducing that layout, since readers then cannot skip pages.
   bool page_index = true;
 
-  // Written to FileMetaData.key_value_metadata, in this order.
+  // Written to FileMetaData.key_value_metadata, in this order. kbdata's writers set both from a
+  // Provenance (provenance.h).
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "kbdata";
 };

@@ -1,7 +1,8 @@
-// `kbdata synth --db URL`: creates the platform's tables (schema.sql) in an empty database and
-// fills them with the synthetic population of src/synth/ (the same users, submissions, code and
-// scores model as `kbdata synth --out`), stored the way the platform stores it, with every case
-// the export rules distinguish (docs/export.md, "Seeded data").
+// `kbdata synth --db URL`: creates the platform's tables (src/platform/schema.sql) in an empty
+// database and fills them with synth's population (the same users, submissions, code and scores
+// model as `kbdata synth --out`), stored the way the platform stores it, with every case the export
+// rules distinguish (docs/export.md, "Seeded data"). It is synth's second output: synth uses the
+// platform's connection and tables, the platform knows nothing of synth.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +12,7 @@
 
 #include "synth/synth.h"
 
-namespace kbdata::platform {
-
-// The text of src/platform/schema.sql.
-extern const char* const kSchemaSql;
+namespace kbdata::synth {
 
 // The leaderboard added beside the registry's: open, its deadline far in the future, so that a
 // public export must refuse it.
@@ -23,7 +21,7 @@ inline constexpr const char* kOpenLeaderboardName = "open_practice_softmax";
 
 struct SeedOptions {
   std::string url;
-  synth::Scale scale = synth::Scale::SMALL;
+  Scale scale = Scale::SMALL;
   uint64_t seed = 1;
   std::FILE* progress = nullptr;  // one line per config when a terminal; nullptr: none
 };
@@ -37,4 +35,4 @@ struct SeedCounts {
 // DatabaseError if the database cannot be reached or already holds a `leaderboard` schema.
 std::vector<SeedCounts> seed_database(const SeedOptions& options);
 
-}  // namespace kbdata::platform
+}  // namespace kbdata::synth

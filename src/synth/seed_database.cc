@@ -1,4 +1,4 @@
-#include "platform/seed.h"
+#include "synth/seed_database.h"
 
 #include <unistd.h>
 
@@ -11,14 +11,18 @@
 #include "common/text.h"
 #include "dataset/registry.h"
 #include "platform/connection.h"
+#include "platform/schema_sql.h"
 #include "synth/legacy_writer.h"
 #include "synth/population.h"
 #include "synth/random.h"
 
-namespace kbdata::platform {
+namespace kbdata::synth {
 namespace {
 
-using synth::Outcome;
+using platform::Connection;
+using platform::DatabaseError;
+using platform::kSchemaSql;
+using platform::Result;
 
 // COPY text format: backslash, newline, carriage return and tab escaped; \N is null.
 void copy_text(std::string& out, std::string_view value) {
@@ -105,9 +109,9 @@ class CopyWriter {
   int64_t rows_ = 0;
 };
 
-bool compiles(synth::Language language) {
-  return language == synth::Language::CUDA_INLINE || language == synth::Language::HIP_INLINE ||
-         language == synth::Language::CUDA_FILE;
+bool compiles(Language language) {
+  return language == Language::CUDA_INLINE || language == Language::HIP_INLINE ||
+         language == Language::CUDA_FILE;
 }
 
 const char* gpu_name(const std::string& runner) {
@@ -121,7 +125,7 @@ const char* gpu_name(const std::string& runner) {
 // How a submission is marked hacked: 0 not, 1 in submission.status, 2 in the job status. The
 // generator's HACKED outcome is rare (0.4% of scored ones); about 1 scored submission in 30 more
 // is marked so that every leaderboard of a small seed has a few of both kinds.
-int hacked_kind(const synth::Submission& s, uint64_t h) {
+int hacked_kind(const Submission& s, uint64_t h) {
   if (s.outcome == Outcome::HACKED) return h % 2 == 0 ? 1 : 2;
   if (s.outcome != Outcome::SCORED) return 0;
   const uint64_t k = (h >> 40) % 60;
@@ -141,15 +145,14 @@ class Seeder {
  public:
   Seeder(Connection& connection, uint64_t seed) : connection_(connection), seed_(seed) {}
 
-  void add(const std::vector<synth::LeaderboardModel>& models, const synth::Population& population,
+  void add(const std::vector<LeaderboardModel>& models, const Population& population,
            bool legacy_storage, std::map<std::string, int64_t>& counts);
 
   int64_t next_run_id = 1;
 
  private:
-  std::vector<RunSpec> runs_of(const synth::Submission& s, const synth::LeaderboardModel& m,
-                               uint64_t h) const;
-  std::string result_json(const RunSpec& run, const synth::LeaderboardModel& m, uint64_t h) const;
+  std::vector<RunSpec> runs_of(const Submission& s, const LeaderboardModel& m, uint64_t h) const;
+  std::string result_json(const RunSpec& run, const LeaderboardModel& m, uint64_t h) const;
 
   Connection& connection_;
   uint64_t seed_;
@@ -158,11 +161,11 @@ class Seeder {
   int64_t hex_escapes_ = 0;
 };
 
-std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::LeaderboardModel& m,
+std::vector<RunSpec> Seeder::runs_of(const Submission& s, const LeaderboardModel& m,
                                      uint64_t h) const {
   std::vector<RunSpec> runs;
   std::vector<int> runners;
-  for (size_t i = 0; i < m.runners.size() && i < synth::kMaxRunners; ++i) {
+  for (size_t i = 0; i < m.runners.size() && i < kMaxRunners; ++i) {
     if (s.runner_mask & (1u << i)) runners.push_back(static_cast<int>(i));
   }
   auto score_on = [&](int r) { return s.scores[static_cast<size_t>(r)]; };
@@ -203,8 +206,7 @@ std::vector<RunSpec> Seeder::runs_of(const synth::Submission& s, const synth::Le
   return runs;
 }
 
-std::string Seeder::result_json(const RunSpec& run, const synth::LeaderboardModel& m,
-                                uint64_t h) const {
+std::string Seeder::result_json(const RunSpec& run, const LeaderboardModel& m, uint64_t h) const {
   std::string j = "{\"check\": " + json_string(run.passed ? "pass" : "fail");
   const std::string mode = run.mode;
   if (mode == "test" || !run.passed) {
@@ -221,7 +223,7 @@ std::string Seeder::result_json(const RunSpec& run, const synth::LeaderboardMode
   } else {
     // Benchmark means in nanoseconds whose combination by the task's ranking is the score.
     const double score = run.score.value_or(m.base_score * (1.0 + static_cast<double>(h % 7) / 10));
-    const bool last = m.cuda_file || m.id >= synth::kFirstPmppId;
+    const bool last = m.cuda_file || m.id >= kFirstPmppId;
     const int count = last ? 1 : 2;
     const double spread = 1.0 + static_cast<double>(h % 5) / 10.0;
     j += ", \"benchmark-count\": " + std::to_string(count);
@@ -238,12 +240,11 @@ std::string Seeder::result_json(const RunSpec& run, const synth::LeaderboardMode
   return j + "}";
 }
 
-void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
-                 const synth::Population& population, bool legacy_storage,
-                 std::map<std::string, int64_t>& counts) {
+void Seeder::add(const std::vector<LeaderboardModel>& models, const Population& population,
+                 bool legacy_storage, std::map<std::string, int64_t>& counts) {
   {
     CopyWriter users(connection_, "COPY leaderboard.user_info (id, user_name) FROM STDIN");
-    for (const synth::User& u : population.users) {
+    for (const User& u : population.users) {
       if (!users_.insert(u.id).second) continue;
       std::string& row = users.row();
       copy_text(row, u.id);
@@ -260,16 +261,16 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
   {
     CopyWriter codes(connection_, "COPY leaderboard.code_files (id, old_code, code) FROM STDIN");
     std::string text;
-    for (const synth::Submission& s : population.submissions) {
+    for (const Submission& s : population.submissions) {
       if (!codes_.insert(s.code_id).second) continue;
-      const synth::LeaderboardModel& m = models[s.leaderboard];
+      const LeaderboardModel& m = models[s.leaderboard];
       std::string& row = codes.row();
       row += std::to_string(s.code_id) + '\t';
       if (legacy_storage) {
         // Before the move to bytea: text in old_code (some of it a `\x` hex escape, a few of
         // those with broken hex), `code` left empty. Code with a Latin-1 byte could not be text
         // in a UTF-8 database; it is in `code`, as the bytes were.
-        text = synth::legacy_stored_code(s.code, m.name);
+        text = legacy_stored_code(s.code, m.name);
         const bool valid_text = text.find('\xE9') == std::string::npos;
         if (valid_text) {
           // Every fourth hex escape has broken hex (kept as stored by the export).
@@ -282,7 +283,7 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
         }
       } else {
         text.clear();
-        synth::generate_code(s.code, m.name, text);
+        generate_code(s.code, m.name, text);
         row += "\\N\t";
         copy_bytea(row, text);
       }
@@ -292,15 +293,15 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
   }
   std::vector<uint64_t> hashes(population.submissions.size());
   for (size_t i = 0; i < hashes.size(); ++i) {
-    hashes[i] = synth::derive(seed_, 0x5eed, static_cast<uint64_t>(population.submissions[i].id));
+    hashes[i] = derive(seed_, 0x5eed, static_cast<uint64_t>(population.submissions[i].id));
   }
   {
     CopyWriter subs(connection_,
                     "COPY leaderboard.submission (id, leaderboard_id, file_name, user_id, code_id, "
                     "submission_time, done, status) FROM STDIN");
     for (size_t i = 0; i < population.submissions.size(); ++i) {
-      const synth::Submission& s = population.submissions[i];
-      const synth::LeaderboardModel& m = models[s.leaderboard];
+      const Submission& s = population.submissions[i];
+      const LeaderboardModel& m = models[s.leaderboard];
       const uint64_t h = hashes[i];
       const bool done = s.outcome != Outcome::PENDING;
       const bool hacked_mark = hacked_kind(s, h) == 1;
@@ -321,7 +322,7 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
                     "COPY leaderboard.submission_job_status (submission_id, status, error, "
                     "created_at, updated_at) FROM STDIN");
     for (size_t i = 0; i < population.submissions.size(); ++i) {
-      const synth::Submission& s = population.submissions[i];
+      const Submission& s = population.submissions[i];
       const uint64_t h = hashes[i];
       const char* status = nullptr;
       const char* error = nullptr;
@@ -364,13 +365,13 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
                     "COPY leaderboard.runs (id, submission_id, start_time, end_time, mode, secret, "
                     "runner, score, passed, compilation, meta, result, system_info) FROM STDIN");
     for (size_t i = 0; i < population.submissions.size(); ++i) {
-      const synth::Submission& s = population.submissions[i];
-      const synth::LeaderboardModel& m = models[s.leaderboard];
+      const Submission& s = population.submissions[i];
+      const LeaderboardModel& m = models[s.leaderboard];
       const uint64_t h = hashes[i];
       int64_t start = s.time_us + 2'000'000;
       int k = 0;
       for (const RunSpec& run : runs_of(s, m, h)) {
-        const uint64_t rh = synth::derive(h, static_cast<uint64_t>(k++));
+        const uint64_t rh = derive(h, static_cast<uint64_t>(k++));
         const int64_t duration = 3'000'000 + static_cast<int64_t>(rh % 60'000'000);
         std::string& row = runs.row();
         row += std::to_string(next_run_id++) + '\t' + std::to_string(s.id) + '\t' +
@@ -426,9 +427,9 @@ void Seeder::add(const std::vector<synth::LeaderboardModel>& models,
   }
 }
 
-std::string task_json(const synth::LeaderboardModel& m, uint64_t seed) {
-  const bool last = m.cuda_file || m.id >= synth::kFirstPmppId;
-  const std::string reference = synth::reference_code(m.name, m.cuda_file, seed);
+std::string task_json(const LeaderboardModel& m, uint64_t seed) {
+  const bool last = m.cuda_file || m.id >= kFirstPmppId;
+  const std::string reference = reference_code(m.name, m.cuda_file, seed);
   return "{\"lang\": " + json_string(m.cuda_file ? "cu" : "py") + ", \"files\": {" +
          json_string(m.cuda_file ? "reference.cu" : "reference.py") + ": " +
          json_string(reference) + "}, \"ranking_by\": " + json_string(last ? "last" : "geom") +
@@ -452,20 +453,20 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
 
   std::map<std::string, int64_t> counts;
   Seeder seeder(db, options.seed);
-  std::vector<synth::LeaderboardModel> all_models;
+  std::vector<LeaderboardModel> all_models;
   int64_t config_index = 0;
   for (const dataset::ConfigInfo& config : dataset::configs()) {
     ++config_index;
     if (config.family == dataset::SchemaFamily::LEADERBOARDS) continue;
     if (config.name == "amd_successful_submissions") continue;  // the same leaderboards
-    std::vector<synth::LeaderboardModel> models = synth::config_models(config, options.scale);
+    std::vector<LeaderboardModel> models = config_models(config, options.scale);
     all_models.insert(all_models.end(), models.begin(), models.end());
   }
   // The open leaderboard: a practice problem whose deadline is far in the future.
   {
-    std::vector<synth::LeaderboardModel> pmpp =
-        synth::config_models(*dataset::find_config("pmpp_v2_submissions"), options.scale);
-    synth::LeaderboardModel open = pmpp.back();
+    std::vector<LeaderboardModel> pmpp =
+        config_models(*dataset::find_config("pmpp_v2_submissions"), options.scale);
+    LeaderboardModel open = pmpp.back();
     open.id = kOpenLeaderboardId;
     open.name = kOpenLeaderboardName;
     open.note = "";
@@ -476,8 +477,8 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
     CopyWriter boards(db,
                       "COPY leaderboard.leaderboard (id, name, deadline, task, creator_id, "
                       "forum_id, secret_seed, description, visibility) FROM STDIN");
-    for (const synth::LeaderboardModel& m : all_models) {
-      const uint64_t h = synth::derive(options.seed, 0x1eaf, static_cast<uint64_t>(m.id));
+    for (const LeaderboardModel& m : all_models) {
+      const uint64_t h = derive(options.seed, 0x1eaf, static_cast<uint64_t>(m.id));
       std::string& row = boards.row();
       row += std::to_string(m.id) + '\t';
       copy_text(row, m.name);
@@ -495,7 +496,7 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
     }
     counts["leaderboard"] += boards.finish();
     CopyWriter gpus(db, "COPY leaderboard.gpu_type (leaderboard_id, gpu_type) FROM STDIN");
-    for (const synth::LeaderboardModel& m : all_models) {
+    for (const LeaderboardModel& m : all_models) {
       for (const std::string& runner : m.runners) {
         gpus.row() += std::to_string(m.id) + '\t' + runner;
         gpus.end_row();
@@ -510,14 +511,14 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
     if (config.family == dataset::SchemaFamily::LEADERBOARDS) continue;
     if (config.name == "amd_successful_submissions") continue;
     const bool legacy = config.family == dataset::SchemaFamily::LEGACY_RUNS;
-    std::vector<synth::LeaderboardModel> models = synth::config_models(config, options.scale);
+    std::vector<LeaderboardModel> models = config_models(config, options.scale);
     if (config.name == "pmpp_v2_submissions") {
       models.push_back(all_models.back());  // the open leaderboard's submissions
     }
-    const uint64_t seed = synth::derive(options.seed, synth::hash_text(config.name));
-    synth::Population population =
-        synth::make_population(models, synth::config_pool_size(config, options.scale), seed,
-                               config_index * 10'000'000, config_index * 10'000'000, legacy);
+    const uint64_t seed = derive(options.seed, hash_text(config.name));
+    Population population =
+        make_population(models, config_pool_size(config, options.scale), seed,
+                        config_index * 10'000'000, config_index * 10'000'000, legacy);
     if (options.progress != nullptr && isatty(fileno(options.progress))) {
       std::fprintf(options.progress, "kbdata: seeding %s: %zu submissions\n", config.name.c_str(),
                    population.submissions.size());
@@ -544,4 +545,4 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
   return out;
 }
 
-}  // namespace kbdata::platform
+}  // namespace kbdata::synth
