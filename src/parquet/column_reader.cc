@@ -58,6 +58,7 @@ struct ColumnReader::State {
   // one or two), reused from page to page.
   std::vector<std::pair<Encoding, std::unique_ptr<ValueDecoder>>> value_decoders;
   std::unique_ptr<DictionaryDecoder> dictionary;
+  bool dictionary_given = false;    // use_dictionary(): the chunk's dictionary page is skipped
   ValueDecoder* current = nullptr;  // one of the above, for the current page
   LevelDecoder def_levels;
   LevelDecoder rep_levels;
@@ -120,6 +121,31 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
 
 void ColumnReader::set_verify_checksums(bool on) { state_->pages.set_verify_checksums(on); }
 
+std::shared_ptr<const ValueBuffer> ColumnReader::read_dictionary() {
+  State& s = *state_;
+  if (s.started || s.page_levels_left > 0 || s.dictionary) {
+    throw UsageError("ColumnReader::read_dictionary() called after reading began");
+  }
+  try {
+    // next_data_page() decodes a leading dictionary page and stops at the first data page.
+    if (!s.selection) next_data_page();
+  } catch (Error& error) {
+    locate(error);
+    throw;
+  }
+  return s.dictionary ? s.dictionary->shared_dictionary() : nullptr;
+}
+
+void ColumnReader::use_dictionary(std::shared_ptr<const ValueBuffer> dictionary) {
+  State& s = *state_;
+  if (s.started || s.page_levels_left > 0) {
+    throw UsageError("ColumnReader::use_dictionary() called after reading began");
+  }
+  if (!dictionary) return;
+  s.dictionary = std::make_unique<DictionaryDecoder>(std::move(dictionary));
+  s.dictionary_given = true;
+}
+
 ColumnReader::~ColumnReader() = default;
 
 bool ColumnReader::next_data_page() {
@@ -134,6 +160,7 @@ bool ColumnReader::next_data_page() {
     std::span<const uint8_t> body = page->body;
 
     if (h.type == PageType::DICTIONARY_PAGE) {
+      if (s.dictionary_given) continue;  // decoded once for the chunk (use_dictionary())
       if (!h.dictionary_page_header) fail("DICTIONARY_PAGE without its header");
       const DictionaryPageHeader& d = *h.dictionary_page_header;
       if (d.num_values < 0) fail("dictionary page has a negative number of values");
@@ -365,10 +392,14 @@ bool ColumnReader::skip_to_selected_page() {
   while (sel.next_page < pages.size() && pages[sel.next_page].offset < position) ++sel.next_page;
   size_t k = sel.next_page;
   if (k == 0 && (pages.empty() || position < pages[0].offset)) {
-    // Before the first data page: the dictionary page. Read it, and read ahead no further than
-    // the data pages that will be used.
-    s.pages.limit_read_ahead(pages[0].offset);
-    return true;
+    if (!s.dictionary_given) {
+      // Before the first data page: the dictionary page. Read it, and read ahead no further than
+      // the data pages that will be used.
+      s.pages.limit_read_ahead(pages[0].offset);
+      return true;
+    }
+    s.pages.seek(pages[0].offset);  // the dictionary is known: its page is not read
+    return skip_to_selected_page();
   }
   if (k == pages.size() || pages[k].offset != position) {
     throw FormatError("the offset index lists no page at byte " + std::to_string(position));

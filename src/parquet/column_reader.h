@@ -94,6 +94,17 @@ class ColumnReader {
   // index. Selected batches are not ended early for the batch cap: values past it throw.
   void select_rows(RowRanges ranges, const OffsetIndex* index, int64_t group_rows);
 
+  // The chunk's dictionary, decoded from its dictionary page, or null when it has none; reads the
+  // pages up to the first data page. For a fresh reader whose rows are not read afterwards (the
+  // scan decodes a dictionary once per chunk and hands it to the readers of the chunk's units).
+  // Throws UsageError after reading began, FormatError as read_batch().
+  [[nodiscard]] std::shared_ptr<const ValueBuffer> read_dictionary();
+
+  // Makes the reader use `dictionary` (read_dictionary() of the same chunk; null: nothing
+  // changes): the chunk's dictionary page is then skipped, and not even read when select_rows()
+  // was given the page locations. Call before the first read (else UsageError).
+  void use_dictionary(std::shared_ptr<const ValueBuffer> dictionary);
+
   // Verify page CRCs when present (see PageReader::set_verify_checksums).
   void set_verify_checksums(bool on);
 

@@ -226,7 +226,9 @@ struct GroupColumn {
   bool streamed = false;
   std::optional<OffsetIndex> pages;  // page locations, when known
   ColumnBatch resident;              // the surviving rows, for resident columns
-  std::vector<Cursor> unit_starts;   // resident: the position of each unit's first row
+  // Streamed columns cut into several units: the chunk's dictionary, decoded once for them all.
+  std::shared_ptr<const ValueBuffer> dictionary;
+  std::vector<Cursor> unit_starts;  // resident: the position of each unit's first row
 };
 
 struct Unit {
@@ -373,6 +375,8 @@ class Scan {
     stats_.units += units.size();
     for (GroupColumn& c : columns) {
       if (!c.streamed) place_unit_starts(c, units);
+      if (c.streamed && units.size() > 1)
+        c.dictionary = reader_.column(g, c.leaf)->read_dictionary();
     }
     stream_step(g, first, group_rows, columns, units);
   }
@@ -585,6 +589,7 @@ class Scan {
         continue;
       }
       readers[k] = open_column(g, c.leaf, unit.rows, c.pages, group_rows);
+      readers[k]->use_dictionary(c.dictionary);
       carry[k] = empty_batch(*c.d);
       if (c.meta != nullptr) {
         add_chunk_ranges(*c.meta, c.pages ? &*c.pages : nullptr, unit.rows, group_rows,

@@ -24,6 +24,8 @@
 // same batches, in the same order, with 1 thread or 8, and reports the same first error (the one
 // of the earliest batch, or of the first column in options order for steps 1 and 2).
 //
+// A streamed column's dictionary is decoded once per chunk and shared by its units.
+//
 // Memory: the resident columns of one row group (their surviving rows), and per unit in progress
 // at most queued_batches batches; threads + 1 units are in progress at most. A resident column
 // that would pass resident_bytes (a small chunk that decodes to much more, a dictionary repeating
@@ -74,7 +76,7 @@ struct ScanOptions {
   // resident_bytes decoded; a unit may have queued_batches batches ready before the calling
   // thread takes them.
   int64_t stream_bytes = int64_t{8} << 20;
-  int64_t unit_bytes = int64_t{16} << 20;
+  int64_t unit_bytes = int64_t{4} << 20;
   size_t unit_rows = 32768;
   size_t resident_bytes = size_t{512} << 20;
   size_t queued_batches = 2;

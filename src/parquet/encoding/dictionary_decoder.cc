@@ -29,20 +29,21 @@ void gather_fixed(const uint8_t* dictionary, const uint32_t* indices, size_t n, 
 
 }  // namespace
 
-DictionaryDecoder::DictionaryDecoder(ValueBuffer dictionary) : dictionary_(std::move(dictionary)) {
-  assert(dictionary_.is_binary()
-             ? dictionary_.offsets.size() == dictionary_.count + 1 &&
-                   dictionary_.offsets.back() <= dictionary_.data.size()
-             : dictionary_.width > 0 &&
-                   dictionary_.data.size() ==
-                       dictionary_.count * static_cast<size_t>(dictionary_.width));
-  if (dictionary_.is_binary()) {
-    for (size_t i = 0; i < dictionary_.count; ++i) {
+DictionaryDecoder::DictionaryDecoder(std::shared_ptr<const ValueBuffer> shared)
+    : dictionary_(std::move(shared)) {
+  assert(dictionary_->is_binary()
+             ? dictionary_->offsets.size() == dictionary_->count + 1 &&
+                   dictionary_->offsets.back() <= dictionary_->data.size()
+             : dictionary_->width > 0 &&
+                   dictionary_->data.size() ==
+                       dictionary_->count * static_cast<size_t>(dictionary_->width));
+  if (dictionary_->is_binary()) {
+    for (size_t i = 0; i < dictionary_->count; ++i) {
       max_value_bytes_ =
-          std::max<size_t>(max_value_bytes_, dictionary_.offsets[i + 1] - dictionary_.offsets[i]);
+          std::max<size_t>(max_value_bytes_, dictionary_->offsets[i + 1] - dictionary_->offsets[i]);
     }
   } else {
-    max_value_bytes_ = static_cast<size_t>(dictionary_.width);
+    max_value_bytes_ = static_cast<size_t>(dictionary_->width);
   }
 }
 
@@ -61,7 +62,7 @@ void DictionaryDecoder::set_data(std::span<const uint8_t> data, size_t num_value
 }
 
 void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
-  assert(out.type == dictionary_.type && out.width == dictionary_.width);
+  assert(out.type == dictionary_->type && out.width == dictionary_->width);
   if (n > values_left_) {
     throw FormatError("dictionary-encoded page holds fewer values than requested (" +
                       std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
@@ -77,9 +78,9 @@ void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
     }
     uint32_t max_index = 0;
     for (size_t i = 0; i < got; ++i) max_index = std::max(max_index, scratch_[i]);
-    if (max_index >= dictionary_.count) {
+    if (max_index >= dictionary_->count) {
       throw FormatError("dictionary index " + std::to_string(max_index) +
-                        " out of range (dictionary has " + std::to_string(dictionary_.count) +
+                        " out of range (dictionary has " + std::to_string(dictionary_->count) +
                         " values)");
     }
     gather(scratch_.data(), got, out);
@@ -103,8 +104,8 @@ bool DictionaryDecoder::skip(size_t n) {
 }
 
 void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& out) const {
-  if (dictionary_.is_binary()) {
-    const uint64_t* offsets = dictionary_.offsets.data();
+  if (dictionary_->is_binary()) {
+    const uint64_t* offsets = dictionary_->offsets.data();
     size_t total = 0;
     for (size_t i = 0; i < n; ++i) total += offsets[indices[i] + 1] - offsets[indices[i]];
     const size_t old_size = out.data.size();
@@ -121,7 +122,7 @@ void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& o
     uint8_t* dst = out.data.data() + old_size;
     uint64_t* out_offsets = out.offsets.data() + old_offsets;
     uint64_t offset = old_size;
-    const uint8_t* values = dictionary_.data.data();
+    const uint8_t* values = dictionary_->data.data();
     for (size_t i = 0; i < n; ++i) {
       const uint64_t begin = offsets[indices[i]];
       const uint64_t length = offsets[indices[i] + 1] - begin;
@@ -133,11 +134,11 @@ void DictionaryDecoder::gather(const uint32_t* indices, size_t n, ValueBuffer& o
     out.count += n;
     return;
   }
-  const auto width = static_cast<size_t>(dictionary_.width);
+  const auto width = static_cast<size_t>(dictionary_->width);
   const size_t old_size = out.data.size();
   resize_uninit(out.data, old_size + n * width);
   uint8_t* dst = out.data.data() + old_size;
-  const uint8_t* src = dictionary_.data.data();
+  const uint8_t* src = dictionary_->data.data();
   switch (width) {
     case 1:
       gather_fixed<1>(src, indices, n, dst);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -27,9 +28,11 @@ class DictionaryDecoder final : public ValueDecoder {
   static constexpr size_t kMaxBatchBytes = size_t{1} << 30;
 
   // `dictionary` holds the dictionary page's values; decode() appends to buffers of its type and
-  // width.
+  // width. It may be shared by several decoders (the units of one chunk, parquet/table_scan.h).
   // REQUIRES: `dictionary` is consistent (count values of its width, or count + 1 offsets).
-  explicit DictionaryDecoder(ValueBuffer dictionary);
+  explicit DictionaryDecoder(std::shared_ptr<const ValueBuffer> dictionary);
+  explicit DictionaryDecoder(ValueBuffer dictionary)
+      : DictionaryDecoder(std::make_shared<const ValueBuffer>(std::move(dictionary))) {}
 
   // Throws FormatError if the bit width byte exceeds 32. An empty `data` is accepted (a page
   // whose values are all null); decode() of any value from it then throws.
@@ -44,7 +47,10 @@ class DictionaryDecoder final : public ValueDecoder {
   // remain.
   bool skip(size_t n) override;
 
-  [[nodiscard]] const ValueBuffer& dictionary() const { return dictionary_; }
+  [[nodiscard]] const ValueBuffer& dictionary() const { return *dictionary_; }
+  [[nodiscard]] const std::shared_ptr<const ValueBuffer>& shared_dictionary() const {
+    return dictionary_;
+  }
   // The largest dictionary value in bytes (its width for fixed-width types): an upper bound on
   // what each decoded value adds to a batch.
   [[nodiscard]] size_t max_value_bytes() const { return max_value_bytes_; }
@@ -52,7 +58,7 @@ class DictionaryDecoder final : public ValueDecoder {
  private:
   void gather(const uint32_t* indices, size_t n, ValueBuffer& out) const;
 
-  ValueBuffer dictionary_;
+  std::shared_ptr<const ValueBuffer> dictionary_;
   size_t max_value_bytes_ = 0;
   RleBitPackedDecoder indices_;
   size_t values_left_ = 0;
