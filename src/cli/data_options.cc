@@ -1,6 +1,7 @@
 #include "cli/data_options.h"
 
-#include <cinttypes>
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -42,22 +43,18 @@ void check_unreadable(const dataset::DataDir& dir, const DataOptions& options, s
 namespace {
 
 void report_load_details(const dataset::LoadStats& s, std::FILE* err) {
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "kbdata: read %" PRIu64 " file(s) (%" PRIu64 " skipped by the filter), %" PRIu64
-                " of %" PRIu64 " row group(s) (%" PRIu64 " pruned), %" PRIu64 " row(s), %" PRIu64
-                " bytes\n",
-                s.files_read, s.files_skipped, s.row_groups - s.row_groups_skipped, s.row_groups,
-                s.row_groups_skipped, s.rows_read, s.bytes_read);
-  report::write_all(err, line);
+  report::write_all(err,
+                    fmt::format("kbdata: read {} file(s) ({} skipped by the filter), {} of {} "
+                                "row group(s) ({} pruned), {} row(s), {} bytes\n",
+                                s.files_read, s.files_skipped, s.row_groups - s.row_groups_skipped,
+                                s.row_groups, s.row_groups_skipped, s.rows_read, s.bytes_read));
   if (s.code.values > 0) {
-    std::snprintf(line, sizeof line,
-                  "kbdata: code: %" PRIu64 " value(s) decoded, %" PRIu64 " repaired (%" PRIu64
-                  " \\x hex escape(s) decoded, %" PRIu64 " invalid \\x hex kept as stored, %" PRIu64
-                  " with invalid UTF-8 replaced by U+FFFD, %" PRIu64 " from a binary column)\n",
-                  s.code.values, s.code.repaired, s.code.hex_decoded, s.code.hex_invalid,
-                  s.code.utf8_repaired, s.code.from_binary);
-    report::write_all(err, line);
+    report::write_all(
+        err, fmt::format("kbdata: code: {} value(s) decoded, {} repaired ({} \\x hex escape(s) "
+                         "decoded, {} invalid \\x hex kept as stored, {} with invalid UTF-8 "
+                         "replaced by U+FFFD, {} from a binary column)\n",
+                         s.code.values, s.code.repaired, s.code.hex_decoded, s.code.hex_invalid,
+                         s.code.utf8_repaired, s.code.from_binary));
   }
 }
 

@@ -41,13 +41,8 @@ std::string sha256_hex(const std::string& bytes) {
   sha256_update(&context, bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
   uint8_t digest[SHA256_DIGEST_SIZE];
   sha256_digest(&context, sizeof digest, digest);
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * sizeof digest);
-  for (uint8_t byte : digest) {
-    out += kHex[byte >> 4];
-    out += kHex[byte & 15];
-  }
+  append_hex(out, digest);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cat_command.h"
+#include "common/calendar.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/filter.h"
@@ -54,8 +55,7 @@ std::optional<int64_t> parse_time_literal(const std::string& where, const std::s
       value.size() > digits && value.find_first_not_of("0123456789", digits) == std::string::npos;
   if (integer) return std::nullopt;
   const int64_t micros = dataset::parse_utc_time(value, "--where '" + where + "'");
-  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); };
-  if (c.logical.kind == Kind::DATE) return floor_div(micros, int64_t{86400} * 1000000);
+  if (c.logical.kind == Kind::DATE) return floor_div(micros, kMicrosPerDay);
   switch (c.logical.unit) {
     case parquet::TimeUnit::MILLIS:
       return floor_div(micros, 1000);

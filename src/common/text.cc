@@ -180,7 +180,6 @@ void append_utf8_repaired(std::string& out, std::string_view bytes) {
 }
 
 void append_json_string(std::string& out, std::string_view utf8) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const uint8_t* p = as_bytes(utf8);
   const size_t n = utf8.size();
   out.push_back('"');
@@ -195,7 +194,7 @@ void append_json_string(std::string& out, std::string_view utf8) {
     if (escape != 0) {
       out.append(utf8.data() + run_start, i - run_start);
       if (escape == 'u') {
-        const char sequence[] = {'\\', 'u', '0', '0', kHex[p[i] >> 4], kHex[p[i] & 15]};
+        const char sequence[] = {'\\', 'u', '0', '0', hex_digit(p[i] >> 4), hex_digit(p[i])};
         out.append(sequence, sizeof(sequence));
       } else {
         const char sequence[] = {'\\', escape};
@@ -254,6 +253,16 @@ const char* terminal_escape(uint32_t code_point) {
       return "\\u2069";
     default:
       return nullptr;
+  }
+}
+
+void append_hex(std::string& out, std::span<const uint8_t> bytes) {
+  const size_t at = out.size();
+  out.resize(at + 2 * bytes.size());
+  char* p = out.data() + at;
+  for (uint8_t b : bytes) {
+    *p++ = hex_digit(b >> 4);
+    *p++ = hex_digit(b);
   }
 }
 

@@ -54,6 +54,16 @@ void append_terminal_safe(std::string& out, std::string_view utf8, bool keep_lay
 // characters. Returns the width appended, in code points.
 size_t append_table_cell(std::string& out, std::string_view utf8, size_t max_width);
 
+// Hexadecimal, the one place: a nibble's digit (lower case; `upper` for percent-encoding), and
+// bytes appended as two lower-case digits each (digests, bytea, \x escapes).
+[[nodiscard]] constexpr char hex_digit(unsigned nibble, bool upper = false) {
+  return (upper ? "0123456789ABCDEF" : "0123456789abcdef")[nibble & 15];
+}
+void append_hex(std::string& out, std::span<const uint8_t> bytes);
+inline void append_hex(std::string& out, std::string_view bytes) {
+  append_hex(out, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+}
+
 // The width tables cut cells at, in code points ("…" included).
 inline constexpr size_t kTableCellWidth = 40;
 

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "common/calendar.h"
 #include "common/error.h"
 #include "parquet/schema.h"
 
@@ -204,16 +205,6 @@ int64_t to_micros(int64_t value, parquet::TimeUnit unit) {
 
 namespace {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
-
 bool digits(const std::string& s, size_t pos, size_t n, int& out) {
   if (pos + n > s.size()) return false;
   out = 0;
@@ -268,7 +259,7 @@ int64_t parse_utc_time(const std::string& text, const std::string& what) {
       (month == 2 && day == 29 && !leap) || hour > 23 || minute > 59 || second > 59) {
     return fail();
   }
-  int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  int64_t days = days_from_civil(year, month, day);
   return ((days * 24 + hour) * 60 + minute) * 60'000'000LL + second * 1'000'000LL + micros;
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "hub/cache.h"
 #include "hub/curl_api.h"
 
@@ -97,7 +98,6 @@ std::string printable(const std::string& text) {
 }
 
 std::string percent_encode(const std::string& text) {
-  static const char* hex = "0123456789ABCDEF";
   std::string out;
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -105,8 +105,8 @@ std::string percent_encode(const std::string& text) {
       out += c;
     } else {
       out += '%';
-      out += hex[u >> 4];
-      out += hex[u & 15];
+      out += hex_digit(u >> 4, true);
+      out += hex_digit(u, true);
     }
   }
   return out;

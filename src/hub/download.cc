@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/text.h"
 #include "hub/curl_api.h"
 
 namespace kbdata::hub {
@@ -51,12 +52,8 @@ class Hasher {
     } else {
       sha1_digest(&sha1_, size, digest);
     }
-    static const char* hex = "0123456789abcdef";
     std::string out;
-    for (size_t i = 0; i < size; ++i) {
-      out += hex[digest[i] >> 4];
-      out += hex[digest[i] & 15];
-    }
+    append_hex(out, std::span<const uint8_t>(digest, size));
     return out;
   }
 

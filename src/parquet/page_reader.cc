@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/text.h"
 #include "parquet/compression.h"
 
 namespace kbdata::parquet {
@@ -23,9 +24,8 @@ constexpr size_t kFirstHeaderGuess = 64u << 10;
 }
 
 std::string hex32(uint32_t v) {
-  static const char* digits = "0123456789abcdef";
   std::string out = "0x";
-  for (int shift = 28; shift >= 0; shift -= 4) out += digits[(v >> shift) & 0xF];
+  for (int shift = 28; shift >= 0; shift -= 4) out += hex_digit(v >> shift);
   return out;
 }
 

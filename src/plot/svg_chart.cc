@@ -10,6 +10,7 @@
 #include <span>
 #include <string_view>
 
+#include "common/calendar.h"
 #include "common/error.h"
 #include "common/text.h"
 
@@ -352,8 +353,6 @@ Axis y_axis(double vmin, double vmax, bool log) {
 }
 
 // ---- x axis ------------------------------------------------------------------------------
-
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 std::chrono::year_month_day civil_date(int64_t time_us) {
   return std::chrono::year_month_day{

@@ -1,5 +1,7 @@
 #include "report/text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -31,16 +33,10 @@ Format parse_format(const std::string& text) {
 }
 
 std::string format_score(double seconds) {
-  char buf[64];
   if (std::isnan(seconds) || std::isinf(seconds)) return double_text(seconds);
-  if (std::fabs(seconds) < 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.2f µs", seconds * 1e6);
-  } else if (std::fabs(seconds) < 1.0) {
-    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
-  }
-  return buf;
+  if (std::fabs(seconds) < 1e-3) return fmt::format("{:.2f} µs", seconds * 1e6);
+  if (std::fabs(seconds) < 1.0) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} s", seconds);
 }
 
 // A string made safe for one table cell: control characters and bidirectional overrides escaped

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 
+#include "common/text.h"
 #include "synth/random.h"
 
 namespace kbdata::synth {
@@ -371,13 +372,13 @@ void expand(std::string_view tmpl, const Lineage& l, int block, std::string_view
       }
       out.append("}\n\n# packed swizzle / scale-factor layout, generated offline\n_LUT = [\n");
       const size_t lut_end = out.size() + table_bytes * 2 / 3;
-      static constexpr char kHex[] = "0123456789abcdef";
       while (out.size() < lut_end) {
         out.append("   ");
         for (int d = 0; d < 8; ++d) {
           out.append(" 0x");
           uint64_t bits = table_rng.next();
-          for (int h = 0; h < 8; ++h) out.push_back(kHex[(bits >> (4 * h)) & 15]);
+          for (int h = 0; h < 8; ++h)
+            out.push_back(hex_digit(static_cast<unsigned>(bits >> (4 * h))));
           out.push_back(',');
         }
         out.push_back('\n');

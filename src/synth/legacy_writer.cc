@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/text.h"
 #include "dataset/legacy_schema.h"
 #include "synth/random.h"
 
@@ -261,13 +262,8 @@ std::string legacy_stored_code(const CodeKey& key, std::string_view problem) {
     code.insert(at == std::string::npos ? 0 : at + 3, "caf\xE9: ");
   }
   if (!stored_as_hex_escape(key)) return code;
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string hex = "\\x";
-  hex.reserve(2 + 2 * code.size());
-  for (unsigned char ch : code) {
-    hex.push_back(kHex[ch >> 4]);
-    hex.push_back(kHex[ch & 15]);
-  }
+  append_hex(hex, code);
   return hex;
 }
 

@@ -1,5 +1,6 @@
 #include "synth/seed_database.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "common/calendar.h"
 #include "common/text.h"
 #include "dataset/registry.h"
 #include "platform/connection.h"
@@ -48,24 +50,18 @@ void copy_text(std::string& out, std::string_view value) {
 
 // A bytea value in COPY text: the hex form `\x...`, its backslash escaped.
 void copy_bytea(std::string& out, std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out += "\\\\x";
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
+  append_hex(out, bytes);
 }
 
 std::string timestamp(int64_t us) {
-  time_t seconds = static_cast<time_t>(us >= 0 ? us / 1'000'000 : (us - 999'999) / 1'000'000);
-  int64_t micros = us - static_cast<int64_t>(seconds) * 1'000'000;
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<long long>(micros));
-  return buffer;
+  const int64_t days = floor_div(us, kMicrosPerDay);
+  const int64_t micros_of_day = us - days * kMicrosPerDay;
+  const int64_t seconds = micros_of_day / 1'000'000;
+  const CivilDate date = civil_from_days(days);
+  return fmt::format("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}.{:06d}+00", date.year, date.month,
+                     date.day, seconds / 3600, seconds / 60 % 60, seconds % 60,
+                     micros_of_day % 1'000'000);
 }
 
 // A JSON string literal. REQUIRES: `text` is well-formed UTF-8 (all seeded text is).

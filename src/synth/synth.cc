@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "common/calendar.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "synth/dataset_card.h"
@@ -21,14 +22,7 @@ namespace kbdata::synth {
 namespace {
 
 // Microseconds since the Unix epoch of 00:00 UTC on the date (proleptic Gregorian).
-constexpr int64_t date_us(int y, int m, int d) {
-  y -= m <= 2 ? 1 : 0;
-  const int era = (y >= 0 ? y : y - 399) / 400;
-  const int yoe = y - era * 400;
-  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return (int64_t{era} * 146097 + doe - 719468) * 86'400'000'000LL;
-}
+constexpr int64_t date_us(int y, int m, int d) { return days_from_civil(y, m, d) * kMicrosPerDay; }
 
 // The modelling parameters the registry does not hold, per leaderboard name. `full` is the number
 // of submissions at full scale (the flat file keeps about 90% after deduplication).

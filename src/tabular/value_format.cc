@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/calendar.h"
 #include "common/text.h"
 
 namespace kbdata::tabular {
@@ -18,7 +19,6 @@ namespace {
 
 __extension__ typedef unsigned __int128 UInt128;
 
-constexpr int64_t kSecondsPerDay = 86400;
 constexpr int64_t kNanosPerSecond = 1000000000;
 constexpr int64_t kNanosPerDay = kSecondsPerDay * kNanosPerSecond;
 constexpr int64_t kJulianDayOfUnixEpoch = 2440588;
@@ -261,23 +261,12 @@ bool append_decimal(std::string& out, std::span<const uint8_t> big_endian, int32
 }
 
 void append_date(std::string& out, int64_t days) {
-  // civil_from_days, from Howard Hinnant's "chrono-Compatible Low-Level Date Algorithms".
-  const int64_t z = days + 719468;  // days since 0000-03-01
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t day_of_era = z - era * 146097;  // [0, 146096]
-  const int64_t year_of_era =
-      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const int64_t day_of_year =
-      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-  const int64_t shifted_month = (5 * day_of_year + 2) / 153;  // [0, 11], March first
-  const int64_t day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-  const int64_t month = shifted_month < 10 ? shifted_month + 3 : shifted_month - 9;
-  const int64_t year = year_of_era + era * 400 + (month <= 2 ? 1 : 0);
-  append_year(out, year);
+  const CivilDate date = civil_from_days(days);
+  append_year(out, date.year);
   out.push_back('-');
-  append_two_digits(out, month);
+  append_two_digits(out, date.month);
   out.push_back('-');
-  append_two_digits(out, day);
+  append_two_digits(out, date.day);
 }
 
 void append_time(std::string& out, int64_t value, TimeUnit unit) {
@@ -330,13 +319,12 @@ void append_int96_timestamp(std::string& out, std::span<const uint8_t> int96) {
 }
 
 void append_uuid(std::string& out, std::span<const uint8_t> uuid) {
-  static constexpr char kHex[] = "0123456789abcdef";
   char text[36];
   size_t pos = 0;
   for (size_t k = 0; k < 16; ++k) {
     if (k == 4 || k == 6 || k == 8 || k == 10) text[pos++] = '-';
-    text[pos++] = kHex[uuid[k] >> 4];
-    text[pos++] = kHex[uuid[k] & 15];
+    text[pos++] = hex_digit(uuid[k] >> 4);
+    text[pos++] = hex_digit(uuid[k]);
   }
   out.append(text, sizeof(text));
 }

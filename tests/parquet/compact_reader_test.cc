@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "support/compact_writer.h"
 
 namespace kbdata::parquet::thrift {
 namespace {
@@ -16,16 +17,10 @@ struct Bytes {
   std::vector<int16_t> stack;
 
   Bytes& varint(uint64_t v) {
-    while (v >= 0x80) {
-      out.push_back(static_cast<uint8_t>(v | 0x80));
-      v >>= 7;
-    }
-    out.push_back(static_cast<uint8_t>(v));
+    kbdata::testing::put_uleb(out, v);
     return *this;
   }
-  Bytes& zigzag(int64_t v) {
-    return varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-  }
+  Bytes& zigzag(int64_t v) { return varint(kbdata::testing::zigzag_of(v)); }
   Bytes& field(int16_t id, Type type) {
     int delta = id - last;
     if (delta > 0 && delta <= 15) {

@@ -17,6 +17,7 @@
 #include "parquet/encoding/delta_length_byte_array.h"
 #include "parquet/encoding/value_decoders.h"
 #include "parquet/values.h"
+#include "support/compact_writer.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -25,17 +26,8 @@ using Bytes = std::vector<uint8_t>;
 
 // --- A reference encoder, written from the spec independently of the decoder. ---
 
-void put_uleb(Bytes& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(value));
-}
-
-void put_zigzag(Bytes& out, int64_t value) {
-  put_uleb(out, (static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63));
-}
+using kbdata::testing::put_uleb;
+using kbdata::testing::put_zigzag;
 
 int bits_needed(uint64_t value) {
   int bits = 0;

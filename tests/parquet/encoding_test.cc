@@ -15,6 +15,7 @@
 #include "parquet/encoding/plain_decoder.h"
 #include "parquet/encoding/rle_bit_packed.h"
 #include "parquet/values.h"
+#include "support/compact_writer.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -23,13 +24,7 @@ using Bytes = std::vector<uint8_t>;
 
 // --- A reference encoder, written from the spec independently of the decoders. ---
 
-void put_uleb(Bytes& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(value));
-}
+using kbdata::testing::put_uleb;
 
 void put_le32(Bytes& out, uint32_t value) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(value >> (8 * i)));

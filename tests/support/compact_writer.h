@@ -22,21 +22,31 @@ enum class Wire : uint8_t {
   STRUCT = 12,
 };
 
+// The tests' reference varints, written from the specs independently of src/common/varint.h
+// (which they check): ULEB128 and zigzag.
+inline void put_uleb(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+inline uint64_t zigzag_of(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+inline void put_zigzag(std::vector<uint8_t>& out, int64_t v) { put_uleb(out, zigzag_of(v)); }
+
 class CompactWriter {
  public:
   std::vector<uint8_t> bytes;
 
   CompactWriter& varint(uint64_t v) {
-    while (v >= 0x80) {
-      bytes.push_back(static_cast<uint8_t>(v | 0x80));
-      v >>= 7;
-    }
-    bytes.push_back(static_cast<uint8_t>(v));
+    put_uleb(bytes, v);
     return *this;
   }
-  CompactWriter& zigzag(int64_t v) {
-    return varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-  }
+  CompactWriter& zigzag(int64_t v) { return varint(zigzag_of(v)); }
   CompactWriter& field(int16_t id, Wire type) {
     int delta = id - last_;
     if (delta > 0 && delta <= 15) {

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <string>
 
+#include "common/byte_cursor.h"
 #include "common/error.h"
+#include "common/varint.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -17,19 +19,21 @@ constexpr size_t kScratchValues = 1024;
   throw FormatError("DELTA_BINARY_PACKED " + message);
 }
 
-// ULEB128 of at most 10 bytes at data[pos], advancing pos.
+// ULEB128 of at most 10 bytes at data[pos] (ByteCursor's reading), advancing pos; the error
+// names the encoding and the field.
 uint64_t read_uleb(std::span<const uint8_t> data, size_t& pos, const char* what) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (pos >= data.size()) fail(std::string(what) + " is cut off by the end of the data");
-    const uint8_t byte = data[pos++];
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    if ((byte & 0x80) == 0) return value;
+  ByteCursor cursor(data.subspan(std::min(pos, data.size())));
+  try {
+    const uint64_t value = cursor.read_uleb128(what);
+    pos += cursor.position();
+    return value;
+  } catch (const FormatError&) {
+    fail(std::string(what) + (cursor.at_end() ? " is cut off by the end of the data"
+                                              : " is a varint longer than 10 bytes"));
   }
-  fail(std::string(what) + " is a varint longer than 10 bytes");
 }
 
-uint64_t unzigzag(uint64_t value) { return (value >> 1) ^ (~(value & 1) + 1); }
+uint64_t unzigzag(uint64_t value) { return static_cast<uint64_t>(zigzag_decode(value)); }
 
 }  // namespace
 

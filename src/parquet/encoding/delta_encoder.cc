@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "common/varint.h"
 #include "parquet/encoding/rle_encoder.h"
 
 namespace kbdata::parquet {
@@ -16,7 +17,7 @@ constexpr size_t kMiniblocks = 4;
 constexpr size_t kMiniblockSize = kBlockSize / kMiniblocks;
 
 void put_zigzag(int64_t value, std::vector<uint8_t>& out) {
-  put_uleb128((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63), out);
+  append_uleb128(out, zigzag_encode(value));
 }
 
 // Packs kMiniblockSize values of `width` (0..64) bits, least significant bit first, appending
@@ -53,9 +54,9 @@ void encode_stream(const uint8_t* src, size_t n, std::vector<uint8_t>& out) {
     std::memcpy(&value, src + i * sizeof(U), sizeof(U));
     return value;
   };
-  put_uleb128(kBlockSize, out);
-  put_uleb128(kMiniblocks, out);
-  put_uleb128(n, out);
+  append_uleb128(out, kBlockSize);
+  append_uleb128(out, kMiniblocks);
+  append_uleb128(out, n);
   if (n == 0) {
     put_zigzag(0, out);
     return;

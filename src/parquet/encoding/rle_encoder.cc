@@ -4,6 +4,8 @@
 #include <bit>
 #include <cassert>
 
+#include "common/varint.h"
+
 namespace kbdata::parquet {
 namespace {
 
@@ -17,14 +19,6 @@ constexpr uint64_t kMaxRepeatedRun = (uint64_t{1} << 31) - 1;
 }  // namespace
 
 int bit_width_for(uint64_t max_value) { return static_cast<int>(std::bit_width(max_value)); }
-
-void put_uleb128(uint64_t value, std::vector<uint8_t>& out) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(value));
-}
 
 void pack_bit_packed_groups(std::span<const uint32_t> values, int bit_width,
                             std::vector<uint8_t>& out) {
@@ -98,7 +92,7 @@ void RleBitPackedEncoder::end_group() {
 }
 
 void RleBitPackedEncoder::write_literal_run() {
-  put_uleb128(literals_.size() / 8 << 1 | 1, runs_);
+  append_uleb128(runs_, literals_.size() / 8 << 1 | 1);
   pack_bit_packed_groups(literals_, bit_width_, runs_);
   literals_.clear();
 }
@@ -108,7 +102,7 @@ void RleBitPackedEncoder::write_repeated_run() {
   uint64_t left = repeat_count_;
   while (left != 0) {
     const uint64_t count = std::min(left, kMaxRepeatedRun);
-    put_uleb128(count << 1, runs_);
+    append_uleb128(runs_, count << 1);
     for (int i = 0; i < value_bytes; ++i) {
       runs_.push_back(static_cast<uint8_t>(current_value_ >> (8 * i)));
     }

@@ -77,7 +77,4 @@ void encode_levels(std::span<const int16_t> levels, int max_level, std::vector<u
 void pack_bit_packed_groups(std::span<const uint32_t> values, int bit_width,
                             std::vector<uint8_t>& out);
 
-// Appends `value` as ULEB128 (7 bits a byte, least significant first).
-void put_uleb128(uint64_t value, std::vector<uint8_t>& out);
-
 }  // namespace kbdata::parquet

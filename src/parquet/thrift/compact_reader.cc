@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/varint.h"
 
 namespace kbdata::parquet::thrift {
 namespace {
@@ -88,10 +89,7 @@ bool CompactReader::next_field(FieldHeader& field) {
   return true;
 }
 
-int64_t CompactReader::read_zigzag(const char* what) {
-  uint64_t raw = read_varint(what);
-  return static_cast<int64_t>(raw >> 1) ^ -static_cast<int64_t>(raw & 1);
-}
+int64_t CompactReader::read_zigzag(const char* what) { return zigzag_decode(read_varint(what)); }
 
 void CompactReader::check_type(const FieldHeader& field, Type expected, const char* what) const {
   Type actual = field.type;

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "common/varint.h"
+
 namespace kbdata::parquet::thrift {
 
 void CompactWriter::begin_struct() {
@@ -100,17 +102,8 @@ void CompactWriter::write_string_element(std::string_view value) {
   out_.insert(out_.end(), value.begin(), value.end());
 }
 
-void CompactWriter::write_varint(uint64_t value) {
-  while (value >= 0x80) {
-    out_.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out_.push_back(static_cast<uint8_t>(value));
-}
+void CompactWriter::write_varint(uint64_t value) { append_uleb128(out_, value); }
 
-void CompactWriter::write_zigzag(int64_t value) {
-  // Arithmetic shift of the sign into every bit; the left shift is done unsigned to avoid UB.
-  write_varint((static_cast<uint64_t>(value) << 1) ^ static_cast<uint64_t>(value >> 63));
-}
+void CompactWriter::write_zigzag(int64_t value) { write_varint(zigzag_encode(value)); }
 
 }  // namespace kbdata::parquet::thrift
