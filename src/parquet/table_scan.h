@@ -8,9 +8,9 @@
 //                the rows their statistics and page indexes do not rule out, and every row where a
 //                predicate fails is dropped; the rows left are the group's surviving rows. One
 //                task per predicate column.
-//   2. resident  output columns whose chunk is small (under ScanOptions::stream_bytes compressed)
-//   are decoded
-//                for the surviving rows only, each whole, one task per column. Pages holding no
+//   2. resident  output columns whose chunk is small (under ScanOptions::stream_bytes
+//                compressed) are decoded for the surviving rows only, each whole, one task per
+//                column. Pages holding no
 //                surviving row are not read (their locations come from the OffsetIndex, or from a
 //                walk of the page headers that reads no page body); rows between survivors inside
 //                a page are skipped by the decoders without being produced.
