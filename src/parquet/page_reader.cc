@@ -38,12 +38,44 @@ static_assert(std::numeric_limits<decltype(PageHeader::uncompressed_page_size)>:
 
 }  // namespace
 
+namespace {
+
+// The largest storage a PageBuffer of this thread left behind, for the thread's next PageBuffer:
+// one buffer a thread, at most kMaxSpareBytes, freed when the thread ends.
+constexpr size_t kMaxSpareBytes = size_t{256} << 20;
+
+struct SpareStorage {
+  std::unique_ptr<uint8_t[]> data;
+  size_t capacity = 0;
+};
+
+thread_local SpareStorage spare_storage;
+
+}  // namespace
+
+PageBuffer::~PageBuffer() {
+  SpareStorage& spare = spare_storage;
+  if (capacity_ > spare.capacity && capacity_ <= kMaxSpareBytes) {
+    spare.data = std::move(data_);
+    spare.capacity = capacity_;
+  }
+}
+
 std::span<uint8_t> PageBuffer::reset(size_t size) {
   if (size > capacity_ || (capacity_ > kKeepBytes && size < capacity_ / 4)) {
     data_.reset();  // before allocating: the old and the new storage are never held together
     capacity_ = 0;
-    data_ = std::make_unique_for_overwrite<uint8_t[]>(size);
-    capacity_ = size;
+    SpareStorage& spare = spare_storage;
+    if (spare.capacity >= size && !(spare.capacity > kKeepBytes && size < spare.capacity / 4)) {
+      data_ = std::move(spare.data);
+      capacity_ = spare.capacity;
+      spare.capacity = 0;
+    } else {
+      spare.data.reset();  // too small: freed first, as the old storage is
+      spare.capacity = 0;
+      data_ = std::make_unique_for_overwrite<uint8_t[]>(size);
+      capacity_ = size;
+    }
   }
   return {data_.get(), size};
 }

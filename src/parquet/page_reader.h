@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "common/uninit_allocator.h"
@@ -38,8 +39,22 @@ class PageBuffer {
   // than a quarter of the capacity releases it, so one huge page does not pin it for the chunk.
   static constexpr size_t kKeepBytes = size_t{64} << 20;
 
+  PageBuffer() = default;
+  PageBuffer(PageBuffer&& other) noexcept
+      : data_(std::move(other.data_)), capacity_(std::exchange(other.capacity_, 0)) {}
+  PageBuffer& operator=(PageBuffer&& other) noexcept {
+    data_ = std::move(other.data_);
+    capacity_ = std::exchange(other.capacity_, 0);
+    return *this;
+  }
+  // Hands its storage to the thread's spare (below) when that is the larger.
+  ~PageBuffer();
+
   // `size` bytes of uninitialised storage, valid until the next reset(). Growing frees the old
-  // storage first: two large pages are never held at once.
+  // storage first: two large pages are never held at once. Storage a PageBuffer of the same
+  // thread left behind is taken when it is large enough (a scan opens readers unit after unit on
+  // each worker: without it every page of DuckDB's 100 MB pages would be mapped afresh, and
+  // fault in again page by page).
   std::span<uint8_t> reset(size_t size);
 
  private:
