@@ -4,8 +4,9 @@
 // `full` synthetic set in three layouts.
 //
 //   duckdb_compare [--rounds N] [--heavy-rounds N] [--problem NAME] [--tasks a,b,...]
-//                  [--layouts published,kbdata,duckdb] [--data-root DIR] [--tmp DIR]
+//                  [--layouts published,kbdata,duckdb] [--data-root DIR] [--tmp DIR] [--show-sql]
 //
+// --show-sql prints each task's two command lines (kbdata's, and DuckDB's SQL) and times nothing.
 // Layouts, under --data-root (default build/bench-data of the source tree; `make bench` makes
 // them):
 //   published  synth-published/nvidia_nvfp4_submissions.parquet
@@ -510,7 +511,7 @@ int main(int argc, char** argv) {
   std::string tmp_root = KBDATA_BINARY_DIR;
   std::vector<std::string> only;
   std::vector<std::string> layouts = {"published", "kbdata", "duckdb"};
-  bool usage = false;
+  bool usage = false, show_sql = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc) {
@@ -525,6 +526,8 @@ int main(int argc, char** argv) {
       layouts = split(argv[++i], ',');
     } else if (a == "--data-root" && i + 1 < argc) {
       root = argv[++i];
+    } else if (a == "--show-sql") {
+      show_sql = true;
     } else if (a == "--tmp" && i + 1 < argc) {
       tmp_root = argv[++i];
     } else {
@@ -538,7 +541,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: duckdb_compare [--rounds N] [--heavy-rounds N] [--problem NAME] "
                  "[--tasks a,b,...] [--layouts published,kbdata,duckdb] [--data-root DIR] "
-                 "[--tmp DIR]\n");
+                 "[--tmp DIR] [--show-sql]\n");
     return 2;
   }
   const fs::path tmp = fs::path(tmp_root) / ("duckdb-compare-" + std::to_string(::getpid()));
@@ -578,15 +581,16 @@ int main(int argc, char** argv) {
                         ctx.out_path)
                     .out,
                 ',')[0];
-      read_through(path);
+      if (!show_sql) read_through(path);
       std::printf("\n%s layout (%s, %.2f GB), progression of user %s; load average %s\n\n",
                   layout.c_str(), fs::canonical(file).c_str(),
                   static_cast<double>(fs::file_size(file)) / 1e9, user.c_str(),
                   load_average().c_str());
-      std::printf(
-          "| task | kbdata wall | DuckDB wall | time ratio (range) | kbdata peak | DuckDB peak | "
-          "peak ratio | kbdata CPU | DuckDB CPU | rounds | met | checked |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      if (!show_sql)
+        std::printf(
+            "| task | kbdata wall | DuckDB wall | time ratio (range) | kbdata peak | DuckDB peak | "
+            "peak ratio | kbdata CPU | DuckDB CPU | rounds | met | checked |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       std::fflush(stdout);
       ctx.kbdata_out = (tmp / "kbdata.out").string();
       ctx.duckdb_out = (tmp / "duckdb.out").string();
@@ -595,6 +599,11 @@ int main(int argc, char** argv) {
         if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
               return t.name.rfind(o, 0) == 0;
             })) {
+          continue;
+        }
+        if (show_sql) {
+          std::printf("- %s\n  - `%s`\n  - `%s`\n", t.name.c_str(), command_line(t.kbdata).c_str(),
+                      t.scaling ? command_line(t.other).c_str() : t.sql.c_str());
           continue;
         }
         remove_outputs(ctx);
