@@ -46,17 +46,20 @@
 // once, untimed, into the page cache.
 //
 // Each run is a fork + exec with stdout to a file: wall time from fork to exit; peak RSS and CPU
-// time (user + system, every thread) from wait4's rusage. This parent holds a few MB when it
-// forks (Linux counts the forked image's RSS in the child's peak; the parent's own peak is
-// printed at the end). Checks (a failure ends the program with status 1): top's users and scores;
-// progression's row count and final running best; records' submission ids in order; fastest's
-// submission id; stats' rows, users and code bytes per leaderboard; extract's file count; the
-// Parquet outputs' count(*), sum(score) and sum(code_id), read back by DuckDB.
+// time (user + system, every thread) from wait4's rusage. Linux counts the pages a forked child
+// inherits in its peak, so the parent returns freed heap (malloc_trim) before each fork, and each
+// layout's header gives the peak of /bin/true run the same way: the floor of every peak.
+//
+// Checks (a failure ends the program with status 1): top's users and scores; progression's
+// submission ids and running bests; records' submission ids in order; fastest's submission id;
+// stats' rows, users and code bytes per leaderboard; extract's file count; the Parquet outputs'
+// count(*), sum(score) and sum(code_id), read back by DuckDB; the thread counts' identical stdout.
 //
 // Prints a Markdown table per layout: each side's median wall time, peak RSS and CPU time, the
 // ratio kbdata / DuckDB of time (median of the per-round ratios, with their range) and of peak RSS
 // (medians) against issue 18's targets (both ≤ 0.5), and the load average before and after.
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,6 +106,8 @@ Run measure(const std::vector<std::string>& argv, const std::string& out_path) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Linux counts the pages a forked child inherits in its peak RSS: give freed heap back first.
+  ::malloc_trim(0);
   const auto start = Clock::now();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
@@ -582,10 +587,13 @@ int main(int argc, char** argv) {
                     .out,
                 ',')[0];
       if (!show_sql) read_through(path);
-      std::printf("\n%s layout (%s, %.2f GB), progression of user %s; load average %s\n\n",
-                  layout.c_str(), fs::canonical(file).c_str(),
-                  static_cast<double>(fs::file_size(file)) / 1e9, user.c_str(),
-                  load_average().c_str());
+      const double floor_mb = measure({"/bin/true"}, ctx.out_path).peak_mb;
+      std::printf(
+          "\n%s layout (%s, %.2f GB), progression of user %s; load average %s; /bin/true run as "
+          "the tasks are peaks at %.1f MB\n\n",
+          layout.c_str(), fs::canonical(file).c_str(),
+          static_cast<double>(fs::file_size(file)) / 1e9, user.c_str(), load_average().c_str(),
+          floor_mb);
       if (!show_sql)
         std::printf(
             "| task | kbdata wall | DuckDB wall | time ratio (range) | kbdata peak | DuckDB peak | "
