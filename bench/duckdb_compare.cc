@@ -560,6 +560,17 @@ int main(int argc, char** argv) {
         "duckdb_compare: problem %s, %d rounds (heavy tasks %d), DuckDB with its default "
         "threads, kbdata with its default threads; load average %s\n",
         problem.c_str(), rounds, heavy_rounds, load_average().c_str());
+    {  // DuckDB's fixed cost, part of every DuckDB figure: start, open a database, SELECT 1, exit.
+      std::vector<double> wall, peak;
+      for (int r = 0; r < 5; ++r) {
+        const Run run = measure({ctx.duckdb_query, "SELECT 1"}, ctx.out_path);
+        wall.push_back(run.seconds);
+        peak.push_back(run.peak_mb);
+      }
+      std::printf(
+          "DuckDB's start-up (duckdb_query 'SELECT 1', median of 5): %.3f s, %.1f MB peak\n",
+          median(wall), median(peak));
+    }
     for (const std::string& layout : layouts) {
       const fs::path file = root / sources.at(layout) / kFile;
       if (layout == "duckdb" && !fs::exists(file)) {
