@@ -8,7 +8,7 @@ CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
 SAMPLE     := data/sample
 
-.PHONY: all deps build demo check test soak sanitize bench fixtures clean fuzz format format-check
+.PHONY: all deps build demo check test soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
 
 all: build
 
@@ -82,36 +82,43 @@ sanitize: deps
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
 
-# Benchmarks (bench/README.md): generates the data files once (minutes; the large one needs ~11 GB
-# of RAM) and the full synthetic sets (`kbdata synth`), builds in Release and runs the programs.
-# Figures are ratios within one run. duckdb_compare (kbdata against DuckDB, docs/BENCHMARKS.md)
-# takes about 40 minutes on 2 busy cores: DuckDB's dedup and convert of the 1.37 GB file take
-# about 100 s and 7-8 GB of RAM each run.
-bench: deps
-	node bench/make-bench-data.mjs
-	node bench/make-bench-data.mjs --large
-	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata decode_bench memory_bench write_bench load_bench duckdb_compare dedup_bench
-	@# The full flat synthetic set in both layouts (~1.5 min each), made again when absent or when
-	@# the sources that decide its bytes (synth, the writer's options) changed since it was made.
-	stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
+# Benchmarks (bench/README.md, docs/BENCHMARKS.md): builds in Release, makes the full synthetic set
+# in two layouts once (`kbdata synth`, ~1 min each; made again when the sources that decide its
+# bytes change) and runs the comparison of the kbdata binary with DuckDB (duckdb_compare, ~12 min on
+# 2 cores: it writes build/bench-data/duckdb-copy/ with DuckDB first; DuckDB's dedup and convert of
+# the 1.37 GB file take 6-8 GB of RAM each) and decode_bench. Figures are ratios within one run.
+BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
 	for layout in published kbdata; do \
 	  out=build/bench-data/synth-$$layout; \
 	  if [ ! -f $$out/nvidia_nvfp4_submissions.parquet ] || \
 	     [ "$$(cat $$out/.stamp 2>/dev/null)" != "$$stamp" ]; then \
 	    rm -rf $$out; \
+	    if [ $$layout = published ]; then rm -rf build/bench-data/duckdb-copy; fi; \
 	    $(BUILD)-bench/kbdata synth --scale full --family flat --seed 1 --layout $$layout \
 	      --out $$out && echo $$stamp > $$out/.stamp || exit 1; \
 	  fi; \
 	done
+bench: deps
+	node bench/make-bench-data.mjs
+	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata duckdb_query duckdb_compare decode_bench
+	@$(BENCH_SYNTH)
+	$(BUILD)-bench/bench/duckdb_compare
 	$(BUILD)-bench/bench/decode_bench
+
+# The diagnostics of single library layers (bench/README.md): memory, writer, loader, fuzzy dedup,
+# export against PostgreSQL's COPY (a throwaway server, ~3 min). The large file needs ~11 GB of RAM.
+bench-diagnostics: deps
+	node bench/make-bench-data.mjs
+	node bench/make-bench-data.mjs --large
+	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata memory_bench write_bench load_bench dedup_bench
+	@$(BENCH_SYNTH)
 	$(BUILD)-bench/bench/memory_bench
 	$(BUILD)-bench/bench/write_bench
 	$(BUILD)-bench/bench/load_bench
-	@# kbdata export against COPY of the same queries on a throwaway PostgreSQL server.
 	bench/export_bench.sh $(BUILD)-bench/kbdata medium
 	$(BUILD)-bench/bench/dedup_bench
-	$(BUILD)-bench/bench/duckdb_compare
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each
