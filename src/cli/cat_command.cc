@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/input_file.h"
 #include "cli/row_filter_options.h"
 #include "common/closest_name.h"
 #include "common/error.h"
@@ -78,7 +79,8 @@ bool all_flat(const FileReader& reader, const std::vector<int>& selected) {
 
 void run_cat(const CatOptions& options, std::FILE* out) {
   refuse_repeated_columns(options.columns);
-  auto reader = FileReader::open(options.path, {.verify_checksums = options.verify_checksums});
+  auto reader = FileReader::open(open_input_file(options.path, options.verbose ? stderr : nullptr),
+                                 {.verify_checksums = options.verify_checksums});
   try {
     const std::vector<int> selected = resolve_columns(*reader, options.columns);
     // --where: pruned by statistics and page indexes, then tested row by row on the conditions'

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cli/input_file.h"
 #include "cli/output.h"
 #include "common/text.h"
 #include "parquet/file_reader.h"
@@ -436,7 +437,7 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
 }  // namespace
 
 void run_inspect(const InspectOptions& options, std::FILE* out) {
-  auto reader = FileReader::open(options.path);
+  auto reader = FileReader::open(open_input_file(options.path, options.verbose ? stderr : nullptr));
   std::string text = options.json
                          ? inspect_json(*reader).dump(
                                2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +

@@ -155,7 +155,13 @@ int main(int argc, char** argv) {
   kbdata::cli::InspectOptions inspect;
   CLI::App* inspect_cmd = app.add_subcommand(
       "inspect", "Describe a Parquet file: schema, row groups, column chunks, statistics");
-  inspect_cmd->add_option("FILE", inspect.path, "Parquet file")->required();
+  inspect_cmd
+      ->add_option("FILE", inspect.path,
+                   "Parquet file, or hf://datasets/OWNER/NAME[@REV]/PATH (needs the network "
+                   "unless the hub's cache holds it)")
+      ->required();
+  inspect_cmd->add_flag("--verbose,-v", inspect.verbose,
+                        "Report an hf:// file's requests and bytes fetched on stderr");
   inspect_cmd->add_flag("--json", inspect.json, "Print the description as JSON");
   inspect_cmd->add_flag("--pages", inspect.pages,
                         "Also print each column chunk's pages from its page index");
@@ -163,7 +169,13 @@ int main(int argc, char** argv) {
   kbdata::cli::CatOptions cat;
   std::string format = "jsonl";
   CLI::App* cat_cmd = app.add_subcommand("cat", "Print the rows of a Parquet file");
-  cat_cmd->add_option("FILE", cat.path, "Parquet file")->required();
+  cat_cmd
+      ->add_option("FILE", cat.path,
+                   "Parquet file, or hf://datasets/OWNER/NAME[@REV]/PATH (needs the network "
+                   "unless the hub's cache holds it)")
+      ->required();
+  cat_cmd->add_flag("--verbose,-v", cat.verbose,
+                    "Report an hf:// file's requests and bytes fetched on stderr");
   cat_cmd
       ->add_option("--columns,-c", cat.columns,
                    "Columns to print, comma-separated, in this order (default: all)")

@@ -14,6 +14,7 @@
 #include "dataset/flat_file_writer.h"
 #include "dataset/flat_schema.h"
 #include "dataset/registry.h"
+#include "hub/remote_data.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
@@ -337,6 +338,13 @@ void SubmissionWriter::finish() {
   std::fflush(out_);
 }
 
+dataset::DataDir scan_data(const std::string& path, std::FILE* log) {
+  if (!hub::is_hf_url(path)) return dataset::scan_data_dir(path);
+  hub::RemoteData remote = hub::open_remote_data(path, {.log = log});
+  if (remote.folder) return dataset::scan_data_dir(*remote.folder);
+  return dataset::scan_data_files(remote.label, remote.paths, remote.source);
+}
+
 dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool list_unreadable) {
   dataset::DataDirChoice choice =
       dataset::choose_data_dir(options.data, std::getenv("KBDATA_DATA"));
@@ -344,7 +352,7 @@ dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool 
     write_all(err, "kbdata: no --data or KBDATA_DATA given; using the bundled sample in " +
                        choice.path + "\n");
   }
-  dataset::DataDir dir = dataset::scan_data_dir(choice.path);
+  dataset::DataDir dir = scan_data(choice.path, options.verbose ? err : nullptr);
   for (const dataset::SkippedFile& f : dir.skipped) {
     if (!f.unreadable) {
       write_all(err, "kbdata: note: " + (std::filesystem::path(dir.path) / f.name).string() +

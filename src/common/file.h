@@ -128,6 +128,25 @@ class CountingFile final : public RandomAccessFile {
   std::atomic<uint64_t> bytes_read_{0};
 };
 
+// Opens files by name: where a data folder's files come from. The local file system
+// (LocalFileSource), or a data set on the hub read remotely (hub/remote_source.h); a data folder
+// holds one so that the readers above it never know which. open() may be called from several
+// threads at once.
+class FileSource {
+ public:
+  virtual ~FileSource() = default;
+  // Throws IoError naming `path` if it cannot be opened.
+  [[nodiscard]] virtual std::unique_ptr<RandomAccessFile> open(const std::string& path) const = 0;
+};
+
+// LocalFile::open.
+class LocalFileSource final : public FileSource {
+ public:
+  [[nodiscard]] std::unique_ptr<RandomAccessFile> open(const std::string& path) const override {
+    return LocalFile::open(path);
+  }
+};
+
 // A sequential byte sink (the Parquet writer's output).
 class OutputSink {
  public:
