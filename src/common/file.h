@@ -197,6 +197,12 @@ class AtomicOutputFile final : public OutputSink {
   void write(std::string_view text) {
     write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   }
+  // Writes `bytes` at `offset` of the temporary, wherever write() is (pieces of one file that
+  // arrive out of order: the parallel ranges of a download). Throws IoError naming the path.
+  void write_at(uint64_t offset, std::span<const uint8_t> bytes);
+  // Reads back `out.size()` bytes at `offset` of the temporary (to hash a file assembled from
+  // pieces). Throws IoError naming the path, also for bytes never written past the end.
+  void read_at(uint64_t offset, std::span<uint8_t> out);
   // Discards everything written so far (a download that must start again from byte 0). Throws
   // IoError naming the path on failure.
   void rewind();
