@@ -74,24 +74,64 @@ class Fatal : public Error {
 };
 
 // One file's download: the temporary its bytes go to, shared by its parts.
+//
+// A split file is hashed in file order while its parts arrive: the bytes of the part at the
+// hashing frontier are hashed as they stream; when that part is complete, the frontier moves to
+// the next one and catches up on its bytes already written by reading them back.
 struct FileJob {
-  explicit FileJob(const TreeFile& f) : file(f) {}
+  explicit FileJob(const TreeFile& f) : file(f), hasher(f) {}
+  struct Part {
+    uint64_t start = 0;
+    uint64_t length = 0;
+    uint64_t received = 0;  // bytes of the part in the temporary
+  };
   const TreeFile& file;
   std::unique_ptr<AtomicOutputFile> out;  // the temporary in blobs/, made by the first request
   int parts_left = 0;
-  bool split = false;  // in several ranges: hashed once assembled
+  bool split = false;       // in several ranges
+  std::vector<Part> parts;  // a split file's, in file order
+  size_t frontier = 0;      // the part being hashed
+  uint64_t hashed = 0;      // bytes of the file hashed so far, from the start
+  Hasher hasher;            // a split file's
+
+  // Hashes, from the temporary, what the parts hold in order past `hashed`.
+  void catch_up() {
+    std::vector<uint8_t> block;
+    while (frontier < parts.size()) {
+      const Part& p = parts[frontier];
+      const uint64_t end = p.start + p.received;
+      if (hashed < end) block.resize(size_t{1} << 20);
+      while (hashed < end) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), end - hashed));
+        out->read_at(hashed, std::span<uint8_t>(block.data(), n));
+        hasher.update(block.data(), n);
+        hashed += n;
+      }
+      if (p.received < p.length) return;
+      ++frontier;
+    }
+  }
+  // `bytes` were just written at `offset`: hashed at once when they continue the hashed bytes.
+  void wrote(size_t part, uint64_t offset, std::span<const uint8_t> bytes) {
+    parts[part].received = offset + bytes.size() - parts[part].start;
+    if (part == frontier && offset == hashed) {
+      hasher.update(bytes.data(), bytes.size());
+      hashed += bytes.size();
+    }
+  }
 };
 
 // One part of a file (the whole file, or one of its ranges when it is split): its requests one
 // after another.
 struct Transfer {
-  Transfer(FileJob& j, std::string resolve, uint64_t first, uint64_t size)
+  Transfer(FileJob& j, std::string resolve, uint64_t first, uint64_t size, size_t index = 0)
       : job(j),
         file(j.file),
         resolve_url(resolve),
         url(resolve),
         start(first),
         length(size),
+        part(index),
         hasher(j.file) {}
 
   FileJob& job;
@@ -100,6 +140,7 @@ struct Transfer {
   std::string url;          // the next request's URL
   uint64_t start = 0;       // of the part in the file
   uint64_t length = 0;      // of the part
+  size_t part = 0;          // its index in job.parts (a split file)
   Hasher hasher;            // over the bytes as they stream (a file in one part)
   uint64_t received = 0;    // bytes of the part in the temporary
   uint64_t received_at_failure = 0;
@@ -211,7 +252,9 @@ size_t on_body(char* data, size_t, size_t size, void* user) {
       const uint64_t from = std::max(piece_start, t.first_wanted());
       const uint64_t to = std::min(piece_end, t.start + t.length);
       if (from < to) {
-        t.out().write_at(from, std::span<const uint8_t>(bytes + (from - piece_start), to - from));
+        const std::span<const uint8_t> kept(bytes + (from - piece_start), to - from);
+        t.out().write_at(from, kept);
+        t.job.wrote(t.part, from, kept);
         *t.total_done += to - from;
         t.received = to - t.start;
       }
@@ -225,6 +268,7 @@ size_t on_body(char* data, size_t, size_t size, void* user) {
     }
     if (t.job.split) {
       t.out().write_at(t.first_wanted(), std::span<const uint8_t>(bytes, size));
+      t.job.wrote(t.part, t.first_wanted(), std::span<const uint8_t>(bytes, size));
     } else {
       t.out().write(std::span<const uint8_t>(bytes, size));
       t.hasher.update(bytes, size);
@@ -288,15 +332,20 @@ class Downloader {
       jobs_.push_back(std::make_unique<FileJob>(f));
       FileJob& job = *jobs_.back();
       const std::string resolve = client_.resolve_url(commit_, f.path);
-      job.split = f.size > part_bytes_;
+      // As many parts as transfers may run at once, none smaller than the part size.
+      const uint64_t wanted = (f.size + part_bytes_ - 1) / part_bytes_;
+      const uint64_t count = std::min<uint64_t>(wanted, static_cast<uint64_t>(jobs));
+      job.split = count > 1;
       if (!job.split) {
         queue.push_back(std::make_unique<Transfer>(job, resolve, 0, f.size));
         ++job.parts_left;
         continue;
       }
-      for (uint64_t at = 0; at < f.size; at += part_bytes_) {
-        queue.push_back(
-            std::make_unique<Transfer>(job, resolve, at, std::min(part_bytes_, f.size - at)));
+      const uint64_t length = (f.size + count - 1) / count;
+      for (uint64_t at = 0; at < f.size; at += length) {
+        const uint64_t part = std::min(length, f.size - at);
+        job.parts.push_back({at, part, 0});
+        queue.push_back(std::make_unique<Transfer>(job, resolve, at, part, job.parts.size() - 1));
         ++job.parts_left;
       }
     }
@@ -401,18 +450,6 @@ class Downloader {
     }
   }
 
-  // The hash of a file assembled from parts, read back from its temporary.
-  std::string hash_assembled(Transfer& t) {
-    Hasher hasher(t.file);
-    std::vector<uint8_t> block(size_t{1} << 20);
-    for (uint64_t at = 0; at < t.file.size; at += block.size()) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), t.file.size - at));
-      t.job.out->read_at(at, std::span<uint8_t>(block.data(), n));
-      hasher.update(block.data(), n);
-    }
-    return hasher.hex_digest();
-  }
-
   [[noreturn]] void fail(const Transfer& t, const std::string& message) {
     throw IoError(t.file.path + ": " + message);
   }
@@ -463,8 +500,9 @@ class Downloader {
     if ((status == 200 || status == 206) && t.received == t.length &&
         (code == CURLE_OK || t.is_data)) {
       t.done = true;
+      if (t.job.split) t.job.catch_up();
       if (--t.job.parts_left > 0) return;
-      const std::string digest = t.job.split ? hash_assembled(t) : t.hasher.hex_digest();
+      const std::string digest = t.job.split ? t.job.hasher.hex_digest() : t.hasher.hex_digest();
       if (digest != t.file.etag) {
         fail(t, std::string("the bytes' ") + (t.file.lfs ? "sha256" : "git blob sha1") + " is " +
                     digest + "; the tree says " + t.file.etag + " (nothing kept)");

@@ -100,8 +100,8 @@ class Pull : public HubTest {
     }
   }
 
-  // Large files in parallel ranges: $KBDATA_HUB_PART_BYTES makes the 300,000-byte file five parts
-  // of 65,536 bytes and the 70,000-byte one two.
+  // Large files in parallel ranges: with $KBDATA_HUB_PART_BYTES at 65,536 and --jobs 4, the
+  // 300,000-byte file comes as four ranges of 75,000 bytes and the 70,000-byte one as two.
   static Launch split() { return with_env({{"KBDATA_HUB_PART_BYTES", "65536"}}); }
 
   struct FaultCase {
@@ -604,9 +604,9 @@ std::vector<std::string> cdn_ranges(const std::vector<nlohmann::json>& requests)
 TEST_F(Pull, ALargeFileComesInParallelRanges) {
   // Slow bodies, so that the parts are seen in progress together.
   Result r = run_fault({{{"chunk_delay_ms", 5}}, true, ""}, {"--jobs", "4"}, split());
-  const std::vector<std::string> expected = {
-      "bytes=0-65535",       "bytes=0-65535",      "bytes=131072-196607", "bytes=196608-262143",
-      "bytes=262144-299999", "bytes=65536-131071", "bytes=65536-69999"};
+  const std::vector<std::string> expected = {"bytes=0-34999",       "bytes=0-74999",
+                                             "bytes=150000-224999", "bytes=225000-299999",
+                                             "bytes=35000-69999",   "bytes=75000-149999"};
   EXPECT_EQ(cdn_ranges(requests()), expected);
   EXPECT_GE(most_cdn_answers_at_once(), 2);
   EXPECT_NE(r.err.find("4 files (4 downloaded"), std::string::npos) << r.err;
@@ -617,7 +617,7 @@ TEST_F(Pull, AFaultInOneRangeResumesThatRange) {
       {fault("cdn", {{"kind", "drop"}, {"path", "nvidia_nvfp4_submissions.parquet"}, {"after", 2}}),
        true, ""},
       {"--jobs", "4"}, split());
-  // Six ranges of the large file: its five parts and the rest of the dropped one.
+  // Five ranges of the large file: its four parts and the rest of the dropped one.
   const std::string blob = sha256_hex(files_[0].bytes);
   int ranges = 0;
   int resumed = 0;
@@ -633,10 +633,10 @@ TEST_F(Pull, AFaultInOneRangeResumesThatRange) {
         std::sscanf(request["range"].get<std::string>().c_str(), "bytes=%llu-%llu", &first, &last),
         2);
     ++ranges;
-    if (first % 65536 != 0) ++resumed;
+    if (first % 75000 != 0) ++resumed;
   }
   EXPECT_EQ(resumed, 1);
-  EXPECT_EQ(ranges, 6);
+  EXPECT_EQ(ranges, 5);
 }
 
 TEST_F(Pull, A200AnsweringARangeGivesThePartFromTheWholeFile) {
@@ -671,6 +671,11 @@ TEST_F(Pull, ASplitFileSurvivesRetriesAndExpiredUrls) {
                      {{"on", "cdn"}, {"kind", "truncate"}, {"after", 4}},
                  })}};
   run_fault({hub, true, ""}, {"--jobs", "3"}, split());
+}
+
+TEST_F(Pull, OneJobDownloadsALargeFileInOneStream) {
+  run_fault({nlohmann::json::object(), true, ""}, {"--jobs", "1"}, split());
+  for (const auto& request : requests()) EXPECT_TRUE(request["range"].is_null()) << request.dump();
 }
 
 }  // namespace
