@@ -95,7 +95,7 @@ for jobs in 1 4; do
     > /dev/null 2>&1
   read -r s rss < "$work/pull.time"
   awk -v j="$jobs" -v s="$s" -v c="$curl_s" -v t="$total" -v rss="$rss" 'BEGIN {
-    printf "pull --jobs %d: %d bytes in %.2f s (%.0f MB/s); curl one after another %.2f s (%.0f MB/s); pull/curl throughput %.2f; peak RSS %d KB\n",
+    printf "pull --jobs %d: %.0f bytes in %.2f s (%.0f MB/s); curl one after another %.2f s (%.0f MB/s); pull/curl throughput %.2f; peak RSS %d KB\n",
       j, t, s, t / s / 1e6, c, t / c / 1e6, c / s, rss }'
 done
 rm -rf "$HF_HOME"
