@@ -393,4 +393,34 @@ TEST_F(Remote, ALimitedCatFetchesLittle) {
   EXPECT_LT(cdn_range_bytes(), files_[0].bytes.size() / 4) << r.err;
 }
 
+// A footer longer than the 64 KiB fetched at opening (54 row groups of 10 rows, each with a page
+// index): the rest of it is fetched, and every command reads the file as it reads it locally.
+TEST_F(Remote, AFooterLongerThanTheGuessIsCompleted) {
+  const fs::path many = local_ / "nvidia_nvfp4_submissions.parquet";
+  const fs::path source = root_ / "sample-nvfp4.parquet";
+  fs::rename(many, source);
+  Result made = run("convert " + source.string() + " " + many.string() + " --row-group-size 10");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  Result footer = run("inspect --json " + many.string());
+  ASSERT_NE(footer.out.find("\"num_row_groups\": 54"), std::string::npos) << footer.out;
+  files_[1].bytes = read_file(many.string());
+  const std::string file = kAddress + "/nvidia_nvfp4_submissions.parquet";
+  start_hub();
+  Result cat = kbdata({"cat", file, "--format", "csv", "--verbose"});
+  Result where = kbdata({"cat", file, "--where", "score < 0.0001", "--columns", "submission_id"});
+  Result top = kbdata(kTop);
+  stop_hub();
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_EQ(cat.out, kbdata({"cat", many.string(), "--format", "csv"}).out);
+  // The first 4 bytes and the last 64 KiB, then the rest of the footer.
+  EXPECT_NE(cat.err.find("hub: 2 range(s), 65,540 bytes"), std::string::npos) << cat.err;
+  ASSERT_EQ(where.exit_code, 0) << where.err;
+  EXPECT_EQ(where.out, kbdata({"cat", many.string(), "--where", "score < 0.0001", "--columns",
+                               "submission_id"})
+                           .out);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, local(kTop).out);
+  expect_ranges_only();
+}
+
 }  // namespace
