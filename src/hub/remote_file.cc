@@ -54,6 +54,10 @@ struct RemoteSession::FileState {
   std::string name;         // for messages
   std::string resolve_url;  // the hub's resolve URL
   std::string data_url;     // where the last range came from (a signed URL), or resolve_url
+  // Read-ahead of reads that miss: doubled while the misses follow each other (a chunk read from
+  // start to end), back to kReadAhead otherwise.
+  uint64_t read_ahead = RemoteSession::kReadAhead;
+  uint64_t missed_end = 0;  // where the last miss's fetch ended
 };
 
 namespace {
@@ -604,10 +608,13 @@ void RemoteSession::read(FileState& file, uint64_t offset, std::span<uint8_t> ou
   // The last gap reads ahead, up to the next cached byte.
   std::vector<Want> wants;
   for (const ByteRange& gap : gaps) wants.push_back({&file, gap});
+  file.read_ahead = gaps.front().offset == file.missed_end
+                        ? std::min(file.read_ahead * 2, kMaxReadAhead)
+                        : kReadAhead;
   {
     ByteRange& last = wants.back().range;
-    const uint64_t want_end =
-        std::min(file.file.size, std::max(last.offset + last.length, last.offset + kReadAhead));
+    const uint64_t want_end = std::min(
+        file.file.size, std::max(last.offset + last.length, last.offset + file.read_ahead));
     std::lock_guard<std::mutex> lock(cache_mutex_);
     const std::vector<ByteRange> ahead = uncached(file, {last.offset, want_end - last.offset});
     if (!ahead.empty() && ahead.front().offset == last.offset) {
@@ -615,6 +622,7 @@ void RemoteSession::read(FileState& file, uint64_t offset, std::span<uint8_t> ou
     }
   }
   const auto fetched = fetch(wants);
+  file.missed_end = wants.back().range.offset + wants.back().range.length;
   for (size_t i = 0; i < gaps.size(); ++i) {
     std::memcpy(out.data() + (gaps[i].offset - offset), fetched[i]->data(),
                 static_cast<size_t>(gaps[i].length));

@@ -53,8 +53,10 @@ class RemoteSession {
   static constexpr uint64_t kMaxPiece = uint64_t{8} << 20;
   static constexpr int kParallel = 8;
   // A read of missing bytes fetches at least this much (the page indexes, read one chunk at a
-  // time, lie side by side).
+  // time, lie side by side); while misses follow each other (a long chunk read beyond what was
+  // hinted), twice as much each time, up to kMaxReadAhead.
   static constexpr uint64_t kReadAhead = uint64_t{256} << 10;
+  static constexpr uint64_t kMaxReadAhead = uint64_t{32} << 20;
   // Opening a file fetches its first 4 bytes and its last kFooterGuess (the footer, most often
   // whole) in one round trip.
   static constexpr uint64_t kFooterGuess = uint64_t{64} << 10;
