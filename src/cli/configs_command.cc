@@ -1,27 +1,18 @@
 #include "cli/configs_command.h"
 
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
-#include "cli/output.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "dataset/registry.h"
 #include "hub/remote_data.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
 namespace {
-
-void json_string(std::string& out, std::string_view text) {
-  if (is_valid_utf8(text)) {
-    append_json_string(out, text);
-  } else {
-    std::string repaired;
-    append_utf8_repaired(repaired, text);
-    append_json_string(out, repaired);
-  }
-}
 
 // An hf:// data set: its *.parquet files and their sizes from the tree, none of them read.
 void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, std::FILE* out) {
@@ -41,7 +32,7 @@ void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, s
   }
   if (options.format == "json") {
     std::string text = "{\"data\":";
-    json_string(text, remote.label);
+    report::append_json_text(text, remote.label);
     text += ",\"configs\":[";
     bool first = true;
     for (const dataset::ConfigInfo& c : dataset::configs()) {
@@ -49,28 +40,28 @@ void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, s
       text += first ? "\n" : ",\n";
       first = false;
       text += "{\"config\":";
-      json_string(text, c.name);
+      report::append_json_text(text, c.name);
       text += ",\"file\":";
-      json_string(text, c.file);
+      report::append_json_text(text, c.file);
       text += ",\"family\":";
-      json_string(text, dataset::to_string(c.family));
+      report::append_json_text(text, dataset::to_string(c.family));
       text += ",\"present\":";
       text += e ? "true" : "false";
       text += ",\"size\":";
       text += e ? std::to_string(e->file.size) : "null";
       text += ",\"note\":";
-      json_string(text, c.note);
+      report::append_json_text(text, c.note);
       text += '}';
     }
     text += "\n],\"other_files\":[";
     for (size_t i = 0; i < others.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, others[i]->file.path);
+      report::append_json_text(text, others[i]->file.path);
       text += ",\"size\":" + std::to_string(others[i]->file.size) + "}";
     }
     text += others.empty() ? "]}\n" : "\n]}\n";
-    write_all(out, text);
+    report::write_all(out, text);
     return;
   }
   std::vector<std::vector<std::string>> rows = {
@@ -82,13 +73,13 @@ void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, s
                     e ? grouped(e->file.size) : "-", boards, c.note});
   }
   std::string text = "data: " + remote.label + " (sizes from the hub's tree; no file read)\n\n";
-  text += format_table(rows, {false, false, false, false, true, true, false});
+  text += report::format_table(rows, {false, false, false, false, true, true, false});
   if (!others.empty()) {
     std::vector<std::vector<std::string>> other_rows = {{"file", "bytes"}};
     for (const auto* e : others) other_rows.push_back({e->file.path, grouped(e->file.size)});
-    text += "\nother files:\n" + format_table(other_rows, {false, true});
+    text += "\nother files:\n" + report::format_table(other_rows, {false, true});
   }
-  write_all(out, text);
+  report::write_all(out, text);
 }
 
 }  // namespace
@@ -120,7 +111,7 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
 
   if (options.format == "json") {
     std::string text = "{\"data\":";
-    json_string(text, dir.path);
+    report::append_json_text(text, dir.path);
     text += ",\"configs\":[";
     bool first = true;
     for (const dataset::ConfigInfo& c : dataset::configs()) {
@@ -128,11 +119,11 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
       text += first ? "\n" : ",\n";
       first = false;
       text += "{\"config\":";
-      json_string(text, c.name);
+      report::append_json_text(text, c.name);
       text += ",\"file\":";
-      json_string(text, c.file);
+      report::append_json_text(text, c.file);
       text += ",\"family\":";
-      json_string(text, dataset::to_string(c.family));
+      report::append_json_text(text, dataset::to_string(c.family));
       text += ",\"present\":";
       text += f ? "true" : "false";
       text += ",\"rows\":";
@@ -142,24 +133,24 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
         const auto& l = c.leaderboards[i];
         if (i > 0) text += ',';
         text += "{\"id\":" + (l.id ? std::to_string(*l.id) : std::string("null")) + ",\"name\":";
-        json_string(text, l.name);
+        report::append_json_text(text, l.name);
         if (!l.note.empty()) {
           text += ",\"note\":";
-          json_string(text, l.note);
+          report::append_json_text(text, l.note);
         }
         text += '}';
       }
       text += "],\"note\":";
-      json_string(text, c.note);
+      report::append_json_text(text, c.note);
       text += '}';
     }
     text += "\n],\"other_files\":[";
     for (size_t i = 0; i < others.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, others[i]->name);
+      report::append_json_text(text, others[i]->name);
       text += ",\"family\":";
-      json_string(text, dataset::to_string(others[i]->family));
+      report::append_json_text(text, dataset::to_string(others[i]->family));
       text += ",\"rows\":" + std::to_string(others[i]->num_rows) + "}";
     }
     text += others.empty() ? "]" : "\n]";
@@ -167,14 +158,14 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     for (size_t i = 0; i < dir.skipped.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, dir.skipped[i].name);
+      report::append_json_text(text, dir.skipped[i].name);
       text += ",\"reason\":";
-      json_string(text, dir.skipped[i].reason);
+      report::append_json_text(text, dir.skipped[i].reason);
       text += std::string(",\"unreadable\":") + (dir.skipped[i].unreadable ? "true" : "false");
       text += "}";
     }
     text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
-    write_all(out, text);
+    report::write_all(out, text);
     check_unreadable(dir, options.data, err);
     return;
   }
@@ -188,13 +179,13 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
                     f ? std::to_string(f->num_rows) : "-", boards, c.note});
   }
   std::string text = "data: " + dir.path + "\n\n";
-  text += format_table(rows, {false, false, false, false, true, true, false});
+  text += report::format_table(rows, {false, false, false, false, true, true, false});
   if (!others.empty()) {
     std::vector<std::vector<std::string>> other_rows = {{"file", "family", "rows"}};
     for (const auto* f : others) {
       other_rows.push_back({f->name, dataset::to_string(f->family), std::to_string(f->num_rows)});
     }
-    text += "\nother files:\n" + format_table(other_rows, {false, false, true});
+    text += "\nother files:\n" + report::format_table(other_rows, {false, false, true});
   }
   if (!dir.skipped.empty()) {
     text += "\nnot read:\n";
@@ -202,8 +193,24 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
       text += "  " + f.name + (f.unreadable ? " (unreadable)" : "") + ": " + f.reason + "\n";
     }
   }
-  write_all(out, text);
+  report::write_all(out, text);
   check_unreadable(dir, options.data, err);
+}
+
+void add_configs_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ConfigsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "configs",
+      "List the known configs, which files a data folder holds, and their rows (of an\n"
+      "hf:// data set: their sizes from the hub's tree, no file read)");
+  add_data_options(*cmd, options->data);
+  cmd->footer(
+      "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"
+      "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
+  cmd->add_option("--format,-f", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  commands.push_back({cmd, [options] { run_configs(*options, stdout, stderr); }});
 }
 
 }  // namespace kbdata::cli

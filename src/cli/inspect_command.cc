@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -9,9 +10,9 @@
 #include <vector>
 
 #include "cli/input_file.h"
-#include "cli/output.h"
 #include "common/text.h"
 #include "parquet/file_reader.h"
+#include "report/text.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
@@ -423,11 +424,11 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
                            opt_text(r.nulls), opt_text(r.min), opt_text(r.max)});
         }
         page_tables +=
-            format_table(table, {true, true, true, true, true, false, true, false, false});
+            report::format_table(table, {true, true, true, true, true, false, true, false, false});
       }
     }
-    out += format_table(rows,
-                        {false, false, false, false, true, true, true, true, false, false, false});
+    out += report::format_table(
+        rows, {false, false, false, false, true, true, true, true, false, false, false});
     out += index_errors;
     out += page_tables;
   }
@@ -443,7 +444,23 @@ void run_inspect(const InspectOptions& options, std::FILE* out) {
                                2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                                "\n"
                          : inspect_text(*reader, options.pages);
-  write_all(out, text);
+  report::write_all(out, text);
+}
+
+void add_inspect_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Describe a Parquet file: schema, row groups, column chunks, statistics");
+  cmd->add_option("FILE", options->path,
+                  "Parquet file, or hf://datasets/OWNER/NAME[@REV]/PATH (needs the network unless "
+                  "the hub's cache holds it)")
+      ->required();
+  cmd->add_flag("--verbose,-v", options->verbose,
+                "Report an hf:// file's requests and bytes fetched on stderr");
+  cmd->add_flag("--json", options->json, "Print the description as JSON");
+  cmd->add_flag("--pages", options->pages,
+                "Also print each column chunk's pages from its page index");
+  commands.push_back({cmd, [options] { run_inspect(*options, stdout); }});
 }
 
 }  // namespace kbdata::cli

@@ -4,9 +4,9 @@
 
 #include "analysis/ranking.h"
 #include "cli/filter_checks.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -38,29 +38,33 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (options.limit < 0) {
     throw UsageError("--limit " + std::to_string(options.limit) + ": must be 0 (everyone) or more");
   }
-  const OutputFormat format = parse_output_format(options.format);
+  const report::Format format = report::parse_format(options.format);
 
   // Tables name the user once (the name, else the id); machine formats carry both.
-  std::vector<ResultColumn> columns;
-  if (format == OutputFormat::TABLE) {
-    columns = {{"rank", ColumnType::INT64},
-               {"user", ColumnType::STRING},
-               {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64},
-               {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING}};
+  std::vector<report::Column> columns;
+  if (format == report::Format::TABLE) {
+    columns = {{"rank", report::ColumnType::INT64},
+               {"user", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"submission_id", report::ColumnType::INT64},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"runner", report::ColumnType::STRING}};
   } else {
     // Rankings of several leaderboards (legacy files, a problem on two leaderboards) flatten into
     // one table: each row names its leaderboard, as progression's rows do.
-    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
-               {"rank", ColumnType::INT64},           {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING}};
+    columns = {{"leaderboard_id", report::ColumnType::INT64},
+               {"problem_name", report::ColumnType::STRING},
+               {"rank", report::ColumnType::INT64},
+               {"user_id", report::ColumnType::STRING},
+               {"user_name", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"submission_id", report::ColumnType::INT64},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"runner", report::ColumnType::STRING}};
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -81,20 +85,20 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (rankings.empty()) {
     std::string what = problem_text(options);
     if (load.filter.runner) what += " on runner " + *load.filter.runner;
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
-                       why_empty(dir, load.filter) + "\n");
+    report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
+                               what + why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::Ranking& r : rankings) {
     writer.section(ranking_title(r, r.entries.size(), options.limit));
     writer.leaderboard_shown(r.leaderboard_id, r.problem_name);
     for (const analysis::RankedEntry& e : r.entries) {
-      Cell runner = r.runner ? Cell{*r.runner} : Cell{};
-      if (format == OutputFormat::TABLE) {
+      report::Cell runner = r.runner ? report::Cell{*r.runner} : report::Cell{};
+      if (format == report::Format::TABLE) {
         const std::string& user = e.user_name && !e.user_name->empty() ? *e.user_name : e.user_id;
         writer.row({e.rank, user, e.score, e.submission_id, e.submission_time, runner},
                    r.leaderboard_id, r.problem_name);
       } else {
-        Cell name = e.user_name ? Cell{*e.user_name} : Cell{};
+        report::Cell name = e.user_name ? report::Cell{*e.user_name} : report::Cell{};
         writer.row({r.leaderboard_id, r.problem_name, e.rank, e.user_id, name, e.score,
                     e.submission_id, e.submission_time, runner},
                    r.leaderboard_id, r.problem_name);
