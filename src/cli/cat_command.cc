@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/input_file.h"
 #include "cli/row_filter_options.h"
 #include "common/closest_name.h"
 #include "common/error.h"
@@ -78,7 +79,8 @@ bool all_flat(const FileReader& reader, const std::vector<int>& selected) {
 
 void run_cat(const CatOptions& options, std::FILE* out) {
   refuse_repeated_columns(options.columns);
-  auto reader = FileReader::open(options.path, {.verify_checksums = options.verify_checksums});
+  auto reader = FileReader::open(open_input_file(options.path, options.verbose ? stderr : nullptr),
+                                 {.verify_checksums = options.verify_checksums});
   try {
     const std::vector<int> selected = resolve_columns(*reader, options.columns);
     // --where: pruned by statistics and page indexes, then tested row by row on the conditions'
@@ -157,7 +159,12 @@ void run_cat(const CatOptions& options, std::FILE* out) {
 void add_cat_command(CLI::App& app, Commands& commands) {
   auto options = std::make_shared<CatOptions>();
   CLI::App* cmd = app.add_subcommand("cat", "Print the rows of a Parquet file");
-  cmd->add_option("FILE", options->path, "Parquet file")->required();
+  cmd->add_option("FILE", options->path,
+                  "Parquet file, or hf://datasets/OWNER/NAME[@REV]/PATH (needs the network unless "
+                  "the hub's cache holds it)")
+      ->required();
+  cmd->add_flag("--verbose,-v", options->verbose,
+                "Report an hf:// file's requests and bytes fetched on stderr");
   cmd->add_option("--columns,-c", options->columns,
                   "Columns to print, comma-separated, in this order (default: all)")
       ->delimiter(',');

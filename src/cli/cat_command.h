@@ -13,7 +13,7 @@
 namespace kbdata::cli {
 
 struct CatOptions {
-  std::string path;
+  std::string path;  // a local file, or hf://datasets/OWNER/NAME[@REV]/PATH (cli/input_file.h)
   std::vector<std::string> columns;  // dotted leaf or group paths; empty means all
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
@@ -23,6 +23,7 @@ struct CatOptions {
   std::vector<std::string> where;
   bool verify_checksums = false;
   std::optional<int> threads;  // --threads
+  bool verbose = false;        // --verbose: an hf:// file's requests and bytes on stderr
 };
 
 // Streams the selected rows to `out` through one TableScan (parquet/table_scan.h), in file order

@@ -22,9 +22,12 @@ void set_invoked_command_line(std::string line) { command_line_storage() = std::
 
 void add_data_options(CLI::App& cmd, DataOptions& data) {
   cmd.add_option("--data", data.data,
-                 "Data folder of config files (default: $KBDATA_DATA, else the bundled sample)");
+                 "Data folder of config files, or hf://datasets/OWNER/NAME[@REV] (read from the "
+                 "hub's cache or remotely; needs the network) (default: $KBDATA_DATA, else the "
+                 "bundled sample)");
   cmd.add_flag("--verbose,-v", data.verbose,
-               "Report files, row groups read and pruned, bytes read and code repairs on stderr");
+               "Report files, row groups read and pruned, bytes read and code repairs on stderr "
+               "(and, for hf://, the hub's requests and bytes fetched)");
   cmd.add_flag("--skip-bad", data.skip_bad,
                "Read the folder without its unreadable *.parquet files (each named in a warning); "
                "without it an unreadable file is an error");

@@ -1,17 +1,100 @@
 #include "cli/configs_command.h"
 
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
+#include "cli/progress.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "dataset/registry.h"
+#include "hub/remote_data.h"
 #include "report/text.h"
 
 namespace kbdata::cli {
+namespace {
+
+// An hf:// data set: its *.parquet files and their sizes from the tree, none of them read.
+void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, std::FILE* out) {
+  const auto& entries = remote.source->entries();
+  auto name_of = [](const hub::RemoteSource::Entry& e) {
+    return e.file.path.substr(e.file.path.rfind('/') + 1);
+  };
+  auto present = [&](const dataset::ConfigInfo& c) -> const hub::RemoteSource::Entry* {
+    for (const auto& e : entries) {
+      if (dataset::find_config(name_of(e)) == &c) return &e;
+    }
+    return nullptr;
+  };
+  std::vector<const hub::RemoteSource::Entry*> others;
+  for (const auto& e : entries) {
+    if (dataset::find_config(name_of(e)) == nullptr) others.push_back(&e);
+  }
+  if (options.format == "json") {
+    std::string text = "{\"data\":";
+    report::append_json_text(text, remote.label);
+    text += ",\"configs\":[";
+    bool first = true;
+    for (const dataset::ConfigInfo& c : dataset::configs()) {
+      const auto* e = present(c);
+      text += first ? "\n" : ",\n";
+      first = false;
+      text += "{\"config\":";
+      report::append_json_text(text, c.name);
+      text += ",\"file\":";
+      report::append_json_text(text, c.file);
+      text += ",\"family\":";
+      report::append_json_text(text, dataset::to_string(c.family));
+      text += ",\"present\":";
+      text += e ? "true" : "false";
+      text += ",\"size\":";
+      text += e ? std::to_string(e->file.size) : "null";
+      text += ",\"note\":";
+      report::append_json_text(text, c.note);
+      text += '}';
+    }
+    text += "\n],\"other_files\":[";
+    for (size_t i = 0; i < others.size(); ++i) {
+      text += i > 0 ? ",\n" : "\n";
+      text += "{\"file\":";
+      report::append_json_text(text, others[i]->file.path);
+      text += ",\"size\":" + std::to_string(others[i]->file.size) + "}";
+    }
+    text += others.empty() ? "]}\n" : "\n]}\n";
+    report::write_all(out, text);
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"config", "file", "family", "present", "bytes", "leaderboards", "note"}};
+  for (const dataset::ConfigInfo& c : dataset::configs()) {
+    const auto* e = present(c);
+    std::string boards = c.name == "leaderboards" ? "all" : std::to_string(c.leaderboards.size());
+    rows.push_back({c.name, c.file, dataset::to_string(c.family), e ? "yes" : "no",
+                    e ? grouped(e->file.size) : "-", boards, c.note});
+  }
+  std::string text = "data: " + remote.label + " (sizes from the hub's tree; no file read)\n\n";
+  text += report::format_table(rows, {false, false, false, false, true, true, false});
+  if (!others.empty()) {
+    std::vector<std::vector<std::string>> other_rows = {{"file", "bytes"}};
+    for (const auto* e : others) other_rows.push_back({e->file.path, grouped(e->file.size)});
+    text += "\nother files:\n" + report::format_table(other_rows, {false, true});
+  }
+  report::write_all(out, text);
+}
+
+}  // namespace
+
 void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
   if (options.format != "table" && options.format != "json") {
     throw UsageError("configs prints table or json");
+  }
+  const char* env = std::getenv("KBDATA_DATA");
+  const std::string where = options.data.data.value_or(env != nullptr ? env : "");
+  if (hub::is_hf_url(where)) {
+    const hub::RemoteData remote = hub::open_remote_data(
+        where, {.log = options.data.verbose ? err : nullptr}, /*list_only=*/true);
+    if (remote.source) return list_remote(options, remote, out);
+    // Offline: the cached snapshot, read as a local folder below.
   }
   // Unreadable files are listed first, then refused (unless --skip-bad) once the listing is out.
   dataset::DataDir dir = open_data_dir(options.data, err, /*list_unreadable=*/true);
@@ -117,7 +200,9 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
 void add_configs_command(CLI::App& app, Commands& commands) {
   auto options = std::make_shared<ConfigsOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "configs", "List the known configs, which files a data folder holds, and their rows");
+      "configs",
+      "List the known configs, which files a data folder holds, and their rows (of an\n"
+      "hf:// data set: their sizes from the hub's tree, no file read)");
   add_data_options(*cmd, options->data);
   cmd->footer(
       "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"

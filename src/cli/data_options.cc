@@ -7,9 +7,17 @@
 
 #include "cli/progress.h"
 #include "common/error.h"
+#include "hub/remote_data.h"
 #include "report/text.h"
 
 namespace kbdata::cli {
+
+dataset::DataDir scan_data(const std::string& path, std::FILE* log) {
+  if (!hub::is_hf_url(path)) return dataset::scan_data_dir(path);
+  hub::RemoteData remote = hub::open_remote_data(path, {.log = log});
+  if (remote.folder) return dataset::scan_data_dir(*remote.folder);
+  return dataset::scan_data_files(remote.label, remote.paths, remote.source);
+}
 
 dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool list_unreadable) {
   dataset::DataDirChoice choice =
@@ -18,7 +26,7 @@ dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool 
     report::write_all(err, "kbdata: no --data or KBDATA_DATA given; using the bundled sample in " +
                                choice.path + "\n");
   }
-  dataset::DataDir dir = dataset::scan_data_dir(choice.path);
+  dataset::DataDir dir = scan_data(choice.path, options.verbose ? err : nullptr);
   for (const dataset::SkippedFile& f : dir.skipped) {
     if (!f.unreadable) {
       report::write_all(err,

@@ -19,11 +19,16 @@ struct DataOptions {
   std::optional<int> threads;  // --threads; else $KBDATA_THREADS, else every core
 };
 
-// Resolves --data / KBDATA_DATA / the bundled sample and scans the folder. Says on `err` when the
-// bundled sample is used, and names every *.parquet file that is not read: a file that is not a
-// KernelBot config gets a note; an unreadable file is an error (its own, naming the file, with a
-// hint at --skip-bad), or with --skip-bad a warning.
-// `list_unreadable` (kbdata configs, which lists them first): the caller calls check_unreadable.
+// Scans the data folder at `path`: a local folder, or an hf:// data set address
+// (hub/remote_data.h: the cache's complete snapshot, else the files read remotely, through the
+// DataDir's source). `log` (--verbose, may be null) gets what the hub resolved and fetched.
+[[nodiscard]] dataset::DataDir scan_data(const std::string& path, std::FILE* log);
+
+// Resolves --data / KBDATA_DATA / the bundled sample and scans the folder (scan_data). Says on
+// `err` when the bundled sample is used, and names every *.parquet file that is not read: a file
+// that is not a KernelBot config gets a note; an unreadable file is an error (its own, naming the
+// file, with a hint at --skip-bad), or with --skip-bad a warning. `list_unreadable` (kbdata
+// configs, which lists them first): the caller calls check_unreadable.
 [[nodiscard]] dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err,
                                              bool list_unreadable = false);
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cli/input_file.h"
 #include "common/text.h"
 #include "parquet/file_reader.h"
 #include "report/text.h"
@@ -437,7 +438,7 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
 }  // namespace
 
 void run_inspect(const InspectOptions& options, std::FILE* out) {
-  auto reader = FileReader::open(options.path);
+  auto reader = FileReader::open(open_input_file(options.path, options.verbose ? stderr : nullptr));
   std::string text = options.json
                          ? inspect_json(*reader).dump(
                                2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
@@ -450,7 +451,12 @@ void add_inspect_command(CLI::App& app, Commands& commands) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Describe a Parquet file: schema, row groups, column chunks, statistics");
-  cmd->add_option("FILE", options->path, "Parquet file")->required();
+  cmd->add_option("FILE", options->path,
+                  "Parquet file, or hf://datasets/OWNER/NAME[@REV]/PATH (needs the network unless "
+                  "the hub's cache holds it)")
+      ->required();
+  cmd->add_flag("--verbose,-v", options->verbose,
+                "Report an hf:// file's requests and bytes fetched on stderr");
   cmd->add_flag("--json", options->json, "Print the description as JSON");
   cmd->add_flag("--pages", options->pages,
                 "Also print each column chunk's pages from its page index");

@@ -10,9 +10,10 @@
 namespace kbdata::cli {
 
 struct InspectOptions {
-  std::string path;
+  std::string path;  // a local file, or hf://datasets/OWNER/NAME[@REV]/PATH (cli/input_file.h)
   bool json = false;
-  bool pages = false;  // text: a table of each chunk's pages from its page index
+  bool pages = false;    // text: a table of each chunk's pages from its page index
+  bool verbose = false;  // an hf:// file's requests and bytes on stderr
 };
 
 // Writes the description to `out`. Throws kbdata::Error for unreadable files.

@@ -82,7 +82,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
     Progress progress(err, "stats: " + f->name);
     uint64_t seen = 0;
     try {
-      auto counting = std::make_unique<CountingFile>(LocalFile::open(f->path));
+      auto counting = std::make_unique<CountingFile>(dir.open(*f));
       CountingFile* counter = counting.get();
       auto reader = parquet::FileReader::open(std::move(counting));
       dataset::load_file(

@@ -76,6 +76,13 @@ class IoError : public Error {
   using Error::Error;
 };
 
+// A remote read failed for good (retries spent, or the server answered what was not asked): the
+// file itself may be fine, so readers that pass over unreadable files let this one through.
+class NetworkError : public IoError {
+ public:
+  using IoError::IoError;
+};
+
 // The caller asked for something that does not exist (an unknown column name, say).
 class UsageError : public Error {
  public:

@@ -182,6 +182,37 @@ void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
   }
 }
 
+void AtomicOutputFile::write_at(uint64_t offset, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      IoError error("write failed: " + system_message(errno));
+      error.locate_file(target_.path);
+      throw error;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void AtomicOutputFile::read_at(uint64_t offset, std::span<uint8_t> out) {
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      IoError error(n < 0 ? "cannot read the temporary back: " + system_message(errno)
+                          : std::string("the temporary is shorter than what was written"));
+      error.locate_file(target_.path);
+      throw error;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
 void AtomicOutputFile::rewind() {
   if (fd_ < 0 || ::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
     IoError error("cannot start the output again: " + system_message(errno));

@@ -128,6 +128,25 @@ class CountingFile final : public RandomAccessFile {
   std::atomic<uint64_t> bytes_read_{0};
 };
 
+// Opens files by name: where a data folder's files come from. The local file system
+// (LocalFileSource), or a data set on the hub read remotely (hub/remote_source.h); a data folder
+// holds one so that the readers above it never know which. open() may be called from several
+// threads at once.
+class FileSource {
+ public:
+  virtual ~FileSource() = default;
+  // Throws IoError naming `path` if it cannot be opened.
+  [[nodiscard]] virtual std::unique_ptr<RandomAccessFile> open(const std::string& path) const = 0;
+};
+
+// LocalFile::open.
+class LocalFileSource final : public FileSource {
+ public:
+  [[nodiscard]] std::unique_ptr<RandomAccessFile> open(const std::string& path) const override {
+    return LocalFile::open(path);
+  }
+};
+
 // A sequential byte sink (the Parquet writer's output).
 class OutputSink {
  public:
@@ -178,6 +197,12 @@ class AtomicOutputFile final : public OutputSink {
   void write(std::string_view text) {
     write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   }
+  // Writes `bytes` at `offset` of the temporary, wherever write() is (pieces of one file that
+  // arrive out of order: the parallel ranges of a download). Throws IoError naming the path.
+  void write_at(uint64_t offset, std::span<const uint8_t> bytes);
+  // Reads back `out.size()` bytes at `offset` of the temporary (to hash a file assembled from
+  // pieces). Throws IoError naming the path, also for bytes never written past the end.
+  void read_at(uint64_t offset, std::span<uint8_t> out);
   // Discards everything written so far (a download that must start again from byte 0). Throws
   // IoError naming the path on failure.
   void rewind();

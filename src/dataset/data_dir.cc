@@ -45,6 +45,41 @@ std::optional<SchemaFamily> detect_family(const parquet::Schema& schema) {
   return std::nullopt;
 }
 
+namespace {
+
+// Reads the footer of `file` (opened through `dir.source`) and files it under dir.files or
+// dir.skipped.
+void scan_file(DataDir& dir, DataFile file) {
+  try {
+    auto reader = parquet::FileReader::open(dir.open(file));
+    std::optional<SchemaFamily> family = detect_family(reader->schema());
+    if (!family) {
+      dir.skipped.push_back(
+          {file.name, "not a KernelBot config: its columns match no schema", false});
+      return;
+    }
+    file.family = *family;
+    // A column of a type the model cannot read makes the file unreadable here, before any
+    // command reads rows from it (docs/data-model.md, "Accepted column types").
+    try {
+      check_model_columns(reader->schema(), *family);
+    } catch (Error& error) {
+      error.locate_file(file.path);
+      throw;
+    }
+    file.num_rows = reader->num_rows();
+    file.num_row_groups = reader->num_row_groups();
+  } catch (const NetworkError&) {
+    throw;  // the network failed, not the file
+  } catch (const Error& error) {
+    dir.skipped.push_back({file.name, error.what(), true});
+    return;
+  }
+  dir.files.push_back(std::move(file));
+}
+
+}  // namespace
+
 DataDir scan_data_dir(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw UsageError("data folder '" + dir + "' is not a folder");
@@ -65,30 +100,27 @@ DataDir scan_data_dir(const std::string& dir) {
     file.path = (fs::path(dir) / name).string();
     file.config = find_config(name);
     note_input(file.path);
-    try {
-      auto reader = parquet::FileReader::open(file.path);
-      std::optional<SchemaFamily> family = detect_family(reader->schema());
-      if (!family) {
-        out.skipped.push_back({name, "not a KernelBot config: its columns match no schema", false});
-        continue;
-      }
-      file.family = *family;
-      // A column of a type the model cannot read makes the file unreadable here, before any
-      // command reads rows from it (docs/data-model.md, "Accepted column types").
-      try {
-        check_model_columns(reader->schema(), *family);
-      } catch (Error& error) {
-        error.locate_file(file.path);
-        throw;
-      }
-      file.num_rows = reader->num_rows();
-      file.num_row_groups = reader->num_row_groups();
-    } catch (const Error& error) {
-      out.skipped.push_back({name, error.what(), true});
-      continue;
-    }
-    out.files.push_back(std::move(file));
+    scan_file(out, std::move(file));
   }
+  return out;
+}
+
+DataDir scan_data_files(std::string label, const std::vector<std::string>& paths,
+                        std::shared_ptr<const FileSource> source) {
+  DataDir out;
+  out.path = std::move(label);
+  out.source = std::move(source);
+  for (const std::string& path : paths) {
+    DataFile file;
+    file.path = path;
+    file.name = path.substr(path.rfind('/') + 1);
+    file.config = find_config(file.name);
+    scan_file(out, std::move(file));
+  }
+  std::sort(out.files.begin(), out.files.end(),
+            [](const DataFile& a, const DataFile& b) { return a.name < b.name; });
+  std::sort(out.skipped.begin(), out.skipped.end(),
+            [](const SkippedFile& a, const SkippedFile& b) { return a.name < b.name; });
   return out;
 }
 

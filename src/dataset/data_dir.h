@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/file.h"
 #include "dataset/registry.h"
 
 namespace kbdata::parquet {
@@ -24,7 +26,7 @@ namespace kbdata::dataset {
 [[nodiscard]] std::optional<SchemaFamily> detect_family(const parquet::Schema& schema);
 
 struct DataFile {
-  std::string path;                          // dir + "/" + name
+  std::string path;                          // dir + "/" + name: what DataDir::source opens
   std::string name;                          // file name
   const ConfigInfo* config = nullptr;        // the registry config named by the file name, if any
   SchemaFamily family = SchemaFamily::FLAT;  // detected from the columns
@@ -44,9 +46,17 @@ struct SkippedFile {
 };
 
 struct DataDir {
-  std::string path;
-  std::vector<DataFile> files;       // every *.parquet file whose family was detected, by name
+  std::string path;             // a folder, or a remote data set's address (hf://...), for messages
+  std::vector<DataFile> files;  // every *.parquet file whose family was detected, by name
   std::vector<SkippedFile> skipped;  // every other *.parquet entry, by name
+  // Opens the files' paths: the local file system, or a remote data set (a FileSource the caller
+  // made; the data set module knows nothing of where the bytes come from).
+  std::shared_ptr<const FileSource> source = std::make_shared<LocalFileSource>();
+
+  // source->open(file.path).
+  [[nodiscard]] std::unique_ptr<RandomAccessFile> open(const DataFile& file) const {
+    return source->open(file.path);
+  }
 };
 
 // Scans `dir` (not recursively): opens the footer of every *.parquet entry (every entry, so that
@@ -54,6 +64,14 @@ struct DataDir {
 // an input of the process (common/output_target.h: no output may replace it). Throws UsageError
 // if `dir` is not a folder.
 [[nodiscard]] DataDir scan_data_dir(const std::string& dir);
+
+// A data folder whose *.parquet files are given rather than listed: `paths` (each "FOLDER/NAME",
+// the file name after the last '/') opened through `source`, footers read in the order given.
+// `label` names the folder in messages. Otherwise as scan_data_dir (files sorted by name, the
+// same families, checks and skipped files); nothing is noted as an input (the source's own
+// opens do that for local files).
+[[nodiscard]] DataDir scan_data_files(std::string label, const std::vector<std::string>& paths,
+                                      std::shared_ptr<const FileSource> source);
 
 // Where the data comes from.
 struct DataDirChoice {

@@ -657,13 +657,15 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   }
 }
 
-// Distinct non-null values of a top-level column of the file at `path`, read with `role` (TEXT
-// or ID). Throws Error located at the file.
+// Distinct non-null values of a top-level column of `f` (opened through `dir`), read with `role`
+// (TEXT or ID). Throws Error located at the file.
 template <typename T>
-std::set<T> distinct_values(const std::string& path, const std::string& column, Role role) {
+std::set<T> distinct_values(const DataDir& dir, const DataFile& f, const std::string& column,
+                            Role role) {
+  const std::string& path = f.path;
   std::set<T> out;
   try {
-    auto reader = parquet::FileReader::open(path);
+    auto reader = parquet::FileReader::open(dir.open(f));
     FileLoad file(*reader, {{column, role, false, true}}, 1, kBatchRows);
     LoadStats ignored;
     if (!file[0].present()) return out;
@@ -688,16 +690,16 @@ bool is_submission_file(const DataFile& f) {
   return f.family == SchemaFamily::FLAT || f.family == SchemaFamily::LEGACY_RUNS;
 }
 
-std::set<std::string> problems_of(const DataFile& f) {
+std::set<std::string> problems_of(const DataDir& dir, const DataFile& f) {
   std::set<std::string> out;
   if (f.config != nullptr) {
     for (const auto& l : f.config->leaderboards) out.insert(l.name);
     return out;
   }
   if (f.family == SchemaFamily::FLAT) {
-    return distinct_values<std::string>(f.path, "problem_name", Role::TEXT);
+    return distinct_values<std::string>(dir, f, "problem_name", Role::TEXT);
   }
-  for (int64_t id : distinct_values<int64_t>(f.path, "leaderboard_id", Role::ID)) {
+  for (int64_t id : distinct_values<int64_t>(dir, f, "leaderboard_id", Role::ID)) {
     std::string name = registry_problem(id);
     if (!name.empty()) out.insert(name);
   }
@@ -735,7 +737,7 @@ std::vector<std::string> known_problems(const DataDir& dir) {
   std::set<std::string> all;
   for (const DataFile& f : dir.files) {
     if (!is_submission_file(f)) continue;
-    auto names = problems_of(f);
+    auto names = problems_of(dir, f);
     all.insert(names.begin(), names.end());
   }
   return {all.begin(), all.end()};
@@ -777,7 +779,7 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
   if (filter.problem && !problem_found) {
     // Not placed by the registry: only an unregistered file can hold it.
     for (const DataFile* f : out) {
-      if (problems_of(*f).count(*filter.problem) > 0) problem_found = true;
+      if (problems_of(dir, *f).count(*filter.problem) > 0) problem_found = true;
     }
     if (!problem_found) {
       const std::vector<std::string> names = known_problems(dir);
@@ -838,7 +840,7 @@ void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSi
   SeenSubmissions seen;  // used only when there is more than one file
   for (size_t i = 0; i < files.size(); ++i) {
     const DataFile* f = files[i];
-    auto counting = std::make_unique<CountingFile>(LocalFile::open(f->path));
+    auto counting = std::make_unique<CountingFile>(dir.open(*f));
     CountingFile* counter = counting.get();
     auto reader = parquet::FileReader::open(std::move(counting));
     if (files.size() == 1) {

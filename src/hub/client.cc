@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -125,6 +126,16 @@ void add_header_line(const char* data, size_t size, Headers& headers) {
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   size_t value_start = line.find_first_not_of(" \t", colon + 1);
   headers[name] = value_start == std::string::npos ? "" : line.substr(value_start);
+}
+
+milliseconds RetryBudget::default_base() {
+  const char* value = std::getenv("KBDATA_HUB_BACKOFF_MS");
+  if (value != nullptr && *value != '\0') {
+    char* end = nullptr;
+    const long ms = std::strtol(value, &end, 10);
+    if (*end == '\0' && ms >= 0 && ms <= 60000) return milliseconds(ms);
+  }
+  return milliseconds(1000);
 }
 
 RetryBudget::RetryBudget(milliseconds base, std::chrono::seconds cap) : base_(base), cap_(cap) {}
@@ -258,6 +269,10 @@ std::string HubClient::get(const std::string& first_url, const std::string& what
 }
 
 std::string HubClient::resolve_revision(const std::string& revision) {
+  return revision_info(revision).commit;
+}
+
+RevisionInfo HubClient::revision_info(const std::string& revision) {
   const std::string what = "revision '" + printable(revision) + "' of " + repo_;
   const std::string body = get(
       environment_.endpoint + "/api/datasets/" + repo_ + "/revision/" + percent_encode(revision),
@@ -267,7 +282,20 @@ std::string HubClient::resolve_revision(const std::string& revision) {
       !is_hex(json["sha"].get<std::string>(), 40)) {
     throw FormatError(what + ": the hub's answer holds no commit (\"sha\": 40 hex digits)");
   }
-  return json["sha"].get<std::string>();
+  RevisionInfo info;
+  info.commit = json["sha"].get<std::string>();
+  if (json.contains("siblings") && json["siblings"].is_array()) {
+    std::vector<std::string> files;
+    for (const nlohmann::json& sibling : json["siblings"]) {
+      if (!sibling.is_object() || !sibling.contains("rfilename") ||
+          !sibling["rfilename"].is_string()) {
+        return info;  // not a list kbdata understands: the tree decides
+      }
+      files.push_back(sibling["rfilename"].get<std::string>());
+    }
+    info.files = std::move(files);
+  }
+  return info;
 }
 
 std::vector<TreeFile> HubClient::list_tree(const std::string& commit) {

@@ -27,6 +27,11 @@ using Headers = std::map<std::string, std::string>;
 class RetryBudget {
  public:
   static constexpr int kMaxTries = 5;
+  // The most one command waits in all.
+  static constexpr std::chrono::seconds kCap{600};
+
+  // The first backoff: 1 s, or $KBDATA_HUB_BACKOFF_MS (tests).
+  [[nodiscard]] static std::chrono::milliseconds default_base();
 
   // `base` is the first backoff (1 s; $KBDATA_HUB_BACKOFF_MS sets it for tests), `cap` the most
   // one pull may spend waiting in all.
@@ -59,6 +64,13 @@ struct TreeFile {
   bool lfs = false;
 };
 
+// What the revision endpoint says of a revision.
+struct RevisionInfo {
+  std::string commit;  // 40 hex digits
+  // The files of the commit ("siblings", their paths), when the answer lists them.
+  std::optional<std::vector<std::string>> files;
+};
+
 class HubClient {
  public:
   HubClient(HubEnvironment environment, std::string repo, RetryBudget& budget);
@@ -68,6 +80,8 @@ class HubClient {
 
   // The commit `revision` names. Throws Error with one line naming the revision on failure.
   [[nodiscard]] std::string resolve_revision(const std::string& revision);
+  // The same request, with the file list the answer carries.
+  [[nodiscard]] RevisionInfo revision_info(const std::string& revision);
 
   // Every file of `commit`'s tree, all pages. Throws FormatError for an entry whose path would
   // escape the cache or whose identity is not a hash, Error for a page that cannot be fetched.

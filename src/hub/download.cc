@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <span>
@@ -69,17 +70,76 @@ class Fatal : public Error {
   using Error::Error;
 };
 
-// One file's download: its requests one after another, and the temporary its bytes go to.
-struct Transfer {
-  Transfer(const TreeFile& f, std::string resolve)
-      : file(f), resolve_url(resolve), url(resolve), hasher(f) {}
+// One file's download: the temporary its bytes go to, shared by its parts.
+//
+// A split file is hashed in file order while its parts arrive: the bytes of the part at the
+// hashing frontier are hashed as they stream; when that part is complete, the frontier moves to
+// the next one and catches up on its bytes already written by reading them back.
+struct FileJob {
+  explicit FileJob(const TreeFile& f) : file(f), hasher(f) {}
+  struct Part {
+    uint64_t start = 0;
+    uint64_t length = 0;
+    uint64_t received = 0;  // bytes of the part in the temporary
+  };
+  const TreeFile& file;
+  std::unique_ptr<AtomicOutputFile> out;  // the temporary in blobs/, made by the first request
+  int parts_left = 0;
+  bool split = false;       // in several ranges
+  std::vector<Part> parts;  // a split file's, in file order
+  size_t frontier = 0;      // the part being hashed
+  uint64_t hashed = 0;      // bytes of the file hashed so far, from the start
+  Hasher hasher;            // a split file's
 
+  // Hashes, from the temporary, what the parts hold in order past `hashed`.
+  void catch_up() {
+    std::vector<uint8_t> block;
+    while (frontier < parts.size()) {
+      const Part& p = parts[frontier];
+      const uint64_t end = p.start + p.received;
+      if (hashed < end) block.resize(size_t{1} << 20);
+      while (hashed < end) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), end - hashed));
+        out->read_at(hashed, std::span<uint8_t>(block.data(), n));
+        hasher.update(block.data(), n);
+        hashed += n;
+      }
+      if (p.received < p.length) return;
+      ++frontier;
+    }
+  }
+  // `bytes` were just written at `offset`: hashed at once when they continue the hashed bytes.
+  void wrote(size_t part, uint64_t offset, std::span<const uint8_t> bytes) {
+    parts[part].received = offset + bytes.size() - parts[part].start;
+    if (part == frontier && offset == hashed) {
+      hasher.update(bytes.data(), bytes.size());
+      hashed += bytes.size();
+    }
+  }
+};
+
+// One part of a file (the whole file, or one of its ranges when it is split): its requests one
+// after another.
+struct Transfer {
+  Transfer(FileJob& j, std::string resolve, uint64_t first, uint64_t size, size_t index = 0)
+      : job(j),
+        file(j.file),
+        resolve_url(resolve),
+        url(resolve),
+        start(first),
+        length(size),
+        part(index),
+        hasher(j.file) {}
+
+  FileJob& job;
   const TreeFile& file;
   std::string resolve_url;  // the hub's resolve URL: where an expired signed URL sends us back
   std::string url;          // the next request's URL
-  std::unique_ptr<AtomicOutputFile> out;  // the temporary in blobs/, made by the first request
-  Hasher hasher;
-  uint64_t received = 0;  // bytes of the file in `out`
+  uint64_t start = 0;       // of the part in the file
+  uint64_t length = 0;      // of the part
+  size_t part = 0;          // its index in job.parts (a split file)
+  Hasher hasher;            // over the bytes as they stream (a file in one part)
+  uint64_t received = 0;    // bytes of the part in the temporary
   uint64_t received_at_failure = 0;
   int tries = 0;  // failed tries since the last one that brought bytes
   int reresolves = 0;
@@ -93,9 +153,14 @@ struct Transfer {
   Headers headers;
   bool checked = false;                // the response's first body bytes were seen
   bool is_data = false;                // the response's body is the file's bytes
+  bool whole_file = false;             // a part's range answered by a 200: the whole file
+  uint64_t body_position = 0;          // of the next body byte in the file (whole_file)
   std::string fatal;                   // set by a callback
   uint64_t* total_done = nullptr;      // bytes of all files in their temporaries
   uint64_t* total_received = nullptr;  // bytes received, those a restart discarded included
+
+  [[nodiscard]] AtomicOutputFile& out() { return *job.out; }
+  [[nodiscard]] uint64_t first_wanted() const { return start + received; }
 };
 
 uint64_t parse_number(const std::string& text, bool& ok) {
@@ -114,34 +179,51 @@ bool start_body(Transfer& t) {
   long status = 0;
   curl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
   if (status != 200 && status != 206) return false;
+  curl_off_t length = -1;
+  curl().curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
   if (status == 206) {
-    // "bytes FIRST-LAST/SIZE" must continue exactly where the temporary ends.
+    // "bytes FIRST-LAST/SIZE" must continue exactly where the part's bytes end, and (a part) end
+    // where the part does.
     const std::string range = t.headers.count("content-range") ? t.headers["content-range"] : "";
     const size_t dash = range.find('-');
     const size_t slash = range.find('/');
     bool ok_first = false;
+    bool ok_last = false;
     bool ok_size = false;
-    const uint64_t first = range.rfind("bytes ", 0) == 0 && dash != std::string::npos
-                               ? parse_number(range.substr(6, dash - 6), ok_first)
-                               : 0;
-    const uint64_t size =
-        slash != std::string::npos ? parse_number(range.substr(slash + 1), ok_size) : 0;
-    if (!ok_first || !ok_size || first != t.received || size != t.file.size) {
-      throw Fatal("asked for bytes from " + std::to_string(t.received) + " of " +
-                  std::to_string(t.file.size) + ", the server answered '" + printable(range) + "'");
+    const bool shaped = range.rfind("bytes ", 0) == 0 && dash != std::string::npos &&
+                        slash != std::string::npos && dash < slash;
+    const uint64_t first = shaped ? parse_number(range.substr(6, dash - 6), ok_first) : 0;
+    const uint64_t last =
+        shaped ? parse_number(range.substr(dash + 1, slash - dash - 1), ok_last) : 0;
+    const uint64_t size = shaped ? parse_number(range.substr(slash + 1), ok_size) : 0;
+    if (!ok_first || !ok_last || !ok_size || first != t.first_wanted() ||
+        last != t.start + t.length - 1 || size != t.file.size) {
+      throw Fatal("asked for bytes from " + std::to_string(t.first_wanted()) + " to " +
+                  std::to_string(t.start + t.length - 1) + " of " + std::to_string(t.file.size) +
+                  ", the server answered '" + printable(range) + "'");
     }
+    if (length >= 0 && static_cast<uint64_t>(length) != last - first + 1) {
+      throw Fatal("the server announces " + std::to_string(length) + " bytes for the range " +
+                  std::to_string(first) + "-" + std::to_string(last));
+    }
+    return true;
+  }
+  // A 200: the whole file, which must be the tree's size.
+  if (length >= 0 && static_cast<uint64_t>(length) != t.file.size) {
+    throw Fatal("the server announces " + std::to_string(length) + " bytes; the tree says " +
+                std::to_string(t.file.size));
+  }
+  if (t.job.split) {
+    // A part's range answered by the whole file: its part is taken from the stream, the rest
+    // passed over.
+    t.whole_file = true;
+    t.body_position = 0;
   } else if (t.received > 0) {
     // A 200 answering a Range request: the server sends the whole file; start again.
-    t.out->rewind();
+    t.out().rewind();
     t.hasher.reset();
     *t.total_done -= t.received;
     t.received = 0;
-  }
-  curl_off_t length = -1;
-  curl().curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-  if (length >= 0 && t.received + static_cast<uint64_t>(length) != t.file.size) {
-    throw Fatal("the server announces " + std::to_string(t.received + length) +
-                " bytes; the tree says " + std::to_string(t.file.size));
   }
   return true;
 }
@@ -154,16 +236,42 @@ size_t on_body(char* data, size_t, size_t size, void* user) {
       t.is_data = start_body(t);
     }
     if (!t.is_data) return size;
-    if (t.received + size > t.file.size) {
-      throw Fatal("the server sends more than the " + std::to_string(t.file.size) +
-                  " bytes the tree lists");
-    }
     const auto* bytes = reinterpret_cast<const uint8_t*>(data);
-    t.out->write(std::span<const uint8_t>(bytes, size));
-    t.hasher.update(bytes, size);
+    *t.total_received += size;
+    if (t.whole_file) {
+      const uint64_t piece_start = t.body_position;
+      const uint64_t piece_end = piece_start + size;
+      t.body_position = piece_end;
+      if (piece_end > t.file.size) {
+        throw Fatal("the server sends more than the " + std::to_string(t.file.size) +
+                    " bytes the tree lists");
+      }
+      const uint64_t from = std::max(piece_start, t.first_wanted());
+      const uint64_t to = std::min(piece_end, t.start + t.length);
+      if (from < to) {
+        const std::span<const uint8_t> kept(bytes + (from - piece_start), to - from);
+        t.out().write_at(from, kept);
+        t.job.wrote(t.part, from, kept);
+        *t.total_done += to - from;
+        t.received = to - t.start;
+      }
+      return t.received == t.length ? 0 : size;  // the part is in: the rest is not wanted
+    }
+    if (t.received + size > t.length) {
+      throw Fatal(t.job.split ? "the server sends more than the " + std::to_string(t.length) +
+                                    " bytes asked for"
+                              : "the server sends more than the " + std::to_string(t.file.size) +
+                                    " bytes the tree lists");
+    }
+    if (t.job.split) {
+      t.out().write_at(t.first_wanted(), std::span<const uint8_t>(bytes, size));
+      t.job.wrote(t.part, t.first_wanted(), std::span<const uint8_t>(bytes, size));
+    } else {
+      t.out().write(std::span<const uint8_t>(bytes, size));
+      t.hasher.update(bytes, size);
+    }
     t.received += size;
     *t.total_done += size;
-    *t.total_received += size;
     return size;
   } catch (const Error& e) {
     t.fatal = e.what();
@@ -184,6 +292,18 @@ std::string unquote_etag(std::string etag) {
   return etag;
 }
 
+// Files larger than this are downloaded in ranges of this size, in parallel: 64 MiB, or
+// $KBDATA_HUB_PART_BYTES (tests split small files).
+uint64_t default_part_bytes() {
+  const char* value = std::getenv("KBDATA_HUB_PART_BYTES");
+  if (value != nullptr && *value != '\0') {
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(value, &end, 10);
+    if (*end == '\0' && bytes >= 1) return bytes;
+  }
+  return uint64_t{64} << 20;
+}
+
 class Downloader {
  public:
   Downloader(HubClient& client, const RepoCache& cache, std::string commit)
@@ -201,17 +321,35 @@ class Downloader {
   DownloadTotals run(const std::vector<TreeFile>& files, int jobs,
                      const std::function<void(uint64_t, uint64_t)>& progress,
                      const std::function<void(const TreeFile&)>& on_done) {
-    std::deque<const TreeFile*> queue;
+    // A file larger than the part size is fetched in ranges of that size, at once.
+    std::deque<std::unique_ptr<Transfer>> queue;
     uint64_t total = 0;
     for (const TreeFile& f : files) {
-      queue.push_back(&f);
       total += f.size;
+      jobs_.push_back(std::make_unique<FileJob>(f));
+      FileJob& job = *jobs_.back();
+      const std::string resolve = client_.resolve_url(commit_, f.path);
+      // As many parts as transfers may run at once, none smaller than the part size.
+      const uint64_t wanted = (f.size + part_bytes_ - 1) / part_bytes_;
+      const uint64_t count = std::min<uint64_t>(wanted, static_cast<uint64_t>(jobs));
+      job.split = count > 1;
+      if (!job.split) {
+        queue.push_back(std::make_unique<Transfer>(job, resolve, 0, f.size));
+        ++job.parts_left;
+        continue;
+      }
+      const uint64_t length = (f.size + count - 1) / count;
+      for (uint64_t at = 0; at < f.size; at += length) {
+        const uint64_t part = std::min(length, f.size - at);
+        job.parts.push_back({at, part, 0});
+        queue.push_back(std::make_unique<Transfer>(job, resolve, at, part, job.parts.size() - 1));
+        ++job.parts_left;
+      }
     }
     DownloadTotals totals;
     while (!queue.empty() || !active_.empty()) {
       while (static_cast<int>(active_.size()) < jobs && !queue.empty()) {
-        auto t = std::make_unique<Transfer>(*queue.front(),
-                                            client_.resolve_url(commit_, queue.front()->path));
+        std::unique_ptr<Transfer> t = std::move(queue.front());
         queue.pop_front();
         t->start_at = Clock::now();
         t->total_done = &done_;
@@ -241,7 +379,7 @@ class Downloader {
         Transfer* t = nullptr;
         curl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &t);
         finish(*t, message->data.result);
-        if (t->done) {
+        if (t->done && t->job.parts_left == 0 && !t->job.out) {
           ++totals.files;
           if (on_done) on_done(t->file);
         }
@@ -259,17 +397,25 @@ class Downloader {
  private:
   void start(Transfer& t) {
     const CurlApi& api = curl();
-    if (!t.out) t.out = std::make_unique<AtomicOutputFile>(cache_.blob_path(t.file.etag));
+    if (!t.job.out) {
+      t.job.out = std::make_unique<AtomicOutputFile>(cache_.blob_path(t.file.etag));
+    }
     t.easy = api.curl_easy_init();
     if (t.easy == nullptr) throw IoError("libcurl could not create a request");
     std::vector<std::string> headers = client_.request_headers(t.url);
-    if (t.received > 0) headers.push_back("Range: bytes=" + std::to_string(t.received) + "-");
+    if (t.job.split) {
+      headers.push_back("Range: bytes=" + std::to_string(t.first_wanted()) + "-" +
+                        std::to_string(t.start + t.length - 1));
+    } else if (t.received > 0) {
+      headers.push_back("Range: bytes=" + std::to_string(t.received) + "-");
+    }
     for (const std::string& header : headers) {
       t.list = api.curl_slist_append(t.list, header.c_str());
     }
     t.headers.clear();
     t.checked = false;
     t.is_data = false;
+    t.whole_file = false;
     CURL* h = t.easy;
     api.curl_easy_setopt(h, CURLOPT_URL, t.url.c_str());
     api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.list);
@@ -346,17 +492,20 @@ class Downloader {
       t.start_at = Clock::now();
       return;
     }
-    // Every byte is in (a connection that broke after the last one included): verify.
-    if ((status == 200 || status == 206) && t.received == t.file.size &&
+    // Every byte is in (a connection that broke after the last one included, or a whole-file
+    // answer cut once the part was in): verify.
+    if ((status == 200 || status == 206) && t.received == t.length &&
         (code == CURLE_OK || t.is_data)) {
-      const std::string digest = t.hasher.hex_digest();
+      t.done = true;
+      if (t.job.split) t.job.catch_up();
+      if (--t.job.parts_left > 0) return;
+      const std::string digest = t.job.split ? t.job.hasher.hex_digest() : t.hasher.hex_digest();
       if (digest != t.file.etag) {
         fail(t, std::string("the bytes' ") + (t.file.lfs ? "sha256" : "git blob sha1") + " is " +
                     digest + "; the tree says " + t.file.etag + " (nothing kept)");
       }
-      t.out->commit();
-      t.out.reset();
-      t.done = true;
+      t.job.out->commit();
+      t.job.out.reset();
       return;
     }
     if (code == CURLE_OK && status == 403 && !client_.is_hub_url(t.url)) {
@@ -377,7 +526,7 @@ class Downloader {
       kind = 0;
     } else if (status == 200 || status == 206) {
       failure = "the body ended after " + std::to_string(t.received) + " of " +
-                std::to_string(t.file.size) + " bytes";
+                std::to_string(t.length) + " bytes";
       kind = 0;
     } else {
       failure = "HTTP " + std::to_string(status);
@@ -400,7 +549,9 @@ class Downloader {
   const RepoCache& cache_;
   std::string commit_;
   CURLM* multi_ = nullptr;
+  std::vector<std::unique_ptr<FileJob>> jobs_;
   std::vector<std::unique_ptr<Transfer>> active_;
+  uint64_t part_bytes_ = default_part_bytes();
   uint64_t done_ = 0;
   uint64_t received_ = 0;
 };

@@ -8,6 +8,14 @@
 // -> snapshots/<commit>/<path> linked to it. A broken transfer resumes with a Range request (a
 // 200 answering it starts again from byte 0); an expired signed URL (a 403 from another host than
 // the hub) is resolved again; 408/429/5xx and transport errors are retried (client.h).
+//
+// A file larger than the part size (64 MiB; $KBDATA_HUB_PART_BYTES for tests), when more than one
+// transfer may run at once, is fetched as ranges: as many as `jobs`, each at least the part size,
+// each a transfer of its own (its own resolve, retries and resume after its last byte), written in
+// place into the file's one temporary. A 206 must answer exactly the range, and a 200 answering it
+// (the whole file) is read until the range has passed, and cut there. The assembled file is hashed
+// in file order as the parts arrive (a part's bytes that came before its turn are read back) and
+// checked as a whole once every part is in, before it is renamed.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +34,11 @@ struct DownloadTotals {
 };
 
 // Downloads `files` (none of them in the cache yet) of `commit` into `cache`, at most `jobs` at
-// once. `progress(done, total)` is called as bytes arrive, `on_done(file)` when a file is in
-// blobs/, verified. Files must have distinct etags (one temporary per blob). Throws Error, one line
-// naming the file, on the first file that fails for good; the files not finished leave nothing
-// behind (their temporaries are removed), finished ones stay in the cache, verified.
+// once (transfers: a split file's parts count one each). `progress(done, total)` is called as bytes
+// arrive, `on_done(file)` when a file is in blobs/, verified. Files must have distinct etags (one
+// temporary per blob). Throws Error, one line naming the file, on the first file that fails for
+// good; the files not finished leave nothing behind (their temporaries are removed), finished ones
+// stay in the cache, verified.
 DownloadTotals download_files(HubClient& client, const RepoCache& cache, const std::string& commit,
                               const std::vector<TreeFile>& files, int jobs,
                               const std::function<void(uint64_t, uint64_t)>& progress,

@@ -17,8 +17,6 @@
 namespace kbdata::hub {
 namespace {
 
-constexpr std::chrono::seconds kRetryCap{600};
-
 bool chosen(const std::string& path, const PullOptions& options) {
   if (options.files.empty() && options.includes.empty()) return true;
   const std::string last = path.substr(path.rfind('/') + 1);
@@ -36,16 +34,6 @@ std::string selection_text(const PullOptions& options) {
   for (const std::string& f : options.files) out += (out.empty() ? "" : ", ") + f;
   for (const std::string& g : options.includes) out += (out.empty() ? "" : ", ") + g;
   return out;
-}
-
-std::chrono::milliseconds backoff_base() {
-  const char* value = std::getenv("KBDATA_HUB_BACKOFF_MS");
-  if (value != nullptr && *value != '\0') {
-    char* end = nullptr;
-    const long ms = std::strtol(value, &end, 10);
-    if (*end == '\0' && ms >= 0 && ms <= 60000) return std::chrono::milliseconds(ms);
-  }
-  return std::chrono::milliseconds(1000);
 }
 
 // HF_HUB_OFFLINE: the snapshot the cache holds for the revision, without a request.
@@ -103,7 +91,7 @@ PullResult pull(const PullOptions& options,
     throw UsageError("the hub token holds control characters");
   }
 
-  RetryBudget budget(backoff_base(), kRetryCap);
+  RetryBudget budget(RetryBudget::default_base(), RetryBudget::kCap);
   HubClient client(std::move(environment), options.repo, budget);
   PullResult result;
   result.commit = client.resolve_revision(options.revision);

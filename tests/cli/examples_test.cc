@@ -10,8 +10,9 @@
 // /tmp/work). The `$ cp`, `$ mkdir`, `$ printf` and `$ touch` lines between them run too, as the
 // setup the examples after them need.
 // Examples that need a PostgreSQL server (--db) are not run here (tests/platform runs export and
-// synth --db against one), nor those of `kbdata pull`, which needs the hub (tests/hub runs pull
-// against a fake hub); every example runs with HF_HUB_OFFLINE=1, so none reaches the network.
+// synth --db against one), nor those of `kbdata pull` and of hf:// addresses, which need the hub
+// (tests/hub runs them against a fake hub); every example runs with HF_HUB_OFFLINE=1, so none
+// reaches the network.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -191,9 +192,12 @@ bool needs_database(const std::string& command) {
   return command.find(" --db ") != std::string::npos;
 }
 
-// `kbdata pull` talks to the Hugging Face hub: tests/hub runs it against a fake hub instead.
+// `kbdata pull` and hf:// addresses talk to the Hugging Face hub: tests/hub runs them against a
+// fake hub instead.
 bool needs_hub(const std::string& command) {
-  return command.rfind("kbdata pull", 0) == 0 || command.find("$(kbdata pull") != std::string::npos;
+  return command.rfind("kbdata pull", 0) == 0 ||
+         command.find("$(kbdata pull") != std::string::npos ||
+         command.find("hf://") != std::string::npos;
 }
 
 // A fresh sandbox: the sample as data/sample, as home/kernelbot, and its files in the folder.

@@ -17,7 +17,9 @@
 //       "retry-after-date"|"bare", seconds), "drop" (close the connection mid-body),
 //       "truncate" (announce the full length, send half, end), "ignore_range" (a 200 with the
 //       whole body for a Range request), "expired" (403, as an expired signed URL),
-//       "wrong_bytes" (one byte flipped)
+//       "wrong_bytes" (one byte flipped), "shift_range" (a 206 for a Range request starting one
+//       byte later than asked, its Content-Range saying so); after: N lets the first N matching
+//       requests through before the fault applies
 //   log: a file that gets one JSON line per request: {server, method, url, range, auth}, and one
 //       per answer sent in full or cut: {server, done: url}
 // }
@@ -33,7 +35,8 @@ const repo = config.repo;
 const sha = config.sha;
 const refs = config.refs || {main: sha};
 const pageSize = config.page_size || 1000;
-const faults = (config.faults || []).map((f) => ({...f, left: f.count === undefined ? 1 : f.count}));
+const faults = (config.faults || []).map((f) => ({...f, left: f.count === undefined ? 1 : f.count,
+                                                    skip: f.after || 0}));
 const logFd = config.log ? fs.openSync(config.log, 'a') : null;
 let hubPort = 0;
 let cdnPort = 0;
@@ -79,6 +82,10 @@ function takeFault(on, props) {
     if (f.on !== on || f.left <= 0) continue;
     if (f.path !== undefined && f.path !== props.path) continue;
     if (f.page !== undefined && f.page !== props.page) continue;
+    if (f.skip > 0) {
+      f.skip -= 1;
+      continue;
+    }
     f.left -= 1;
     return f;
   }
@@ -209,6 +216,7 @@ function serveBytes(req, res, file, f, extra = {}) {
   if (range && !(f !== null && f.kind === 'ignore_range')) {
     start = Number(range[1]);
     if (range[2] !== '') end = Math.min(end, Number(range[2]));
+    if (f !== null && f.kind === 'shift_range' && start < end) start += 1;
     if (start > end) {
       res.writeHead(416, {'Content-Range': `bytes */${bytes.length}`});
       return res.end();

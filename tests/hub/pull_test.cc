@@ -100,17 +100,22 @@ class Pull : public HubTest {
     }
   }
 
+  // Large files in parallel ranges: with $KBDATA_HUB_PART_BYTES at 65,536 and --jobs 4, the
+  // 300,000-byte file comes as four ranges of 75,000 bytes and the 70,000-byte one as two.
+  static Launch split() { return with_env({{"KBDATA_HUB_PART_BYTES", "65536"}}); }
+
   struct FaultCase {
     nlohmann::json hub;   // added to the fake hub's configuration
     bool succeeds;        // a retry or a new request recovers
     std::string message;  // part of the one-line error, when it fails
   };
 
-  Result run_fault(const FaultCase& c, const std::vector<std::string>& args = {"--jobs", "2"}) {
+  Result run_fault(const FaultCase& c, const std::vector<std::string>& args = {"--jobs", "2"},
+                   const Launch& launch = {}) {
     seed_unrelated_cache();
     start_hub(c.hub);
     const auto before = folder_state(cache());
-    Result r = pull(args);
+    Result r = pull(args, launch);
     if (c.succeeds) {
       EXPECT_EQ(r.exit_code, 0) << r.err;
     } else {
@@ -584,6 +589,93 @@ TEST_F(Pull, MissingLibcurlIsOneLineAndChangesNothing) {
   expect_one_line_error(r, 1, "cannot load libcurl (/nonexistent/libcurl.so.4: ");
   EXPECT_FALSE(fs::exists(cache()));
   EXPECT_TRUE(requests().empty());
+}
+
+// The Range headers the CDN got for `file`.
+std::vector<std::string> cdn_ranges(const std::vector<nlohmann::json>& requests) {
+  std::vector<std::string> out;
+  for (const auto& r : requests) {
+    if (r["server"] == "cdn" && !r["range"].is_null()) out.push_back(r["range"]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST_F(Pull, ALargeFileComesInParallelRanges) {
+  // Slow bodies, so that the parts are seen in progress together.
+  Result r = run_fault({{{"chunk_delay_ms", 5}}, true, ""}, {"--jobs", "4"}, split());
+  const std::vector<std::string> expected = {"bytes=0-34999",       "bytes=0-74999",
+                                             "bytes=150000-224999", "bytes=225000-299999",
+                                             "bytes=35000-69999",   "bytes=75000-149999"};
+  EXPECT_EQ(cdn_ranges(requests()), expected);
+  EXPECT_GE(most_cdn_answers_at_once(), 2);
+  EXPECT_NE(r.err.find("4 files (4 downloaded"), std::string::npos) << r.err;
+}
+
+TEST_F(Pull, AFaultInOneRangeResumesThatRange) {
+  run_fault(
+      {fault("cdn", {{"kind", "drop"}, {"path", "nvidia_nvfp4_submissions.parquet"}, {"after", 2}}),
+       true, ""},
+      {"--jobs", "4"}, split());
+  // Five ranges of the large file: its four parts and the rest of the dropped one.
+  const std::string blob = sha256_hex(files_[0].bytes);
+  int ranges = 0;
+  int resumed = 0;
+  for (const auto& request : requests()) {
+    if (request["server"] != "cdn" ||
+        request["url"].get<std::string>().find(blob) == std::string::npos) {
+      continue;
+    }
+    ASSERT_FALSE(request["range"].is_null());
+    unsigned long long first = 0;
+    unsigned long long last = 0;
+    ASSERT_EQ(
+        std::sscanf(request["range"].get<std::string>().c_str(), "bytes=%llu-%llu", &first, &last),
+        2);
+    ++ranges;
+    if (first % 75000 != 0) ++resumed;
+  }
+  EXPECT_EQ(resumed, 1);
+  EXPECT_EQ(ranges, 5);
+}
+
+TEST_F(Pull, A200AnsweringARangeGivesThePartFromTheWholeFile) {
+  run_fault({fault("cdn", {{"kind", "ignore_range"},
+                           {"path", "nvidia_nvfp4_submissions.parquet"},
+                           {"count", 3}}),
+             true, ""},
+            {"--jobs", "4"}, split());
+}
+
+TEST_F(Pull, WrongBytesInARangeFailTheAssembledHash) {
+  run_fault({fault("cdn", {{"kind", "wrong_bytes"},
+                           {"path", "nvidia_nvfp4_submissions.parquet"},
+                           {"count", 100}}),
+             false, "nvidia_nvfp4_submissions.parquet: the bytes' sha256 is "},
+            {"--jobs", "4"}, split());
+}
+
+TEST_F(Pull, ARangeAnsweredWithOtherBytesFails) {
+  run_fault(
+      {fault("cdn",
+             {{"kind", "shift_range"}, {"path", "nvidia_nvfp4_submissions.parquet"}, {"after", 1}}),
+       false, "the server answered 'bytes "},
+      {"--jobs", "4"}, split());
+}
+
+TEST_F(Pull, ASplitFileSurvivesRetriesAndExpiredUrls) {
+  nlohmann::json hub = {
+      {"faults", nlohmann::json::array({
+                     {{"on", "cdn"}, {"kind", "status"}, {"status", 503}, {"after", 1}},
+                     {{"on", "cdn"}, {"kind", "expired"}, {"after", 3}},
+                     {{"on", "cdn"}, {"kind", "truncate"}, {"after", 4}},
+                 })}};
+  run_fault({hub, true, ""}, {"--jobs", "3"}, split());
+}
+
+TEST_F(Pull, OneJobDownloadsALargeFileInOneStream) {
+  run_fault({nlohmann::json::object(), true, ""}, {"--jobs", "1"}, split());
+  for (const auto& request : requests()) EXPECT_TRUE(request["range"].is_null()) << request.dump();
 }
 
 }  // namespace

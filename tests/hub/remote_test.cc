@@ -1,0 +1,426 @@
+// `--data hf://...` and `cat`/`inspect hf://...` against the fake hub (fake_hub.js): the data
+// commands read the data set remotely with range requests, or from the hub's cache when it holds
+// the files, and print exactly what they print on the same files in a local folder; every fault
+// ends in a successful retry or a one-line error, never in wrong rows.
+#include <gtest/gtest.h>
+
+#include "hub/hub_fixture.h"
+#include "support/cli_expect.h"
+
+namespace {
+
+using namespace kbdata::testing;
+
+const std::string kAddress = std::string("hf://datasets/") + kRepo;
+
+class Remote : public HubTest {
+ protected:
+  void SetUp() override {
+    HubTest::SetUp();
+    files_.clear();
+    for (const char* name : {"leaderboards.parquet", "nvidia_nvfp4_submissions.parquet",
+                             "trimul_submissions.parquet"}) {
+      files_.push_back({name, sample(name), true});
+    }
+    files_.push_back({"README.md", "# kernelbot-data\n", false});
+    files_.push_back({"extra/leaderboards.parquet", sample("leaderboards.parquet"), true});
+    // The same files in a local folder: what every remote command must print.
+    local_ = root_ / "local";
+    fs::create_directories(local_);
+    for (const HubFile& f : files_) {
+      if (f.path.find('/') == std::string::npos && f.path != "README.md") {
+        std::ofstream(local_ / f.path, std::ios::binary) << f.bytes;
+      }
+    }
+  }
+
+  static std::string sample(const std::string& name) {
+    return read_file(std::string(KBDATA_SOURCE_DIR) + "/data/sample/" + name);
+  }
+
+  Result kbdata(const std::vector<std::string>& args, const Launch& launch = {}) {
+    return wait_kbdata(spawn_kbdata(args, launch));
+  }
+
+  // The same command on the local folder.
+  Result local(std::vector<std::string> args) {
+    for (std::string& a : args) {
+      if (a == kAddress) a = local_.string();
+    }
+    Result r = kbdata(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r;
+  }
+
+  // Body bytes the CDN was asked for by Range requests, and how many such requests.
+  uint64_t cdn_range_bytes(int* count = nullptr) const {
+    uint64_t bytes = 0;
+    int n = 0;
+    for (const nlohmann::json& r : requests()) {
+      if (r["server"] != "cdn" || r["range"].is_null()) continue;
+      unsigned long long first = 0;
+      unsigned long long last = 0;
+      if (std::sscanf(r["range"].get<std::string>().c_str(), "bytes=%llu-%llu", &first, &last) ==
+          2) {
+        bytes += last - first + 1;
+      }
+      ++n;
+    }
+    if (count != nullptr) *count = n;
+    return bytes;
+  }
+
+  // Every request to the CDN asked for a range; nothing was written to the cache.
+  void expect_ranges_only() {
+    for (const nlohmann::json& r : requests()) {
+      if (r["server"] == "cdn") {
+        EXPECT_FALSE(r["range"].is_null()) << r.dump();
+      }
+    }
+    EXPECT_FALSE(fs::exists(repo_folder() / "blobs"));
+    EXPECT_FALSE(fs::exists(repo_folder() / "snapshots"));
+  }
+
+  // `args` on the data set with the fake hub configured by `hub`: the output is the local
+  // folder's, byte for byte.
+  void expect_same_as_local(const std::vector<std::string>& args,
+                            const nlohmann::json& hub = nlohmann::json::object()) {
+    start_hub(hub);
+    Result r = kbdata(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    stop_hub();
+    Result l = local(args);
+    EXPECT_EQ(r.out, l.out);
+    EXPECT_FALSE(r.out.empty());
+    expect_ranges_only();
+  }
+
+  fs::path local_;
+};
+
+const std::vector<std::string> kTop = {"top",  "-p",     "nvfp4_gemm", "--format",
+                                       "json", "--data", kAddress};
+
+TEST_F(Remote, TopPrintsWhatItPrintsOnTheLocalFiles) {
+  expect_same_as_local(kTop);
+  // The revision once, the tree once, then ranges by commit.
+  EXPECT_EQ(count_requests("hub", "/revision/main"), 1);
+  EXPECT_EQ(count_requests("hub", "/tree/"), 1);
+  EXPECT_EQ(count_requests("hub", "/resolve/main"), 0);
+  // Far fewer bytes than the files: the footers and the columns top reads.
+  uint64_t total = 0;
+  for (const HubFile& f : files_) total += f.bytes.size();
+  EXPECT_LT(cdn_range_bytes(), total / 2);
+}
+
+TEST_F(Remote, SubmissionsStatsAndRecordsPrintWhatTheyPrintLocally) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"submissions", "-p", "nvfp4_gemm", "--format", "csv", "--data", kAddress},
+           {"stats", "--format", "json", "--data", kAddress},
+           {"records", "-p", "nvfp4_gemm", "--format", "json", "--data", kAddress}}) {
+    SCOPED_TRACE(args[0]);
+    expect_same_as_local(args);
+    fs::remove(root_ / "hub.log");
+  }
+}
+
+TEST_F(Remote, KbdataDataIsReadLikeData) {
+  start_hub();
+  Result r = kbdata({"top", "-p", "nvfp4_gemm", "--format", "json"},
+                    with_env({{"KBDATA_DATA", kAddress}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  stop_hub();
+  EXPECT_EQ(r.out, local(kTop).out);
+}
+
+TEST_F(Remote, CatAndInspectReadOneFile) {
+  const std::string file = kAddress + "/nvidia_nvfp4_submissions.parquet";
+  const std::string local_file = (local_ / "nvidia_nvfp4_submissions.parquet").string();
+  start_hub();
+  Result cat =
+      kbdata({"cat", file, "--columns", "submission_id,user_name,score", "--format", "csv"});
+  Result where =
+      kbdata({"cat", file, "--where", "score < 0.0001", "--columns", "submission_id,score"});
+  Result inspect = kbdata({"inspect", file, "--json"});
+  Result nested = kbdata({"cat", kAddress + "/extra/leaderboards.parquet"});
+  stop_hub();
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_EQ(cat.out, kbdata({"cat", local_file, "--columns", "submission_id,user_name,score",
+                             "--format", "csv"})
+                         .out);
+  ASSERT_EQ(where.exit_code, 0) << where.err;
+  EXPECT_EQ(where.out, kbdata({"cat", local_file, "--where", "score < 0.0001", "--columns",
+                               "submission_id,score"})
+                           .out);
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  const Result local_inspect = kbdata({"inspect", local_file, "--json"});
+  // The description names the file; everything else is the same.
+  auto without_names = [](std::string text, const std::string& name) {
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name)) {
+      text.replace(at, name.size(), "FILE");
+    }
+    return text;
+  };
+  EXPECT_EQ(without_names(inspect.out, std::string("hf://datasets/") + kRepo + "@" + kCommit +
+                                           "/nvidia_nvfp4_submissions.parquet"),
+            without_names(local_inspect.out, local_file));
+  ASSERT_EQ(nested.exit_code, 0) << nested.err;
+  EXPECT_EQ(nested.out, kbdata({"cat", (local_ / "leaderboards.parquet").string()}).out);
+  expect_ranges_only();
+}
+
+TEST_F(Remote, AFolderOfTheDataSetIsADataFolder) {
+  start_hub();
+  Result r = kbdata({"configs", "--format", "json", "--data", kAddress + "/extra"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"file\":\"leaderboards.parquet\",\"family\":\"leaderboards\","
+                       "\"present\":true"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("nvidia_nvfp4_submissions.parquet\",\"family\":\"flat\",\"present\":true"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(Remote, ConfigsListsTheTreesSizesWithoutReadingAFile) {
+  start_hub();
+  Result r = kbdata({"configs", "--data", kAddress});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(std::string("data: hf://datasets/") + kRepo + "@" + kCommit),
+            std::string::npos)
+      << r.out;
+  const std::string size = std::to_string(files_[1].bytes.size());
+  std::string grouped_size;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (i > 0 && (size.size() - i) % 3 == 0) grouped_size += ',';
+    grouped_size += size[i];
+  }
+  EXPECT_NE(r.out.find(grouped_size), std::string::npos) << r.out;
+  // Only the files directly in the folder, as in a local data folder.
+  EXPECT_EQ(r.out.find("extra/"), std::string::npos) << r.out;
+  Result json = kbdata({"configs", "--format", "json", "--data", kAddress});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"present\":true,\"size\":" + size), std::string::npos) << json.out;
+  // The revision and the tree; no file was asked for.
+  EXPECT_EQ(count_requests("hub", "/resolve/"), 0);
+  EXPECT_EQ(count_requests("cdn", "/"), 0);
+}
+
+TEST_F(Remote, ACompleteCachedSnapshotCostsOnlyTheRevision) {
+  start_hub();
+  ASSERT_EQ(pull({}).exit_code, 0);
+  const size_t before = requests().size();
+  Result r = kbdata(kTop);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(requests().size(), before + 1);
+  EXPECT_NE(requests().back()["url"].get<std::string>().find("/revision/main"), std::string::npos);
+  EXPECT_EQ(r.out, local(kTop).out);
+}
+
+TEST_F(Remote, CachedBlobsAreReadLocallyAndTheRestRemotely) {
+  start_hub();
+  ASSERT_EQ(pull({"--config", "nvidia_nvfp4_submissions"}).exit_code, 0);
+  const size_t before = requests().size();
+  const int trees = count_requests("hub", "/tree/");
+  Result r = kbdata(kTop);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  stop_hub();
+  EXPECT_EQ(r.out, local(kTop).out);
+  EXPECT_EQ(count_requests("hub", "/tree/"), trees + 1);
+  // The pulled file is never asked for again.
+  const std::vector<nlohmann::json> all = requests();
+  for (const nlohmann::json& q : std::vector<nlohmann::json>(all.begin() + before, all.end())) {
+    EXPECT_EQ(q["url"].get<std::string>().find("nvidia_nvfp4"), std::string::npos) << q.dump();
+  }
+}
+
+TEST_F(Remote, OfflineReadsTheCachedSnapshotWithoutARequest) {
+  start_hub();
+  ASSERT_EQ(pull({}).exit_code, 0);
+  const size_t before = requests().size();
+  Result r = kbdata(kTop, with_env({{"HF_HUB_OFFLINE", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, local(kTop).out);
+  EXPECT_EQ(requests().size(), before);
+}
+
+TEST_F(Remote, OfflineWithoutTheCacheIsOneLine) {
+  start_hub();
+  Result r = kbdata(kTop, with_env({{"HF_HUB_OFFLINE", "1"}}));
+  expect_one_line_error(r, 1, "offline (HF_HUB_OFFLINE is set)");
+  Result cat =
+      kbdata({"cat", kAddress + "/leaderboards.parquet"}, with_env({{"HF_HUB_OFFLINE", "1"}}));
+  expect_one_line_error(cat, 1, "offline");
+  EXPECT_TRUE(requests().empty());
+}
+
+TEST_F(Remote, VerboseReportsRequestsAndBytes) {
+  start_hub();
+  Result r = kbdata({"top", "-p", "nvfp4_gemm", "--verbose", "--data", kAddress});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("kbdata: hub: GPUMODE/kernelbot-data@main is commit"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("read remotely"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("range(s) in"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bytes fetched"), std::string::npos) << r.err;
+}
+
+TEST_F(Remote, TheTokenGoesToTheHubOnly) {
+  start_hub({{"token", "hf_secret"}});
+  Result r = kbdata(kTop, with_env({{"HF_TOKEN", "hf_secret"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("hf_secret"), std::string::npos);
+  for (const nlohmann::json& q : requests()) {
+    EXPECT_EQ(q["auth"].get<bool>(), q["server"] == "hub") << q.dump();
+  }
+}
+
+TEST_F(Remote, BadAddressesAreUsageErrors) {
+  start_hub();
+  expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://models/a/b"}), 2,
+                        "not a data set address");
+  expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://datasets/a"}), 2,
+                        "names no data set");
+  expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://datasets/a/b@.."}), 2,
+                        "is not a revision name");
+  expect_one_line_error(kbdata({"cat", kAddress}), 2, "not one of its files");
+  expect_one_line_error(kbdata({"cat", kAddress + "/missing.parquet"}), 2, "has no file");
+}
+
+// Faults during the remote reads: each a successful retry (the same output as the local files)
+// or a one-line error, never other rows.
+struct FaultCase {
+  const char* name;
+  nlohmann::json faults;
+};
+
+TEST_F(Remote, FaultsThatARetryFixesGiveTheSameOutput) {
+  const std::vector<FaultCase> cases = {
+      {"429 RateLimit",
+       {{{"on", "cdn"}, {"kind", "rate_limit"}, {"form", "ratelimit"}, {"seconds", 0}}}},
+      {"429 Retry-After", {{{"on", "cdn"}, {"kind", "rate_limit"}, {"form", "retry-after"}}}},
+      {"429 on resolve", {{{"on", "resolve"}, {"kind", "rate_limit"}, {"form", "bare"}}}},
+      {"500 on resolve", {{{"on", "resolve"}, {"kind", "status"}, {"status", 500}}}},
+      {"502 then 503 on the cdn",
+       {{{"on", "cdn"}, {"kind", "status"}, {"status", 502}},
+        {{"on", "cdn"}, {"kind", "status"}, {"status", 503}, {"after", 2}}}},
+      {"a dropped connection", {{{"on", "cdn"}, {"kind", "drop"}, {"after", 3}}}},
+      {"a truncated body", {{{"on", "cdn"}, {"kind", "truncate"}, {"after", 3}}}},
+      {"a 200 answering every Range", {{{"on", "cdn"}, {"kind", "ignore_range"}, {"count", 1000}}}},
+      {"an expired signed URL", {{{"on", "cdn"}, {"kind", "expired"}, {"after", 3}, {"count", 2}}}},
+  };
+  for (const FaultCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    expect_same_as_local(kTop, {{"faults", c.faults}});
+    fs::remove(root_ / "hub.log");
+  }
+}
+
+TEST_F(Remote, A200AnsweringARangeIsCutAtTheRange) {
+  expect_same_as_local(kTop, {{"faults", {{{"on", "cdn"}, {"kind", "ignore_range"}}}}});
+  // The answer was read to the end of the range asked for, not to the end of the file.
+  int cdn_done = 0;
+  for (const nlohmann::json& e : events()) {
+    if (e["server"] == "cdn" && e.contains("done")) ++cdn_done;
+  }
+  EXPECT_GE(cdn_done, 1);
+}
+
+// A fake hub whose tree gives the NVFP4 file `delta` bytes more than it has.
+nlohmann::json lying_size(int64_t delta) {
+  const int64_t size =
+      static_cast<int64_t>(fs::file_size(std::string(KBDATA_SOURCE_DIR) +
+                                         "/data/sample/nvidia_nvfp4_submissions.parquet")) +
+      delta;
+  nlohmann::json overrides = nlohmann::json::object();
+  overrides["nvidia_nvfp4_submissions.parquet"] = {{"tree_size", size}};
+  nlohmann::json hub = nlohmann::json::object();
+  hub["file_overrides"] = overrides;
+  return hub;
+}
+
+TEST_F(Remote, FaultsNoRetryFixesAreOneLine) {
+  struct Failing {
+    const char* name;
+    nlohmann::json hub;
+    const char* message;
+  };
+  const std::vector<Failing> cases = {
+      {"a 503 that persists",
+       {{"faults", {{{"on", "cdn"}, {"kind", "status"}, {"status", 503}, {"count", 1000}}}}},
+       "gave up after 5 tries"},
+      {"a signed URL that keeps expiring",
+       {{"faults", {{{"on", "cdn"}, {"kind", "expired"}, {"count", 1000}}}}},
+       "still answers HTTP 403"},
+      {"a 404",
+       {{"faults", {{{"on", "resolve"}, {"kind", "status"}, {"status", 404}}}}},
+       "HTTP 404"},
+      {"a range that starts elsewhere than asked",
+       {{"faults", {{{"on", "cdn"}, {"kind", "shift_range"}, {"after", 2}}}}},
+       "the server answered 'bytes "},
+      {"a tree that lies about a size (larger)", lying_size(+3), "nvidia_nvfp4_submissions"},
+      {"a tree that lies about a size (smaller)", lying_size(-50000), "nvidia_nvfp4_submissions"},
+  };
+  for (const Failing& c : cases) {
+    SCOPED_TRACE(c.name);
+    start_hub(c.hub);
+    Result r = kbdata(kTop);
+    expect_one_line_error(r, 1, c.message);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    stop_hub();
+    expect_ranges_only();
+    fs::remove(root_ / "hub.log");
+  }
+}
+
+TEST_F(Remote, ALimitedCatFetchesLittle) {
+  // kbdata's own layout (row groups and page indexes): cat --limit reads the footer, the page
+  // index and the first pages.
+  const fs::path synth = root_ / "synth";
+  Result made =
+      run("synth --scale small --family flat --seed 3 --layout kbdata --out " + synth.string());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string name = "nvidia_nvfp4_submissions.parquet";
+  files_ = {{name, read_file((synth / name).string()), true}};
+  start_hub();
+  Result r = kbdata({"cat", kAddress + "/" + name, "--limit", "3", "--columns",
+                     "submission_id,score", "--verbose"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  stop_hub();
+  EXPECT_EQ(r.out, kbdata({"cat", (synth / name).string(), "--limit", "3", "--columns",
+                           "submission_id,score"})
+                       .out);
+  EXPECT_LT(cdn_range_bytes(), files_[0].bytes.size() / 4) << r.err;
+}
+
+// A footer longer than the 64 KiB fetched at opening (54 row groups of 10 rows, each with a page
+// index): the rest of it is fetched, and every command reads the file as it reads it locally.
+TEST_F(Remote, AFooterLongerThanTheGuessIsCompleted) {
+  const fs::path many = local_ / "nvidia_nvfp4_submissions.parquet";
+  const fs::path source = root_ / "sample-nvfp4.parquet";
+  fs::rename(many, source);
+  Result made = run("convert " + source.string() + " " + many.string() + " --row-group-size 10");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  Result footer = run("inspect --json " + many.string());
+  ASSERT_NE(footer.out.find("\"num_row_groups\": 54"), std::string::npos) << footer.out;
+  files_[1].bytes = read_file(many.string());
+  const std::string file = kAddress + "/nvidia_nvfp4_submissions.parquet";
+  start_hub();
+  Result cat = kbdata({"cat", file, "--format", "csv", "--verbose"});
+  Result where = kbdata({"cat", file, "--where", "score < 0.0001", "--columns", "submission_id"});
+  Result top = kbdata(kTop);
+  stop_hub();
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_EQ(cat.out, kbdata({"cat", many.string(), "--format", "csv"}).out);
+  // The first 4 bytes and the last 64 KiB, then the rest of the footer.
+  EXPECT_NE(cat.err.find("hub: 2 range(s), 65,540 bytes"), std::string::npos) << cat.err;
+  ASSERT_EQ(where.exit_code, 0) << where.err;
+  EXPECT_EQ(where.out, kbdata({"cat", many.string(), "--where", "score < 0.0001", "--columns",
+                               "submission_id"})
+                           .out);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, local(kTop).out);
+  expect_ranges_only();
+}
+
+}  // namespace
