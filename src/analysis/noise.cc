@@ -258,6 +258,35 @@ std::optional<ChangePoint> find_change_point(std::vector<TimedDifference> pairs,
   return c;
 }
 
+std::vector<RankUncertainty> rank_uncertainty(const Ranking& ranking, const SeriesNoise* noise,
+                                              const std::vector<int64_t>& measurements) {
+  std::vector<RankUncertainty> out(ranking.entries.size());
+  for (size_t i = 0; i < ranking.entries.size(); ++i) {
+    const RankedEntry& e = ranking.entries[i];
+    RankUncertainty& u = out[i];
+    u.measurements = std::max<int64_t>(1, i < measurements.size() ? measurements[i] : 1);
+    if (noise) u.sigma = sigma_at(*noise, e.submission_time);
+    const double half =
+        u.sigma ? kZ95 * *u.sigma / std::sqrt(static_cast<double>(u.measurements)) : 0;
+    u.lo = e.score * std::exp(-half);
+    u.hi = e.score * std::exp(half);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t certainly = 0, possibly = 0;
+    for (size_t j = 0; j < out.size(); ++j) {
+      if (j == i) continue;
+      if (out[j].hi < out[i].lo) ++certainly;
+      if (out[j].lo < out[i].hi) ++possibly;
+    }
+    out[i].rank_best = 1 + certainly;
+    out[i].rank_worst = 1 + possibly;
+    const bool above = i > 0 && out[i - 1].hi >= out[i].lo;
+    const bool below = i + 1 < out.size() && out[i].hi >= out[i + 1].lo;
+    out[i].tied = above || below;
+  }
+  return out;
+}
+
 CodeSketch code_sketch(std::string_view code) {
   CodeSketch out;
   if (code.empty()) return out;
@@ -403,7 +432,13 @@ std::vector<SeriesNoise> NoiseBuilder::finish() const {
     add_pairs(NoiseSource::SAME_CODE, same_code[i]);
     add_pairs(NoiseSource::NEAR_IDENTICAL, near[i]);
     if (noise.sources.empty()) continue;
-    noise.combined = combine(noise.sources);
+    // The harness's errors measure the spread within one run, a lower bound of the spread between
+    // runs: they are combined only when no repeat measurement gives an estimate.
+    std::vector<NoiseEstimate> repeats;
+    for (const NoiseEstimate& e : noise.sources) {
+      if (e.source != NoiseSource::HARNESS_ERR) repeats.push_back(e);
+    }
+    noise.combined = combine(repeats.empty() ? noise.sources : repeats);
     noise.change = find_change_point(centred, options_.min_segment);
     noise.over_time = windows_of(std::move(centred), options_.window);
     out.push_back(std::move(noise));

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/ranking.h"
 #include "analysis/series_key.h"
 #include "dataset/registry.h"
 #include "dataset/submission.h"
@@ -74,6 +75,8 @@ struct SeriesNoise {
   std::string problem_name;
   std::optional<std::string> runner;
   std::vector<NoiseEstimate> sources;  // the sources with at least 2 pairs (runs), in enum order
+  // combine() of the repeat sources (public_secret, same_code, near_identical); of harness_err
+  // only when none of those has an estimate.
   std::optional<NoiseEstimate> combined;
   std::optional<ChangePoint> change;
   std::vector<NoisePoint> over_time;
@@ -115,6 +118,23 @@ struct SeriesNoise {
 // (two-sided), with each segment's pair_estimate. nullopt when there is no such change.
 [[nodiscard]] std::optional<ChangePoint> find_change_point(std::vector<TimedDifference> pairs,
                                                            size_t min_segment = 20);
+
+// What a ranked entry's score may be, given the noise (kbdata top --uncertainty).
+struct RankUncertainty {
+  std::optional<double> sigma;  // of one measurement at the entry's time (sigma_at); nullopt: none
+  int64_t measurements = 1;     // measurements of the entry's code behind its score
+  double lo = 0;                // the score's 95% interval: score exp(-+1.96 sigma / sqrt(m))
+  double hi = 0;
+  int64_t rank_best = 0;   // 1 + the others whose interval lies wholly below this one
+  int64_t rank_worst = 0;  // 1 + the others whose interval starts below this one's upper end
+  bool tied = false;       // the interval overlaps that of an entry ranked next to it
+};
+
+// One per entry of `ranking` (every user of it: the ranks a user could hold depend on all),
+// `measurements` one per entry (at least 1), `noise` the ranking's series or nullptr (then every
+// interval is the score alone).
+[[nodiscard]] std::vector<RankUncertainty> rank_uncertainty(
+    const Ranking& ranking, const SeriesNoise* noise, const std::vector<int64_t>& measurements);
 
 struct NoiseOptions {
   double similarity = 0.98;  // near_identical: the estimated Jaccard at or above which code is

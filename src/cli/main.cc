@@ -17,6 +17,7 @@
 #include "cli/extract_command.h"
 #include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
+#include "cli/noise_command.h"
 #include "cli/progression_command.h"
 #include "cli/records_command.h"
 #include "cli/show_command.h"
@@ -378,6 +379,7 @@ int main(int argc, char** argv) {
   kbdata::cli::add_records_command(app, commands);
   kbdata::cli::add_fastest_command(app, commands);
   kbdata::cli::add_stats_command(app, commands);
+  kbdata::cli::add_noise_command(app, commands);
   kbdata::cli::add_extract_command(app, commands);
   kbdata::cli::add_pull_command(app, commands);
   // kbdata dedup (docs/dedup.md)

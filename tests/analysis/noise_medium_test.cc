@@ -114,7 +114,7 @@ TEST(NoiseMedium, LeaderboardsComeOutInThePlantedOrder) {
     }
     planted_and_measured.push_back({planted(s.leaderboard_id), measured});
   }
-  ASSERT_GE(planted_and_measured.size(), 12u);
+  ASSERT_GE(planted_and_measured.size(), 10u);
   for (const auto& [pa, ma] : planted_and_measured) {
     for (const auto& [pb, mb] : planted_and_measured) {
       if (pa * 1.5 <= pb) {

@@ -117,6 +117,38 @@ TEST(NoiseEstimators, SigmaAtUsesTheLevelOfTheTime) {
   EXPECT_EQ(sigma_at(s, 100), 0.3);
 }
 
+TEST(NoiseEstimators, RankUncertaintyFromIntervals) {
+  Ranking r;
+  r.entries = {{1, "a", std::nullopt, 1.0e-6, 1, 10},
+               {2, "b", std::nullopt, 1.05e-6, 2, 20},
+               {3, "c", std::nullopt, 2.0e-6, 3, 30}};
+  SeriesNoise noise;
+  noise.combined = NoiseEstimate{NoiseSource::COMBINED, 500, 0.03, 0.028, 0.032};
+  // Half widths 1.96 x 0.03 = 0.0588 (a, b) and 0.0294 (c: 4 measurements). a's upper end
+  // 1.0606 reaches b's lower end 0.9900: tied; c is clear of both.
+  const std::vector<RankUncertainty> u = rank_uncertainty(r, &noise, {1, 1, 4});
+  ASSERT_EQ(u.size(), 3u);
+  EXPECT_NEAR(u[0].hi, 1.0e-6 * std::exp(kZ * 0.03), 1e-18);
+  EXPECT_NEAR(u[2].lo, 2.0e-6 * std::exp(-kZ * 0.03 / 2), 1e-18);
+  EXPECT_EQ(u[2].measurements, 4);
+  EXPECT_EQ(u[0].rank_best, 1);
+  EXPECT_EQ(u[0].rank_worst, 2);
+  EXPECT_EQ(u[1].rank_best, 1);
+  EXPECT_EQ(u[1].rank_worst, 2);
+  EXPECT_EQ(u[2].rank_best, 3);
+  EXPECT_EQ(u[2].rank_worst, 3);
+  EXPECT_TRUE(u[0].tied);
+  EXPECT_TRUE(u[1].tied);
+  EXPECT_FALSE(u[2].tied);
+  // Without noise every interval is the score: ranks as they are, nothing tied.
+  const std::vector<RankUncertainty> none = rank_uncertainty(r, nullptr, {1, 1, 1});
+  EXPECT_FALSE(none[0].sigma);
+  EXPECT_EQ(none[1].lo, 1.05e-6);
+  EXPECT_EQ(none[1].rank_best, 2);
+  EXPECT_EQ(none[1].rank_worst, 2);
+  EXPECT_FALSE(none[0].tied);
+}
+
 // A kernel-like text of about 6 KB from `seed`; `edit` changes one constant.
 std::string kernel(int seed, int edit = 0) {
   std::string s = "# kernel " + std::to_string(seed) + "\n";
