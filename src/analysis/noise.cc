@@ -1,6 +1,7 @@
 #include "analysis/noise.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -8,7 +9,6 @@
 
 #include "analysis/ranking.h"
 #include "dataset/run_result.h"
-#include "dedup/minhash.h"
 
 namespace kbdata::analysis {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 constexpr double kZ95 = 1.959963984540054;
 constexpr double kMadToSigma = 1.482602218505602;  // 1 / Phi^-1(3/4)
 constexpr double kMadRelativeError = 1.1664;       // sqrt(n) x relative sd of the MAD, normal data
-constexpr int kShingleBytes = 5;                   // the dedup default
+constexpr size_t kShingleBytes = 5;                // the dedup default
 
 double median_of(std::vector<double>& v) {
   const size_t n = v.size();
@@ -207,8 +207,8 @@ std::optional<NoiseEstimate> combine(const std::vector<NoiseEstimate>& sources) 
 
 std::optional<ChangePoint> find_change_point(std::vector<TimedDifference> pairs,
                                              size_t min_segment) {
-  min_segment = std::max<size_t>(min_segment, 2);
   const size_t n = pairs.size();
+  min_segment = std::max({min_segment, size_t{2}, n / 20});
   if (n < 2 * min_segment) return std::nullopt;
   std::stable_sort(
       pairs.begin(), pairs.end(),
@@ -290,18 +290,50 @@ std::vector<RankUncertainty> rank_uncertainty(const Ranking& ranking, const Seri
 CodeSketch code_sketch(std::string_view code) {
   CodeSketch out;
   if (code.empty()) return out;
-  static thread_local dedup::Signature signature;
-  static thread_local std::string lowered;
-  if (!dedup::compute_text_signature(code, kShingleBytes, lowered, signature)) return out;
+  // Each shingle is its 5 lower-cased bytes as a 40-bit number; mix64 is a bijection, so distinct
+  // shingles never share a hash. Bin: the top 8 bits; the bin keeps its least hash.
+  const auto mix64 = [](uint64_t x) {
+    x *= 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ULL;
+    x ^= x >> 32;
+    return x;
+  };
+  static_assert(kSketchBins == 256);
+  std::array<uint64_t, kSketchBins> mins;
+  mins.fill(UINT64_MAX);
+  constexpr uint64_t kMask = (uint64_t{1} << (8 * kShingleBytes)) - 1;
+  uint64_t window = 0;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(code.data());
+  for (size_t i = 0; i < code.size(); ++i) {
+    unsigned char c = bytes[i];
+    c = (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
+    window = ((window << 8) | c) & kMask;
+    if (i + 1 >= kShingleBytes) {
+      const uint64_t h = mix64(window);
+      uint64_t& m = mins[h >> 56];
+      m = h < m ? h : m;
+    }
+  }
+  if (code.size() < kShingleBytes) {  // text shorter than a shingle is one shingle
+    const uint64_t h = mix64(window | (uint64_t{code.size()} << 48));
+    mins[h >> 56] = h;
+  }
   out.resize(kSketchBins);
-  for (size_t i = 0; i < kSketchBins; ++i) out[i] = static_cast<uint32_t>(signature[i] >> 32);
+  for (size_t b = 0; b < kSketchBins; ++b) {
+    out[b] = mins[b] == UINT64_MAX ? kEmptySketchBin : static_cast<uint32_t>(mins[b] >> 24);
+  }
   return out;
 }
 
 double sketch_similarity(const uint32_t* a, const uint32_t* b) {
-  size_t equal = 0;
-  for (size_t i = 0; i < kSketchBins; ++i) equal += a[i] == b[i] ? 1 : 0;
-  return static_cast<double>(equal) / static_cast<double>(kSketchBins);
+  size_t equal = 0, used = 0;
+  for (size_t i = 0; i < kSketchBins; ++i) {
+    const bool empty = a[i] == kEmptySketchBin && b[i] == kEmptySketchBin;
+    used += empty ? 0 : 1;
+    equal += !empty && a[i] == b[i] ? 1 : 0;
+  }
+  return used == 0 ? 1.0 : static_cast<double>(equal) / static_cast<double>(used);
 }
 
 NoiseBuilder::NoiseBuilder(NoiseOptions options) : options_(options) {}

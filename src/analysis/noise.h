@@ -114,8 +114,8 @@ struct SeriesNoise {
 // in time order that maximises the two-sample statistic of y = log(d^2) (a change of sigma by a
 // factor f shifts y's mean by 2 log f), T(k) = |mean(y[0,k)) - mean(y[k,n))| / (s sqrt(1/k + 1/(n -
 // k))), s the pooled within-segment standard deviation, both segments at least `min_segment`
-// pairs. Reported when T exceeds the Bonferroni critical value of the n - 1 splits at 1%
-// (two-sided), with each segment's pair_estimate. nullopt when there is no such change.
+// pairs and 5% of n. Reported when T exceeds the Bonferroni critical value of the n - 1 splits at
+// 1% (two-sided), with each segment's pair_estimate. nullopt when there is no such change.
 [[nodiscard]] std::optional<ChangePoint> find_change_point(std::vector<TimedDifference> pairs,
                                                            size_t min_segment = 20);
 
@@ -143,10 +143,14 @@ struct NoiseOptions {
   size_t window = 0;         // pairs per over_time point; 0: max(20, pairs / 20)
 };
 
-// The Jaccard similarity of the dedup shingles (5 bytes, dedup/shingles.h) estimated from the
-// first kSketchBins bins of the dedup MinHash signature (dedup/minhash.h), 32 bits of each: its
-// standard error is sqrt(J (1 - J) / kSketchBins), 0.009 at J = 0.98.
+// The Jaccard similarity of the dedup shingles (5 lower-cased bytes, dedup/shingles.h: the same
+// sets) estimated by one-permutation MinHash: each shingle, as a 40-bit number, is mixed by a
+// 64-bit bijection; its top 8 bits choose one of kSketchBins bins, which keeps the least hash (32
+// bits of it are stored). The fraction of equal bins (among those not empty in both) estimates J
+// with a standard error of about sqrt(J (1 - J) / kSketchBins), 0.009 at J = 0.98. One multiply-mix
+// per byte, instead of dedup's XXH3 per shingle and 2048 bins, is what keeps `noise` near `stats`.
 inline constexpr size_t kSketchBins = 256;
+inline constexpr uint32_t kEmptySketchBin = UINT32_MAX;
 using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empty code
 [[nodiscard]] CodeSketch code_sketch(std::string_view code);
 [[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);

@@ -128,6 +128,22 @@ TEST(NoiseCli, EpochKeepsOneEpoch) {
   }
 }
 
+TEST(NoiseCli, EpochFiltersRecordsAndFastestToo) {
+  // 2025-12-03 to 2025-12-23: epoch 3 of the NVIDIA problems.
+  for (const std::string& command : {std::string("records -p nvfp4_dual_gemm --epoch 3 -f json"),
+                                     std::string("fastest -p nvfp4_dual_gemm --epoch 3 -f json")}) {
+    Result r = run(command + data_arg());
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    const json rows = json::parse(r.out);
+    ASSERT_FALSE(rows.empty()) << command;
+    for (const json& row : rows) {
+      const int64_t t = micros(row["submission_time"].get<std::string>());
+      EXPECT_GE(t, kNov30 + 3 * kDay) << command;
+      EXPECT_LT(t, kNov30 + 23 * kDay) << command;
+    }
+  }
+}
+
 TEST(NoiseCli, TopWithUncertainty) {
   Result r = run("top -p nvfp4_gemm -n 0 --uncertainty -f json" + data_arg());
   ASSERT_EQ(r.exit_code, 0) << r.err;
