@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <tuple>
@@ -290,8 +291,9 @@ std::vector<RankUncertainty> rank_uncertainty(const Ranking& ranking, const Seri
 CodeSketch code_sketch(std::string_view code) {
   CodeSketch out;
   if (code.empty()) return out;
-  // Each shingle is its 5 lower-cased bytes as a 40-bit number; mix64 is a bijection, so distinct
-  // shingles never share a hash. Bin: the top 8 bits; the bin keeps its least hash.
+  // Each shingle is its 5 lower-cased bytes as a 40-bit number (read with one unaligned load, so
+  // that no shingle waits for the one before it); mix64 is a bijection, so distinct shingles never
+  // share a hash. Bin: the top 8 bits; the bin keeps its least hash.
   const auto mix64 = [](uint64_t x) {
     x *= 0x9E3779B97F4A7C15ULL;
     x ^= x >> 32;
@@ -302,22 +304,32 @@ CodeSketch code_sketch(std::string_view code) {
   static_assert(kSketchBins == 256);
   std::array<uint64_t, kSketchBins> mins;
   mins.fill(UINT64_MAX);
-  constexpr uint64_t kMask = (uint64_t{1} << (8 * kShingleBytes)) - 1;
-  uint64_t window = 0;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(code.data());
-  for (size_t i = 0; i < code.size(); ++i) {
-    unsigned char c = bytes[i];
-    c = (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
-    window = ((window << 8) | c) & kMask;
-    if (i + 1 >= kShingleBytes) {
-      const uint64_t h = mix64(window);
-      uint64_t& m = mins[h >> 56];
-      m = h < m ? h : m;
-    }
+  static thread_local std::string lowered;
+  lowered.resize(code.size() + 8);  // 8 bytes of zeros past the end for the last loads
+  // Through local pointers, so that the loop vectorises (the string's own pointer is reloaded
+  // after every store to it otherwise).
+  auto* dst = reinterpret_cast<unsigned char*>(lowered.data());
+  const auto* src = reinterpret_cast<const unsigned char*>(code.data());
+  const size_t n = code.size();
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = src[i];
+    dst[i] = static_cast<unsigned char>(c + (static_cast<unsigned>(c - 'A') < 26u ? 32 : 0));
   }
+  std::memset(dst + n, 0, 8);
+  constexpr uint64_t kMask = (uint64_t{1} << (8 * kShingleBytes)) - 1;
   if (code.size() < kShingleBytes) {  // text shorter than a shingle is one shingle
-    const uint64_t h = mix64(window | (uint64_t{code.size()} << 48));
+    uint64_t v = 0;
+    std::memcpy(&v, lowered.data(), 8);
+    const uint64_t h = mix64((v & kMask) | (uint64_t{code.size()} << 48));
     mins[h >> 56] = h;
+  }
+  const char* p = lowered.data();
+  for (size_t i = 0; i + kShingleBytes <= code.size(); ++i) {
+    uint64_t v;
+    std::memcpy(&v, p + i, 8);
+    const uint64_t h = mix64(v & kMask);
+    uint64_t& m = mins[h >> 56];
+    m = h < m ? h : m;
   }
   out.resize(kSketchBins);
   for (size_t b = 0; b < kSketchBins; ++b) {
@@ -336,7 +348,35 @@ double sketch_similarity(const uint32_t* a, const uint32_t* b) {
   return used == 0 ? 1.0 : static_cast<double>(equal) / static_cast<double>(used);
 }
 
-NoiseBuilder::NoiseBuilder(NoiseOptions options) : options_(options) {}
+NoiseBuilder::NoiseBuilder(NoiseOptions options)
+    : options_(options), pool_(std::make_unique<ThreadPool>(1)) {}
+
+NoiseBuilder::~NoiseBuilder() { pool_.reset(); }  // the worker ends before the batches go
+
+void NoiseBuilder::submit_batch() {
+  SketchBatch* batch = batches_.back().get();
+  {
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return in_flight_ < kBatchesInFlight; });
+    ++in_flight_;
+  }
+  pool_->submit([this, batch] {
+    batch->values.resize(batch->codes.size() * kSketchBins);
+    for (size_t i = 0; i < batch->codes.size(); ++i) {
+      const CodeSketch sketch = code_sketch(batch->codes[i]);
+      std::copy(sketch.begin(), sketch.end(), batch->values.begin() + i * kSketchBins);
+    }
+    batch->codes = {};
+    std::lock_guard lock(mutex_);
+    --in_flight_;
+    done_.notify_all();
+  });
+}
+
+const uint32_t* NoiseBuilder::sketch_of(int64_t index) const {
+  const auto i = static_cast<size_t>(index);
+  return batches_[i / kSketchBatch]->values.data() + (i % kSketchBatch) * kSketchBins;
+}
 
 uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
   SeriesKey key{s.leaderboard_id, s.runner};
@@ -346,6 +386,17 @@ uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
 }
 
 void NoiseBuilder::add(const dataset::Submission& s) {
+  std::string code = s.code.value_or("");
+  add_row(s, &code);
+}
+
+void NoiseBuilder::add(dataset::Submission&& s) {
+  std::string code = s.code ? std::move(*s.code) : std::string();
+  add_row(s, &code);
+}
+
+// `code`: the row's code ("" for none), taken when it is sketched.
+void NoiseBuilder::add_row(const dataset::Submission& s, std::string* code) {
   Row row;
   row.series = series_index(s);
   const std::string user_key = std::to_string(s.leaderboard_id) + "/" + s.user_id;
@@ -356,12 +407,14 @@ void NoiseBuilder::add(const dataset::Submission& s) {
   row.qualifies = qualifies(s) && *s.score > 0;
   if (row.qualifies) {
     row.log_score = std::log(*s.score);
-    if (s.code) {
-      const CodeSketch sketch = code_sketch(*s.code);
-      if (!sketch.empty()) {
-        row.sketch = static_cast<int64_t>(sketches_.size() / kSketchBins);
-        sketches_.insert(sketches_.end(), sketch.begin(), sketch.end());
+    if (!code->empty()) {
+      if (batches_.empty() || batches_.back()->codes.size() == kSketchBatch) {
+        if (!batches_.empty()) submit_batch();
+        batches_.push_back(std::make_unique<SketchBatch>());
       }
+      row.sketch = static_cast<int64_t>((batches_.size() - 1) * kSketchBatch +
+                                        batches_.back()->codes.size());
+      batches_.back()->codes.push_back(std::move(*code));
     }
     SeriesData& data = series_[row.series];
     if (s.benchmarks) {
@@ -374,7 +427,9 @@ void NoiseBuilder::add(const dataset::Submission& s) {
   rows_.push_back(row);
 }
 
-std::vector<SeriesNoise> NoiseBuilder::finish() const {
+std::vector<SeriesNoise> NoiseBuilder::finish() {
+  if (!batches_.empty() && !batches_.back()->codes.empty()) submit_batch();
+  pool_.reset();  // runs what is queued, then joins: every sketch is computed
   const size_t count = series_.size();
   std::vector<std::vector<TimedDifference>> same_code(count), near(count);
 
@@ -429,8 +484,8 @@ std::vector<SeriesNoise> NoiseBuilder::finish() const {
             if (a.series != b.series || !a.qualifies || a.sketch < 0 || a.code_id == b.code_id) {
               continue;
             }
-            const uint32_t* sa = &sketches_[static_cast<size_t>(a.sketch) * kSketchBins];
-            const uint32_t* sb = &sketches_[static_cast<size_t>(b.sketch) * kSketchBins];
+            const uint32_t* sa = sketch_of(a.sketch);
+            const uint32_t* sb = sketch_of(b.sketch);
             if (sketch_similarity(sa, sb) >= options_.similarity) {
               near[b.series].push_back({b.time_us, b.log_score - a.log_score});
             }

@@ -20,8 +20,11 @@
 // searched for one change of level (find_change_point).
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +34,7 @@
 
 #include "analysis/ranking.h"
 #include "analysis/series_key.h"
+#include "common/thread_pool.h"
 #include "dataset/registry.h"
 #include "dataset/submission.h"
 
@@ -156,16 +160,27 @@ using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empt
 [[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);
 
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.
-// Memory: about 60 bytes per row, and kSketchBins x 4 bytes per qualifying row with code.
+// Memory: about 60 bytes per row, and kSketchBins x 4 bytes per qualifying row with code. The
+// sketches are computed by one worker thread, kSketchBatch rows at a time, at most
+// kBatchesInFlight batches of code waiting (add() waits for the worker beyond that); the result
+// does not depend on the threads.
 // near_identical needs the code (LoadOptions::with_code), same_code the code_id
 // (with_details), harness_err the results (with_results) and public_secret also the runs
 // (with_runs) of legacy files.
 class NoiseBuilder {
  public:
   explicit NoiseBuilder(NoiseOptions options = {});
+  ~NoiseBuilder();
+  NoiseBuilder(const NoiseBuilder&) = delete;
+  NoiseBuilder& operator=(const NoiseBuilder&) = delete;
   void add(const dataset::Submission& s);
+  void add(dataset::Submission&& s);  // takes the code instead of copying it
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).
-  [[nodiscard]] std::vector<SeriesNoise> finish() const;
+  // Call once.
+  [[nodiscard]] std::vector<SeriesNoise> finish();
+
+  static constexpr size_t kSketchBatch = 256;
+  static constexpr size_t kBatchesInFlight = 8;
 
  private:
   struct Row {
@@ -176,7 +191,7 @@ class NoiseBuilder {
     int64_t code_id = 0;
     double log_score = 0;  // when it qualifies
     bool qualifies = false;
-    int64_t sketch = -1;  // index of its sketch in sketches_, -1 without
+    int64_t sketch = -1;  // its sketch: batch index x kSketchBatch + slot; -1 without
   };
   struct SeriesData {
     SeriesKey key;
@@ -184,15 +199,25 @@ class NoiseBuilder {
     std::vector<double> harness;          // per-run variances
     std::vector<TimedDifference> secret;  // uncentred log(public) - log(secret)
   };
+  struct SketchBatch {
+    std::vector<std::string> codes;  // until computed
+    std::vector<uint32_t> values;    // kSketchBins per row
+  };
   uint32_t series_index(const dataset::Submission& s);
+  void add_row(const dataset::Submission& s, std::string* code);
+  void submit_batch();
+  [[nodiscard]] const uint32_t* sketch_of(int64_t index) const;
 
   NoiseOptions options_;
   std::vector<SeriesData> series_;
   std::map<SeriesKey, uint32_t> series_by_key_;
   std::unordered_map<std::string, uint32_t> users_;  // "leaderboard/user_id"
   std::vector<Row> rows_;
-  std::vector<uint32_t> sketches_;
-  CodeSketch scratch_;
+  std::vector<std::unique_ptr<SketchBatch>> batches_;  // the last one is being filled
+  std::mutex mutex_;
+  std::condition_variable done_;
+  size_t in_flight_ = 0;              // batches submitted, not yet computed
+  std::unique_ptr<ThreadPool> pool_;  // last: its worker uses the members above
 };
 
 }  // namespace kbdata::analysis

@@ -55,7 +55,8 @@ std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);
   load_submissions(
-      dir, data, load, "measuring noise", [&](dataset::Submission&& s) { builder.add(s); }, err);
+      dir, data, load, "measuring noise",
+      [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
   return builder.finish();
 }
 

@@ -54,7 +54,7 @@ const std::vector<SeriesNoise>& medium_noise() {
     NoiseBuilder builder;
     dataset::LoadStats stats;
     dataset::load_dir(
-        dir, load, [&](dataset::Submission&& s) { builder.add(s); }, stats);
+        dir, load, [&](dataset::Submission&& s) { builder.add(std::move(s)); }, stats);
     return builder.finish();
   }();
   return result;
