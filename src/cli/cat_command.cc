@@ -154,4 +154,34 @@ void run_cat(const CatOptions& options, std::FILE* out) {
   }
 }
 
+void add_cat_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<CatOptions>();
+  CLI::App* cmd = app.add_subcommand("cat", "Print the rows of a Parquet file");
+  cmd->add_option("FILE", options->path, "Parquet file")->required();
+  cmd->add_option("--columns,-c", options->columns,
+                  "Columns to print, comma-separated, in this order (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--limit,-n", options->limit, "Print at most N rows")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--offset", options->offset, "Skip the first N rows")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format,-f", options->format_name, "Output format")
+      ->check(CLI::IsMember({"jsonl", "csv", "table"}))
+      ->capture_default_str();
+  cmd->add_option("--where,-w", options->where,
+                  "Print only rows where COL OP VALUE holds (OP: = != < <= > >=), or "
+                  "'COL is null' / 'COL is not null'; repeatable, all must hold")
+      ->allow_extra_args(false);
+  cmd->add_flag("--verify-checksums", options->verify_checksums,
+                "Check the CRC of every page that has one; a mismatch is an error");
+  add_threads_option(*cmd, options->threads);
+  commands.push_back({cmd, [options] {
+                        options->format = options->format_name == "csv" ? tabular::Format::CSV
+                                          : options->format_name == "table"
+                                              ? tabular::Format::TABLE
+                                              : tabular::Format::JSONL;
+                        run_cat(*options, stdout);
+                      }});
+}
+
 }  // namespace kbdata::cli

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "tabular/row_writer.h"
 
 namespace kbdata::cli {
@@ -16,6 +17,7 @@ struct CatOptions {
   std::vector<std::string> columns;  // dotted leaf or group paths; empty means all
   std::optional<uint64_t> limit;
   uint64_t offset = 0;
+  std::string format_name = "jsonl";  // --format as typed
   tabular::Format format = tabular::Format::JSONL;
   // --where conditions, ANDed (cli/row_filter_options.h); --verify-checksums.
   std::vector<std::string> where;
@@ -29,5 +31,8 @@ struct CatOptions {
 // before the other columns are decoded. Throws UsageError for unknown columns, kbdata::Error for
 // unreadable input.
 void run_cat(const CatOptions& options, std::FILE* out);
+
+// Adds `cat` to `app`.
+void add_cat_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

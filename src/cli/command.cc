@@ -1,9 +1,24 @@
 #include "cli/command.h"
 
-#include "cli/submission_output.h"
+#include <string>
+#include <utility>
+
+#include "cli/data_options.h"
 #include "common/thread_pool.h"
 
 namespace kbdata::cli {
+namespace {
+
+std::string& command_line_storage() {
+  static std::string line = "kbdata";
+  return line;
+}
+
+}  // namespace
+
+const std::string& invoked_command_line() { return command_line_storage(); }
+
+void set_invoked_command_line(std::string line) { command_line_storage() = std::move(line); }
 
 void add_data_options(CLI::App& cmd, DataOptions& data) {
   cmd.add_option("--data", data.data,

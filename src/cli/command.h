@@ -1,6 +1,6 @@
-// How a command joins the command line: a function adds its subcommand (options, help) to the
-// app and returns what runs it once the arguments are parsed. main.cc lists the commands; each
-// command's file owns its options.
+// How a command joins the command line, the one way: its file's add_X_command adds the
+// subcommand (options, help, examples) to the app and appends what runs it once the arguments
+// are parsed; commands.cc lists the commands in the order `kbdata --help` shows them.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -29,7 +29,12 @@ void add_threads_option(CLI::App& cmd, std::optional<int>& threads);
 // --format table|csv|json|jsonl|parquet (default table) and --out FILE (for parquet).
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out);
 
-// Adds `kbdata pull` (pull_command.h): declared here so main.cc needs no header of its own for it.
-void add_pull_command(CLI::App& app, Commands& commands);
+// Adds every command to `app` (commands.cc).
+void add_all_commands(CLI::App& app, Commands& commands);
+
+// The command line as typed ("kbdata" and the arguments, space-separated), which commands record
+// in the provenance of files they write (kbdata.command); set by run_command_line (cli/app.h).
+[[nodiscard]] const std::string& invoked_command_line();
+void set_invoked_command_line(std::string line);
 
 }  // namespace kbdata::cli

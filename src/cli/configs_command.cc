@@ -1,27 +1,14 @@
 #include "cli/configs_command.h"
 
+#include <memory>
 #include <vector>
 
-#include "cli/output.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "dataset/registry.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
-namespace {
-
-void json_string(std::string& out, std::string_view text) {
-  if (is_valid_utf8(text)) {
-    append_json_string(out, text);
-  } else {
-    std::string repaired;
-    append_utf8_repaired(repaired, text);
-    append_json_string(out, repaired);
-  }
-}
-
-}  // namespace
-
 void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
   if (options.format != "table" && options.format != "json") {
     throw UsageError("configs prints table or json");
@@ -41,7 +28,7 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
 
   if (options.format == "json") {
     std::string text = "{\"data\":";
-    json_string(text, dir.path);
+    report::append_json_text(text, dir.path);
     text += ",\"configs\":[";
     bool first = true;
     for (const dataset::ConfigInfo& c : dataset::configs()) {
@@ -49,11 +36,11 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
       text += first ? "\n" : ",\n";
       first = false;
       text += "{\"config\":";
-      json_string(text, c.name);
+      report::append_json_text(text, c.name);
       text += ",\"file\":";
-      json_string(text, c.file);
+      report::append_json_text(text, c.file);
       text += ",\"family\":";
-      json_string(text, dataset::to_string(c.family));
+      report::append_json_text(text, dataset::to_string(c.family));
       text += ",\"present\":";
       text += f ? "true" : "false";
       text += ",\"rows\":";
@@ -63,24 +50,24 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
         const auto& l = c.leaderboards[i];
         if (i > 0) text += ',';
         text += "{\"id\":" + (l.id ? std::to_string(*l.id) : std::string("null")) + ",\"name\":";
-        json_string(text, l.name);
+        report::append_json_text(text, l.name);
         if (!l.note.empty()) {
           text += ",\"note\":";
-          json_string(text, l.note);
+          report::append_json_text(text, l.note);
         }
         text += '}';
       }
       text += "],\"note\":";
-      json_string(text, c.note);
+      report::append_json_text(text, c.note);
       text += '}';
     }
     text += "\n],\"other_files\":[";
     for (size_t i = 0; i < others.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, others[i]->name);
+      report::append_json_text(text, others[i]->name);
       text += ",\"family\":";
-      json_string(text, dataset::to_string(others[i]->family));
+      report::append_json_text(text, dataset::to_string(others[i]->family));
       text += ",\"rows\":" + std::to_string(others[i]->num_rows) + "}";
     }
     text += others.empty() ? "]" : "\n]";
@@ -88,14 +75,14 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     for (size_t i = 0; i < dir.skipped.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
-      json_string(text, dir.skipped[i].name);
+      report::append_json_text(text, dir.skipped[i].name);
       text += ",\"reason\":";
-      json_string(text, dir.skipped[i].reason);
+      report::append_json_text(text, dir.skipped[i].reason);
       text += std::string(",\"unreadable\":") + (dir.skipped[i].unreadable ? "true" : "false");
       text += "}";
     }
     text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
-    write_all(out, text);
+    report::write_all(out, text);
     check_unreadable(dir, options.data, err);
     return;
   }
@@ -109,13 +96,13 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
                     f ? std::to_string(f->num_rows) : "-", boards, c.note});
   }
   std::string text = "data: " + dir.path + "\n\n";
-  text += format_table(rows, {false, false, false, false, true, true, false});
+  text += report::format_table(rows, {false, false, false, false, true, true, false});
   if (!others.empty()) {
     std::vector<std::vector<std::string>> other_rows = {{"file", "family", "rows"}};
     for (const auto* f : others) {
       other_rows.push_back({f->name, dataset::to_string(f->family), std::to_string(f->num_rows)});
     }
-    text += "\nother files:\n" + format_table(other_rows, {false, false, true});
+    text += "\nother files:\n" + report::format_table(other_rows, {false, false, true});
   }
   if (!dir.skipped.empty()) {
     text += "\nnot read:\n";
@@ -123,8 +110,22 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
       text += "  " + f.name + (f.unreadable ? " (unreadable)" : "") + ": " + f.reason + "\n";
     }
   }
-  write_all(out, text);
+  report::write_all(out, text);
   check_unreadable(dir, options.data, err);
+}
+
+void add_configs_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ConfigsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "configs", "List the known configs, which files a data folder holds, and their rows");
+  add_data_options(*cmd, options->data);
+  cmd->footer(
+      "\nExamples:\n  kbdata configs --data ~/kernelbot\n  kbdata configs --format json\n"
+      "\nExit status: 0 success, 1 unreadable input, 2 wrong usage.");
+  cmd->add_option("--format,-f", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  commands.push_back({cmd, [options] { run_configs(*options, stdout, stderr); }});
 }
 
 }  // namespace kbdata::cli

@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/submission_output.h"
+#include "cli/command.h"
+#include "cli/data_options.h"
 
 namespace kbdata::cli {
 
@@ -15,5 +16,8 @@ struct ConfigsOptions {
 };
 
 void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `configs` to `app`.
+void add_configs_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

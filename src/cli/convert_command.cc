@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cinttypes>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,46 @@ void run_convert(const ConvertOptions& options, std::FILE* progress) {
   writer.close();
   output.commit();
   if (show_progress) std::fprintf(progress, "\n");
+}
+
+void add_convert_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ConvertOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "convert",
+      "Rewrite a Parquet file with kbdata's writer: page indexes, bounded row groups and pages,\n"
+      "the chosen codec and encodings; same schema and values. Page checksums of IN are verified\n"
+      "where present (a damaged page is an error). OUT appears only when complete.");
+  cmd->add_option("IN", options->input, "Parquet file to read")->required();
+  cmd->add_option("OUT", options->output,
+                  "Parquet file to write (a regular file it replaces keeps its mode; never "
+                  "IN, a folder or a special file)")
+      ->required();
+  cmd->add_option("--compression,-z", options->compression,
+                  "Codec: none, snappy, gzip, zstd, lz4_raw, brotli (lz4_raw decompresses "
+                  "fastest; snappy for readers older than 2022)")
+      ->capture_default_str();
+  cmd->add_option("--level", options->level,
+                  "Compression level (zstd 1..22, default 3; gzip 1..9, default 6; "
+                  "brotli 0..11, default 8)");
+  cmd->add_option("--row-group-size", options->row_group_size,
+                  "Rows per row group (100000), or bytes with a unit (64MB, 128MiB); "
+                  "default: 100000 rows and 64 MiB, whichever comes first");
+  cmd->add_option("--page-size", options->page_size,
+                  "Data page size in bytes before compression, with an optional unit "
+                  "(default 1MiB; a page also holds at most 20000 rows)");
+  cmd->add_option("--page-version", options->page_version, "Data page version: 1 or 2")
+      ->check(CLI::IsMember({1, 2}))
+      ->capture_default_str();
+  cmd->add_option("--encoding", options->encoding,
+                  "auto (dictionary, falling back to plain), plain, or delta "
+                  "(DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings)")
+      ->capture_default_str();
+  cmd->add_flag("--checksums", options->checksums, "Store a CRC-32 in every page header");
+  add_threads_option(*cmd, options->threads);
+  commands.push_back({cmd, [options] {
+                        options->command_line = invoked_command_line();
+                        run_convert(*options, stderr);
+                      }});
 }
 
 }  // namespace kbdata::cli

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/command.h"
 #include "parquet/write/writer_options.h"
 
 namespace kbdata::cli {
@@ -34,5 +35,8 @@ struct ConvertOptions {
 // only when complete (AtomicOutputFile). Progress goes to `progress` (nullptr: none) when it is a
 // terminal. Throws UsageError for invalid options, kbdata::Error for unreadable input or output.
 void run_convert(const ConvertOptions& options, std::FILE* progress);
+
+// Adds `convert` to `app`.
+void add_convert_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

@@ -4,10 +4,11 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <memory>
 #include <string>
 
-#include "cli/output.h"
 #include "common/error.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
 
@@ -74,7 +75,63 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
                   s.metadata_seconds, s.write_seconds);
   }
   text += buf;
-  write_all(out, text);
+  report::write_all(out, text);
+}
+
+void add_dedup_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<DedupCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "dedup",
+      "Deduplicate a submissions file (flat or legacy per-run) into a flat file: the platform's\n"
+      "exact rule (--exact), or that and near-duplicate clusters by MinHash LSH (--fuzzy).\n"
+      "OUT appears only when complete (docs/dedup.md)");
+  cmd->add_option("IN", options->dedup.input, "Submissions Parquet file (flat or legacy)")
+      ->required();
+  cmd->add_option("OUT", options->dedup.output,
+                  "Parquet file to write: the flat schema plus cluster_id and cluster_size "
+                  "(replaced if it exists; not IN)")
+      ->required();
+  cmd->add_flag("--exact", options->exact,
+                "One row per (leaderboard_id, user_id, code_id, runner): the lowest score "
+                "(nulls last), then the earliest, then the lowest submission_id");
+  cmd->add_flag("--fuzzy", options->fuzzy,
+                "The exact rule, then one row per cluster of near-duplicate code (Jaccard "
+                "of byte shingles >= --threshold), kept by the same order");
+  cmd->add_option("--threshold", options->dedup.threshold,
+                  "Jaccard similarity at or above which two codes are near-duplicates")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (text.empty() || *end != '\0') return "'" + text + "' is not a number";
+            if (!(v > 0.0 && v <= 1.0)) return "'" + text + "' is not in (0, 1]";
+            return "";
+          },
+          "(0,1]", "threshold"))
+      ->capture_default_str();
+  cmd->add_option("--shingle-bytes", options->dedup.shingle_bytes,
+                  "Shingle length in bytes (of the ASCII-lower-cased code), 1..64")
+      ->capture_default_str();
+  cmd->add_flag("--across-users", options->dedup.across_users,
+                "Cluster near-duplicates across users of a leaderboard (default: within "
+                "each (leaderboard, user))");
+  cmd->add_flag("--emit-all", options->dedup.emit_all,
+                "Write every input row with its cluster_id and a boolean kept, instead of "
+                "the kept rows with cluster_size");
+  cmd->add_option("--threads,--jobs,-j", options->dedup.jobs,
+                  "Threads reading, hashing and comparing (0: $KBDATA_THREADS, else one "
+                  "per core); the output is the same whatever the threads")
+      ->capture_default_str();
+  cmd->footer(
+      "\nExamples:\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-exact.parquet --exact\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-fuzzy.parquet --fuzzy\n"
+      "  kbdata dedup submissions.parquet clusters.parquet --fuzzy --across-users --emit-all\n"
+      "\nExit status: 0 success, 1 the input could not be read or OUT written, 2 wrong usage.");
+  commands.push_back({cmd, [options] {
+                        options->dedup.command_line = invoked_command_line();
+                        run_dedup_command(*options, stdout, stderr);
+                      }});
 }
 
 }  // namespace kbdata::cli

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/command.h"
 #include "dedup/dedup.h"
 
 namespace kbdata::cli {
@@ -18,5 +19,8 @@ struct DedupCommandOptions {
 // Throws UsageError (neither or both of --exact and --fuzzy, invalid parameters, OUT = IN) and
 // kbdata::Error for unreadable input or unwritable output (OUT is then left as it was).
 void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `dedup` to `app`.
+void add_dedup_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

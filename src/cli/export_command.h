@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
+
 namespace kbdata::cli {
 
 struct ExportCommandOptions {
@@ -28,5 +30,8 @@ struct ExportCommandOptions {
 // Exports and prints one line per file (config, file, rows, bytes) to `out`; progress and the
 // code repair counts go to `progress` (progress only when it is a terminal).
 void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* progress);
+
+// Adds `export` to `app`.
+void add_export_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

@@ -26,6 +26,7 @@
 #include "common/text.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
 namespace {
@@ -172,38 +173,38 @@ std::string entry_path(const analysis::ExtractEntry& e, const std::string& exten
 std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, bool dedup) {
   const dataset::Submission& s = e.row;
   std::string j = "{\"path\":";
-  append_json_text(j, w.path);
+  report::append_json_text(j, w.path);
   j += ",\"problem_name\":";
-  append_json_text(j, s.problem_name);
+  report::append_json_text(j, s.problem_name);
   j += ",\"leaderboard_id\":" + std::to_string(s.leaderboard_id);
   j += ",\"user_id\":";
-  append_json_text(j, s.user_id);
+  report::append_json_text(j, s.user_id);
   j += ",\"user_name\":";
   if (s.user_name) {
-    append_json_text(j, *s.user_name);
+    report::append_json_text(j, *s.user_name);
   } else {
     j += "null";
   }
-  j += ",\"score\":" + (s.score ? double_text(*s.score) : std::string("null"));
+  j += ",\"score\":" + (s.score ? report::double_text(*s.score) : std::string("null"));
   j += ",\"passed\":" + (s.passed ? std::string(*s.passed ? "true" : "false") : "null");
   j += ",\"runner\":";
   if (s.runner) {
-    append_json_text(j, *s.runner);
+    report::append_json_text(j, *s.runner);
   } else {
     j += "null";
   }
   j += ",\"submission_time\":";
-  append_json_text(j, time_text(s.submission_time));
+  report::append_json_text(j, report::time_text(s.submission_time));
   j += ",\"submission_id\":" + std::to_string(s.submission_id);
   j += ",\"code_id\":" + std::to_string(s.code_id);
   j += ",\"file_name\":";
   if (s.file_name) {
-    append_json_text(j, *s.file_name);
+    report::append_json_text(j, *s.file_name);
   } else {
     j += "null";
   }
   j += ",\"language\":";
-  append_json_text(j, w.language);
+  report::append_json_text(j, w.language);
   j += ",\"bytes\":" + std::to_string(w.bytes);
   j += ",\"sha256\":\"" + w.sha256 + "\"";
   j += ",\"rank\":" + (e.rank ? std::to_string(*e.rank) : std::string("null"));
@@ -211,7 +212,7 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
   std::string_view note = dataset::note_for(s.leaderboard_id);
   if (!note.empty()) {
     j += ",\"note\":";
-    append_json_text(j, note);
+    report::append_json_text(j, note);
   }
   return j + "}\n";
 }
@@ -341,10 +342,11 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
 
   if (entries.empty()) {
     report_load(options.data, stats, err);
-    write_all(err, "kbdata: extract: nothing selected (no " +
-                       std::string(request.top > 0 ? "qualifying " : "") + "submission of " +
-                       *options.problem + " matches the options" + why_empty(dir, load.filter) +
-                       "); " + options.out + " was not created\n");
+    report::write_all(err, "kbdata: extract: nothing selected (no " +
+                               std::string(request.top > 0 ? "qualifying " : "") +
+                               "submission of " + *options.problem + " matches the options" +
+                               why_empty(dir, load.filter) + "); " + options.out +
+                               " was not created\n");
     return;
   }
 
@@ -406,13 +408,14 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                         std::to_string(bytes) + " bytes of code, " +
                         std::to_string(entries.size() - files) + " skipped (no code)";
   if (request.dedup_exact) summary += ", " + std::to_string(duplicates) + " duplicate(s) dropped";
-  write_all(err, summary + " -> " + target.string() + "\n");
+  report::write_all(err, summary + " -> " + target.string() + "\n");
   std::set<int64_t> noted;
   for (const analysis::ExtractEntry& e : entries) {
     std::string_view note = dataset::note_for(e.row.leaderboard_id);
     if (!note.empty() && noted.insert(e.row.leaderboard_id).second) {
-      write_all(err, "kbdata: note: " + e.row.problem_name + " (" +
-                         std::to_string(e.row.leaderboard_id) + "): " + std::string(note) + "\n");
+      report::write_all(err, "kbdata: note: " + e.row.problem_name + " (" +
+                                 std::to_string(e.row.leaderboard_id) + "): " + std::string(note) +
+                                 "\n");
     }
   }
 }

@@ -6,10 +6,10 @@
 #include "analysis/fastest.h"
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -30,11 +30,12 @@ std::string selection_text(const FastestOptions& o) {
 std::string code_block(const analysis::Fastest& f) {
   const dataset::Submission& s = f.submission;
   std::string text = "\ncode of submission " + std::to_string(s.submission_id) + " (" +
-                     terminal_text(s.problem_name, false) + ", " +
-                     (f.runner ? terminal_text(*f.runner, false) : "runner not recorded") + "):\n";
+                     report::terminal_text(s.problem_name, false) + ", " +
+                     (f.runner ? report::terminal_text(*f.runner, false) : "runner not recorded") +
+                     "):\n";
   // A table is for people: the code's control characters and bidirectional overrides are shown
   // escaped, its lines and tabs kept.
-  text += s.code ? terminal_text(*s.code, true) : std::string("null");
+  text += s.code ? report::terminal_text(*s.code, true) : std::string("null");
   if (text.back() != '\n') text += '\n';
   return text;
 }
@@ -45,17 +46,20 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   if (options.user_id && options.user_name) {
     throw UsageError("fastest takes --user-id or --user-name, not both");
   }
-  const OutputFormat format = parse_output_format(options.format);
-  std::vector<ResultColumn> columns = {
-      {"problem_name", ColumnType::STRING}, {"leaderboard_id", ColumnType::INT64},
-      {"runner", ColumnType::STRING},       {"user_id", ColumnType::STRING},
-      {"user_name", ColumnType::STRING},    {"score", ColumnType::SCORE},
-      {"submission_id", ColumnType::INT64}, {"submission_time", ColumnType::TIMESTAMP}};
-  const bool code_column = options.with_code && format != OutputFormat::TABLE;
-  if (code_column) columns.push_back({"code", ColumnType::STRING});
+  const report::Format format = report::parse_format(options.format);
+  std::vector<report::Column> columns = {{"problem_name", report::ColumnType::STRING},
+                                         {"leaderboard_id", report::ColumnType::INT64},
+                                         {"runner", report::ColumnType::STRING},
+                                         {"user_id", report::ColumnType::STRING},
+                                         {"user_name", report::ColumnType::STRING},
+                                         {"score", report::ColumnType::SCORE},
+                                         {"submission_id", report::ColumnType::INT64},
+                                         {"submission_time", report::ColumnType::TIMESTAMP}};
+  const bool code_column = options.with_code && format != report::Format::TABLE;
+  if (code_column) columns.push_back({"code", report::ColumnType::STRING});
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -87,27 +91,27 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
 
   const std::vector<analysis::Fastest> found = builder.finish();
   if (found.empty()) {
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
-                       selection_text(options) + why_empty(dir, load.filter) + "\n");
+    report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
+                               selection_text(options) + why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::Fastest& f : found) {
     const dataset::Submission& s = f.submission;
-    std::vector<Cell> cells = {s.problem_name,
-                               s.leaderboard_id,
-                               f.runner ? Cell{*f.runner} : Cell{},
-                               s.user_id,
-                               s.user_name ? Cell{*s.user_name} : Cell{},
-                               *s.score,
-                               s.submission_id,
-                               s.submission_time};
-    if (code_column) cells.push_back(s.code ? Cell{*s.code} : Cell{});
+    std::vector<report::Cell> cells = {s.problem_name,
+                                       s.leaderboard_id,
+                                       f.runner ? report::Cell{*f.runner} : report::Cell{},
+                                       s.user_id,
+                                       s.user_name ? report::Cell{*s.user_name} : report::Cell{},
+                                       *s.score,
+                                       s.submission_id,
+                                       s.submission_time};
+    if (code_column) cells.push_back(s.code ? report::Cell{*s.code} : report::Cell{});
     writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
   }
   writer.finish();
-  if (options.with_code && format == OutputFormat::TABLE) {
+  if (options.with_code && format == report::Format::TABLE) {
     std::string text;
     for (const analysis::Fastest& f : found) text += code_block(f);
-    write_all(out, text);
+    report::write_all(out, text);
     std::fflush(out);
   }
 }

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/command.h"
-#include "cli/submission_output.h"
+#include "cli/data_options.h"
 
 namespace kbdata::cli {
 

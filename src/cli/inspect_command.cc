@@ -2,15 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "cli/output.h"
 #include "common/text.h"
 #include "parquet/file_reader.h"
+#include "report/text.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
@@ -422,11 +423,11 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
                            opt_text(r.nulls), opt_text(r.min), opt_text(r.max)});
         }
         page_tables +=
-            format_table(table, {true, true, true, true, true, false, true, false, false});
+            report::format_table(table, {true, true, true, true, true, false, true, false, false});
       }
     }
-    out += format_table(rows,
-                        {false, false, false, false, true, true, true, true, false, false, false});
+    out += report::format_table(
+        rows, {false, false, false, false, true, true, true, true, false, false, false});
     out += index_errors;
     out += page_tables;
   }
@@ -442,7 +443,18 @@ void run_inspect(const InspectOptions& options, std::FILE* out) {
                                2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
                                "\n"
                          : inspect_text(*reader, options.pages);
-  write_all(out, text);
+  report::write_all(out, text);
+}
+
+void add_inspect_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Describe a Parquet file: schema, row groups, column chunks, statistics");
+  cmd->add_option("FILE", options->path, "Parquet file")->required();
+  cmd->add_flag("--json", options->json, "Print the description as JSON");
+  cmd->add_flag("--pages", options->pages,
+                "Also print each column chunk's pages from its page index");
+  commands.push_back({cmd, [options] { run_inspect(*options, stdout); }});
 }
 
 }  // namespace kbdata::cli

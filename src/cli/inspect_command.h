@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command.h"
+
 namespace kbdata::cli {
 
 struct InspectOptions {
@@ -15,5 +17,8 @@ struct InspectOptions {
 
 // Writes the description to `out`. Throws kbdata::Error for unreadable files.
 void run_inspect(const InspectOptions& options, std::FILE* out);
+
+// Adds `inspect` to `app`.
+void add_inspect_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

@@ -5,10 +5,10 @@
 
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -37,8 +37,8 @@ std::string measured_change(const analysis::SeriesNoise& s) {
   if (!s.change) return "";
   const analysis::ChangePoint& c = *s.change;
   return series_text(s) + ": noise x" + fixed(c.after.sigma / c.before.sigma, 1) + " from " +
-         time_text(c.time_us).substr(0, 10) + " (sigma " + fixed(c.before.sigma, 3) + " -> " +
-         fixed(c.after.sigma, 3) + ", measured here)";
+         report::time_text(c.time_us).substr(0, 10) + " (sigma " + fixed(c.before.sigma, 3) +
+         " -> " + fixed(c.after.sigma, 3) + ", measured here)";
 }
 
 std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
@@ -64,17 +64,17 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   if (!(options.similarity > 0 && options.similarity <= 1)) {
     throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");
   }
-  const OutputFormat format = parse_output_format(options.format);
-  const std::vector<ResultColumn> columns = {
-      {"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
-      {"runner", ColumnType::STRING},        {"source", ColumnType::STRING},
-      {"pairs", ColumnType::INT64},          {"sigma", ColumnType::DOUBLE},
-      {"sigma_lo", ColumnType::DOUBLE},      {"sigma_hi", ColumnType::DOUBLE},
-      {"shift", ColumnType::DOUBLE},         {"change_time", ColumnType::TIMESTAMP},
-      {"sigma_before", ColumnType::DOUBLE},  {"sigma_after", ColumnType::DOUBLE}};
+  const report::Format format = report::parse_format(options.format);
+  const std::vector<report::Column> columns = {
+      {"leaderboard_id", report::ColumnType::INT64}, {"problem_name", report::ColumnType::STRING},
+      {"runner", report::ColumnType::STRING},        {"source", report::ColumnType::STRING},
+      {"pairs", report::ColumnType::INT64},          {"sigma", report::ColumnType::DOUBLE},
+      {"sigma_lo", report::ColumnType::DOUBLE},      {"sigma_hi", report::ColumnType::DOUBLE},
+      {"shift", report::ColumnType::DOUBLE},         {"change_time", report::ColumnType::TIMESTAMP},
+      {"sigma_before", report::ColumnType::DOUBLE},  {"sigma_after", report::ColumnType::DOUBLE}};
   const dataset::DataDir dir = open_data_dir(options.data, err);
   PlotTarget plot(options.plot);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
 
   dataset::Filter filter;
   filter.problem = options.problem;
@@ -85,26 +85,27 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   const std::vector<analysis::SeriesNoise> result =
       measure_noise(dir, options.data, filter, options.similarity, err);
   if (result.empty()) {
-    write_all(err, "kbdata: no pairs of measurements to estimate noise from" +
-                       why_empty(dir, filter) + "\n");
+    report::write_all(err, "kbdata: no pairs of measurements to estimate noise from" +
+                               why_empty(dir, filter) + "\n");
   }
   for (const analysis::SeriesNoise& s : result) {
     writer.section(series_text(s));
-    const Cell runner = s.runner ? Cell{*s.runner} : Cell{};
+    const report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
     auto emit = [&](const analysis::NoiseEstimate& e, bool with_change) {
       const bool pairs_source = e.source == analysis::NoiseSource::PUBLIC_SECRET ||
                                 e.source == analysis::NoiseSource::SAME_CODE ||
                                 e.source == analysis::NoiseSource::NEAR_IDENTICAL;
-      Cell change_time, before, after;
+      report::Cell change_time, before, after;
       if (with_change && s.change) {
         change_time = s.change->time_us;
         before = s.change->before.sigma;
         after = s.change->after.sigma;
       }
-      writer.row({s.leaderboard_id, s.problem_name, runner, std::string(to_string(e.source)),
-                  static_cast<int64_t>(e.pairs), e.sigma, e.sigma_lo, e.sigma_hi,
-                  pairs_source ? Cell{e.shift} : Cell{}, change_time, before, after},
-                 s.leaderboard_id, s.problem_name);
+      writer.row(
+          {s.leaderboard_id, s.problem_name, runner, std::string(to_string(e.source)),
+           static_cast<int64_t>(e.pairs), e.sigma, e.sigma_lo, e.sigma_hi,
+           pairs_source ? report::Cell{e.shift} : report::Cell{}, change_time, before, after},
+          s.leaderboard_id, s.problem_name);
     };
     for (const analysis::NoiseEstimate& e : s.sources) emit(e, false);
     if (s.combined) emit(*s.combined, true);

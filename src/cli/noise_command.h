@@ -11,7 +11,7 @@
 
 #include "analysis/noise.h"
 #include "cli/command.h"
-#include "cli/submission_output.h"
+#include "cli/data_options.h"
 
 namespace kbdata::cli {
 

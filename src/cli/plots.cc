@@ -3,10 +3,10 @@
 #include <map>
 #include <set>
 
-#include "cli/output.h"
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/registry.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
 namespace {
@@ -143,7 +143,7 @@ PlotTarget::PlotTarget(const std::optional<std::string>& path) {
 void PlotTarget::write(const plot::TimeChart& chart, std::FILE* err) {
   file_->write(plot::render_svg(chart));
   file_->commit();
-  write_all(err, "kbdata: wrote " + path_ + "\n");
+  report::write_all(err, "kbdata: wrote " + path_ + "\n");
 }
 
 }  // namespace kbdata::cli

@@ -7,9 +7,9 @@
 #include "analysis/progression.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -46,7 +46,7 @@ std::string section_title(const analysis::Progression& p) {
       if (!first) first = *s.score;
       best = s.best;
     }
-    title += ", best " + format_score(*best);
+    title += ", best " + report::format_score(*best);
     char factor[64];
     std::snprintf(factor, sizeof factor, " (×%.2f over the first)", *first / *best);
     title += factor;
@@ -58,31 +58,38 @@ std::string section_title(const analysis::Progression& p) {
 
 void run_progression(const ProgressionOptions& options, std::FILE* out, std::FILE* err) {
   if (options.user.empty()) throw UsageError("progression needs --user ID_OR_NAME");
-  const OutputFormat format = parse_output_format(options.format);
-  std::vector<ResultColumn> columns;
-  if (format == OutputFormat::TABLE) {
-    columns = {{"submission_time", ColumnType::TIMESTAMP},
-               {"submission_id", ColumnType::INT64},
-               {"runner", ColumnType::STRING},
-               {"status", ColumnType::STRING},
-               {"score", ColumnType::SCORE},
-               {"best", ColumnType::SCORE},
-               {"new_best", ColumnType::STRING},
-               {"vs_previous", ColumnType::FACTOR},
-               {"vs_first", ColumnType::FACTOR}};
+  const report::Format format = report::parse_format(options.format);
+  std::vector<report::Column> columns;
+  if (format == report::Format::TABLE) {
+    columns = {{"submission_time", report::ColumnType::TIMESTAMP},
+               {"submission_id", report::ColumnType::INT64},
+               {"runner", report::ColumnType::STRING},
+               {"status", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"best", report::ColumnType::SCORE},
+               {"new_best", report::ColumnType::STRING},
+               {"vs_previous", report::ColumnType::FACTOR},
+               {"vs_first", report::ColumnType::FACTOR}};
   } else {
-    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
-               {"user_id", ColumnType::STRING},       {"user_name", ColumnType::STRING},
-               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING},        {"status", ColumnType::STRING},
-               {"passed", ColumnType::BOOL},          {"score", ColumnType::SCORE},
-               {"qualifies", ColumnType::BOOL},       {"best", ColumnType::SCORE},
-               {"improved", ColumnType::BOOL},        {"factor_previous", ColumnType::FACTOR},
-               {"factor_first", ColumnType::FACTOR}};
+    columns = {{"leaderboard_id", report::ColumnType::INT64},
+               {"problem_name", report::ColumnType::STRING},
+               {"user_id", report::ColumnType::STRING},
+               {"user_name", report::ColumnType::STRING},
+               {"submission_id", report::ColumnType::INT64},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"runner", report::ColumnType::STRING},
+               {"status", report::ColumnType::STRING},
+               {"passed", report::ColumnType::BOOL},
+               {"score", report::ColumnType::SCORE},
+               {"qualifies", report::ColumnType::BOOL},
+               {"best", report::ColumnType::SCORE},
+               {"improved", report::ColumnType::BOOL},
+               {"factor_previous", report::ColumnType::FACTOR},
+               {"factor_first", report::ColumnType::FACTOR}};
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
   dataset::LoadOptions load;
@@ -137,25 +144,28 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
     writer.section(section_title(p));
     writer.leaderboard_shown(p.leaderboard_id, p.problem_name);
     for (const analysis::ProgressionStep& s : p.steps) {
-      auto opt_score = [](const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; };
-      Cell runner = s.runner ? Cell{*s.runner} : Cell{};
-      if (format == OutputFormat::TABLE) {
-        writer.row(
-            {s.submission_time, s.submission_id, runner, s.status, opt_score(s.score),
-             opt_score(s.best), s.improved ? Cell{std::string("*")} : Cell{},
-             opt_score(s.factor_previous), s.factor_previous ? opt_score(s.factor_first) : Cell{}},
-            p.leaderboard_id, p.problem_name);
+      auto opt_score = [](const std::optional<double>& v) {
+        return v ? report::Cell{*v} : report::Cell{};
+      };
+      report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
+      if (format == report::Format::TABLE) {
+        writer.row({s.submission_time, s.submission_id, runner, s.status, opt_score(s.score),
+                    opt_score(s.best), s.improved ? report::Cell{std::string("*")} : report::Cell{},
+                    opt_score(s.factor_previous),
+                    s.factor_previous ? opt_score(s.factor_first) : report::Cell{}},
+                   p.leaderboard_id, p.problem_name);
       } else {
         writer.row({p.leaderboard_id, p.problem_name, p.user_id,
-                    p.user_name ? Cell{*p.user_name} : Cell{}, s.submission_id, s.submission_time,
-                    runner, s.status, s.passed ? Cell{*s.passed} : Cell{}, opt_score(s.score),
+                    p.user_name ? report::Cell{*p.user_name} : report::Cell{}, s.submission_id,
+                    s.submission_time, runner, s.status,
+                    s.passed ? report::Cell{*s.passed} : report::Cell{}, opt_score(s.score),
                     s.qualifies, opt_score(s.best), s.improved, opt_score(s.factor_previous),
                     opt_score(s.factor_first)},
                    p.leaderboard_id, p.problem_name);
       }
     }
   }
-  if (format == OutputFormat::TABLE) {
+  if (format == report::Format::TABLE) {
     writer.table_footer(
         "\n* a new best on its runner; vs_previous: the previous best / this score; vs_first: the "
         "first qualifying score / this score");

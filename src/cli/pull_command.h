@@ -24,4 +24,7 @@ struct PullCommandOptions {
 // when `err` is a terminal). Throws UsageError for an unknown config, Error when the pull fails.
 void run_pull(const PullCommandOptions& options, std::FILE* out, std::FILE* err);
 
+// Adds `pull` to `app`.
+void add_pull_command(CLI::App& app, Commands& commands);
+
 }  // namespace kbdata::cli

@@ -5,9 +5,9 @@
 #include "analysis/records.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -43,26 +43,31 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   if (!options.problem && !options.leaderboard) {
     throw UsageError("records needs --problem NAME or --leaderboard ID");
   }
-  const OutputFormat format = parse_output_format(options.format);
-  std::vector<ResultColumn> columns;
-  if (format == OutputFormat::TABLE) {
-    columns = {{"submission_time", ColumnType::TIMESTAMP},
-               {"user", ColumnType::STRING},
-               {"score", ColumnType::SCORE},
-               {"previous", ColumnType::SCORE},
-               {"factor", ColumnType::FACTOR},
-               {"submission_id", ColumnType::INT64},
-               {"runner", ColumnType::STRING}};
+  const report::Format format = report::parse_format(options.format);
+  std::vector<report::Column> columns;
+  if (format == report::Format::TABLE) {
+    columns = {{"submission_time", report::ColumnType::TIMESTAMP},
+               {"user", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"previous", report::ColumnType::SCORE},
+               {"factor", report::ColumnType::FACTOR},
+               {"submission_id", report::ColumnType::INT64},
+               {"runner", report::ColumnType::STRING}};
   } else {
-    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
-               {"runner", ColumnType::STRING},        {"submission_time", ColumnType::TIMESTAMP},
-               {"submission_id", ColumnType::INT64},  {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
-               {"previous", ColumnType::SCORE},       {"factor", ColumnType::FACTOR}};
+    columns = {{"leaderboard_id", report::ColumnType::INT64},
+               {"problem_name", report::ColumnType::STRING},
+               {"runner", report::ColumnType::STRING},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"submission_id", report::ColumnType::INT64},
+               {"user_id", report::ColumnType::STRING},
+               {"user_name", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"previous", report::ColumnType::SCORE},
+               {"factor", report::ColumnType::FACTOR}};
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
   PlotTarget plot(options.plot);
 
   dataset::LoadOptions load;
@@ -83,25 +88,25 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   if (all.empty()) {
     std::string what = problem_text(options);
     if (load.filter.runner) what += " on runner " + *load.filter.runner;
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
-                       why_empty(dir, load.filter) + "\n");
+    report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
+                               what + why_empty(dir, load.filter) + "\n");
   }
   for (const analysis::RecordSeries& s : all) {
     writer.section(series_title(s));
     writer.leaderboard_shown(s.leaderboard_id, s.problem_name);
     for (const analysis::Record& r : s.records) {
-      Cell runner = s.runner ? Cell{*s.runner} : Cell{};
-      Cell previous = r.previous ? Cell{*r.previous} : Cell{};
-      Cell factor = r.factor ? Cell{*r.factor} : Cell{};
-      if (format == OutputFormat::TABLE) {
+      report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
+      report::Cell previous = r.previous ? report::Cell{*r.previous} : report::Cell{};
+      report::Cell factor = r.factor ? report::Cell{*r.factor} : report::Cell{};
+      if (format == report::Format::TABLE) {
         const std::string& user = r.user_name && !r.user_name->empty() ? *r.user_name : r.user_id;
         writer.row({r.submission_time, user, r.score, previous, factor, r.submission_id, runner},
                    s.leaderboard_id, s.problem_name);
       } else {
-        writer.row(
-            {s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
-             r.user_id, r.user_name ? Cell{*r.user_name} : Cell{}, r.score, previous, factor},
-            s.leaderboard_id, s.problem_name);
+        writer.row({s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
+                    r.user_id, r.user_name ? report::Cell{*r.user_name} : report::Cell{}, r.score,
+                    previous, factor},
+                   s.leaderboard_id, s.problem_name);
       }
     }
   }

@@ -4,18 +4,20 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
-#include "cli/output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "report/submissions.h"
+#include "report/text.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
 namespace {
 
-std::string time_text(const std::optional<int64_t>& micros) {
+std::string optional_time_text(const std::optional<int64_t>& micros) {
   if (!micros) return "null";
   std::string out;
   tabular::append_timestamp(out, *micros, parquet::TimeUnit::MICROS, true);
@@ -28,10 +30,10 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
   std::string text = "submission " + std::to_string(s.submission_id) + "\n";
   std::string_view note = dataset::note_for(s.leaderboard_id);
   if (!note.empty())
-    text += "note: " + terminal_text(s.problem_name, false) + " (" +
+    text += "note: " + report::terminal_text(s.problem_name, false) + " (" +
             std::to_string(s.leaderboard_id) + "): " + std::string(note) + "\n";
   // Text from the data stays on its line and reads as stored: escaped whatever the output.
-  auto safe = [](const std::string& v) { return terminal_text(v, false); };
+  auto safe = [](const std::string& v) { return report::terminal_text(v, false); };
   auto opt = [&](const std::optional<std::string>& v) {
     return v ? safe(*v) : std::string("null");
   };
@@ -40,11 +42,11 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
       {"leaderboard_id", std::to_string(s.leaderboard_id)},
       {"user_id", safe(s.user_id)},
       {"user_name", opt(s.user_name)},
-      {"submission_time", time_text(s.submission_time)},
+      {"submission_time", report::time_text(s.submission_time)},
       {"file_name", opt(s.file_name)},
       {"code_id", std::to_string(s.code_id)},
       {"status", safe(s.status)},
-      {"score", s.score ? format_score(*s.score) : "null"},
+      {"score", s.score ? report::format_score(*s.score) : "null"},
       {"passed", s.passed ? (*s.passed ? "true" : "false") : "null"},
       {"mode", opt(s.mode)},
       {"runner", opt(s.runner)},
@@ -57,12 +59,12 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
         {"run_id", "mode", "score", "passed", "start_time", "end_time"}};
     for (const dataset::Run& r : s.runs) {
       runs.push_back({std::to_string(r.run_id), safe(r.mode),
-                      r.score ? format_score(*r.score) : "null",
-                      r.passed ? (*r.passed ? "true" : "false") : "null", time_text(r.start_time),
-                      time_text(r.end_time)});
+                      r.score ? report::format_score(*r.score) : "null",
+                      r.passed ? (*r.passed ? "true" : "false") : "null",
+                      optional_time_text(r.start_time), optional_time_text(r.end_time)});
     }
     text += "runs (" + std::to_string(s.runs.size()) + "):\n";
-    text += format_table(runs, {true, false, true, false, false, false});
+    text += report::format_table(runs, {true, false, true, false, false, false});
     // Each run's benchmark results (legacy run_result), in nanoseconds as stored.
     // Whole nanoseconds without an exponent (250000000, not 2.5e+08), others as the shortest.
     auto ns = [](const std::optional<double>& v) -> std::string {
@@ -72,7 +74,7 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
         std::snprintf(buffer, sizeof buffer, "%.0f", *v);
         return buffer;
       }
-      return double_text(*v);
+      return report::double_text(*v);
     };
     for (const dataset::Run& r : s.runs) {
       if (r.benchmarks.empty()) continue;
@@ -84,14 +86,14 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
                          b.runs ? std::to_string(*b.runs) : "null", ns(b.best), ns(b.worst)});
       }
       text += "benchmarks of run " + std::to_string(r.run_id) + ":\n";
-      text += format_table(table, {true, true, true, true, true, true, true});
+      text += report::format_table(table, {true, true, true, true, true, true, true});
     }
   }
   text += "code:\n";
   if (!s.code) {
     text += "null";
   } else if (terminal) {
-    text += terminal_text(*s.code, true);
+    text += report::terminal_text(*s.code, true);
   } else {
     text += *s.code;
   }
@@ -102,9 +104,9 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
 }  // namespace
 
 void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
-  const SubmissionFormat format = parse_output_format(options.format);
-  if (format != SubmissionFormat::TABLE && format != SubmissionFormat::JSON &&
-      format != SubmissionFormat::JSONL) {
+  const report::Format format = report::parse_format(options.format);
+  if (format != report::Format::TABLE && format != report::Format::JSON &&
+      format != report::Format::JSONL) {
     throw UsageError("show prints table, json or jsonl");
   }
   dataset::DataDir dir = open_data_dir(options.data, err);
@@ -122,18 +124,33 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   if (found.empty()) {
     throw Error("no submission " + std::to_string(options.submission_id) + " in " + dir.path);
   }
-  if (format == SubmissionFormat::TABLE) {
+  if (format == report::Format::TABLE) {
     std::string text;
     for (size_t i = 0; i < found.size(); ++i) {
       if (i > 0) text += "\n";
       text += show_table(found[i], ::isatty(::fileno(out)) == 1);
     }
-    write_all(out, text);
+    report::write_all(out, text);
     return;
   }
-  SubmissionWriter writer(format, submission_fields(), out, err, std::nullopt);
+  report::SubmissionWriter writer(format, report::submission_fields(), out, err, std::nullopt);
   for (const auto& s : found) writer.write(s);
   writer.finish();
+}
+
+void add_show_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ShowOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("show", "Print one submission: its metadata, its code, its runs");
+  cmd->add_option("SUBMISSION_ID", options->submission_id, "Submission id")->required();
+  add_data_options(*cmd, options->data);
+  cmd->footer(
+      "\nExamples:\n  kbdata show 30000569\n  kbdata show 30000569 --format json\n"
+      "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
+  cmd->add_option("--format,-f", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "jsonl"}))
+      ->capture_default_str();
+  commands.push_back({cmd, [options] { run_show(*options, stdout, stderr); }});
 }
 
 }  // namespace kbdata::cli

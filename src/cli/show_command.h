@@ -6,7 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cli/submission_output.h"
+#include "cli/command.h"
+#include "cli/data_options.h"
 
 namespace kbdata::cli {
 
@@ -19,5 +20,8 @@ struct ShowOptions {
 // Prints every model row of the submission (a flat file holds one per runner). Throws
 // kbdata::Error (exit 1) when the folder has no such submission.
 void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `show` to `app`.
+void add_show_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

@@ -5,11 +5,11 @@
 
 #include "analysis/stats.h"
 #include "cli/progress.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "dataset/loader.h"
 #include "parquet/file_reader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -27,42 +27,46 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-Cell optional_score(const std::optional<double>& v) { return v ? Cell{*v} : Cell{}; }
-Cell optional_count(const std::optional<uint64_t>& v) {
-  return v ? Cell{static_cast<int64_t>(*v)} : Cell{};
+report::Cell optional_score(const std::optional<double>& v) {
+  return v ? report::Cell{*v} : report::Cell{};
 }
-Cell optional_time(const std::optional<int64_t>& v) { return v ? Cell{*v} : Cell{}; }
+report::Cell optional_count(const std::optional<uint64_t>& v) {
+  return v ? report::Cell{static_cast<int64_t>(*v)} : report::Cell{};
+}
+report::Cell optional_time(const std::optional<int64_t>& v) {
+  return v ? report::Cell{*v} : report::Cell{};
+}
 
 }  // namespace
 
 void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
-  const OutputFormat format = parse_output_format(options.format);
-  const bool table = format == OutputFormat::TABLE;
+  const report::Format format = report::parse_format(options.format);
+  const bool table = format == report::Format::TABLE;
   // A table shows each config as a section; the machine formats name it in a column.
-  std::vector<ResultColumn> columns;
-  if (!table) columns.push_back({"config", ColumnType::STRING});
-  const std::vector<ResultColumn> rest = {{"leaderboard_id", ColumnType::INT64},
-                                          {"problem_name", ColumnType::STRING},
-                                          {"runners", ColumnType::STRING},
-                                          {"rows", ColumnType::INT64},
-                                          {"submissions", ColumnType::INT64},
-                                          {"users", ColumnType::INT64},
-                                          {"passing", ColumnType::INT64},
-                                          {"scored", ColumnType::INT64},
-                                          {"qualifying", ColumnType::INT64},
-                                          {"invalid_scores", ColumnType::INT64},
-                                          {"score_min", ColumnType::SCORE},
-                                          {"score_p10", ColumnType::SCORE},
-                                          {"score_median", ColumnType::SCORE},
-                                          {"first_submission", ColumnType::TIMESTAMP},
-                                          {"last_submission", ColumnType::TIMESTAMP},
-                                          {"code_bytes", ColumnType::INT64},
-                                          {"legacy_scores", ColumnType::INT64},
-                                          {"scores_reproduced", ColumnType::INT64}};
+  std::vector<report::Column> columns;
+  if (!table) columns.push_back({"config", report::ColumnType::STRING});
+  const std::vector<report::Column> rest = {{"leaderboard_id", report::ColumnType::INT64},
+                                            {"problem_name", report::ColumnType::STRING},
+                                            {"runners", report::ColumnType::STRING},
+                                            {"rows", report::ColumnType::INT64},
+                                            {"submissions", report::ColumnType::INT64},
+                                            {"users", report::ColumnType::INT64},
+                                            {"passing", report::ColumnType::INT64},
+                                            {"scored", report::ColumnType::INT64},
+                                            {"qualifying", report::ColumnType::INT64},
+                                            {"invalid_scores", report::ColumnType::INT64},
+                                            {"score_min", report::ColumnType::SCORE},
+                                            {"score_p10", report::ColumnType::SCORE},
+                                            {"score_median", report::ColumnType::SCORE},
+                                            {"first_submission", report::ColumnType::TIMESTAMP},
+                                            {"last_submission", report::ColumnType::TIMESTAMP},
+                                            {"code_bytes", report::ColumnType::INT64},
+                                            {"legacy_scores", report::ColumnType::INT64},
+                                            {"scores_reproduced", report::ColumnType::INT64}};
   columns.insert(columns.end(), rest.begin(), rest.end());
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -98,9 +102,9 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
 
   const std::vector<analysis::LeaderboardStats> result = builder.finish();
   if (result.empty()) {
-    write_all(err, "kbdata: no submissions" +
-                       (options.problem ? " of " + *options.problem : std::string()) + " in " +
-                       dir.path + "\n");
+    report::write_all(err, "kbdata: no submissions" +
+                               (options.problem ? " of " + *options.problem : std::string()) +
+                               " in " + dir.path + "\n");
   }
   std::string section;
   for (const analysis::LeaderboardStats& s : result) {
@@ -108,27 +112,28 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
       section = s.source;
       writer.section(section);
     }
-    std::vector<Cell> cells;
+    std::vector<report::Cell> cells;
     if (!table) cells.emplace_back(s.source);
-    const auto count = [](uint64_t v) { return Cell{static_cast<int64_t>(v)}; };
-    const std::vector<Cell> values = {s.leaderboard_id,
-                                      s.problem_name,
-                                      s.runners.empty() ? Cell{} : Cell{join(s.runners)},
-                                      count(s.rows),
-                                      count(s.submissions),
-                                      count(s.users),
-                                      count(s.passing),
-                                      count(s.scored),
-                                      count(s.qualifying),
-                                      count(s.invalid_scores),
-                                      optional_score(s.score_min),
-                                      optional_score(s.score_p10),
-                                      optional_score(s.score_median),
-                                      optional_time(s.first_time),
-                                      optional_time(s.last_time),
-                                      count(s.code_bytes),
-                                      optional_count(s.legacy_scores),
-                                      optional_count(s.scores_reproduced)};
+    const auto count = [](uint64_t v) { return report::Cell{static_cast<int64_t>(v)}; };
+    const std::vector<report::Cell> values = {
+        s.leaderboard_id,
+        s.problem_name,
+        s.runners.empty() ? report::Cell{} : report::Cell{join(s.runners)},
+        count(s.rows),
+        count(s.submissions),
+        count(s.users),
+        count(s.passing),
+        count(s.scored),
+        count(s.qualifying),
+        count(s.invalid_scores),
+        optional_score(s.score_min),
+        optional_score(s.score_p10),
+        optional_score(s.score_median),
+        optional_time(s.first_time),
+        optional_time(s.last_time),
+        count(s.code_bytes),
+        optional_count(s.legacy_scores),
+        optional_count(s.scores_reproduced)};
     cells.insert(cells.end(), values.begin(), values.end());
     writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
   }

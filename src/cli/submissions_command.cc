@@ -1,14 +1,16 @@
 #include "cli/submissions_command.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "cli/data_options.h"
 #include "cli/filter_checks.h"
-#include "cli/output.h"
 #include "cli/row_filter_options.h"
-#include "cli/submission_output.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "report/submissions.h"
+#include "report/text.h"
 
 namespace kbdata::cli {
 
@@ -52,13 +54,13 @@ std::string filter_text(const SubmissionsOptions& o) {
 }  // namespace
 
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
-  const SubmissionFormat format = parse_output_format(options.format);
+  const report::Format format = report::parse_format(options.format);
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter = build_filter(options);
 
   refuse_repeated_columns(options.columns);
-  const std::vector<std::string>& known = selectable_submission_fields();
+  const std::vector<std::string>& known = report::selectable_submission_fields();
   for (const std::string& name : options.columns) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     std::string list;
@@ -68,11 +70,11 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   }
   std::vector<std::string> fields = options.columns;
   if (fields.empty()) {
-    if (format == SubmissionFormat::TABLE) {
+    if (format == report::Format::TABLE) {
       fields = {"submission_id", "problem_name", "user_id", "user_name", "submission_time",
                 "status",        "score",        "passed",  "runner"};
     } else {
-      fields = submission_fields();
+      fields = report::submission_fields();
       fields.pop_back();  // code
     }
   }
@@ -86,18 +88,53 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  SubmissionWriter writer(format, fields, out, err, options.out);
+  report::SubmissionWriter writer(format, fields, out, err, options.out);
   dataset::LoadStats stats;
   dataset::load_dir(
       dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
   writer.finish();
   report_load(options.data, stats, err);
   if (writer.rows() == 0) {
-    write_all(err,
-              "kbdata: no submissions" +
-                  (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
-                  " in " + dir.path + why_empty(dir, load.filter) + "\n");
+    report::write_all(
+        err, "kbdata: no submissions" +
+                 (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
+                 " in " + dir.path + why_empty(dir, load.filter) + "\n");
   }
+}
+
+void add_submissions_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<SubmissionsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "submissions",
+      "List the submissions of a data folder (flat and legacy files in one model), filtered");
+  add_data_options(*cmd, options->data);
+  cmd->footer(
+      "\nExamples:\n"
+      "  kbdata submissions --data ~/kernelbot -p nvfp4_gemm --scored --since 2025-10-01\n"
+      "  kbdata submissions -p amd-fp8-mm --user-id 17 --with-code -f jsonl\n"
+      "  kbdata submissions --runner B200 --passed -f parquet -o passing.parquet --with-code\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage (an unknown\n"
+      "problem lists the folder's problems).");
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
+  cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
+  cmd->add_option("--user-id", options->user_id,
+                  "Platform user id (legacy: the anonymised integer)");
+  cmd->add_option("--user-name", options->user_name, "User name");
+  cmd->add_option("--runner", options->runner, "Runner (GPU), e.g. B200");
+  cmd->add_flag("--passed", options->passed, "Only submissions whose run passed");
+  cmd->add_flag("--scored", options->scored, "Only submissions with a score");
+  cmd->add_option("--since", options->since,
+                  "Submitted at or after this UTC time (YYYY-MM-DD[THH:MM[:SS]])");
+  cmd->add_option("--until", options->until, "Submitted before this UTC time");
+  cmd->add_option("--columns,-c", options->columns,
+                  "Fields to print, comma-separated, in this order")
+      ->delimiter(',');
+  cmd->add_flag("--with-code", options->with_code, "Also read and print the code");
+  cmd->add_option("--format,-f", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "csv", "json", "jsonl", "parquet"}))
+      ->capture_default_str();
+  cmd->add_option("--out,-o", options->out, "Output file for --format parquet");
+  commands.push_back({cmd, [options] { run_submissions(*options, stdout, stderr); }});
 }
 
 }  // namespace kbdata::cli

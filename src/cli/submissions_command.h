@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/submission_output.h"
+#include "cli/command.h"
+#include "cli/data_options.h"
 #include "dataset/filter.h"
 
 namespace kbdata::cli {
@@ -37,5 +38,8 @@ struct SubmissionsOptions {
 // Default fields: table: submission_id, problem_name, user_id, user_name, submission_time, status,
 // score, passed, runner; other formats: every field but code. --with-code adds code.
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `submissions` to `app`.
+void add_submissions_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

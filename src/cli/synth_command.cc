@@ -1,10 +1,11 @@
 #include "cli/synth_command.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/output.h"
 #include "common/error.h"
+#include "report/text.h"
 #include "synth/seed_database.h"
 #include "synth/synth.h"
 
@@ -52,7 +53,7 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
     for (const synth::SeedCounts& c : synth::seed_database(seed)) {
       rows.push_back({"leaderboard." + c.table, std::to_string(c.rows)});
     }
-    write_all(out, format_table(rows, {false, true}));
+    report::write_all(out, report::format_table(rows, {false, true}));
     return;
   }
   std::vector<synth::WrittenFile> files = synth::run_synth(s);
@@ -60,7 +61,44 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
   for (const synth::WrittenFile& f : files) {
     rows.push_back({f.config, f.file, std::to_string(f.rows), std::to_string(f.bytes)});
   }
-  write_all(out, format_table(rows, {false, false, true, true}));
+  report::write_all(out, report::format_table(rows, {false, false, true, true}));
+}
+
+void add_synth_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<SynthCommandOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("synth",
+                         "Write a synthetic KernelBot data set: configs of both schema families, "
+                         "leaderboards.parquet\n"
+                         "and a dataset card, deterministic by seed (docs/synth.md)");
+  CLI::Option* synth_out = cmd->add_option(
+      "--out,-o", options->out,
+      "Folder to write into (created if missing; if it exists, empty or made by synth)");
+  cmd->add_flag("--force", options->force,
+                "Write into a non-empty folder synth did not make (its files of the same "
+                "names are replaced)");
+  cmd->add_option("--db", options->db,
+                  "Instead of files, create the platform's tables (src/platform/schema.sql) in "
+                  "this empty PostgreSQL database (URL, e.g. postgresql://user@host:5432/db) and "
+                  "seed them; --scale and --seed apply")
+      ->excludes(synth_out);
+  cmd->add_option("--scale", options->scale,
+                  "small (a few MB), medium (tens of MB) or full (the NVFP4 config's "
+                  "shape: about 200,000 rows, 1.4 GB)")
+      ->check(CLI::IsMember({"small", "medium", "full"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed: the same seed writes the same bytes")
+      ->capture_default_str();
+  cmd->add_option("--family", options->family,
+                  "flat (current configs), legacy (AMD per-run files) or both")
+      ->check(CLI::IsMember({"flat", "legacy", "both"}))
+      ->capture_default_str();
+  cmd->add_option("--layout", options->layout,
+                  "published (as the hub's files: snappy, dictionary, one row group, no "
+                  "page index) or kbdata (kbdata's writer defaults)")
+      ->check(CLI::IsMember({"published", "kbdata"}))
+      ->capture_default_str();
+  commands.push_back({cmd, [options] { run_synth(*options, stdout, stderr); }});
 }
 
 }  // namespace kbdata::cli

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/command.h"
+
 namespace kbdata::cli {
 
 struct SynthCommandOptions {
@@ -24,5 +26,8 @@ struct SynthCommandOptions {
 // goes to `progress` when it is a terminal. Throws UsageError for invalid options, IoError if the
 // folder cannot be written.
 void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* progress);
+
+// Adds `synth` to `app`.
+void add_synth_command(CLI::App& app, Commands& commands);
 
 }  // namespace kbdata::cli

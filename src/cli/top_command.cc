@@ -9,9 +9,9 @@
 #include "analysis/ranking.h"
 #include "cli/filter_checks.h"
 #include "cli/noise_command.h"
-#include "cli/result_output.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
@@ -43,38 +43,42 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (options.limit < 0) {
     throw UsageError("--limit " + std::to_string(options.limit) + ": must be 0 (everyone) or more");
   }
-  const OutputFormat format = parse_output_format(options.format);
+  const report::Format format = report::parse_format(options.format);
 
   // Tables name the user once (the name, else the id); machine formats carry both.
-  std::vector<ResultColumn> columns;
-  if (format == OutputFormat::TABLE) {
-    columns = {{"rank", ColumnType::INT64},
-               {"user", ColumnType::STRING},
-               {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64},
-               {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING}};
+  std::vector<report::Column> columns;
+  if (format == report::Format::TABLE) {
+    columns = {{"rank", report::ColumnType::INT64},
+               {"user", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"submission_id", report::ColumnType::INT64},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"runner", report::ColumnType::STRING}};
   } else {
     // Rankings of several leaderboards (legacy files, a problem on two leaderboards) flatten into
     // one table: each row names its leaderboard, as progression's rows do.
-    columns = {{"leaderboard_id", ColumnType::INT64}, {"problem_name", ColumnType::STRING},
-               {"rank", ColumnType::INT64},           {"user_id", ColumnType::STRING},
-               {"user_name", ColumnType::STRING},     {"score", ColumnType::SCORE},
-               {"submission_id", ColumnType::INT64},  {"submission_time", ColumnType::TIMESTAMP},
-               {"runner", ColumnType::STRING}};
+    columns = {{"leaderboard_id", report::ColumnType::INT64},
+               {"problem_name", report::ColumnType::STRING},
+               {"rank", report::ColumnType::INT64},
+               {"user_id", report::ColumnType::STRING},
+               {"user_name", report::ColumnType::STRING},
+               {"score", report::ColumnType::SCORE},
+               {"submission_id", report::ColumnType::INT64},
+               {"submission_time", report::ColumnType::TIMESTAMP},
+               {"runner", report::ColumnType::STRING}};
   }
   if (options.uncertainty) {
-    const size_t at = format == OutputFormat::TABLE ? 3 : 6;  // after score
-    const std::vector<ResultColumn> extra = {
-        {"score_lo", ColumnType::SCORE},  {"score_hi", ColumnType::SCORE},
-        {"sigma", ColumnType::DOUBLE},    {"measurements", ColumnType::INT64},
-        {"rank_best", ColumnType::INT64}, {"rank_worst", ColumnType::INT64},
-        {"tied", ColumnType::BOOL}};
+    const size_t at = format == report::Format::TABLE ? 3 : 6;  // after score
+    const std::vector<report::Column> extra = {
+        {"score_lo", report::ColumnType::SCORE},  {"score_hi", report::ColumnType::SCORE},
+        {"sigma", report::ColumnType::DOUBLE},    {"measurements", report::ColumnType::INT64},
+        {"rank_best", report::ColumnType::INT64}, {"rank_worst", report::ColumnType::INT64},
+        {"tied", report::ColumnType::BOOL}};
     columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  ResultWriter writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -114,8 +118,8 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (rankings.empty()) {
     std::string what = problem_text(options);
     if (load.filter.runner) what += " on runner " + *load.filter.runner;
-    write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " + what +
-                       why_empty(dir, load.filter) + "\n");
+    report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
+                               what + why_empty(dir, load.filter) + "\n");
   }
   // Intervals need every user of the ranking, not only the ranks shown.
   const std::vector<analysis::Ranking> full = options.uncertainty && options.limit > 0
@@ -149,22 +153,23 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     }
     for (size_t i = 0; i < r.entries.size(); ++i) {
       const analysis::RankedEntry& e = r.entries[i];
-      Cell runner = r.runner ? Cell{*r.runner} : Cell{};
-      std::vector<Cell> cells;
-      if (format == OutputFormat::TABLE) {
+      report::Cell runner = r.runner ? report::Cell{*r.runner} : report::Cell{};
+      std::vector<report::Cell> cells;
+      if (format == report::Format::TABLE) {
         const std::string& user = e.user_name && !e.user_name->empty() ? *e.user_name : e.user_id;
         cells = {e.rank, user, e.score, e.submission_id, e.submission_time, runner};
       } else {
-        Cell name = e.user_name ? Cell{*e.user_name} : Cell{};
+        report::Cell name = e.user_name ? report::Cell{*e.user_name} : report::Cell{};
         cells = {r.leaderboard_id, r.problem_name,    e.rank, e.user_id, name, e.score,
                  e.submission_id,  e.submission_time, runner};
       }
       if (options.uncertainty) {
         const analysis::RankUncertainty& u = extra[i];
-        const std::vector<Cell> more = {
-            u.lo,         u.hi,  u.sigma ? Cell{*u.sigma} : Cell{}, u.measurements, u.rank_best,
-            u.rank_worst, u.tied};
-        const size_t at = format == OutputFormat::TABLE ? 3 : 6;
+        const std::vector<report::Cell> more = {
+            u.lo,           u.hi,        u.sigma ? report::Cell{*u.sigma} : report::Cell{},
+            u.measurements, u.rank_best, u.rank_worst,
+            u.tied};
+        const size_t at = format == report::Format::TABLE ? 3 : 6;
         cells.insert(cells.begin() + static_cast<std::ptrdiff_t>(at), more.begin(), more.end());
       }
       writer.row(std::move(cells), r.leaderboard_id, r.problem_name);

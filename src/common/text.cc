@@ -257,6 +257,37 @@ const char* terminal_escape(uint32_t code_point) {
   }
 }
 
+size_t append_table_cell(std::string& out, std::string_view text, size_t max_width) {
+  const size_t limit = max_width > 0 ? max_width : SIZE_MAX;
+  size_t width = 0;
+  size_t cut_size = out.size();  // where to cut if truncated: the widest prefix < limit
+  size_t cut_width = 0;
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    size_t length = 1;
+    const uint32_t code_point = decode_code_point(text, i, length);
+    const char* escape = terminal_escape(code_point);
+    const size_t unit_width = escape != nullptr ? std::strlen(escape) : 1;
+    if (width + unit_width > limit) {
+      out.resize(cut_size);
+      out.append("…");
+      return cut_width + 1;
+    }
+    if (escape != nullptr) {
+      out.append(escape);
+    } else {
+      out.append(text.data() + i, length);
+    }
+    width += unit_width;
+    i += length;
+    if (width < limit) {
+      cut_size = out.size();
+      cut_width = width;
+    }
+  }
+  return width;
+}
+
 uint32_t decode_code_point(std::string_view utf8, size_t i, size_t& length) {
   const auto* p = reinterpret_cast<const uint8_t*>(utf8.data());
   const size_t n = utf8.size();

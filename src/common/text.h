@@ -47,6 +47,16 @@ void append_double(std::string& out, double value);
 // `keep_layout`, '\n' and '\t' are copied as they are (code keeps its lines and indentation).
 void append_terminal_safe(std::string& out, std::string_view utf8, bool keep_layout);
 
+// The one rule for a table cell, whoever prints the table (kbdata cat's rows, every report):
+// appends well-formed UTF-8 `utf8` with every code point terminal_escape names escaped (so a cell
+// stays on one line and reads as stored) and, when `max_width` > 0 and the result would be wider,
+// cuts it to max_width - 1 code points of output followed by "…". An escape counts its
+// characters. Returns the width appended, in code points.
+size_t append_table_cell(std::string& out, std::string_view utf8, size_t max_width);
+
+// The width tables cut cells at, in code points ("…" included).
+inline constexpr size_t kTableCellWidth = 40;
+
 // The code point of the well-formed UTF-8 sequence at utf8[i] and its length in bytes (1 for a
 // byte that starts no well-formed sequence).
 [[nodiscard]] uint32_t decode_code_point(std::string_view utf8, size_t i, size_t& length);

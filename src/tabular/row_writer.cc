@@ -25,41 +25,6 @@ namespace {
   throw error;
 }
 
-// Appends well-formed UTF-8 `text` for a table: control characters (C0, DEL, C1) and
-// bidirectional overrides escaped (common/text.h terminal_escape) so that a cell stays on one line
-// and reads as stored, and, when max_width > 0 and the result would be wider, cut to
-// max_width - 1 code points followed by "…". Returns the width in code points.
-size_t append_display_text(std::string& out, std::string_view text, size_t max_width) {
-  const size_t limit = max_width > 0 ? max_width : SIZE_MAX;
-  size_t width = 0;
-  size_t cut_size = out.size();  // where to cut if truncated: the widest prefix < limit
-  size_t cut_width = 0;
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    size_t length = 1;
-    const uint32_t code_point = decode_code_point(text, i, length);
-    const char* escape = terminal_escape(code_point);
-    const size_t unit_width = escape != nullptr ? std::strlen(escape) : 1;
-    if (width + unit_width > limit) {
-      out.resize(cut_size);
-      out.append("…");
-      return cut_width + 1;
-    }
-    if (escape != nullptr) {
-      out.append(escape);
-    } else {
-      out.append(text.data() + i, length);
-    }
-    width += unit_width;
-    i += length;
-    if (width < limit) {
-      cut_size = out.size();
-      cut_width = width;
-    }
-  }
-  return width;
-}
-
 bool needs_csv_quotes(char ch) { return ch == ',' || ch == '"' || ch == '\r' || ch == '\n'; }
 
 }  // namespace
@@ -106,7 +71,7 @@ void RowWriter::add_column(const ColumnDescriptor& descriptor, const std::string
   std::string repaired;
   append_utf8_repaired(repaired, name);
   std::string shown;
-  append_display_text(shown, repaired, 0);
+  append_table_cell(shown, repaired, 0);
   Column entry{&descriptor,
                ValueFormatter(descriptor),
                name,
@@ -278,7 +243,7 @@ void RowWriter::write_csv(size_t first, size_t count) {
 
 void RowWriter::add_table_cell(std::string_view text) {
   const size_t offset = table_text_.size();
-  const size_t width = append_display_text(table_text_, text, kTableCellWidth);
+  const size_t width = append_table_cell(table_text_, text, kTableCellWidth);
   table_cells_.push_back(Cell{offset, static_cast<uint32_t>(table_text_.size() - offset),
                               static_cast<uint32_t>(width)});
 }

@@ -76,7 +76,6 @@ class RowWriter {
   static constexpr size_t kFlushBytes = 64 * 1024;
   static constexpr size_t kTableBlockRows = 1000;
   static constexpr size_t kTableBlockBytes = 4 * 1024 * 1024;  // a block also ends past this
-  static constexpr size_t kTableCellWidth = 40;                // code points, "…" included
 
   // `columns` (descriptors borrowed from the file's schema) and `sink` must outlive the writer.
   // Throws UnsupportedError if a column is repeated (max_rep > 0).

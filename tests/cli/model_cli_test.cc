@@ -113,7 +113,7 @@ TEST(SubmissionsCommand, FiltersAndScoresInSeconds) {
   }
   Result none = run("submissions --user-name nobody-at-all" + kData);
   EXPECT_EQ(none.exit_code, 0);
-  EXPECT_EQ(lines(none.out).back(), "(0 rows)");
+  EXPECT_EQ(lines(none.out).back(), "(no rows)");
 }
 
 TEST(SubmissionsCommand, Errors) {
@@ -408,6 +408,46 @@ TEST(InvalidScores, NeverRankAndStatsCountsThem) {
   EXPECT_LE(g["score_p10"].get<double>(), g["score_median"].get<double>());
   EXPECT_EQ(g["score_median"], 2e-3);
   fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// cat's rows and every report print a string in a table by one rule (common/text.h
+// append_table_cell): the same hostile user name reads the same in `cat -f table` and in
+// `submissions -f table`.
+TEST(Tables, CatAndSubmissionsPrintAStringTheSameWay) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kbdata-one-rule-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  kbdata::testing::FlatRow r;
+  r.submission_id = 1;
+  r.leaderboard_id = 597;
+  r.problem_name = "nvfp4_gemm";
+  r.user_id = "u1";
+  r.user_name = "evil\x1b[2J\r\xe2\x80\xae\t" + std::string(50, 'x') + "\xc3\xa9";
+  r.submission_time = 1'760'000'000'000'000;
+  r.score = 1e-3;
+  r.passed = true;
+  r.runner = "B200";
+  r.code = "code";
+  const fs::path file = dir / "nvidia_nvfp4_submissions.parquet";
+  kbdata::testing::write_bytes(file, kbdata::testing::flat_file({r}));
+  const Result cat = run("cat " + file.string() + " --columns user_name -f table");
+  const Result listed = run("submissions --data " + dir.string() + " --columns user_name -f table");
+  fs::remove_all(dir);
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  // Header, dashes, the row: the row's cell is the third line of both.
+  const auto cat_lines = kbdata::testing::lines(cat.out);
+  const auto listed_lines = kbdata::testing::lines(listed.out);
+  ASSERT_GE(cat_lines.size(), 3u) << cat.out;
+  ASSERT_GE(listed_lines.size(), 3u) << listed.out;
+  EXPECT_EQ(cat_lines[2], listed_lines[2]);
+  EXPECT_NE(cat_lines[2].find("evil\\x1b[2J\\r\\u202e\\t"), std::string::npos) << cat_lines[2];
+  EXPECT_NE(cat_lines[2].find("…"), std::string::npos) << cat_lines[2];
 }
 
 }  // namespace

@@ -9,14 +9,14 @@
 #include <string_view>
 #include <vector>
 
-namespace kbdata::cli {
+namespace kbdata::report {
 
 // The formats of the data commands (`--format`). Tables are for people; the others carry exact
 // values (scores in seconds, times in ISO 8601 UTC).
-enum class OutputFormat { TABLE, CSV, JSON, JSONL, PARQUET };
+enum class Format { TABLE, CSV, JSON, JSONL, PARQUET };
 
 // Parses table|csv|json|jsonl|parquet (UsageError otherwise).
-[[nodiscard]] OutputFormat parse_output_format(const std::string& text);
+[[nodiscard]] Format parse_format(const std::string& text);
 
 // Writes all of `text` to `out`; throws kbdata::IoError naming the stream on failure.
 void write_all(std::FILE* out, std::string_view text);
@@ -50,4 +50,4 @@ void append_json_text(std::string& out, std::string_view text);
 // One CSV field (RFC 4180 quoting when needed; nullopt, a null, is an empty field).
 void append_csv_field(std::string& out, const std::optional<std::string>& value);
 
-}  // namespace kbdata::cli
+}  // namespace kbdata::report

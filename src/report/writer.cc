@@ -1,4 +1,4 @@
-#include "cli/result_output.h"
+#include "report/writer.h"
 
 #include <cmath>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "dataset/registry.h"
 #include "parquet/write/row_file_writer.h"
 
-namespace kbdata::cli {
+namespace kbdata::report {
 namespace {
 
 // Rows reach the Parquet writer 1,024 at a time.
@@ -30,6 +30,7 @@ bool cell_matches(const Cell& cell, ColumnType type) {
     case ColumnType::BOOL:
       return std::holds_alternative<bool>(cell);
     case ColumnType::STRING:
+    case ColumnType::JSON:
       return std::holds_alternative<std::string>(cell);
   }
   return false;
@@ -41,7 +42,7 @@ bool right_aligned(ColumnType type) {
 }
 
 std::string table_text(const Cell& cell, ColumnType type) {
-  if (std::holds_alternative<std::monostate>(cell)) return "";
+  if (std::holds_alternative<std::monostate>(cell)) return "null";
   switch (type) {
     case ColumnType::INT64:
       return std::to_string(std::get<int64_t>(cell));
@@ -67,6 +68,7 @@ std::string table_text(const Cell& cell, ColumnType type) {
     case ColumnType::BOOL:
       return std::get<bool>(cell) ? "true" : "false";
     case ColumnType::STRING:
+    case ColumnType::JSON:
       return table_cell(std::get<std::string>(cell));
   }
   return "";
@@ -87,6 +89,7 @@ std::optional<std::string> machine_text(const Cell& cell, ColumnType type) {
     case ColumnType::BOOL:
       return std::get<bool>(cell) ? "true" : "false";
     case ColumnType::STRING:
+    case ColumnType::JSON:
       return std::get<std::string>(cell);
   }
   return std::nullopt;
@@ -121,10 +124,13 @@ void append_json_cell(std::string& out, const Cell& cell, ColumnType type) {
     case ColumnType::STRING:
       append_json_text(out, std::get<std::string>(cell));
       return;
+    case ColumnType::JSON:
+      out += std::get<std::string>(cell);  // already JSON
+      return;
   }
 }
 
-parquet::Field column_field(const ResultColumn& column) {
+parquet::Field column_field(const Column& column) {
   using parquet::FieldType;
   switch (column.type) {
     case ColumnType::INT64:
@@ -139,39 +145,41 @@ parquet::Field column_field(const ResultColumn& column) {
       return parquet::Field::leaf(column.name, FieldType::BOOLEAN);
     case ColumnType::STRING:
       return parquet::Field::leaf(column.name, FieldType::STRING);
+    case ColumnType::JSON:
+      return parquet::Field::leaf(column.name, FieldType::JSON);
   }
   return parquet::Field::leaf(column.name, FieldType::STRING);
 }
 
 }  // namespace
 
-struct ResultWriter::Parquet {
+struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
           const parquet::Provenance& provenance)
       : file(path, fields, parquet::WriterOptions{}, provenance, kParquetBatch) {}
   parquet::RowFileWriter file;
 };
 
-ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> columns, std::FILE* out,
-                           std::FILE* notes, std::optional<std::string> parquet_path,
-                           std::string rule)
+Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
+               std::optional<std::string> parquet_path, std::string rule)
     : format_(format),
       columns_(std::move(columns)),
       out_(out),
       notes_(notes),
-      rule_(std::move(rule)) {
-  if (format_ == OutputFormat::PARQUET) {
+      rule_(std::move(rule)),
+      notes_seen_(format, notes) {
+  if (format_ == Format::PARQUET) {
     if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
     std::vector<parquet::Field> fields;
-    for (const ResultColumn& c : columns_) fields.push_back(column_field(c));
+    for (const Column& c : columns_) fields.push_back(column_field(c));
     parquet::Provenance provenance;
     provenance.rule = rule_;
     parquet_ = std::make_unique<Parquet>(*parquet_path, fields, provenance);
   } else if (parquet_path) {
     throw UsageError("--out is for --format parquet only");
   }
-  if (format_ == OutputFormat::JSON) buffer_ = "[";
-  if (format_ == OutputFormat::CSV) {
+  if (format_ == Format::JSON) buffer_ = "[";
+  if (format_ == Format::CSV) {
     for (size_t i = 0; i < columns_.size(); ++i) {
       if (i > 0) buffer_ += ',';
       buffer_ += columns_[i].name;
@@ -180,45 +188,52 @@ ResultWriter::ResultWriter(OutputFormat format, std::vector<ResultColumn> column
   }
 }
 
-ResultWriter::~ResultWriter() = default;
+Writer::~Writer() = default;
 
-void ResultWriter::section(const std::string& title) {
+void Writer::section(const std::string& title) {
   // Titles name users and problems from the data: escaped as table cells are.
   sections_.push_back(Section{terminal_text(title, false), {}});
 }
 
-void ResultWriter::leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name) {
-  note_seen(leaderboard_id, problem_name);
+void Writer::leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name) {
+  notes_seen_.seen(leaderboard_id, problem_name);
 }
 
-void ResultWriter::note_seen(int64_t leaderboard_id, const std::string& problem_name) {
+void Notes::seen(int64_t leaderboard_id, const std::string& problem_name) {
   if (!noted_.insert(leaderboard_id).second) return;
   std::string_view note = dataset::note_for(leaderboard_id);
   if (note.empty()) return;
   std::string line =
       "note: " + problem_name + " (" + std::to_string(leaderboard_id) + "): " + std::string(note);
-  if (format_ == OutputFormat::TABLE) {
-    table_notes_.push_back(line);
-  } else if (format_ == OutputFormat::CSV || format_ == OutputFormat::PARQUET) {
-    write_all(notes_, "kbdata: " + line + "\n");
+  if (format_ == Format::TABLE) {
+    table_lines_.push_back(terminal_text(line, false));
+  } else if (format_ == Format::CSV || format_ == Format::PARQUET) {
+    write_all(err_, "kbdata: " + terminal_text(line, false) + "\n");
   }
 }
 
-void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
-                       const std::string& problem_name) {
+void Notes::append_json_note(std::string& out, int64_t leaderboard_id, bool first) {
+  std::string_view note = dataset::note_for(leaderboard_id);
+  if (note.empty()) return;
+  out += first ? "\"note\":" : ",\"note\":";
+  append_json_text(out, note);
+}
+
+void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
+                 const std::string& problem_name, std::string_view json_members) {
   if (cells.size() != columns_.size()) {
-    throw std::logic_error("ResultWriter::row: " + std::to_string(cells.size()) + " cells for " +
+    throw std::logic_error("Writer::row: " + std::to_string(cells.size()) + " cells for " +
                            std::to_string(columns_.size()) + " columns");
   }
   for (size_t i = 0; i < cells.size(); ++i) {
     if (!cell_matches(cells[i], columns_[i].type)) {
-      throw std::logic_error("ResultWriter::row: cell of the wrong type for " + columns_[i].name);
+      throw std::logic_error("Writer::row: cell of the wrong type for " + columns_[i].name);
     }
   }
-  if (leaderboard_id) note_seen(*leaderboard_id, problem_name);
+  if (leaderboard_id) notes_seen_.seen(*leaderboard_id, problem_name);
   ++rows_;
   switch (format_) {
-    case OutputFormat::TABLE: {
+    case Format::TABLE: {
       if (sections_.empty()) sections_.push_back(Section{});
       std::vector<std::string> text;
       for (size_t i = 0; i < cells.size(); ++i)
@@ -226,16 +241,16 @@ void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboa
       sections_.back().rows.push_back(std::move(text));
       return;
     }
-    case OutputFormat::CSV:
+    case Format::CSV:
       for (size_t i = 0; i < cells.size(); ++i) {
         if (i > 0) buffer_ += ',';
         append_csv_field(buffer_, machine_text(cells[i], columns_[i].type));
       }
       buffer_ += '\n';
       break;
-    case OutputFormat::JSON:
-    case OutputFormat::JSONL: {
-      if (format_ == OutputFormat::JSON) buffer_ += rows_ == 1 ? "\n" : ",\n";
+    case Format::JSON:
+    case Format::JSONL: {
+      if (format_ == Format::JSON) buffer_ += rows_ == 1 ? "\n" : ",\n";
       buffer_ += '{';
       for (size_t i = 0; i < cells.size(); ++i) {
         if (i > 0) buffer_ += ',';
@@ -243,25 +258,23 @@ void ResultWriter::row(std::vector<Cell> cells, std::optional<int64_t> leaderboa
         buffer_ += ':';
         append_json_cell(buffer_, cells[i], columns_[i].type);
       }
-      if (leaderboard_id) {
-        std::string_view note = dataset::note_for(*leaderboard_id);
-        if (!note.empty()) {
-          buffer_ += cells.empty() ? "\"note\":" : ",\"note\":";
-          append_json_text(buffer_, note);
-        }
+      if (leaderboard_id) Notes::append_json_note(buffer_, *leaderboard_id, cells.empty());
+      if (!json_members.empty()) {
+        if (buffer_.back() != '{') buffer_ += ',';
+        buffer_ += json_members;
       }
       buffer_ += '}';
-      if (format_ == OutputFormat::JSONL) buffer_ += '\n';
+      if (format_ == Format::JSONL) buffer_ += '\n';
       break;
     }
-    case OutputFormat::PARQUET:
+    case Format::PARQUET:
       write_parquet_row(cells);
       return;
   }
   flush_if_large();
 }
 
-void ResultWriter::write_parquet_row(const std::vector<Cell>& cells) {
+void Writer::write_parquet_row(const std::vector<Cell>& cells) {
   parquet::RowFileWriter& file = parquet_->file;
   for (size_t c = 0; c < cells.size(); ++c) {
     const Cell& cell = cells[c];
@@ -280,29 +293,30 @@ void ResultWriter::write_parquet_row(const std::vector<Cell>& cells) {
   file.end_row();
 }
 
-void ResultWriter::flush_if_large() {
+void Writer::flush_if_large() {
   if (buffer_.size() >= kFlushBytes) {
     write_all(out_, buffer_);
     buffer_.clear();
   }
 }
 
-void ResultWriter::table_footer(const std::string& line) { footers_.push_back(line); }
+void Writer::table_footer(const std::string& line) { footers_.push_back(line); }
 
-void ResultWriter::finish() {
+void Writer::finish() {
   switch (format_) {
-    case OutputFormat::TABLE: {
+    case Format::TABLE: {
       std::string text;
-      for (const std::string& note : table_notes_) text += note + "\n";
+      const std::vector<std::string>& table_notes = notes_seen_.table_lines();
+      for (const std::string& note : table_notes) text += note + "\n";
       std::vector<bool> right;
       std::vector<std::string> header;
-      for (const ResultColumn& c : columns_) {
+      for (const Column& c : columns_) {
         right.push_back(right_aligned(c.type));
         header.push_back(c.name);
       }
       bool first = true;
       for (Section& s : sections_) {
-        if (!first || !table_notes_.empty()) text += "\n";
+        if (!first || !table_notes.empty()) text += "\n";
         first = false;
         if (!s.title.empty()) text += s.title + "\n";
         if (s.rows.empty()) {
@@ -312,21 +326,20 @@ void ResultWriter::finish() {
         s.rows.insert(s.rows.begin(), header);
         text += format_table(s.rows, right);
       }
-      if (sections_.empty())
-        text += (table_notes_.empty() ? "" : "\n") + std::string("(no rows)\n");
+      if (sections_.empty()) text += (table_notes.empty() ? "" : "\n") + std::string("(no rows)\n");
       for (const std::string& line : footers_) text += line + "\n";
       write_all(out_, text);
       break;
     }
-    case OutputFormat::JSON:
+    case Format::JSON:
       buffer_ += rows_ == 0 ? "]\n" : "\n]\n";
       write_all(out_, buffer_);
       break;
-    case OutputFormat::CSV:
-    case OutputFormat::JSONL:
+    case Format::CSV:
+    case Format::JSONL:
       write_all(out_, buffer_);
       break;
-    case OutputFormat::PARQUET:
+    case Format::PARQUET:
       parquet_->file.commit();
       break;
   }
@@ -334,4 +347,4 @@ void ResultWriter::finish() {
   std::fflush(out_);
 }
 
-}  // namespace kbdata::cli
+}  // namespace kbdata::report

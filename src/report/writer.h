@@ -1,10 +1,11 @@
-// Rendering the analyses' results (top, progression, records, fastest, stats, extract's summary)
-// in every output format: rows of typed columns, grouped into sections, with the reliability
-// notes of the leaderboards they show.
+// The one writer of results: every command's rows (submissions, the analyses, extract's summary)
+// reach the user through it, as typed cells, in every output format, with the reliability notes
+// of the leaderboards they show. One rule per format (report/text.h has the text rules):
 //
-//   table    each section's title, then its rows aligned; scores as µs/ms/s (format_score),
-//            times "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as empty cells; the notes
-//            of every leaderboard shown come first, above all tables ("note: ...")
+//   table    each section's title, then its rows aligned (table_cell: control characters escaped,
+//            cut at 40 code points); scores as µs/ms/s (format_score), times
+//            "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as "null"; the notes of every
+//            leaderboard shown come first, above all tables ("note: ...")
 //   csv      one header line, then the rows of every section; scores in seconds; notes on stderr
 //   json     one array of objects; scores in seconds; an object whose leaderboard has a note
 //            carries it in a "note" field
@@ -22,12 +23,13 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
-#include "cli/output.h"
+#include "report/text.h"
 
-namespace kbdata::cli {
+namespace kbdata::report {
 
 enum class ColumnType {
   INT64,
@@ -37,26 +39,49 @@ enum class ColumnType {
   BOOL,
   STRING,
   TIMESTAMP,  // µs since the epoch, UTC (int64)
+  JSON,       // a JSON value as text (std::string): as is in JSON, its text in CSV and tables, a
+              // JSON-annotated string in Parquet
 };
 
-struct ResultColumn {
+struct Column {
   std::string name;  // the JSON key, CSV header, Parquet column and table header
   ColumnType type;
 };
 
 // One cell: null, or the value of its column's type (INT64 and TIMESTAMP: int64_t; SCORE, FACTOR
-// and DOUBLE: double; BOOL: bool; STRING: std::string).
+// and DOUBLE: double; BOOL: bool; STRING and JSON: std::string).
 using Cell = std::variant<std::monostate, int64_t, double, bool, std::string>;
 
-class ResultWriter {
+// Which leaderboards' reliability notes (dataset/registry.h note_for) an output has shown, and
+// where each goes: queued for above a table, one stderr line for CSV and Parquet ("kbdata: note:
+// ..."; a comment line would break CSV readers, and Parquet metadata is fixed before the first
+// row), a "note" field of each JSON object (json_note).
+class Notes {
+ public:
+  Notes(Format format, std::FILE* err) : format_(format), err_(err) {}
+  // The first time `leaderboard_id` is seen: its note, if it has one, is shown.
+  void seen(int64_t leaderboard_id, const std::string& problem_name);
+  // The lines for above a table, in the order their leaderboards were seen.
+  [[nodiscard]] const std::vector<std::string>& table_lines() const { return table_lines_; }
+  // Appends `"note":"..."` (after a ',' unless `first`) when the leaderboard has a note.
+  static void append_json_note(std::string& out, int64_t leaderboard_id, bool first);
+
+ private:
+  Format format_;
+  std::FILE* err_;
+  std::set<int64_t> noted_;
+  std::vector<std::string> table_lines_;
+};
+
+class Writer {
  public:
   // `rule` goes into the Parquet file's key-value metadata (kbdata.rule): what the rows are.
   // Throws UsageError for PARQUET without `parquet_path` or a path with another format.
-  ResultWriter(OutputFormat format, std::vector<ResultColumn> columns, std::FILE* out,
-               std::FILE* notes, std::optional<std::string> parquet_path, std::string rule);
-  ~ResultWriter();
-  ResultWriter(const ResultWriter&) = delete;
-  ResultWriter& operator=(const ResultWriter&) = delete;
+  Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
+         std::optional<std::string> parquet_path, std::string rule);
+  ~Writer();
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
 
   // Starts a section: in a table, a blank line and `title` above the rows that follow.
   void section(const std::string& title);
@@ -64,16 +89,18 @@ class ResultWriter {
   // writing a row: for outputs whose rows do not name it, and for empty results.
   void leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name);
   // One row; `leaderboard_id` names the leaderboard whose scores it shows (for the note).
+  // `json_members`: more members for the JSON formats' object (`"runs":[...]`), after the cells
+  // and the note; the other formats have no place for them.
   // Throws std::logic_error when the cells do not match the columns.
   void row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id = std::nullopt,
-           const std::string& problem_name = "");
+           const std::string& problem_name = "", std::string_view json_members = {});
   // A line after the tables (table format only): a summary for people.
   void table_footer(const std::string& line);
   // Ends the output (the tables, the JSON array's "]", the Parquet footer and commit).
   void finish();
 
   [[nodiscard]] uint64_t rows() const { return rows_; }
-  [[nodiscard]] OutputFormat format() const { return format_; }
+  [[nodiscard]] Format format() const { return format_; }
 
  private:
   struct Parquet;
@@ -81,17 +108,15 @@ class ResultWriter {
     std::string title;
     std::vector<std::vector<std::string>> rows;
   };
-  void note_seen(int64_t leaderboard_id, const std::string& problem_name);
   void flush_if_large();
   void write_parquet_row(const std::vector<Cell>& cells);
 
-  OutputFormat format_;
-  std::vector<ResultColumn> columns_;
+  Format format_;
+  std::vector<Column> columns_;
   std::FILE* out_;
   std::FILE* notes_;
   std::string rule_;
-  std::set<int64_t> noted_;
-  std::vector<std::string> table_notes_;
+  Notes notes_seen_;
   std::vector<Section> sections_;
   std::vector<std::string> footers_;
   std::unique_ptr<Parquet> parquet_;
@@ -99,4 +124,4 @@ class ResultWriter {
   uint64_t rows_ = 0;
 };
 
-}  // namespace kbdata::cli
+}  // namespace kbdata::report

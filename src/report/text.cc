@@ -1,4 +1,4 @@
-#include "cli/output.h"
+#include "report/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,10 +7,8 @@
 #include "common/text.h"
 #include "tabular/value_format.h"
 
-namespace kbdata::cli {
+namespace kbdata::report {
 namespace {
-
-constexpr size_t kTableCellWidth = 40;  // code points, "…" included
 
 size_t display_width(const std::string& text) {
   size_t points = 0;
@@ -22,12 +20,12 @@ size_t display_width(const std::string& text) {
 
 }  // namespace
 
-OutputFormat parse_output_format(const std::string& text) {
-  if (text == "table") return OutputFormat::TABLE;
-  if (text == "csv") return OutputFormat::CSV;
-  if (text == "json") return OutputFormat::JSON;
-  if (text == "jsonl") return OutputFormat::JSONL;
-  if (text == "parquet") return OutputFormat::PARQUET;
+Format parse_format(const std::string& text) {
+  if (text == "table") return Format::TABLE;
+  if (text == "csv") return Format::CSV;
+  if (text == "json") return Format::JSON;
+  if (text == "jsonl") return Format::JSONL;
+  if (text == "parquet") return Format::PARQUET;
   throw UsageError("unknown format '" + text +
                    "'; the formats are table, csv, json, jsonl, parquet");
 }
@@ -54,26 +52,7 @@ std::string table_cell(std::string_view text) {
     text = repaired;
   }
   std::string out;
-  size_t points = 0;
-  for (size_t i = 0; i < text.size();) {
-    if (points + 1 == kTableCellWidth && i < text.size()) {
-      size_t rest = 0;
-      (void)decode_code_point(text, i, rest);
-      if (i + rest < text.size()) {
-        out += "…";
-        return out;
-      }
-    }
-    ++points;
-    size_t length = 1;
-    const uint32_t code_point = decode_code_point(text, i, length);
-    if (const char* escape = terminal_escape(code_point)) {
-      out += escape;
-    } else {
-      out.append(text.data() + i, length);
-    }
-    i += length;
-  }
+  (void)append_table_cell(out, text, kTableCellWidth);
   return out;
 }
 
@@ -172,4 +151,4 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
-}  // namespace kbdata::cli
+}  // namespace kbdata::report

@@ -1,0 +1,242 @@
+#include "report/submissions.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/text.h"
+#include "dataset/flat_file_writer.h"
+#include "dataset/flat_schema.h"
+#include "report/text.h"
+
+namespace kbdata::report {
+namespace {
+
+using dataset::Submission;
+
+using enum dataset::FlatColumn;
+
+// Rows reach the Parquet writer 1,024 at a time.
+constexpr parquet::RowBatchLimits kParquetBatch{.rows = 1024, .bytes = SIZE_MAX};
+
+// The field beyond the flat schema's columns: a legacy submission's benchmark results.
+constexpr int kBenchmarks = dataset::kFlatColumnCount;
+
+constexpr const char* kRule =
+    "kbdata submissions: the submission model in the flat schema (docs/dataset.md §4.1), "
+    "docs/data-model.md";
+
+// A number of a JSON object: seconds or nanoseconds as double_text, null for none, a string for
+// NaN and ±inf (which JSON cannot hold as numbers).
+void append_json_number(std::string& out, const std::optional<double>& v) {
+  if (!v) {
+    out += "null";
+  } else if (std::isfinite(*v)) {
+    out += double_text(*v);
+  } else {
+    append_json_string(out, double_text(*v));
+  }
+}
+
+void append_json_time(std::string& out, const std::optional<int64_t>& micros) {
+  if (micros) {
+    append_json_string(out, time_text(*micros));
+  } else {
+    out += "null";
+  }
+}
+
+ColumnType field_type(int field) {
+  switch (field) {
+    case SUBMISSION_ID:
+    case LEADERBOARD_ID:
+    case CODE_ID:
+      return ColumnType::INT64;
+    case SUBMISSION_TIME:
+      return ColumnType::TIMESTAMP;
+    case SCORE:
+      return ColumnType::SCORE;
+    case PASSED:
+      return ColumnType::BOOL;
+    case kBenchmarks:
+      return ColumnType::JSON;
+    default:
+      return ColumnType::STRING;
+  }
+}
+
+Cell optional_text(const std::optional<std::string>& text) { return text ? Cell{*text} : Cell{}; }
+
+// `"runs":[...]`: a legacy submission's runs, for the JSON formats; empty when it has none.
+void append_runs_json(std::string& out, const Submission& s) {
+  out.clear();
+  if (s.runs.empty()) return;
+  out += "\"runs\":[";
+  for (size_t i = 0; i < s.runs.size(); ++i) {
+    const dataset::Run& run = s.runs[i];
+    if (i > 0) out += ',';
+    out += "{\"run_id\":" + std::to_string(run.run_id) + ",\"mode\":";
+    append_json_text(out, run.mode);
+    out += ",\"score\":";
+    append_json_number(out, run.score);
+    out += ",\"passed\":";
+    out += run.passed ? (*run.passed ? "true" : "false") : "null";
+    out += ",\"start_time\":";
+    append_json_time(out, run.start_time);
+    out += ",\"end_time\":";
+    append_json_time(out, run.end_time);
+    if (!run.benchmarks.empty()) out += ",\"benchmarks\":" + benchmarks_json(run.benchmarks);
+    out += '}';
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string benchmarks_json(const std::vector<dataset::BenchmarkResult>& benchmarks) {
+  std::string out = "[";
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    const dataset::BenchmarkResult& b = benchmarks[i];
+    if (i > 0) out += ',';
+    out += "{\"mean\":";
+    append_json_number(out, b.mean);
+    out += ",\"std\":";
+    append_json_number(out, b.std_dev);
+    out += ",\"err\":";
+    append_json_number(out, b.err);
+    out += ",\"runs\":";
+    out += b.runs ? std::to_string(*b.runs) : "null";
+    out += ",\"best\":";
+    append_json_number(out, b.best);
+    out += ",\"worst\":";
+    append_json_number(out, b.worst);
+    out += '}';
+  }
+  return out + "]";
+}
+
+const std::vector<std::string>& submission_fields() { return dataset::flat_column_names(); }
+
+const std::vector<std::string>& selectable_submission_fields() {
+  static const std::vector<std::string> kFields = [] {
+    std::vector<std::string> all = dataset::flat_column_names();
+    all.push_back("benchmarks");
+    return all;
+  }();
+  return kFields;
+}
+
+struct SubmissionWriter::Parquet {
+  Parquet(const std::string& path, const std::vector<dataset::FlatFileColumn>& columns,
+          const parquet::Provenance& provenance, Format format, std::FILE* err)
+      : file(path, columns, parquet::WriterOptions{}, provenance, kParquetBatch),
+        benchmarks(std::find(columns.begin(), columns.end(),
+                             dataset::FlatFileColumn(dataset::AddedColumn::BENCHMARKS)) !=
+                   columns.end()),
+        notes(format, err) {}
+  dataset::FlatFileWriter file;
+  const bool benchmarks;  // the file has the benchmarks column
+  Notes notes;
+};
+
+SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out,
+                                   std::FILE* notes, std::optional<std::string> parquet_path)
+    : format_(format) {
+  const auto& all = selectable_submission_fields();
+  for (const std::string& name : fields) {
+    const auto it = std::find(all.begin(), all.end(), name);
+    if (it == all.end()) {
+      std::string known;
+      for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
+      throw UsageError("no field '" + name + "'; the fields are: " + known);
+    }
+    fields_.push_back(static_cast<int>(it - all.begin()));
+  }
+  if (format_ != Format::PARQUET) {
+    std::vector<Column> columns;
+    for (int f : fields_) columns.push_back({all[static_cast<size_t>(f)], field_type(f)});
+    writer_ =
+        std::make_unique<Writer>(format_, std::move(columns), out, notes, parquet_path, kRule);
+    return;
+  }
+  if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
+  std::vector<dataset::FlatFileColumn> columns;
+  for (int f : fields_) {
+    if (f == kBenchmarks) {
+      // The benchmarks as JSON text: the flat schema has no column for them.
+      columns.emplace_back(dataset::AddedColumn::BENCHMARKS);
+    } else {
+      columns.emplace_back(static_cast<dataset::FlatColumn>(f));
+    }
+  }
+  parquet::Provenance provenance;
+  provenance.rule = kRule;
+  parquet_ = std::make_unique<Parquet>(*parquet_path, columns, provenance, format_, notes);
+}
+
+SubmissionWriter::~SubmissionWriter() = default;
+
+Cell SubmissionWriter::cell(const Submission& s, int field) const {
+  switch (field) {
+    case kBenchmarks:
+      return s.benchmarks ? Cell{benchmarks_json(*s.benchmarks)} : Cell{};
+    case SUBMISSION_ID:
+      return s.submission_id;
+    case LEADERBOARD_ID:
+      return s.leaderboard_id;
+    case PROBLEM_NAME:
+      return s.problem_name;
+    case USER_ID:
+      return s.user_id;
+    case USER_NAME:
+      return optional_text(s.user_name);
+    case CODE_ID:
+      return s.code_id;
+    case FILE_NAME:
+      return optional_text(s.file_name);
+    case SUBMISSION_TIME:
+      return s.submission_time;
+    case STATUS:
+      return optional_text(s.status);
+    case SCORE:
+      return s.score ? Cell{*s.score} : Cell{};
+    case PASSED:
+      return s.passed ? Cell{*s.passed} : Cell{};
+    case MODE:
+      return optional_text(s.mode);
+    case RUNNER:
+      return optional_text(s.runner);
+    case CODE:
+      return optional_text(s.code);
+    default:
+      return Cell{};
+  }
+}
+
+void SubmissionWriter::write(const Submission& s) {
+  ++rows_;
+  if (parquet_) {
+    parquet_->notes.seen(s.leaderboard_id, s.problem_name);
+    dataset::AddedValues added;
+    if (parquet_->benchmarks && s.benchmarks)
+      added.benchmarks_json = benchmarks_json(*s.benchmarks);
+    parquet_->file.write(s, added);
+    return;
+  }
+  cells_.clear();
+  for (int f : fields_) cells_.push_back(cell(s, f));
+  if (format_ == Format::JSON || format_ == Format::JSONL) append_runs_json(runs_json_, s);
+  writer_->row(std::move(cells_), s.leaderboard_id, s.problem_name, runs_json_);
+}
+
+void SubmissionWriter::finish() {
+  if (parquet_) {
+    parquet_->file.commit();
+    return;
+  }
+  if (rows_ > 0)
+    writer_->table_footer("(" + std::to_string(rows_) + (rows_ == 1 ? " row)" : " rows)"));
+  writer_->finish();
+}
+
+}  // namespace kbdata::report

@@ -1,0 +1,63 @@
+// The submission model (dataset/submission.h) as rows of the report writer (report/writer.h), for
+// `kbdata submissions` and `kbdata show`: table, CSV, JSON, JSON Lines, and Parquet in the flat
+// schema (docs/dataset.md §4.1, dataset/flat_file_writer.h).
+//
+// Each field is a typed cell (scores are SCORE cells: µs/ms/s in tables, seconds elsewhere;
+// times TIMESTAMP; the legacy benchmarks a JSON array), so a submission reads as every other
+// result of kbdata does. JSON objects also carry a legacy submission's runs ("runs": [...]).
+// Reliability notes as report::Notes places them.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataset/submission.h"
+#include "report/writer.h"
+
+namespace kbdata::report {
+
+// The model's field names, in the flat schema's order (code last).
+[[nodiscard]] const std::vector<std::string>& submission_fields();
+
+// The fields --columns may name: submission_fields(), then "benchmarks" (a legacy submission's
+// benchmark results, docs/data-model.md; a JSON array in every format, JSON text in Parquet).
+[[nodiscard]] const std::vector<std::string>& selectable_submission_fields();
+
+// A legacy submission's benchmark results as a JSON array: one object per benchmark with mean,
+// std, err, runs, best, worst (nanoseconds; null where the run result lacks the key).
+[[nodiscard]] std::string benchmarks_json(const std::vector<dataset::BenchmarkResult>& benchmarks);
+
+// Streams submissions to `out` (or, for PARQUET, to `parquet_path`). `fields` are names of
+// selectable_submission_fields(); `notes` receives the stderr lines of the CSV and Parquet
+// formats.
+class SubmissionWriter {
+ public:
+  // Throws UsageError for an unknown field (listing the fields), or PARQUET without a path.
+  SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out, std::FILE* notes,
+                   std::optional<std::string> parquet_path);
+  ~SubmissionWriter();
+  SubmissionWriter(const SubmissionWriter&) = delete;
+  SubmissionWriter& operator=(const SubmissionWriter&) = delete;
+
+  void write(const dataset::Submission& s);
+  // Ends the output (the table, the JSON array's "]", the Parquet footer and commit).
+  void finish();
+  [[nodiscard]] uint64_t rows() const { return rows_; }
+
+ private:
+  struct Parquet;
+  [[nodiscard]] Cell cell(const dataset::Submission& s, int field) const;
+
+  Format format_;
+  std::vector<int> fields_;           // indexes into selectable_submission_fields()
+  std::unique_ptr<Writer> writer_;    // every format but PARQUET
+  std::unique_ptr<Parquet> parquet_;  // PARQUET
+  std::vector<Cell> cells_;
+  std::string runs_json_;
+  uint64_t rows_ = 0;
+};
+
+}  // namespace kbdata::report

@@ -1,0 +1,144 @@
+// report::Writer, the one writer of typed cells: one rule per format for every command's rows.
+#include "report/writer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "common/error.h"
+#include "common/text.h"
+#include "report/submissions.h"
+
+namespace kbdata::report {
+namespace {
+
+// Runs `fill` on a Writer of `format` over a temporary stream and returns what it printed.
+template <typename Fill>
+std::string render(Format format, std::vector<Column> columns, Fill fill,
+                   std::string* notes_out = nullptr) {
+  std::FILE* out = std::tmpfile();
+  std::FILE* notes = std::tmpfile();
+  {
+    Writer writer(format, std::move(columns), out, notes, std::nullopt, "test rows");
+    fill(writer);
+    writer.finish();
+  }
+  auto slurp = [](std::FILE* f) {
+    std::string text;
+    std::rewind(f);
+    char buf[4096];
+    size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+    return text;
+  };
+  std::string text = slurp(out);
+  std::string notes_text = slurp(notes);
+  if (notes_out != nullptr) *notes_out = notes_text;
+  return text;
+}
+
+const std::vector<Column> kColumns = {{"id", ColumnType::INT64},    {"name", ColumnType::STRING},
+                                      {"score", ColumnType::SCORE}, {"at", ColumnType::TIMESTAMP},
+                                      {"ok", ColumnType::BOOL},     {"extra", ColumnType::JSON}};
+
+void two_rows(Writer& w) {
+  w.row({int64_t{1}, std::string("a,b"), 5.23e-5, int64_t{1'760'000'000'000'000}, true,
+         std::string("[1,2]")});
+  w.row({int64_t{2}, Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
+}
+
+TEST(ReportWriter, TablesShowNullAsNullAndTypedCellsForPeople) {
+  const std::string text = render(Format::TABLE, kColumns, two_rows);
+  EXPECT_NE(text.find("52.30 µs"), std::string::npos) << text;
+  EXPECT_NE(text.find("2025-10-09 08:53:20"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1,2]"), std::string::npos) << text;
+  // The second row: every cell but the id is null.
+  EXPECT_NE(text.find("\n 2  null      null  null                 null  null\n"), std::string::npos)
+      << text;
+}
+
+TEST(ReportWriter, CsvQuotesOnlyWhatNeedsItAndLeavesNullEmpty) {
+  const std::string text = render(Format::CSV, kColumns, two_rows);
+  EXPECT_EQ(text,
+            "id,name,score,at,ok,extra\n"
+            "1,\"a,b\",5.23e-05,2025-10-09T08:53:20.000000Z,true,\"[1,2]\"\n"
+            "2,,,,,\n");
+}
+
+TEST(ReportWriter, JsonCarriesExactValuesAndJsonCellsAsJson) {
+  const std::string text = render(Format::JSON, kColumns, two_rows);
+  const nlohmann::json rows = nlohmann::json::parse(text);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["score"].get<double>(), 5.23e-5);
+  EXPECT_EQ(rows[0]["extra"], nlohmann::json::parse("[1,2]"));
+  EXPECT_EQ(rows[0]["at"], "2025-10-09T08:53:20.000000Z");
+  EXPECT_TRUE(rows[1]["name"].is_null());
+}
+
+TEST(ReportWriter, JsonMembersFollowTheCellsInJsonFormatsOnly) {
+  auto fill = [](Writer& w) { w.row({int64_t{7}}, std::nullopt, "", "\"runs\":[{\"run_id\":1}]"); };
+  const std::vector<Column> one = {{"id", ColumnType::INT64}};
+  EXPECT_EQ(render(Format::JSONL, one, fill), "{\"id\":7,\"runs\":[{\"run_id\":1}]}\n");
+  EXPECT_EQ(render(Format::CSV, one, fill), "id\n7\n");
+}
+
+TEST(ReportWriter, ANoteIsShownOnceInTheFormatsPlace) {
+  // 598 carries a reliability note in the registry.
+  auto fill = [](Writer& w) {
+    w.row({int64_t{1}}, 598, "nvfp4_dual_gemm");
+    w.row({int64_t{2}}, 598, "nvfp4_dual_gemm");
+  };
+  const std::vector<Column> one = {{"id", ColumnType::INT64}};
+  const std::string table = render(Format::TABLE, one, fill);
+  EXPECT_EQ(table.rfind("note: nvfp4_dual_gemm (598): ", 0), 0u) << table;
+  EXPECT_EQ(table.find("note:", 1), std::string::npos) << table;
+  std::string notes;
+  (void)render(Format::CSV, one, fill, &notes);
+  EXPECT_EQ(notes.rfind("kbdata: note: nvfp4_dual_gemm (598): ", 0), 0u) << notes;
+  EXPECT_EQ(notes.find("note:", 15), std::string::npos) << notes;
+  const std::string jsonl = render(Format::JSONL, one, fill);
+  for (const std::string& line :
+       {jsonl.substr(0, jsonl.find('\n')), jsonl.substr(jsonl.find('\n') + 1)}) {
+    if (!line.empty()) {
+      EXPECT_TRUE(nlohmann::json::parse(line).contains("note")) << line;
+    }
+  }
+}
+
+TEST(ReportWriter, ACellOfTheWrongTypeIsABug) {
+  EXPECT_THROW(render(Format::CSV, kColumns,
+                      [](Writer& w) {
+                        w.row({std::string("1"), Cell{}, Cell{}, Cell{}, Cell{}, Cell{}});
+                      }),
+               std::logic_error);
+  EXPECT_THROW(render(Format::CSV, kColumns, [](Writer& w) { w.row({int64_t{1}}); }),
+               std::logic_error);
+}
+
+TEST(ReportWriter, TableCellsFollowTheOneRule) {
+  // Control characters and a bidirectional override are escaped, and the cell is cut at 40 code
+  // points of output: the same text append_table_cell gives (kbdata cat's tables use it too).
+  const std::string hostile = "evil\x1b[2J\r\xe2\x80\xae" + std::string(60, 'x');
+  const std::string text =
+      render(Format::TABLE, {{"name", ColumnType::STRING}}, [&](Writer& w) { w.row({hostile}); });
+  std::string expected;
+  (void)append_table_cell(expected, hostile, kTableCellWidth);
+  EXPECT_NE(text.find("\n" + expected + "\n"), std::string::npos) << text;
+  EXPECT_EQ(expected.find('\x1b'), std::string::npos);
+  EXPECT_NE(expected.find("…"), std::string::npos);
+}
+
+TEST(ReportWriter, ParquetNeedsAnOutputFileAndOnlyParquetTakesOne) {
+  EXPECT_THROW(Writer(Format::PARQUET, kColumns, stdout, stderr, std::nullopt, "r"), UsageError);
+  EXPECT_THROW(Writer(Format::CSV, kColumns, stdout, stderr, std::string("x.parquet"), "r"),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace kbdata::report
