@@ -9,6 +9,7 @@
 #include "cli/extract_command.h"
 #include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
+#include "cli/noise_command.h"
 #include "cli/progression_command.h"
 #include "cli/pull_command.h"
 #include "cli/records_command.h"
@@ -34,6 +35,7 @@ void add_all_commands(CLI::App& app, Commands& commands) {
   add_records_command(app, commands);
   add_fastest_command(app, commands);
   add_stats_command(app, commands);
+  add_noise_command(app, commands);
   add_extract_command(app, commands);
   add_pull_command(app, commands);
   add_dedup_command(app, commands);

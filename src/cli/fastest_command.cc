@@ -67,6 +67,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.user_id = options.user_id;
   load.filter.user_name = options.user_name;
   load.filter.runner = options.runner;
+  load.filter.epoch = options.epoch;
   load.filter.scored_only = true;  // pushed down: only candidates are decoded
   load.filter.passed_only = true;
   load.with_code = options.with_code;
@@ -127,6 +128,8 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
                   "Only this user's submissions (platform id; legacy: the anonymised integer)");
   cmd->add_option("--user-name", options->user_name, "Only this user's submissions, by name");
   cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--epoch", options->epoch,
+                  "Only submissions of this harness epoch (0 before the first change)");
   cmd->add_flag("--with-code", options->with_code,
                 "Also print the code (tables: below the rows; other formats: a code column)");
   add_format_options(*cmd, options->format, options->out);

@@ -18,6 +18,7 @@ struct FastestOptions {
   std::optional<std::string> user_id;
   std::optional<std::string> user_name;
   std::optional<std::string> runner;
+  std::optional<int> epoch;  // --epoch: one harness epoch (dataset/epochs.h)
   bool with_code = false;
   std::string format = "table";
   std::optional<std::string> out;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "dataset/epochs.h"
 #include "dataset/registry.h"
 #include "report/text.h"
 
@@ -75,6 +76,7 @@ plot::TimeChart progression_chart(const analysis::Progression& p) {
                 "submission on " +
                 leaderboard_text(p.problem_name, p.leaderboard_id));
   }
+  add_epoch_markers(chart, {p.leaderboard_id});
   return chart;
 }
 
@@ -113,8 +115,20 @@ plot::TimeChart records_chart(const std::vector<analysis::RecordSeries>& all) {
     chart.series.push_back(std::move(curve));
     chart.series.push_back(std::move(marks));
   }
+  add_epoch_markers(chart, std::vector<int64_t>(leaderboards.begin(), leaderboards.end()));
   if (chart.series.empty()) throw Error("nothing to plot: no positive record scores");
   return chart;
+}
+
+void add_epoch_markers(plot::TimeChart& chart, const std::vector<int64_t>& leaderboard_ids) {
+  std::set<int64_t> times;
+  for (int64_t id : leaderboard_ids) {
+    for (const dataset::EpochChange& c : dataset::epoch_changes(id)) {
+      if (times.insert(c.time_us).second) {
+        chart.markers.push_back({c.time_us, std::string(dataset::to_string(c.kind))});
+      }
+    }
+  }
 }
 
 PlotTarget::PlotTarget(const std::optional<std::string>& path) {

@@ -24,6 +24,10 @@ namespace kbdata::cli {
 // labelled with who set it. The notes of the leaderboards shown are the subtitle.
 [[nodiscard]] plot::TimeChart records_chart(const std::vector<analysis::RecordSeries>& series);
 
+// Adds a marker per harness change (dataset/epochs.h) of the leaderboards `leaderboard_ids`, once
+// per time: "evaluation" or "input generators".
+void add_epoch_markers(plot::TimeChart& chart, const std::vector<int64_t>& leaderboard_ids);
+
 // --plot FILE: opened (as a temporary beside FILE) before any data is read, so a bad path fails
 // first; written and renamed into place by write(); removed if the command fails.
 class PlotTarget {

@@ -97,6 +97,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;
+  load.filter.epoch = options.epoch;
   // The user is matched by id or by name: rows of the problem are scanned (code is not read), and
   // the loader drops the other users' rows before building them.
   load.filter.user = options.user;
@@ -190,6 +191,8 @@ void add_progression_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
   cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
   cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--epoch", options->epoch,
+                  "Only submissions of this harness epoch (0 before the first change)");
   cmd->add_option("--plot", options->plot,
                   "Also draw score over time (log axis), the running best and the improvements "
                   "as an SVG file");

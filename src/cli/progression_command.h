@@ -18,6 +18,7 @@ struct ProgressionOptions {
   std::optional<std::string> problem;
   std::optional<int64_t> leaderboard;
   std::optional<std::string> runner;
+  std::optional<int> epoch;         // --epoch: one harness epoch (dataset/epochs.h)
   std::optional<std::string> plot;  // SVG file
   std::string format = "table";
   std::optional<std::string> out;

@@ -75,6 +75,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;
+  load.filter.epoch = options.epoch;
   load.filter.scored_only = true;
   load.filter.passed_only = true;
   load.with_details = false;  // code_id, file_name and mode are not shown
@@ -126,6 +127,8 @@ void add_records_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
   cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
   cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--epoch", options->epoch,
+                  "Only submissions of this harness epoch (0 before the first change)");
   cmd->add_option("--plot", options->plot, "Also draw the record curve as an SVG file");
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(

@@ -1,9 +1,14 @@
 #include "cli/top_command.h"
 
+#include <cmath>
+#include <map>
 #include <memory>
+#include <tuple>
 
+#include "analysis/noise.h"
 #include "analysis/ranking.h"
 #include "cli/filter_checks.h"
+#include "cli/noise_command.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "report/writer.h"
@@ -62,6 +67,15 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
                {"submission_time", report::ColumnType::TIMESTAMP},
                {"runner", report::ColumnType::STRING}};
   }
+  if (options.uncertainty) {
+    const size_t at = format == report::Format::TABLE ? 3 : 6;  // after score
+    const std::vector<report::Column> extra = {
+        {"score_lo", report::ColumnType::SCORE},  {"score_hi", report::ColumnType::SCORE},
+        {"sigma", report::ColumnType::DOUBLE},    {"measurements", report::ColumnType::INT64},
+        {"rank_best", report::ColumnType::INT64}, {"rank_worst", report::ColumnType::INT64},
+        {"tied", report::ColumnType::BOOL}};
+    columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(at), extra.begin(), extra.end());
+  }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   report::Writer writer(format, columns, out, err, options.out, kRule);
@@ -71,15 +85,34 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.problem = options.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;
+  load.filter.epoch = options.epoch;
   load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
   load.filter.passed_only = true;
-  load.with_details = false;  // code_id, file_name and mode are not shown
+  load.with_details = options.uncertainty;  // code_id only to count measurements of one code
   resolve_filter(dir, load.filter);
 
   analysis::RankingBuilder builder;
+  // --uncertainty: per (leaderboard, runner, user, code) the qualifying rows, and each row's code.
+  using CodeKey = std::tuple<int64_t, std::optional<std::string>, std::string, int64_t>;
+  std::map<CodeKey, int64_t> code_rows;
+  std::map<std::tuple<int64_t, std::optional<std::string>, int64_t>, int64_t> code_of;
   load_submissions(
       dir, options.data, load, "ranking " + problem_text(options),
-      [&](dataset::Submission&& s) { builder.add(s); }, err);
+      [&](dataset::Submission&& s) {
+        if (options.uncertainty && analysis::qualifies(s)) {
+          ++code_rows[{s.leaderboard_id, s.runner, s.user_id, s.code_id}];
+          code_of[{s.leaderboard_id, s.runner, s.submission_id}] = s.code_id;
+        }
+        builder.add(s);
+      },
+      err);
+  std::vector<analysis::SeriesNoise> noise;
+  if (options.uncertainty) {
+    dataset::Filter noise_filter = load.filter;
+    noise_filter.scored_only = false;  // consecutive versions are consecutive whatever the outcome
+    noise_filter.passed_only = false;
+    noise = measure_noise(dir, options.data, noise_filter, 0.98, err);
+  }
 
   const std::vector<analysis::Ranking> rankings = builder.finish(options.limit);
   if (rankings.empty()) {
@@ -88,21 +121,58 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
                                what + why_empty(dir, load.filter) + "\n");
   }
-  for (const analysis::Ranking& r : rankings) {
+  // Intervals need every user of the ranking, not only the ranks shown.
+  const std::vector<analysis::Ranking> full = options.uncertainty && options.limit > 0
+                                                  ? builder.finish(0)
+                                                  : std::vector<analysis::Ranking>{};
+  for (size_t ri = 0; ri < rankings.size(); ++ri) {
+    const analysis::Ranking& r = rankings[ri];
     writer.section(ranking_title(r, r.entries.size(), options.limit));
     writer.leaderboard_shown(r.leaderboard_id, r.problem_name);
-    for (const analysis::RankedEntry& e : r.entries) {
+    std::vector<analysis::RankUncertainty> extra;
+    if (options.uncertainty) {
+      const analysis::Ranking& everyone = full.empty() ? r : full[ri];
+      const analysis::SeriesNoise* series = nullptr;
+      for (const analysis::SeriesNoise& n : noise) {
+        if (n.leaderboard_id == r.leaderboard_id && n.runner == r.runner) series = &n;
+      }
+      std::vector<int64_t> measurements;
+      for (const analysis::RankedEntry& e : everyone.entries) {
+        const int64_t code = code_of[{r.leaderboard_id, r.runner, e.submission_id}];
+        measurements.push_back(
+            std::max<int64_t>(1, code_rows[{r.leaderboard_id, r.runner, e.user_id, code}]));
+      }
+      extra = analysis::rank_uncertainty(everyone, series, measurements);
+      extra.resize(r.entries.size());  // the shown ranks come first
+      if (series == nullptr || !series->combined) {
+        writer.table_footer(ranking_title(r, r.entries.size(), options.limit) +
+                            ": no noise estimate (too few pairs): intervals are the score alone");
+      } else if (series->change) {
+        writer.table_footer(measured_change(*series));
+      }
+    }
+    for (size_t i = 0; i < r.entries.size(); ++i) {
+      const analysis::RankedEntry& e = r.entries[i];
       report::Cell runner = r.runner ? report::Cell{*r.runner} : report::Cell{};
+      std::vector<report::Cell> cells;
       if (format == report::Format::TABLE) {
         const std::string& user = e.user_name && !e.user_name->empty() ? *e.user_name : e.user_id;
-        writer.row({e.rank, user, e.score, e.submission_id, e.submission_time, runner},
-                   r.leaderboard_id, r.problem_name);
+        cells = {e.rank, user, e.score, e.submission_id, e.submission_time, runner};
       } else {
         report::Cell name = e.user_name ? report::Cell{*e.user_name} : report::Cell{};
-        writer.row({r.leaderboard_id, r.problem_name, e.rank, e.user_id, name, e.score,
-                    e.submission_id, e.submission_time, runner},
-                   r.leaderboard_id, r.problem_name);
+        cells = {r.leaderboard_id, r.problem_name,    e.rank, e.user_id, name, e.score,
+                 e.submission_id,  e.submission_time, runner};
       }
+      if (options.uncertainty) {
+        const analysis::RankUncertainty& u = extra[i];
+        const std::vector<report::Cell> more = {
+            u.lo,           u.hi,        u.sigma ? report::Cell{*u.sigma} : report::Cell{},
+            u.measurements, u.rank_best, u.rank_worst,
+            u.tied};
+        const size_t at = format == report::Format::TABLE ? 3 : 6;
+        cells.insert(cells.begin() + static_cast<std::ptrdiff_t>(at), more.begin(), more.end());
+      }
+      writer.row(std::move(cells), r.leaderboard_id, r.problem_name);
     }
   }
   writer.finish();
@@ -121,6 +191,11 @@ void add_top_command(CLI::App& app, Commands& commands) {
   cmd->add_option("-n,--limit", options->limit,
                   "Show ranks 1..N (users tied at rank N all stay); 0 shows everyone")
       ->capture_default_str();
+  cmd->add_option("--epoch", options->epoch,
+                  "Only submissions of this harness epoch (0 before the first change)");
+  cmd->add_flag("--uncertainty", options->uncertainty,
+                "Add each score's 95% interval from the measured noise (reads the code), the "
+                "measurements behind it, the ranks it could hold and tied marks");
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nA row qualifies when it has a score, passed, and is not marked hacked; each user's best\n"
@@ -130,6 +205,7 @@ void add_top_command(CLI::App& app, Commands& commands) {
       "  kbdata top -p nvfp4_gemm\n"
       "  kbdata top -p trimul --runner H100 -n 20\n"
       "  kbdata top --leaderboard 697 -n 0 -f csv > ranking.csv\n"
+      "  kbdata top -p nvfp4_dual_gemm --uncertainty\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_top(*options, stdout, stderr); }});
 }

@@ -17,7 +17,9 @@ struct TopOptions {
   std::optional<std::string> problem;
   std::optional<int64_t> leaderboard;
   std::optional<std::string> runner;
-  int64_t limit = 10;  // -n; 0: everyone
+  std::optional<int> epoch;  // --epoch: one harness epoch (dataset/epochs.h)
+  int64_t limit = 10;        // -n; 0: everyone
+  bool uncertainty = false;  // --uncertainty: intervals from the measured noise (docs/noise.md)
   std::string format = "table";
   std::optional<std::string> out;
 };

@@ -6,6 +6,7 @@
 
 #include "common/calendar.h"
 #include "common/error.h"
+#include "dataset/epochs.h"
 #include "parquet/schema.h"
 
 namespace kbdata::dataset {
@@ -89,7 +90,7 @@ std::optional<int64_t> parse_int(const std::string& text) {
 
 bool Filter::empty() const {
   return !submission_id && !problem && !leaderboard_id && !user_id && !user_name && !user &&
-         !runner && !passed_only && !scored_only && !since && !until;
+         !runner && !passed_only && !scored_only && !since && !until && !epoch;
 }
 
 bool matches(const Filter& f, const Submission& s) {
@@ -104,6 +105,7 @@ bool matches(const Filter& f, const Submission& s) {
   if (f.scored_only && !s.score) return false;
   if (f.since && s.submission_time < *f.since) return false;
   if (f.until && s.submission_time >= *f.until) return false;
+  if (f.epoch && epoch_of(s.leaderboard_id, s.submission_time) != *f.epoch) return false;
   return true;
 }
 

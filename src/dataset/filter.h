@@ -29,6 +29,8 @@ struct Filter {
   bool scored_only = false;              // score is not null
   std::optional<int64_t> since;          // submission_time >= since (µs, UTC)
   std::optional<int64_t> until;          // submission_time < until (µs, UTC)
+  // epoch_of(leaderboard_id, submission_time) equals it (dataset/epochs.h); not pushed down
+  std::optional<int> epoch;
 
   [[nodiscard]] bool empty() const;
 };

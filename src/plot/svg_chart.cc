@@ -660,7 +660,7 @@ std::string render_svg(const TimeChart& chart) {
     }
   }
   const auto [vmin_it, vmax_it] = std::minmax_element(values.begin(), values.end());
-  const Unit unit = unit_for(median(values));
+  const Unit unit = chart.y_in_seconds ? unit_for(median(values)) : Unit{"", 1};
   const Axis y = y_axis(*vmin_it * unit.per_second, *vmax_it * unit.per_second, chart.log_y);
 
   // Header: title and subtitle lines; footer: tick labels, x label, legend rows.
@@ -786,6 +786,25 @@ std::string render_svg(const TimeChart& chart) {
   append_attr(out, "height", frame.height());
   out += "/>\n";
 
+  // Markers, under the series.
+  for (const TimeMarker& marker : chart.markers) {
+    if (static_cast<double>(marker.time_us) < x.lo || static_cast<double>(marker.time_us) > x.hi) {
+      continue;
+    }
+    const double mx = px(static_cast<double>(marker.time_us));
+    out += "<g class=\"marker\" data-time=\"" + std::to_string(marker.time_us) + "\">";
+    out += "<line stroke=\"#b04a4a\" stroke-dasharray=\"4 3\"";
+    append_attr(out, "x1", mx);
+    append_attr(out, "y1", frame.top);
+    append_attr(out, "x2", mx);
+    append_attr(out, "y2", frame.bottom);
+    out += "/>";
+    append_text_open(out, "marker-label", mx + 3, frame.top + 11);
+    out += " font-size=\"10\" fill=\"#b04a4a\">";
+    append_escaped(out, marker.label);
+    out += "</text></g>\n";
+  }
+
   // Series, in input order (later ones on top).
   std::vector<Point> sorted;
   for (size_t s = 0; s < chart.series.size(); ++s) {
@@ -880,9 +899,12 @@ std::string render_svg(const TimeChart& chart) {
   append_coord(out, y_label_y);
   out += ")\">";
   append_escaped(out, chart.y_label);
-  out += " (";
-  out += unit.name;
-  out += ")</text>\n";
+  if (!unit.name.empty()) {
+    out += " (";
+    out += unit.name;
+    out += ")";
+  }
+  out += "</text>\n";
 
   // Legend: a swatch in the series' style, then its name.
   out += "<g class=\"legend\" font-size=\"11\">\n";

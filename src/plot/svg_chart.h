@@ -16,6 +16,8 @@
 //       <g class="tick" data-value="seconds"><line class="grid" y1=Y y2=Y/><text>200</text></g>
 //     </g>
 //     <rect class="frame"/>
+//     <g class="marker" data-time="µs since epoch"><line/><text class="marker-label">..</text></g>
+//                                   one per marker inside the time axis, in input order
 //     <g class="series" data-name="..." data-style="markers|line|step|highlight" data-points="N">
 //       MARKERS, HIGHLIGHT: one <circle> per point, in input order; HIGHLIGHT adds one
 //                           <text class="point-label"> per non-empty label
@@ -60,13 +62,23 @@ struct Series {
   std::vector<std::string> labels;
 };
 
+// A vertical dashed line at a time (a harness change, a change of noise level), labelled at the
+// top of the plot area. Drawn only when its time is within the time axis.
+struct TimeMarker {
+  int64_t time_us = 0;
+  std::string label;
+};
+
 struct TimeChart {
   std::string title;     // e.g. "alice on nvfp4_gemm (597), B200"
   std::string subtitle;  // optional, e.g. a reliability note: under the title, wrapped
   std::string x_label = "submission time (UTC)";
   std::string y_label = "score";  // the renderer appends the unit it chose: "score (µs)"
   bool log_y = true;
+  // False for values that are not seconds (a relative spread): no unit is chosen or appended.
+  bool y_in_seconds = true;
   std::vector<Series> series;
+  std::vector<TimeMarker> markers;
 };
 
 // Renders `chart` as a standalone SVG 1.1 document (UTF-8, with an XML declaration).

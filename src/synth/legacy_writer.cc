@@ -43,7 +43,7 @@ const std::vector<Field>& result_fields() {
   static const std::vector<Field> f = [] {
     std::vector<Field> v = {{"benchmark-count", FieldType::STRING}};
     for (int i = 0; i < kMaxBenchmarks; ++i) {
-      for (const char* k : {"spec", "mean", "err", "best", "worst"}) {
+      for (const char* k : {"spec", "mean", "std", "err", "runs", "best", "worst"}) {
         v.push_back({"benchmark." + std::to_string(i) + "." + k, FieldType::STRING});
       }
     }
@@ -196,6 +196,9 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
     return v;
   };
   const int benchmarks = static_cast<int>(rng.range(2, kMaxBenchmarks));
+  // Each benchmark's mean has a relative standard error of sigma sqrt(n) (times a factor whose
+  // square averages 1), so that the errors propagated to the geometric mean of the n means give
+  // the planted sigma of the score: var(log score) = sum (err_i / mean_i)^2 / n^2 = sigma^2.
   auto bench_result = [&](double score, bool pass) {
     std::vector<std::pair<std::string, std::string>> v = {
         {"benchmark-count", std::to_string(benchmarks)}};
@@ -203,17 +206,24 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
       std::string p = "benchmark." + std::to_string(i) + ".";
       // Means around the score whose geometric mean is about the score (ns).
       double mean = score * 1e9 * std::exp(0.4 * (i - (benchmarks - 1) / 2.0));
+      const double relative_err =
+          s.sigma * std::sqrt(static_cast<double>(benchmarks)) * std::sqrt(0.5 + rng.uniform());
+      const int64_t timed = rng.range(10, 100);
+      const double relative_std = relative_err * std::sqrt(static_cast<double>(timed));
       v.push_back({p + "spec", "m: " + std::to_string(1024 << i) + "; n: 1536; k: 7168; seed: " +
                                    std::to_string(rng.range(1000, 99999))});
       v.push_back({p + "mean", fixed3(mean)});
-      v.push_back({p + "err", fixed3(mean * 0.01 * (1 + rng.uniform()))});
-      v.push_back({p + "best", fixed3(mean * 0.97)});
-      v.push_back({p + "worst", fixed3(mean * 1.08)});
+      v.push_back({p + "std", fixed3(mean * relative_std)});
+      v.push_back({p + "err", fixed3(mean * relative_err)});
+      v.push_back({p + "runs", std::to_string(timed)});
+      v.push_back({p + "best", fixed3(mean / (1 + relative_std))});
+      v.push_back({p + "worst", fixed3(mean * (1 + 2 * relative_std))});
     }
     v.push_back({"check", pass ? "pass" : "fail"});
     return v;
   };
-  const double score = s.scores[static_cast<size_t>(std::countr_zero(s.runner_mask))];
+  const size_t first_runner = static_cast<size_t>(std::countr_zero(s.runner_mask));
+  const double score = s.scores[first_runner];
   switch (s.outcome) {
     case Outcome::ERROR:
       add("test", false, std::nullopt, std::nullopt, true);
@@ -232,7 +242,8 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
       add("test", true, std::nullopt, test_result(true), false);
       if (rng.chance(0.4)) add("benchmark", true, std::nullopt, bench_result(score, true), false);
       add("leaderboard", true, score, bench_result(score, true), false);
-      add("leaderboard", true, std::nullopt, bench_result(score * 1.01, true), false);  // secret
+      add("leaderboard", true, std::nullopt, bench_result(s.secret_scores[first_runner], true),
+          false);  // secret
       break;
     case Outcome::PENDING:
       break;

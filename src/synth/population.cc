@@ -77,6 +77,7 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
   for (uint32_t lb = 0; lb < models.size(); ++lb) {
     const LeaderboardModel& m = models[lb];
     Rng rng(derive(seed, 200, static_cast<uint64_t>(m.id)));
+    Rng secret_rng(derive(seed, 201, static_cast<uint64_t>(m.id)));
     // Participants: a share of the pool, each with their activity weight.
     std::vector<uint32_t> who;
     double total = 0;
@@ -176,11 +177,14 @@ Population make_population(std::span<const LeaderboardModel> models, int users, 
         const double version_factor = std::exp(-0.015 * std::min<double>(code.version, 40));
         const double code_factor = lineages[code.lineage].quality * version_factor;
         const double sigma = m.noise + (progress > 0.5 ? m.late_noise : 0.0);
+        s.sigma = sigma;
         for (size_t k = 0; k < m.runners.size(); ++k) {
           const double runner_factor = 1.0 + 0.6 * static_cast<double>(k);
-          double v = m.base_score * runner_factor * code_factor * std::exp(sigma * rng.normal());
-          // Microsecond-ish resolution, as the tester reports nanoseconds / 1e9.
-          s.scores[k] = std::round(v * 1e9) / 1e9;
+          const double speed = m.base_score * runner_factor * code_factor;
+          // Nanosecond resolution, as the tester reports nanoseconds / 1e9.
+          s.scores[k] = std::round(speed * std::exp(sigma * rng.normal()) * 1e9) / 1e9;
+          s.secret_scores[k] =
+              std::round(speed * std::exp(sigma * secret_rng.normal()) * 1e9) / 1e9;
         }
         p.submissions.push_back(s);
       }

@@ -63,6 +63,10 @@ struct Submission {
   Outcome outcome = Outcome::ERROR;
   uint8_t runner_mask = 0;                   // bit i: runners[i] got a leaderboard run
   std::array<double, kMaxRunners> scores{};  // per runner, seconds, when scored
+  // Per runner: the secret run's score, the same code measured again with its own noise (drawn
+  // from a stream of its own, so that the public scores do not depend on it).
+  std::array<double, kMaxRunners> secret_scores{};
+  double sigma = 0;  // the log-normal sigma of this submission's measurements
 };
 
 struct Population {

@@ -603,6 +603,31 @@ TEST(SvgChart, NarrowRangeStillHasSeveralTicks) {
   EXPECT_GE(y.back().value, 118e-6);
 }
 
+TEST(SvgChart, MarkersInsideTheTimeAxisAndAUnitlessAxis) {
+  TimeChart chart;
+  chart.y_in_seconds = false;
+  chart.y_label = "sigma of log(score)";
+  chart.series.push_back(markers("s", {{kMarch2025, 0.03}, {kMarch2025 + 10 * kDay, 0.3}}));
+  chart.markers = {{kMarch2025 + 5 * kDay, "evaluation"},
+                   {kMarch2025 + 6 * kDay, "noise x9"},
+                   {kMarch2025 + 400 * kDay, "far outside"}};
+  const Element root = parse(render_svg(chart));
+  EXPECT_EQ(root.one_by_class("y-label").all_text(), "sigma of log(score)");
+  EXPECT_EQ(root.one_by_class("axis y").attr("data-unit"), "");
+  const auto marks = root.by_class("marker");
+  ASSERT_EQ(marks.size(), 2U);  // the third is beyond the axis
+  EXPECT_EQ(marks[0]->attr("data-time"), std::to_string(kMarch2025 + 5 * kDay));
+  EXPECT_EQ(marks[1]->one_by_class("marker-label").all_text(), "noise x9");
+  const auto lines = marks[0]->by_name("line");
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_EQ(lines[0]->number("x1"), lines[0]->number("x2"));
+  EXPECT_LT(lines[0]->number("x1"), marks[1]->by_name("line")[0]->number("x1"));
+  // Tick labels are the values themselves.
+  const auto y = ticks(root, "axis y");
+  EXPECT_LE(y.front().value, 0.03);
+  EXPECT_GE(y.back().value, 0.3);
+}
+
 TEST(SvgChart, LinearAxis) {
   TimeChart chart;
   chart.log_y = false;

@@ -1,0 +1,173 @@
+#include "cli/noise_command.h"
+
+#include <cmath>
+#include <memory>
+
+#include "cli/filter_checks.h"
+#include "cli/plots.h"
+#include "common/error.h"
+#include "dataset/epochs.h"
+#include "dataset/loader.h"
+#include "report/writer.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata noise: per (leaderboard, runner), the sd of log(score) of one measurement from legacy "
+    "harness errors, public vs secret runs, repeats of one code and near-identical consecutive "
+    "versions (median-centred MAD), combined by inverse variance; one change of level searched "
+    "over time (docs/noise.md)";
+
+std::string fixed(double v, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+std::string series_text(const analysis::SeriesNoise& s) {
+  std::string text = (s.problem_name.empty() ? "leaderboard" : s.problem_name) + " (" +
+                     std::to_string(s.leaderboard_id) + ")";
+  return text + (s.runner ? " on " + *s.runner : ", runner not recorded");
+}
+
+}  // namespace
+
+std::string measured_change(const analysis::SeriesNoise& s) {
+  if (!s.change) return "";
+  const analysis::ChangePoint& c = *s.change;
+  return series_text(s) + ": noise x" + fixed(c.after.sigma / c.before.sigma, 1) + " from " +
+         report::time_text(c.time_us).substr(0, 10) + " (sigma " + fixed(c.before.sigma, 3) +
+         " -> " + fixed(c.after.sigma, 3) + ", measured here)";
+}
+
+std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
+                                                 const DataOptions& data,
+                                                 const dataset::Filter& filter, double similarity,
+                                                 std::FILE* err) {
+  dataset::LoadOptions load;
+  load.threads = data.threads.value_or(0);
+  load.filter = filter;
+  load.with_code = true;     // near-identical versions
+  load.with_runs = true;     // legacy: the secret runs
+  load.with_results = true;  // legacy: the benchmarks' errors
+  analysis::NoiseOptions options;
+  options.similarity = similarity;
+  analysis::NoiseBuilder builder(options);
+  load_submissions(
+      dir, data, load, "measuring noise",
+      [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
+  return builder.finish();
+}
+
+void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
+  if (!(options.similarity > 0 && options.similarity <= 1)) {
+    throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");
+  }
+  const report::Format format = report::parse_format(options.format);
+  const std::vector<report::Column> columns = {
+      {"leaderboard_id", report::ColumnType::INT64}, {"problem_name", report::ColumnType::STRING},
+      {"runner", report::ColumnType::STRING},        {"source", report::ColumnType::STRING},
+      {"pairs", report::ColumnType::INT64},          {"sigma", report::ColumnType::DOUBLE},
+      {"sigma_lo", report::ColumnType::DOUBLE},      {"sigma_hi", report::ColumnType::DOUBLE},
+      {"shift", report::ColumnType::DOUBLE},         {"change_time", report::ColumnType::TIMESTAMP},
+      {"sigma_before", report::ColumnType::DOUBLE},  {"sigma_after", report::ColumnType::DOUBLE}};
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  PlotTarget plot(options.plot);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
+
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.leaderboard_id = options.leaderboard;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  resolve_filter(dir, filter);
+  const std::vector<analysis::SeriesNoise> result =
+      measure_noise(dir, options.data, filter, options.similarity, err);
+  if (result.empty()) {
+    report::write_all(err, "kbdata: no pairs of measurements to estimate noise from" +
+                               why_empty(dir, filter) + "\n");
+  }
+  for (const analysis::SeriesNoise& s : result) {
+    writer.section(series_text(s));
+    const report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
+    auto emit = [&](const analysis::NoiseEstimate& e, bool with_change) {
+      const bool pairs_source = e.source == analysis::NoiseSource::PUBLIC_SECRET ||
+                                e.source == analysis::NoiseSource::SAME_CODE ||
+                                e.source == analysis::NoiseSource::NEAR_IDENTICAL;
+      report::Cell change_time, before, after;
+      if (with_change && s.change) {
+        change_time = s.change->time_us;
+        before = s.change->before.sigma;
+        after = s.change->after.sigma;
+      }
+      writer.row(
+          {s.leaderboard_id, s.problem_name, runner, std::string(to_string(e.source)),
+           static_cast<int64_t>(e.pairs), e.sigma, e.sigma_lo, e.sigma_hi,
+           pairs_source ? report::Cell{e.shift} : report::Cell{}, change_time, before, after},
+          s.leaderboard_id, s.problem_name);
+    };
+    for (const analysis::NoiseEstimate& e : s.sources) emit(e, false);
+    if (s.combined) emit(*s.combined, true);
+    if (s.change) writer.table_footer(measured_change(s));
+  }
+  writer.finish();
+
+  if (plot.wanted()) {
+    plot::TimeChart chart;
+    chart.title = "measurement noise over time";
+    chart.y_label = "sigma of log(score)";
+    chart.y_in_seconds = false;
+    std::vector<int64_t> shown;
+    for (const analysis::SeriesNoise& s : result) {
+      plot::Series line{series_text(s), plot::SeriesStyle::LINE, {}, {}};
+      for (const analysis::NoisePoint& p : s.over_time) {
+        if (p.sigma > 0) line.points.push_back({p.time_us, p.sigma});
+      }
+      if (line.points.empty()) continue;
+      chart.series.push_back(std::move(line));
+      if (s.change) {
+        chart.markers.push_back(
+            {s.change->time_us,
+             "noise x" + fixed(s.change->after.sigma / s.change->before.sigma, 1)});
+      }
+      shown.push_back(s.leaderboard_id);
+    }
+    if (chart.series.empty()) throw Error("nothing to plot: too few pairs for a window of noise");
+    add_epoch_markers(chart, shown);
+    plot.write(chart, err);
+  }
+}
+
+void add_noise_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<NoiseOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "noise",
+      "Measurement noise per leaderboard and runner (sd of log score, 95% interval, pairs), from "
+      "every source the data offers, with its change of level over time");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");
+  cmd->add_option("--leaderboard", options->leaderboard, "Leaderboard id");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU), e.g. B200");
+  cmd->add_option("--epoch", options->epoch,
+                  "Only submissions of this harness epoch (0 before the first change)");
+  cmd->add_option("--similarity", options->similarity,
+                  "Estimated Jaccard of the dedup shingles at or above which consecutive "
+                  "versions are near-identical")
+      ->capture_default_str();
+  cmd->add_option("--plot", options->plot,
+                  "Also draw the noise over time (SVG), harness epochs and changes marked");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nSources: harness_err (legacy per-benchmark err/std), public_secret (legacy), same_code\n"
+      "(one code measured again), near_identical (a user's consecutive versions), combined.\n"
+      "Reads the code (docs/noise.md).\n"
+      "\nExamples:\n"
+      "  kbdata noise\n"
+      "  kbdata noise -p nvfp4_dual_gemm --plot dual-gemm-noise.svg\n"
+      "  kbdata noise --leaderboard 597 --epoch 3 -f csv\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_noise(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli
