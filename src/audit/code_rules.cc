@@ -219,7 +219,7 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
     if (context.reference_float_bits) {
       const int bits = float_bits(word, true);
       if (bits > 0 && bits < *context.reference_float_bits) {
-        out.add(RuleId::PRECISION_DOWNGRADE, t.line, word);
+        out.add(RuleId::NARROW_CPP_TYPE, t.line, word);
       }
     }
   }

@@ -68,7 +68,12 @@ constexpr std::array<Rule, kRuleCount> kRules = {{
      "creates a stream (torch.cuda.Stream, cudaStreamCreate, hipStreamCreate, "
      "getStreamFromPool) and never synchronises or waits on one"},
     {RuleId::PRECISION_DOWNGRADE, "precision-downgrade", Tier::SUPPORT, kPrecision,
-     "names a floating-point type narrower than the narrowest the problem's reference names"},
+     "casts to a floating-point type (torch.float16, .half(), torch.float8_e4m3fn, ...) narrower "
+     "than the narrowest the problem's reference names"},
+    {RuleId::NARROW_CPP_TYPE, "narrow-cpp-type", Tier::TELEMETRY, kPrecision,
+     "C++ names a floating-point type (__half, __nv_fp8_e4m3, __hip_fp8_e4m3_fnuz, ...) narrower "
+     "than the narrowest the problem's reference names: low-precision kernels are common and "
+     "often allowed, so this is for the reader"},
     {RuleId::DYNAMIC_EXEC, "dynamic-exec", Tier::SUPPORT, kExec,
      "calls the builtin exec, eval or compile, or __import__ with a computed name"},
     {RuleId::OBFUSCATED_EXEC, "obfuscated-exec", Tier::HARD, kExec,

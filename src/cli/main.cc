@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/audit_command.h"
 #include "cli/cat_command.h"
 #include "cli/command.h"
 #include "cli/configs_command.h"
@@ -379,6 +380,7 @@ int main(int argc, char** argv) {
   kbdata::cli::add_fastest_command(app, commands);
   kbdata::cli::add_stats_command(app, commands);
   kbdata::cli::add_extract_command(app, commands);
+  kbdata::cli::add_audit_command(app, commands);
   kbdata::cli::add_pull_command(app, commands);
   // kbdata dedup (docs/dedup.md)
   kbdata::cli::DedupCommandOptions dedup;
