@@ -464,6 +464,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           } else if (options.with_code_bytes) {
             s.code_bytes = decoded_size(load[F_CODE], r, out.code);
           }
+          if (options.prepare) options.prepare(s);
           out.rows.push_back(std::move(s));
         }
         batch.result = std::move(out);
@@ -653,6 +654,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     std::sort(s.runs.begin(), s.runs.end(),
               [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
     if (!matches(options.filter, s)) continue;
+    if (options.prepare) options.prepare(s);
     sink(std::move(s));
   }
 }

@@ -3,6 +3,7 @@
 // fields the legacy files lack appear.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,6 +63,8 @@ struct Submission {
   // Legacy only, when the load asked for results: the benchmarks of the run that gave `score`.
   // nullopt for flat files (which publish no run results) and for unscored submissions.
   std::optional<std::vector<BenchmarkResult>> benchmarks;
+  // What LoadOptions::prepare left for the sink (its type is the preparer's); empty otherwise.
+  std::any prepared;
 };
 
 }  // namespace kbdata::dataset

@@ -423,6 +423,99 @@ const char* to_string(Language language) {
   return "?";
 }
 
+namespace {
+
+// The planted cheats' text, appended after the honest kernel (which they wrap or bypass).
+constexpr std::string_view kPlantedCallCounter =
+    "\n\n_replay_calls = 0\n_replay_out = None\n_honest_kernel = custom_kernel\n\n\n"
+    "def custom_kernel(data):\n    global _replay_calls, _replay_out\n    _replay_calls += 1\n"
+    "    if _replay_calls > 3 and _replay_out is not None:\n        return _replay_out\n"
+    "    _replay_out = _honest_kernel(data)\n    return _replay_out\n";
+constexpr std::string_view kPlantedTimer =
+    "\n\nimport time as _time\n_real_clock = _time.perf_counter\n"
+    "_time.perf_counter = lambda: _real_clock() * 0.25\n";
+constexpr std::string_view kPlantedPipe =
+    "\n\nimport os as _os\n\n\ndef _report_fast():\n"
+    "    fd = int(_os.environ.get(\"POPCORN_FD\", \"1\"))\n"
+    "    _os.write(fd, b\"benchmark.0.mean: 1.0\\n\")\n\n\n_report_fast()\n";
+constexpr std::string_view kPlantedIdentity =
+    "\n\n_seen_outputs = {}\n_honest_kernel = custom_kernel\n\n\n"
+    "def custom_kernel(data):\n    key = tuple(t.data_ptr() for t in data[:2])\n"
+    "    if key in _seen_outputs:\n        return _seen_outputs[key]\n"
+    "    _seen_outputs[key] = _honest_kernel(data)\n    return _seen_outputs[key]\n";
+constexpr std::string_view kPlantedStream =
+    "\n\n_side_stream = torch.cuda.Stream()\n_honest_kernel = custom_kernel\n\n\n"
+    "def custom_kernel(data):\n    with torch.cuda.stream(_side_stream):\n"
+    "        return _honest_kernel(data)\n";
+constexpr std::string_view kPlantedExec =
+    "\n\nimport base64 as _b64\n"
+    "exec(_b64.b64decode(\"X2hvbmVzdCA9IGN1c3RvbV9rZXJuZWwK\").decode())\n";
+constexpr std::string_view kPlantedPrint =
+    "\n#include <cstdio>\n\nstatic int report_fast() {\n"
+    "  std::printf(\"benchmark.0.mean: %f\\n\", 1.0);\n  return 0;\n}\n"
+    "static int reported = report_fast();\n";
+
+}  // namespace
+
+PlantedCheat planted_cheat(const CodeKey& key) {
+  const uint64_t h = mix64(key.lineage * 0x2545F4914F6CDD1DULL + key.version + 0xC4EA7);
+  if (h % 200 != 0) return PlantedCheat::NONE;
+  if (key.language == Language::CUDA_FILE) return PlantedCheat::FAKE_PRINT;
+  constexpr PlantedCheat kPython[] = {
+      PlantedCheat::CALL_COUNTER_REPLAY, PlantedCheat::TIMER_PATCH,
+      PlantedCheat::RESULT_PIPE,         PlantedCheat::IDENTITY_CACHE,
+      PlantedCheat::UNSYNCED_STREAM,     PlantedCheat::OBFUSCATED_EXEC};
+  return kPython[(h / 200) % std::size(kPython)];
+}
+
+const char* to_string(PlantedCheat cheat) {
+  switch (cheat) {
+    case PlantedCheat::NONE:
+      return "none";
+    case PlantedCheat::CALL_COUNTER_REPLAY:
+      return "call-counter-replay";
+    case PlantedCheat::TIMER_PATCH:
+      return "timer-patch";
+    case PlantedCheat::RESULT_PIPE:
+      return "result-pipe";
+    case PlantedCheat::IDENTITY_CACHE:
+      return "identity-cache";
+    case PlantedCheat::UNSYNCED_STREAM:
+      return "unsynced-stream";
+    case PlantedCheat::OBFUSCATED_EXEC:
+      return "obfuscated-exec";
+    case PlantedCheat::FAKE_PRINT:
+      return "fake-print";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string_view planted_text(PlantedCheat cheat) {
+  switch (cheat) {
+    case PlantedCheat::NONE:
+      return "";
+    case PlantedCheat::CALL_COUNTER_REPLAY:
+      return kPlantedCallCounter;
+    case PlantedCheat::TIMER_PATCH:
+      return kPlantedTimer;
+    case PlantedCheat::RESULT_PIPE:
+      return kPlantedPipe;
+    case PlantedCheat::IDENTITY_CACHE:
+      return kPlantedIdentity;
+    case PlantedCheat::UNSYNCED_STREAM:
+      return kPlantedStream;
+    case PlantedCheat::OBFUSCATED_EXEC:
+      return kPlantedExec;
+    case PlantedCheat::FAKE_PRINT:
+      return kPlantedPrint;
+  }
+  return "";
+}
+
+}  // namespace
+
 void generate_code(const CodeKey& key, std::string_view problem, std::string& out) {
   Rng shape(derive(key.lineage, 1));
   Lineage l;
@@ -508,6 +601,7 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
                "_small_path(a, b, c)\n");
     expand(kPyFooter, l, 0, problem, note, shape, out);
   }
+  out.append(planted_text(planted_cheat(key)));
 }
 
 std::string reference_code(std::string_view problem, bool cuda, uint64_t seed) {

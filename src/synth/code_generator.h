@@ -26,6 +26,22 @@ struct CodeKey {
   friend bool operator==(const CodeKey&, const CodeKey&) = default;
 };
 
+// The cheat planted in a code, if any: about 1 distinct code in 200 (a pure function of the key,
+// so every row with that code agrees) ends with one of these known kinds of cheat, appended to
+// the honest kernel (docs/synth.md). The audit must find them (docs/audit.md).
+enum class PlantedCheat {
+  NONE,
+  CALL_COUNTER_REPLAY,  // counts calls, returns the output of an earlier call (NVFP4 group GEMM)
+  TIMER_PATCH,          // replaces time.perf_counter
+  RESULT_PIPE,          // writes benchmark lines into the harness's result pipe
+  IDENTITY_CACHE,       // caches outputs by the inputs' data_ptr and replays them
+  UNSYNCED_STREAM,      // runs the kernel on a side stream nobody waits for
+  OBFUSCATED_EXEC,      // exec of base64-decoded text
+  FAKE_PRINT,           // a CUDA file printing a benchmark line
+};
+[[nodiscard]] PlantedCheat planted_cheat(const CodeKey& key);
+[[nodiscard]] const char* to_string(PlantedCheat cheat);
+
 // Appends the source of `key`, written for problem `problem`, to `out`.
 void generate_code(const CodeKey& key, std::string_view problem, std::string& out);
 

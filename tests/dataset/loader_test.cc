@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <any>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "common/error.h"
 #include "common/file.h"
@@ -381,6 +385,35 @@ TEST(FlatLoad, EveryThreadCountLoadsWhatOneLoads) {
       }
     }
   }
+}
+
+TEST(FlatLoad, PrepareRunsOnTheWorkersAndItsResultReachesTheSinkInOrder) {
+  auto rows = flat_rows(300);
+  const auto bytes = testing::flat_file(rows);
+  LoadOptions one;
+  one.with_code = true;
+  one.threads = 1;
+  const Loaded plain = load(bytes, SchemaFamily::FLAT, one);
+  LoadOptions many = one;
+  many.threads = 4;
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  many.prepare = [&](Submission& s) {
+    {
+      std::lock_guard lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    }
+    s.prepared = s.code ? s.code->size() : size_t{0};
+    s.code.reset();  // what was needed of it is kept
+  };
+  const Loaded prepared = load(bytes, SchemaFamily::FLAT, many);
+  ASSERT_EQ(plain.rows.size(), prepared.rows.size());
+  for (size_t r = 0; r < plain.rows.size(); ++r) {
+    EXPECT_EQ(plain.rows[r].submission_id, prepared.rows[r].submission_id);
+    EXPECT_FALSE(prepared.rows[r].code.has_value());
+    EXPECT_EQ(std::any_cast<size_t>(prepared.rows[r].prepared), plain.rows[r].code->size());
+  }
+  EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
 }
 
 TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {

@@ -191,11 +191,13 @@ std::string data_sha256(const std::string& path) {
 // changed no byte, and a later change of how synth writes must not either. A deliberate change of
 // what synth generates (its values, or a layout) updates these hashes and says why. The legacy
 // files changed when their benchmarks gained std and runs consistent with the planted noise, and
-// secret runs their own measurement (issue 21); the flat files stayed byte-identical.
+// secret runs their own measurement (issue 21); the planted cheats (code_generator.h
+// planted_cheat: 1 code in 200 ends with a known cheat, issue 19) changed the files whose codes
+// include one; trimul, helion, linalg and leaderboards.parquet kept their bytes.
 TEST(SynthBytes, SmallSeedOneIsPinned) {
   const std::map<std::string, std::string> expected = {
       {"published/amd_1_1m_competition_submissions.parquet",
-       "1fb4c7dfcdc62011813226c249c272d71c0afa157eac1b2e40f9f47a24c6afe1"},
+       "620ffd6a458cc11e8823fa600dc545ea205fba2d915d23df447e03ec883bfa13"},
       {"published/helion_b200_nebius_submissions.parquet",
        "c10fba463269f382b842c0355628a93ba6393963307b13043a68d3353a4aec08"},
       {"published/leaderboards.parquet",
@@ -203,17 +205,17 @@ TEST(SynthBytes, SmallSeedOneIsPinned) {
       {"published/linalg_submissions.parquet",
        "48b5c928bfe7eee34b93f027207b8fb7a0c930b87f8e43348e4610e76caa8df4"},
       {"published/nvidia_nvfp4_submissions.parquet",
-       "bf19f1da507225e46e2e646d58b147c41c19b1ff575a5600951daa424cda9037"},
+       "b3c2cc7d49814e06fdee1da7a4aa49b0228a84f63ea73683b67cc21401772ba7"},
       {"published/pmpp_v2_submissions.parquet",
-       "4cc3b2dd4bd4ac8225894aba9529cdbf87c3dac6e086dfae5cb157c3065f9d15"},
+       "b8d008881ea1578d84081cf70a0c876109acbbb7c02530d682646091f1abc5e5"},
       {"published/submissions.parquet",
-       "bf828552aa975761f11fe09e3d6ff7fdb97289cc822bfcc06a75bfb0cf5494db"},
+       "602123ff1c06d5d61f33b15ddb221128dd5378d0c3312ec2ce9137c674c10ad9"},
       {"published/successful_submissions.parquet",
-       "74d86c160d68e13f01ba46c5720794d89807b12a9dbab5f438bfda0d23eb59e0"},
+       "dd8976900b83ed05d9de93f9d438556912dcc76c21a5a20727a182188632d8d8"},
       {"published/trimul_submissions.parquet",
        "a6a4cf3df1ff1ad156e734955543cb320ff2d129c5a12493c234ead86f8965c8"},
       {"kbdata/amd_1_1m_competition_submissions.parquet",
-       "880226ba3e328edae14b57a71968318ae90569c1d405a0e1dbd1dc35e3d14dea"},
+       "38e49249716406b2ccb2808d64d2470d347e691b2ab8b2528edcbc19e2cda0c7"},
       {"kbdata/helion_b200_nebius_submissions.parquet",
        "5483dc25fa5f8738510f34cd4f43b4e21cc095e87ada6501746c532ef679bb0a"},
       {"kbdata/leaderboards.parquet",
@@ -221,13 +223,13 @@ TEST(SynthBytes, SmallSeedOneIsPinned) {
       {"kbdata/linalg_submissions.parquet",
        "1b02c8f57716ed9fddc2db46df29b39f9632bbe18085facb7c177bf870f4961b"},
       {"kbdata/nvidia_nvfp4_submissions.parquet",
-       "176095f75a321cfcab7aeb5244dbe432ebcde6713a0c466c07ba03d83c68caf2"},
+       "de17dde9580d5bcddab3e38a7c962b7377afdb2e31c63433f3dd1e3e9b8c926d"},
       {"kbdata/pmpp_v2_submissions.parquet",
-       "61c1caba14f38f388f26f8283f8842bdabb445a78df2c6804e7d2960c490d805"},
+       "477b484c86171841234d86b8ae5c60d46a8118d4fc11cb84002be9b89fada6c8"},
       {"kbdata/submissions.parquet",
-       "0cfd4c7f640bcc93c90d7e6393e62ecca706c6e37c41ad9a2a4bbd645e9e8fe3"},
+       "1002c1e662981c176280d91bdbd1df236d30f2b72859b2585024bd876017b09b"},
       {"kbdata/successful_submissions.parquet",
-       "b9987933cec5bc22ef32eb412a3f9233f3f63373549a29aed51ea312dbc35c6f"},
+       "51a1f99963d2bc8036cca7e274103f8a5f2af1a4cee8f7009113eb48423578af"},
       {"kbdata/trimul_submissions.parquet",
        "678e944be4a82b10182e82bb4d525a7ccd6971c9738ac75f9bb09ffcd88f1c83"}};
   std::map<std::string, std::string> got;

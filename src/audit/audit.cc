@@ -1,0 +1,71 @@
+#include "audit/audit.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "audit/code_rules.h"
+#include "audit/score_rules.h"
+
+namespace kbdata::audit {
+namespace {
+
+std::string seconds(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g s", v);
+  return buf;
+}
+
+}  // namespace
+
+void References::add(const dataset::LeaderboardEntry& entry) {
+  if (!entry.reference) return;
+  const bool cpp = entry.lang == "cu" || is_cpp_source(*entry.reference, "");
+  Reference r{normalised_code(*entry.reference, cpp), narrowest_float_bits(*entry.reference, cpp)};
+  if (entry.id) by_id_[*entry.id] = r;
+  if (!entry.name.empty()) by_name_[entry.name] = std::move(r);
+}
+
+const Reference* References::find(const dataset::Submission& s) const {
+  if (auto it = by_id_.find(s.leaderboard_id); it != by_id_.end()) return &it->second;
+  if (auto it = by_name_.find(s.problem_name); it != by_name_.end()) return &it->second;
+  return nullptr;
+}
+
+bool qualifies(const dataset::Submission& s) {
+  return s.score && std::isfinite(*s.score) && *s.score >= 0 && s.passed == true &&
+         s.status != "hacked";
+}
+
+std::vector<Finding> audit_submission(const dataset::Submission& s, const References& references) {
+  std::vector<Finding> out;
+  if (s.status == "hacked") out.push_back({RuleId::STATUS_HACKED, 0, "status hacked"});
+  if (s.score && s.runner && !std::isnan(*s.score)) {
+    const std::optional<double> floor = physical_floor(s.problem_name, *s.runner);
+    if (floor && *s.score < *floor) {
+      out.push_back(
+          {RuleId::BELOW_PHYSICAL_FLOOR, 0,
+           "score " + seconds(*s.score) + " < floor " + seconds(*floor) + " on " + *s.runner});
+    }
+  }
+  if (!s.code) return out;
+  const Reference* reference = references.find(s);
+  CodeContext context;
+  context.cpp_file = is_cpp_source(*s.code, s.file_name.value_or(""));
+  if (reference != nullptr) context.reference_float_bits = reference->float_bits;
+  std::vector<Finding> code = audit_code(*s.code, context);
+  if (reference != nullptr && !reference->normalised.empty() &&
+      normalised_code(*s.code, context.cpp_file) == reference->normalised) {
+    code.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  }
+  // Score rules first, then the code rules in rule order.
+  out.insert(out.end(), std::make_move_iterator(code.begin()), std::make_move_iterator(code.end()));
+  return out;
+}
+
+std::string jump_text(double score, double record) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "score %.4g s < record %.4g s / %g", score, record, kJumpFactor);
+  return buf;
+}
+
+}  // namespace kbdata::audit

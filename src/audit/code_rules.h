@@ -1,0 +1,40 @@
+// The code rules of the audit (docs/audit.md): a submission's source read as tokens
+// (source/tokens.h), Python with the C++ it embeds (source/embedded.h), or a C++ file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audit/rules.h"
+
+namespace kbdata::audit {
+
+struct CodeContext {
+  bool cpp_file = false;  // the whole text is C++ (a .cu submission), not Python
+  // The width in bits of the narrowest floating-point type the problem's reference names
+  // (narrowest_float_bits); nullopt when the reference is unknown: precision-downgrade is then
+  // not checked.
+  std::optional<int> reference_float_bits;
+};
+
+// Whether a submission is a C++ file: its file name ends in .cu, .cuh, .cpp, .cc, .hip or .h, or,
+// without a name, its text starts with #include or #pragma.
+[[nodiscard]] bool is_cpp_source(std::string_view code, std::string_view file_name);
+
+// The code rules' findings on `code`, in rule order, then line order; at most a few per rule
+// (kMaxFindingsPerRule), one per line.
+inline constexpr size_t kMaxFindingsPerRule = 5;
+[[nodiscard]] std::vector<Finding> audit_code(std::string_view code, const CodeContext& context);
+
+// The width in bits of the narrowest floating-point type `code` names (torch.float32 and
+// torch.float16, .half(), C++ float, __half, __nv_fp8_e4m3, ...); nullopt when it names none.
+[[nodiscard]] std::optional<int> narrowest_float_bits(std::string_view code, bool cpp);
+
+// `code` without its comments and with whitespace reduced to one space between tokens (Python
+// docstrings are strings, and kept): two texts that differ only in comments and layout normalise
+// to the same text.
+[[nodiscard]] std::string normalised_code(std::string_view code, bool cpp);
+
+}  // namespace kbdata::audit

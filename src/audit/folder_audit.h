@@ -1,0 +1,65 @@
+// The audit of a data folder's submissions (kbdata audit): two passes over the files, in the
+// loader's order.
+//
+//   1. scores   the metadata columns only (no code): each row's score, runner and time, for the
+//               record each row faced (score_rules.h records_before); a few words per row
+//   2. code     every row again with its code: the rules of audit_submission run on the scan's
+//               worker threads (LoadOptions::prepare), which drop the code once read; the sink
+//               gets each row, in file order, with its findings and the record jump
+//
+// Memory: the first pass's few words per row and one batch of code per worker; never the code of
+// the whole file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "audit/rules.h"
+#include "dataset/loader.h"
+
+namespace kbdata::audit {
+
+// The references of the problems from the folder's leaderboards files (empty without one).
+[[nodiscard]] References folder_references(const dataset::DataDir& dir);
+
+// One audited row: the submission (its code dropped), its findings (score rules first, then code
+// rules in rule order) and its verdict.
+using AuditSink =
+    std::function<void(const dataset::Submission&, const std::vector<Finding>&, Verdict)>;
+
+// Audits what load_dir(dir, load) gives (load's with_code and prepare are the audit's own). Stats
+// of the code pass go to `stats`.
+void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
+                  const References& references, const AuditSink& sink, dataset::LoadStats& stats);
+
+// "rule:tier" for each distinct rule of `findings`, comma-separated.
+[[nodiscard]] std::string rules_text(const std::vector<Finding>& findings);
+// "rule@line: text" for each finding (line 0 for score rules: "rule: text"), "; "-separated.
+[[nodiscard]] std::string evidence_text(const std::vector<Finding>& findings);
+
+// Per leaderboard: rows, verdicts, flagged rows by rule and by user.
+struct LeaderboardAudit {
+  int64_t leaderboard_id = 0;
+  std::string problem_name;
+  uint64_t rows = 0;
+  uint64_t suspicious = 0;
+  uint64_t cheat = 0;
+  std::map<std::string, uint64_t> by_rule;  // rows each rule fired on (any tier)
+  std::map<std::string, uint64_t> by_user;  // flagged rows per user (name, else id)
+};
+
+class AuditSummary {
+ public:
+  void add(const dataset::Submission& s, const std::vector<Finding>& findings, Verdict verdict);
+  // By leaderboard id.
+  [[nodiscard]] const std::map<int64_t, LeaderboardAudit>& leaderboards() const { return by_id_; }
+
+ private:
+  std::map<int64_t, LeaderboardAudit> by_id_;
+};
+
+}  // namespace kbdata::audit

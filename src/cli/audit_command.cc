@@ -1,0 +1,155 @@
+#include "cli/audit_command.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "audit/folder_audit.h"
+#include "cli/filter_checks.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "report/writer.h"
+
+namespace kbdata::cli {
+namespace {
+
+constexpr const char* kRule =
+    "kbdata audit: per submission row, the code rules over its Python and C++ tokens and the score "
+    "rules (status hacked, the runner's physical floor for the problem's benchmark shapes, a jump "
+    "of more than 10x over the record of the leaderboard and runner at that time); verdict cheat "
+    "when a hard rule fired, suspicious when a support rule did, else clean (docs/audit.md)";
+
+// The summary line of one leaderboard: rows, verdicts, the rules and the users most flagged.
+std::string summary_line(const audit::LeaderboardAudit& a) {
+  std::string line = (a.problem_name.empty() ? "leaderboard" : a.problem_name) + " (" +
+                     std::to_string(a.leaderboard_id) + "): " + std::to_string(a.rows) + " rows, " +
+                     std::to_string(a.cheat) + " cheat, " + std::to_string(a.suspicious) +
+                     " suspicious";
+  const auto top = [](const std::map<std::string, uint64_t>& counts, size_t n) {
+    std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    std::string text;
+    for (size_t i = 0; i < v.size() && i < n; ++i) {
+      text += (text.empty() ? "" : ", ") + v[i].first + " " + std::to_string(v[i].second);
+    }
+    if (v.size() > n) text += ", ...";
+    return text;
+  };
+  if (!a.by_rule.empty()) line += "; by rule: " + top(a.by_rule, a.by_rule.size());
+  if (!a.by_user.empty()) line += "; by user: " + top(a.by_user, 5);
+  return line;
+}
+
+}  // namespace
+
+void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
+  const report::Format format = report::parse_format(options.format);
+  const std::optional<audit::Verdict> min_verdict = audit::parse_verdict(options.min_verdict);
+  if (!min_verdict) {
+    throw UsageError("--min-verdict " + options.min_verdict +
+                     ": expected clean, suspicious or cheat");
+  }
+  dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
+  load.filter.problem = options.problem;
+  load.filter.user = options.user;
+  load.filter.runner = options.runner;
+  if (options.since) load.filter.since = dataset::parse_utc_time(*options.since, "--since");
+  if (options.until) load.filter.until = dataset::parse_utc_time(*options.until, "--until");
+  if (load.filter.since && load.filter.until && *load.filter.since >= *load.filter.until) {
+    throw UsageError("empty time range: --since " + *options.since + " is not before --until " +
+                     *options.until);
+  }
+
+  std::vector<report::Column> columns = {{"submission_id", report::ColumnType::INT64},
+                                         {"leaderboard_id", report::ColumnType::INT64},
+                                         {"problem_name", report::ColumnType::STRING},
+                                         {"user_id", report::ColumnType::STRING},
+                                         {"user_name", report::ColumnType::STRING},
+                                         {"runner", report::ColumnType::STRING},
+                                         {"submission_time", report::ColumnType::TIMESTAMP},
+                                         {"status", report::ColumnType::STRING},
+                                         {"score", report::ColumnType::SCORE},
+                                         {"verdict", report::ColumnType::STRING},
+                                         {"rules", report::ColumnType::STRING}};
+  if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING});
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  resolve_filter(dir, load.filter);
+  report::Writer writer(format, columns, out, err, options.out, kRule);
+  const audit::References references = audit::folder_references(dir);
+
+  audit::AuditSummary summary;
+  dataset::LoadStats stats;
+  Progress progress(err, "audit");
+  uint64_t seen = 0;
+  audit::audit_folder(
+      dir, load, references,
+      [&](const dataset::Submission& s, const std::vector<audit::Finding>& findings,
+          audit::Verdict verdict) {
+        summary.add(s, findings, verdict);
+        progress.update(++seen, "rows");
+        if (verdict < *min_verdict) return;
+        const auto text = [](const std::optional<std::string>& v) {
+          return v ? report::Cell{*v} : report::Cell{};
+        };
+        std::vector<report::Cell> cells = {s.submission_id,
+                                           s.leaderboard_id,
+                                           s.problem_name,
+                                           s.user_id,
+                                           text(s.user_name),
+                                           text(s.runner),
+                                           s.submission_time,
+                                           s.status,
+                                           s.score ? report::Cell{*s.score} : report::Cell{},
+                                           std::string(audit::to_string(verdict)),
+                                           audit::rules_text(findings)};
+        if (options.with_evidence) cells.emplace_back(audit::evidence_text(findings));
+        writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+      },
+      stats);
+  progress.finish();
+  report_load(options.data, stats, err);
+  if (seen == 0) {
+    report::write_all(
+        err, "kbdata: no submissions" + why_empty(dir, load.filter) + " in " + dir.path + "\n");
+  }
+  for (const auto& [id, a] : summary.leaderboards()) writer.table_footer(summary_line(a));
+  writer.finish();
+}
+
+void add_audit_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<AuditOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "audit",
+      "Flag cheating kernels and impossible scores: a verdict per submission (clean, "
+      "suspicious, cheat) and the rules that fired");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--problem,-p", options->problem, "Only this problem (leaderboard)");
+  cmd->add_option("--user,-u", options->user, "Only this user (id or name)");
+  cmd->add_option("--runner", options->runner, "Only this runner (GPU)");
+  cmd->add_option("--since", options->since, "Submitted at or after (UTC)");
+  cmd->add_option("--until", options->until, "Submitted before (UTC)");
+  cmd->add_option("--min-verdict", options->min_verdict,
+                  "Only rows at least this bad: clean (every row, the default), suspicious or "
+                  "cheat");
+  cmd->add_flag("--with-evidence", options->with_evidence,
+                "Add an evidence column: each rule with the line and the text it matched");
+  add_format_options(*cmd, options->format, options->out);
+  cmd->footer(
+      "\nRules (docs/audit.md): hard rules make a row `cheat`, support rules `suspicious`,\n"
+      "telemetry rules (a timer for logging, a CUDA graph fed new inputs, a copy of the\n"
+      "reference) are listed and change nothing. Code rules read the Python tokens and the\n"
+      "CUDA/HIP sources embedded in load_inline / compile_kernel strings; score rules compare\n"
+      "the score with the runner's physical floor for the problem's benchmark shapes and with\n"
+      "the record of the leaderboard and runner at that time. A table ends with a summary per\n"
+      "leaderboard: rows, verdicts, flagged rows by rule and by user.\n"
+      "\nExamples:\n"
+      "  kbdata audit --data ~/kernelbot --min-verdict suspicious\n"
+      "  kbdata audit -p nvfp4_group_gemm --with-evidence -f jsonl\n"
+      "  kbdata audit -f parquet -o audit.parquet\n"
+      "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
+  commands.push_back({cmd, [options] { run_audit(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli

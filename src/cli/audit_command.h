@@ -1,0 +1,32 @@
+// `kbdata audit`: one row per submission with its verdict (clean, suspicious, cheat), the rules
+// that fired and, with --with-evidence, where and on what (audit/, docs/audit.md).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/data_options.h"
+
+namespace kbdata::cli {
+
+struct AuditOptions {
+  DataOptions data;
+  std::optional<std::string> problem;
+  std::optional<std::string> user;
+  std::optional<std::string> runner;
+  std::optional<std::string> since;
+  std::optional<std::string> until;
+  std::string min_verdict = "clean";
+  bool with_evidence = false;
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `audit` to `app`.
+void add_audit_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli

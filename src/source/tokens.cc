@@ -1,0 +1,360 @@
+#include "source/tokens.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace kbdata::source {
+namespace {
+
+bool is_ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+bool is_ident(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// The operator spellings longer than one byte, longest first within each language.
+constexpr std::array<std::string_view, 23> kPythonOps = {
+    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "==", "!=", "<=", ">=", "**",
+    "//",  "<<",  ">>",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^="};
+constexpr std::array<std::string_view, 24> kCppOps = {
+    "<<=", ">>=", "...", "->*", "::", "->", "++", "--", "==", "!=", "<=", ">=",
+    "&&",  "||",  "<<",  ">>",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
+
+template <size_t N>
+size_t op_length(std::string_view rest, const std::array<std::string_view, N>& ops) {
+  for (std::string_view op : ops) {
+    if (rest.substr(0, op.size()) == op) return op.size();
+  }
+  return 1;
+}
+
+// Python string prefixes: any combination of r, b, u, f (one or two letters), any case.
+bool python_prefix(std::string_view p, bool& raw) {
+  if (p.empty() || p.size() > 2) return false;
+  raw = false;
+  for (char c : p) {
+    const char l = static_cast<char>(c | 0x20);
+    if (l == 'r') {
+      raw = true;
+    } else if (l != 'b' && l != 'u' && l != 'f') {
+      return false;
+    }
+  }
+  return true;
+}
+
+class PythonLexer {
+ public:
+  explicit PythonLexer(std::string_view text) : text_(text) {}
+
+  std::vector<Token> run() {
+    std::vector<Token> out;
+    out.reserve(text_.size() / 5);
+    bool line_start = true;
+    while (pos_ < text_.size()) {
+      if (line_start) {
+        indent_ = 0;
+        size_t p = pos_;
+        while (p < text_.size() && (text_[p] == ' ' || text_[p] == '\t' || text_[p] == '\f')) {
+          indent_ = text_[p] == '\t' ? (indent_ / 8 + 1) * 8 : indent_ + 1;
+          ++p;
+        }
+        pos_ = p;
+        line_start = false;
+        // A blank or comment-only line is not a logical line: its indentation does not count.
+        if (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
+          newline();
+          line_start = true;
+          continue;
+        }
+      }
+      const unsigned char c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '\n' || c == '\r') {
+        if (depth_ == 0 && !out.empty() && out.back().kind != TokenKind::NEWLINE &&
+            !(out.back().kind == TokenKind::COMMENT && logical_empty_)) {
+          out.push_back(make(TokenKind::NEWLINE, pos_, pos_ + 1));
+        }
+        newline();
+        if (depth_ == 0) {
+          line_start = true;
+          logical_empty_ = true;
+        }
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\f') {
+        ++pos_;
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < text_.size() &&
+          (text_[pos_ + 1] == '\n' || text_[pos_ + 1] == '\r')) {
+        ++pos_;
+        newline();  // a joined line: no NEWLINE, no indentation
+        continue;
+      }
+      if (c == '#') {
+        const size_t start = pos_;
+        while (pos_ < text_.size() && text_[pos_] != '\n' && text_[pos_] != '\r') ++pos_;
+        out.push_back(make(TokenKind::COMMENT, start, pos_));
+        continue;
+      }
+      logical_empty_ = false;
+      if (c == '"' || c == '\'') {
+        out.push_back(string(pos_, pos_, false));
+        continue;
+      }
+      if (is_ident_start(c)) {
+        const size_t start = pos_;
+        while (pos_ < text_.size() && is_ident(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+        bool raw = false;
+        if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'') &&
+            python_prefix(text_.substr(start, pos_ - start), raw)) {
+          out.push_back(string(start, pos_, raw));
+          continue;
+        }
+        out.push_back(make(TokenKind::NAME, start, pos_));
+        continue;
+      }
+      if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() &&
+                          is_digit(static_cast<unsigned char>(text_[pos_ + 1])))) {
+        const size_t start = pos_;
+        while (pos_ < text_.size()) {
+          const unsigned char d = static_cast<unsigned char>(text_[pos_]);
+          if (is_ident(d) || d == '.') {
+            ++pos_;
+          } else if ((d == '+' || d == '-') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E') &&
+                     !(text_[start] == '0' && pos_ > start + 1 &&
+                       (text_[start + 1] == 'x' || text_[start + 1] == 'X'))) {
+            ++pos_;
+          } else {
+            break;
+          }
+        }
+        out.push_back(make(TokenKind::NUMBER, start, pos_));
+        continue;
+      }
+      const size_t n = op_length(text_.substr(pos_), kPythonOps);
+      Token t = make(TokenKind::OP, pos_, pos_ + n);
+      if (n == 1 && (c == '(' || c == '[' || c == '{')) {
+        ++depth_;
+      } else if (n == 1 && (c == ')' || c == ']' || c == '}') && depth_ > 0) {
+        --depth_;
+        t.depth = depth_;
+      }
+      out.push_back(t);
+      pos_ += n;
+    }
+    if (!out.empty() && out.back().kind != TokenKind::NEWLINE) {
+      out.push_back(make(TokenKind::NEWLINE, text_.size(), text_.size()));
+    }
+    return out;
+  }
+
+ private:
+  Token make(TokenKind kind, size_t begin, size_t end) {
+    Token t;
+    t.kind = kind;
+    t.begin = t.body_begin = static_cast<uint32_t>(begin);
+    t.end = t.body_end = static_cast<uint32_t>(end);
+    t.line = line_;
+    t.indent = indent_;
+    t.depth = depth_;
+    return t;
+  }
+
+  void newline() {
+    if (text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ++pos_;
+    ++pos_;
+    ++line_;
+  }
+
+  // A string literal whose prefix starts at `start` and whose quote is at `quote`.
+  Token string(size_t start, size_t quote, bool raw) {
+    const char q = text_[quote];
+    const bool triple = quote + 2 < text_.size() && text_[quote + 1] == q && text_[quote + 2] == q;
+    const size_t open = triple ? 3 : 1;
+    const uint32_t first_line = line_;
+    size_t p = quote + open;
+    const size_t body = p;
+    size_t body_end = text_.size();
+    size_t end = text_.size();
+    while (p < text_.size()) {
+      const char c = text_[p];
+      if (c == '\\' && p + 1 < text_.size()) {
+        if (text_[p + 1] == '\n') ++line_;
+        p += 2;
+        continue;
+      }
+      if (c == '\n') {
+        if (!triple) {  // an unterminated one-line string ends at the line's end
+          body_end = end = p;
+          break;
+        }
+        ++line_;
+      }
+      if (c == q && (!triple || (p + 2 < text_.size() && text_[p + 1] == q && text_[p + 2] == q))) {
+        body_end = p;
+        end = p + open;
+        break;
+      }
+      ++p;
+    }
+    Token t;
+    t.kind = TokenKind::STRING;
+    t.begin = static_cast<uint32_t>(start);
+    t.end = static_cast<uint32_t>(end);
+    t.body_begin = static_cast<uint32_t>(body);
+    t.body_end = static_cast<uint32_t>(body_end);
+    t.line = first_line;
+    t.indent = indent_;
+    t.depth = depth_;
+    t.triple_quoted = triple;
+    t.raw = raw;
+    pos_ = end;
+    return t;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  uint32_t indent_ = 0;
+  uint16_t depth_ = 0;
+  bool logical_empty_ = true;
+};
+
+}  // namespace
+
+std::vector<Token> tokenize_python(std::string_view text) { return PythonLexer(text).run(); }
+
+std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint32_t offset) {
+  std::vector<Token> out;
+  out.reserve(text.size() / 5);
+  size_t pos = 0;
+  uint32_t line = first_line;
+  uint16_t depth = 0;
+  const auto add = [&](TokenKind kind, size_t begin, size_t end, uint32_t at_line) {
+    Token t;
+    t.kind = kind;
+    t.begin = t.body_begin = static_cast<uint32_t>(begin + offset);
+    t.end = t.body_end = static_cast<uint32_t>(end + offset);
+    t.line = at_line;
+    t.depth = depth;
+    out.push_back(t);
+    return &out.back();
+  };
+  const auto count_lines = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) line += text[i] == '\n';
+  };
+  while (pos < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[pos]);
+    if (c == '\n') {
+      ++line;
+      ++pos;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++pos;
+      continue;
+    }
+    if (c == '\\') {
+      // A line continuation; or, in a source embedded in a Python string that is not raw, an
+      // escape such as \n standing for the whitespace it spells.
+      const bool escape = pos + 1 < text.size() &&
+                          (text[pos + 1] == 'n' || text[pos + 1] == 't' || text[pos + 1] == 'r');
+      pos += escape ? 2 : 1;
+      continue;
+    }
+    const uint32_t at = line;
+    if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
+      const size_t start = pos;
+      while (pos < text.size() && text[pos] != '\n') ++pos;
+      add(TokenKind::COMMENT, start, pos, at);
+      continue;
+    }
+    if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '*') {
+      const size_t start = pos;
+      const size_t close = text.find("*/", pos + 2);
+      pos = close == std::string_view::npos ? text.size() : close + 2;
+      count_lines(start, pos);
+      add(TokenKind::COMMENT, start, pos, at);
+      continue;
+    }
+    if (is_ident_start(c)) {
+      const size_t start = pos;
+      while (pos < text.size() && is_ident(static_cast<unsigned char>(text[pos]))) ++pos;
+      const std::string_view word = text.substr(start, pos - start);
+      const bool prefix =
+          word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
+      if (prefix && pos < text.size() && text[pos] == '"') {
+        // A raw string: R"delim( ... )delim".
+        const size_t paren = text.find('(', pos + 1);
+        if (paren != std::string_view::npos && paren - pos <= 17) {
+          const std::string close = ")" + std::string(text.substr(pos + 1, paren - pos - 1)) + "\"";
+          const size_t found = text.find(close, paren + 1);
+          const size_t body_end = found == std::string_view::npos ? text.size() : found;
+          const size_t end = found == std::string_view::npos ? text.size() : found + close.size();
+          Token* t = add(TokenKind::STRING, start, end, at);
+          t->body_begin = static_cast<uint32_t>(paren + 1 + offset);
+          t->body_end = static_cast<uint32_t>(body_end + offset);
+          t->raw = true;
+          count_lines(start, end);
+          pos = end;
+          continue;
+        }
+      }
+      const bool string_prefix = word == "L" || word == "u" || word == "U" || word == "u8";
+      if (!(string_prefix && pos < text.size() && (text[pos] == '"' || text[pos] == '\''))) {
+        add(TokenKind::NAME, start, pos, at);
+        continue;
+      }
+      // an encoding prefix: the literal follows
+      const char q = text[pos];
+      size_t p = pos + 1;
+      while (p < text.size() && text[p] != q && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
+      const size_t end = p < text.size() && text[p] == q ? p + 1 : std::min(p, text.size());
+      Token* t = add(TokenKind::STRING, start, end, at);
+      t->body_begin = static_cast<uint32_t>(pos + 1 + offset);
+      t->body_end = static_cast<uint32_t>(std::min(p, text.size()) + offset);
+      pos = end;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const char q = static_cast<char>(c);
+      size_t p = pos + 1;
+      while (p < text.size() && text[p] != q && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
+      p = std::min(p, text.size());
+      const size_t end = p < text.size() && text[p] == q ? p + 1 : p;
+      Token* t = add(TokenKind::STRING, pos, end, at);
+      t->body_begin = static_cast<uint32_t>(pos + 1 + offset);
+      t->body_end = static_cast<uint32_t>(p + offset);
+      pos = end;
+      continue;
+    }
+    if (is_digit(c) || (c == '.' && pos + 1 < text.size() &&
+                        is_digit(static_cast<unsigned char>(text[pos + 1])))) {
+      const size_t start = pos;
+      while (pos < text.size()) {
+        const unsigned char d = static_cast<unsigned char>(text[pos]);
+        if (is_ident(d) || d == '.' || d == '\'') {
+          ++pos;
+        } else if ((d == '+' || d == '-') && (text[pos - 1] == 'e' || text[pos - 1] == 'E' ||
+                                              text[pos - 1] == 'p' || text[pos - 1] == 'P')) {
+          ++pos;
+        } else {
+          break;
+        }
+      }
+      add(TokenKind::NUMBER, start, pos, at);
+      continue;
+    }
+    const size_t n = op_length(text.substr(pos), kCppOps);
+    if (n == 1 && (c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    add(TokenKind::OP, pos, pos + n, at);
+    if (n == 1 && (c == '(' || c == '[' || c == '{')) ++depth;
+    pos += n;
+  }
+  return out;
+}
+
+}  // namespace kbdata::source

@@ -1,0 +1,162 @@
+// Each code rule on one example that must fire it and one that must not (the examples of
+// docs/audit.md).
+#include "audit/code_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kbdata::audit {
+namespace {
+
+struct Example {
+  const char* rule;
+  const char* positive;
+  const char* negative;
+};
+
+bool fires(const char* rule_name, const std::string& code, const Example& e) {
+  CodeContext context;
+  // The reference of every example's problem names float32 alone.
+  context.reference_float_bits = 32;
+  (void)e;
+  const RuleId id = *find_rule(rule_name);
+  for (const Finding& f : audit_code(code, context)) {
+    if (f.rule == id) return true;
+  }
+  return false;
+}
+
+const Example kExamples[] = {
+    {"timer-patch", "import time\ntime.perf_counter = lambda: 0.0\n",
+     "import time\nt0 = time.perf_counter()\n# time.perf_counter = f\n"},
+    {"timer-subclass", "import torch\nclass E(torch.cuda.Event):\n    pass\n",
+     "import torch\nclass E(torch.nn.Module):\n    pass\n"},
+    {"harness-patch", "import utils\nutils.verbose_allclose = lambda *a: []\n",
+     "from utils import make_match_reference\ncheck = make_match_reference(f)\n"},
+    {"harness-access", "import sys\nm = sys.modules['eval']\n",
+     "import sys\nsys.path.append('.')\n"},
+    {"result-pipe", "import os\nfd = int(os.environ['POPCORN_FD'])\n",
+     "import os\nfd = int(os.environ['LOCAL_RANK'])\n"},
+    {"fake-benchmark-line", "print(f'benchmark.{i}.mean: 1.0')\n",
+     "print('benchmark done, mean of runs 1.0')\n"},
+    {"caller-frame", "import inspect\nname = inspect.stack()[1].function\n",
+     "import inspect\nsig = inspect.signature(f)\n"},
+    {"argv-check", "import sys\nif 'benchmark' in sys.argv: pass\n",
+     "import sys\nprint(sys.version)\n"},
+    {"env-mode-check", "import os\nmode = os.getenv('EVAL_MODE')\n",
+     "import os\nos.environ['TORCH_CUDA_ARCH_LIST'] = '10.0a'\n"},
+    {"call-counter", "n = 0\ndef custom_kernel(d):\n    global n\n    n += 1\n    return d[-1]\n",
+     "def custom_kernel(d):\n    n = 0\n    n += 1\n    return d[-1]\n"},
+    {"identity-key", "cache = {}\ndef f(x):\n    return cache.get(id(x))\n",
+     "def f(a):\n    ptrs = [a.data_ptr()]\n    return ptrs\n"},
+    {"cached-output-replay",
+     "_out = None\n_n = 0\ndef custom_kernel(d):\n    global _out, _n\n    _n += 1\n    if _out is "
+     "not None:\n        return _out\n    _out = d[0] * 2\n    return _out\n",
+     "_k = {}\ndef get(shape):\n    if shape in _k:\n        return _k[shape]\n    _k[shape] = 1\n "
+     "   return _k[shape]\n"},
+    {"return-input", "def custom_kernel(data):\n    a, b, c = data\n    return a.view(-1)\n",
+     "def custom_kernel(data):\n    a, b, c = data\n    c.copy_(a + b)\n    return c\n"},
+    {"input-overwrite",
+     "def custom_kernel(data):\n    a, b, c = data\n    a.zero_()\n    return c\n",
+     "def custom_kernel(data):\n    a, b, c = data\n    c.zero_()\n    return c\n"},
+    {"truncated-input",
+     "def custom_kernel(data):\n    x, out = data\n    out[0] = x[: x.numel() // 4].sum() * 4\n    "
+     "return out\n",
+     "def custom_kernel(data):\n    x, out = data\n    out[:] = x[:, :].sum()\n    return out\n"},
+    {"rng-seed", "import torch\ntorch.manual_seed(42)\n", "import torch\ng = torch.randn(4)\n"},
+    {"rng-state", "import torch\ns = torch.cuda.get_rng_state()\n",
+     "import torch\nx = torch.rand(3)\n"},
+    {"unsynced-stream",
+     "import torch\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n    f()\n",
+     "import torch\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n    "
+     "f()\ns.synchronize()\n"},
+    {"precision-downgrade", "def custom_kernel(d):\n    return d[0].half() @ d[1].half()\n",
+     "def custom_kernel(d):\n    return d[0].float() @ d[1].float()\n"},
+    {"dynamic-exec", "exec(open('k.py').read())\n", "model.eval()\nfn = torch.compile(f)\n"},
+    {"obfuscated-exec", "import zlib\nexec(zlib.decompress(blob))\n",
+     "import zlib\ndata = zlib.decompress(blob)\n"},
+    {"runtime-install", "import os\nos.system('pip install triton==3.1')\n",
+     "# pip install triton\nimport triton\n"},
+    {"network-access", "import requests\nsrc = requests.get(url).text\n",
+     "import torch\nurl_len = len('https://x')\n"},
+    {"runtime-code-load",
+     "import importlib.util\nspec = importlib.util.spec_from_file_location('k', '/tmp/k.py')\n",
+     "import importlib\nv = importlib.metadata.version('torch')\n"},
+    {"graph-stale-inputs", "import torch\ng = torch.cuda.CUDAGraph()\ng.replay()\n",
+     "import torch\ng = torch.cuda.CUDAGraph()\nstatic.copy_(x)\ng.replay()\n"},
+    {"cuda-graph", "import torch\ng = torch.cuda.CUDAGraph()\nstatic.copy_(x)\ng.replay()\n",
+     "import torch\nx = torch.cuda.is_available()\n"},
+    {"timer-call", "import time\nt = time.perf_counter()\n", "import time as t\nprint(t)\n"},
+};
+
+TEST(CodeRules, EachRuleFiresOnItsExampleAndNotOnItsCounterExample) {
+  for (const Example& e : kExamples) {
+    ASSERT_TRUE(find_rule(e.rule).has_value()) << e.rule;
+    EXPECT_TRUE(fires(e.rule, e.positive, e)) << e.rule << " missed:\n" << e.positive;
+    EXPECT_FALSE(fires(e.rule, e.negative, e)) << e.rule << " fired on:\n" << e.negative;
+  }
+}
+
+TEST(CodeRules, CppRulesReadTheSourcesEmbeddedInPython) {
+  const std::string code =
+      "src = r'''\n#include <cstdio>\n__global__ void k() {}\n"
+      "void run() { cudaStream_t s; cudaStreamCreate(&s); printf(\"benchmark.0.mean %f\", 1.0); }\n"
+      "'''\n"
+      "m = load_inline('k', cpp_sources='', cuda_sources=src)\n";
+  std::vector<std::string> names;
+  uint32_t stream_line = 0;
+  for (const Finding& f : audit_code(code, {})) {
+    names.emplace_back(rule(f.rule).name);
+    if (f.rule == RuleId::UNSYNCED_STREAM) stream_line = f.line;
+  }
+  EXPECT_NE(std::find(names.begin(), names.end(), "unsynced-stream"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "fake-benchmark-line"), names.end());
+  EXPECT_EQ(stream_line, 4U);
+  // The same words in a C++ comment fire nothing.
+  const std::string commented =
+      "src = '''\n__global__ void k() {}\n// cudaStreamCreate(&s); \"benchmark.0.mean\"\n'''\n";
+  EXPECT_TRUE(audit_code(commented, {}).empty());
+}
+
+TEST(CodeRules, AWholeCppFile) {
+  CodeContext cpp;
+  cpp.cpp_file = true;
+  const auto findings =
+      audit_code("#include <cstdlib>\nint m = atoi(getenv(\"BENCH_MODE\"));\n", cpp);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].rule, RuleId::ENV_MODE_CHECK);
+  EXPECT_EQ(findings[0].line, 2U);
+}
+
+TEST(CodeRules, EvidenceNamesTheLineAndItsText) {
+  const auto findings = audit_code("import time\n\n  # x\ntime.time = lambda: 0\n", {});
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].line, 4U);
+  EXPECT_EQ(findings[0].text, "time.time = lambda: 0");
+}
+
+TEST(CodeRules, CppSourceDetection) {
+  EXPECT_TRUE(is_cpp_source("int x;", "submission.cu"));
+  EXPECT_FALSE(is_cpp_source("#include <x>", "submission.py"));
+  EXPECT_TRUE(is_cpp_source("  #include <x>\n", ""));
+  EXPECT_FALSE(is_cpp_source("# comment\nimport torch\n", ""));
+}
+
+TEST(CodeRules, NormalisationIgnoresCommentsAndLayout) {
+  EXPECT_EQ(normalised_code("def f(x):\n    # doubles\n    return x * 2\n", false),
+            normalised_code("def f( x ):\n  return x*2  # twice\n", false));
+  EXPECT_NE(normalised_code("return x * 2\n", false), normalised_code("return x * 3\n", false));
+  EXPECT_EQ(normalised_code("int f() { return 1; } // one", true),
+            normalised_code("int f()\n{\n  return 1;\n}", true));
+}
+
+TEST(CodeRules, NarrowestFloat) {
+  EXPECT_EQ(narrowest_float_bits("x = torch.randn(4, dtype=torch.float32)\n", false), 32);
+  EXPECT_EQ(narrowest_float_bits("a = x.to(torch.float16)\nb = torch.float32\n", false), 16);
+  EXPECT_EQ(narrowest_float_bits("print('float16')\n", false), std::nullopt);
+  EXPECT_EQ(narrowest_float_bits("__global__ void k(__half* x, float* y) {}", true), 16);
+}
+
+}  // namespace
+}  // namespace kbdata::audit

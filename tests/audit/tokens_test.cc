@@ -1,0 +1,132 @@
+#include "source/tokens.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "source/embedded.h"
+
+namespace kbdata::source {
+namespace {
+
+std::vector<std::string> texts(std::string_view text, const std::vector<Token>& tokens,
+                               TokenKind kind) {
+  std::vector<std::string> out;
+  for (const Token& t : tokens) {
+    if (t.kind == kind) out.emplace_back(token_text(text, t));
+  }
+  return out;
+}
+
+TEST(PythonTokens, StringsCommentsAndNamesAreToldApart) {
+  const std::string code =
+      "x = softmax(y)  # time.perf_counter = f\n"
+      "s = 'tma' + \"\"\"a\nb\"\"\" + rb'\\x00'\n";
+  const auto tokens = tokenize_python(code);
+  EXPECT_EQ(texts(code, tokens, TokenKind::NAME),
+            (std::vector<std::string>{"x", "softmax", "y", "s"}));
+  EXPECT_EQ(texts(code, tokens, TokenKind::COMMENT),
+            (std::vector<std::string>{"# time.perf_counter = f"}));
+  const auto strings = texts(code, tokens, TokenKind::STRING);
+  ASSERT_EQ(strings.size(), 3U);
+  EXPECT_EQ(strings[1], "\"\"\"a\nb\"\"\"");
+  EXPECT_EQ(strings[2], "rb'\\x00'");
+  for (const Token& t : tokens) {
+    if (t.kind == TokenKind::STRING && t.triple_quoted) {
+      EXPECT_EQ(token_body(code, t), "a\nb");
+    }
+    if (t.kind == TokenKind::STRING && t.raw) {
+      EXPECT_EQ(token_body(code, t), "\\x00");
+    }
+  }
+}
+
+TEST(PythonTokens, LinesIndentationAndLogicalLines) {
+  const std::string code = "def f(a,\n      b):\n    return a\n\n# c\nx = 1\n";
+  const auto tokens = tokenize_python(code);
+  int newlines = 0;
+  for (const Token& t : tokens) {
+    newlines += t.kind == TokenKind::NEWLINE;
+    const std::string_view s = token_text(code, t);
+    if (s == "b") {
+      EXPECT_EQ(t.line, 2U);
+    }
+    if (s == "return") {
+      EXPECT_EQ(t.line, 3U);
+      EXPECT_EQ(t.indent, 4U);
+    }
+    if (s == "x") {
+      EXPECT_EQ(t.indent, 0U);
+    }
+  }
+  EXPECT_EQ(
+      newlines,
+      3);  // def ...:, return a, x = 1 (brackets join lines; blank and comment lines are none)
+}
+
+TEST(PythonTokens, UnterminatedStringRunsToTheLineEnd) {
+  const std::string code = "x = 'open\ny = 2\n";
+  const auto names = texts(code, tokenize_python(code), TokenKind::NAME);
+  EXPECT_EQ(names, (std::vector<std::string>{"x", "y"}));
+}
+
+TEST(CppTokens, CommentsStringsRawStringsAndOperators) {
+  const std::string code =
+      "// cudaStreamCreate\n/* getenv(\"X\") */ auto s = R\"x(a\"b)x\"; a->b::c; printf(\"%d\\n\", "
+      "1);";
+  const auto tokens = tokenize_cpp(code);
+  EXPECT_EQ(texts(code, tokens, TokenKind::COMMENT).size(), 2U);
+  EXPECT_EQ(texts(code, tokens, TokenKind::NAME),
+            (std::vector<std::string>{"auto", "s", "a", "b", "c", "printf"}));
+  const auto strings = texts(code, tokens, TokenKind::STRING);
+  ASSERT_EQ(strings.size(), 2U);
+  EXPECT_EQ(strings[0], "R\"x(a\"b)x\"");
+  const auto ops = texts(code, tokens, TokenKind::OP);
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "->"), ops.end());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "::"), ops.end());
+  for (const Token& t : tokens) {
+    if (token_text(code, t) == "auto") {
+      EXPECT_EQ(t.line, 2U);
+    }
+  }
+}
+
+TEST(Embedded, SourcesPassedToLoadInlineDirectlyOrThroughNames) {
+  const std::string code =
+      "cuda_src = '''\n__global__ void k() {}\n'''\n"
+      "cpp = 'void run();'\n"
+      "doc = 'not code'\n"
+      "m = load_inline(name='x', cpp_sources=[cpp], cuda_sources=cuda_src, functions=['run'])\n"
+      "k = torch.cuda._compile_kernel('extern \"C\" __global__ void f() {}', 'f')\n";
+  const auto tokens = tokenize_python(code);
+  const auto found = embedded_cpp_sources(code, tokens);
+  std::vector<std::string> bodies;
+  for (const EmbeddedSource& e : found) bodies.emplace_back(token_body(code, tokens[e.token]));
+  ASSERT_EQ(bodies.size(), 3U);
+  EXPECT_EQ(bodies[0], "\n__global__ void k() {}\n");
+  EXPECT_EQ(bodies[1], "void run();");
+  EXPECT_EQ(bodies[2], "extern \"C\" __global__ void f() {}");
+  EXPECT_TRUE(found[1].passed_to_compiler);
+  // The embedded tokens carry the Python file's lines and offsets.
+  const auto cpp = tokenize_embedded(code, tokens[found[0].token]);
+  ASSERT_FALSE(cpp.empty());
+  EXPECT_EQ(token_text(code, cpp[0]), "__global__");
+  EXPECT_EQ(cpp[0].line, 2U);
+}
+
+TEST(Embedded, EscapedNewlinesInAPlainStringAreWhitespace) {
+  const std::string code = "src = \"#include <x>\\n__global__ void k() {}\"\n";
+  const auto tokens = tokenize_python(code);
+  const auto found = embedded_cpp_sources(code, tokens);
+  ASSERT_EQ(found.size(), 1U);
+  const auto cpp = tokenize_embedded(code, tokens[found[0].token]);
+  std::vector<std::string> names;
+  for (const Token& t : cpp) {
+    if (t.kind == TokenKind::NAME) names.emplace_back(token_text(code, t));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"include", "x", "__global__", "void", "k"}));
+}
+
+}  // namespace
+}  // namespace kbdata::source
