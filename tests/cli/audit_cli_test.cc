@@ -19,8 +19,8 @@ using kbdata::testing::run;
 class AuditCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = (fs::temp_directory_path() / ("kbdata-audit-cli-" + std::to_string(::getpid())))
-               .string();
+    dir_ =
+        (fs::temp_directory_path() / ("kbdata-audit-cli-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir_);
     const auto r = run("synth --scale small --seed 3 --out " + dir_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -38,9 +38,9 @@ TEST_F(AuditCli, PlantedCheatsAreFlaggedAndEveryOtherRowIsClean) {
   EXPECT_EQ(lines(all.out).size(), lines(rows.out).size());  // one row per submission row
 
   // The planted kinds' rules (synth/code_generator.h), and the platform's hacked mark.
-  const std::set<std::string> planted = {"cached-output-replay", "timer-patch", "result-pipe",
-                                         "unsynced-stream", "obfuscated-exec",
-                                         "fake-benchmark-line", "status-hacked"};
+  const std::set<std::string> planted = {
+      "cached-output-replay", "timer-patch",         "result-pipe",  "unsynced-stream",
+      "obfuscated-exec",      "fake-benchmark-line", "status-hacked"};
   int code_flagged = 0, hacked = 0;
   for (const std::string& line : lines(all.out)) {
     const auto j = nlohmann::json::parse(line);
@@ -50,7 +50,8 @@ TEST_F(AuditCli, PlantedCheatsAreFlaggedAndEveryOtherRowIsClean) {
     EXPECT_EQ(rules.find("record-jump"), std::string::npos) << line;
     if (verdict == "clean") continue;
     bool known = false;
-    for (const std::string& r : planted) known = known || rules.find(r + ":hard") != std::string::npos;
+    for (const std::string& r : planted)
+      known = known || rules.find(r + ":hard") != std::string::npos;
     EXPECT_TRUE(known) << line;
     if (j["status"] == "hacked") {
       ++hacked;
