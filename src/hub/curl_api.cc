@@ -44,4 +44,23 @@ const CurlApi& curl() {
   return api;
 }
 
+void set_transfer_options(CURL* handle, const char* url, curl_slist* headers, void* owner,
+                          CurlCallback on_body, CurlCallback on_header) {
+  const CurlApi& api = curl();
+  api.curl_easy_setopt(handle, CURLOPT_URL, url);
+  api.curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers);
+  api.curl_easy_setopt(handle, CURLOPT_PRIVATE, owner);
+  api.curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
+  api.curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
+  api.curl_easy_setopt(handle, CURLOPT_USERAGENT, "kbdata");
+  api.curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 30L);
+  api.curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  api.curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, 60L);
+  api.curl_easy_setopt(handle, CURLOPT_BUFFERSIZE, 512L * 1024);
+  api.curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, on_body);
+  api.curl_easy_setopt(handle, CURLOPT_WRITEDATA, owner);
+  api.curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, on_header);
+  api.curl_easy_setopt(handle, CURLOPT_HEADERDATA, owner);
+}
+
 }  // namespace kbdata::hub

@@ -45,4 +45,15 @@ struct CurlApi {
 // loaded or lacks a function; the next call tries again.
 [[nodiscard]] const CurlApi& curl();
 
+// What receives a transfer's body and its header lines (libcurl's write and header callbacks).
+using CurlCallback = size_t (*)(char* data, size_t one, size_t size, void* owner);
+
+// Sets the options every transfer of the hub client has, the one place they are chosen: `url`,
+// `headers`, `owner` as CURLOPT_PRIVATE and the callbacks' data, no signals, http(s) only, the
+// user agent, 30 s to connect, a transfer with no byte for 60 s abandoned, bodies in pieces of up
+// to 512 KiB (one write and one hash update a piece). The caller adds the handle to its multi
+// handle.
+void set_transfer_options(CURL* handle, const char* url, curl_slist* headers, void* owner,
+                          CurlCallback on_body, CurlCallback on_header);
+
 }  // namespace kbdata::hub

@@ -417,21 +417,7 @@ class Downloader {
     t.is_data = false;
     t.whole_file = false;
     CURL* h = t.easy;
-    api.curl_easy_setopt(h, CURLOPT_URL, t.url.c_str());
-    api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, t.list);
-    api.curl_easy_setopt(h, CURLOPT_PRIVATE, &t);
-    api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    api.curl_easy_setopt(h, CURLOPT_USERAGENT, "kbdata");
-    api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
-    // Bodies arrive in pieces of up to 512 KiB: one write and one hash update per piece.
-    api.curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
-    api.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
-    api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
-    api.curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
-    api.curl_easy_setopt(h, CURLOPT_HEADERDATA, &t);
+    set_transfer_options(h, t.url.c_str(), t.list, &t, &on_body, &on_header);
     api.curl_multi_add_handle(multi_, h);
   }
 

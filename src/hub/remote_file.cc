@@ -263,20 +263,7 @@ class Fetcher {
     r.whole_file = false;
     r.cut = false;
     CURL* h = r.easy;
-    api.curl_easy_setopt(h, CURLOPT_URL, r.url.c_str());
-    api.curl_easy_setopt(h, CURLOPT_HTTPHEADER, r.list);
-    api.curl_easy_setopt(h, CURLOPT_PRIVATE, &r);
-    api.curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    api.curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    api.curl_easy_setopt(h, CURLOPT_USERAGENT, "kbdata");
-    api.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    api.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
-    api.curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 512L * 1024);
-    api.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
-    api.curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
-    api.curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
-    api.curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
+    set_transfer_options(h, r.url.c_str(), r.list, &r, &on_body, &on_header);
     api.curl_multi_add_handle(multi_, h);
     ++stats_.requests;
   }
