@@ -145,6 +145,36 @@ bool RetryBudget::retryable(long status) {
          status == 503 || status == 504;
 }
 
+std::optional<milliseconds> RetryBudget::after_failed_try(
+    bool transport_failed, const std::string& transport, long status, uint64_t received,
+    uint64_t expected, const std::string& origin, const Headers& headers, int& tries,
+    uint64_t& received_at_failure, std::string& reason) {
+  long kind = status;
+  if (transport_failed) {
+    reason = transport;
+    kind = 0;
+  } else if (status == 200 || status == 206) {
+    reason = "the body ended after " + std::to_string(received) + " of " +
+             std::to_string(expected) + " bytes";
+    kind = 0;
+  } else {
+    reason = "HTTP " + std::to_string(status);
+  }
+  reason += " from " + origin;
+  if (!retryable(kind)) {
+    if (status == 401) reason += " (the hub refused the token, or a token is needed)";
+    if (status == 404) reason += " (no such file at this commit)";
+    if (status == 416) reason += " (the range lies outside the file the server has)";
+    return std::nullopt;
+  }
+  if (received > received_at_failure) tries = 0;  // that try brought bytes
+  received_at_failure = received;
+  std::string why;
+  auto wait = next_wait(kind, headers, ++tries, why);
+  if (!wait) reason += "; " + why;
+  return wait;
+}
+
 std::optional<milliseconds> RetryBudget::next_wait(long status, const Headers& headers, int tries,
                                                    std::string& why) {
   if (tries >= kMaxTries) {

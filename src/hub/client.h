@@ -47,6 +47,17 @@ class RetryBudget {
                                                                    const Headers& headers,
                                                                    int tries, std::string& why);
 
+  // A try of a transfer of file bytes failed (`transport_failed` with libcurl's `transport`
+  // message, else the answer's `status`), having brought `received` of `expected` bytes; `tries`
+  // and `received_at_failure` are the transfer's count of failed tries (restarted by a try that
+  // brought bytes) and the bytes it had then. Returns the wait before the next try, or nullopt
+  // when the transfer fails for good; `reason` is then the one-line error (naming `origin` and,
+  // for a final status, what it means).
+  [[nodiscard]] std::optional<std::chrono::milliseconds> after_failed_try(
+      bool transport_failed, const std::string& transport, long status, uint64_t received,
+      uint64_t expected, const std::string& origin, const Headers& headers, int& tries,
+      uint64_t& received_at_failure, std::string& reason);
+
   [[nodiscard]] int retries() const { return retries_; }
 
  private:

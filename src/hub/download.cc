@@ -506,28 +506,10 @@ class Downloader {
       return;
     }
     std::string failure;
-    long kind = status;
-    if (code != CURLE_OK) {
-      failure = transport;
-      kind = 0;
-    } else if (status == 200 || status == 206) {
-      failure = "the body ended after " + std::to_string(t.received) + " of " +
-                std::to_string(t.length) + " bytes";
-      kind = 0;
-    } else {
-      failure = "HTTP " + std::to_string(status);
-    }
-    failure += " from " + origin;
-    if (!RetryBudget::retryable(kind)) {
-      if (status == 401) failure += " (the hub refused the token, or a token is needed)";
-      if (status == 404) failure += " (no such file at this commit)";
-      fail(t, failure);
-    }
-    if (t.received > t.received_at_failure) t.tries = 0;  // that try brought bytes
-    t.received_at_failure = t.received;
-    std::string why;
-    auto wait = client_.budget().next_wait(kind, t.headers, ++t.tries, why);
-    if (!wait) fail(t, failure + "; " + why);
+    const auto wait = client_.budget().after_failed_try(code != CURLE_OK, transport, status,
+                                                        t.received, t.length, origin, t.headers,
+                                                        t.tries, t.received_at_failure, failure);
+    if (!wait) fail(t, failure);
     t.start_at = Clock::now() + *wait;
   }
 

@@ -347,29 +347,10 @@ class Fetcher {
       return;
     }
     std::string failure;
-    long kind = status;
-    if (code != CURLE_OK) {
-      failure = transport;
-      kind = 0;
-    } else if (status == 200 || status == 206) {
-      failure = "the body ended after " + std::to_string(r.received) + " of " +
-                std::to_string(r.length()) + " bytes";
-      kind = 0;
-    } else {
-      failure = "HTTP " + std::to_string(status);
-    }
-    failure += " from " + origin;
-    if (!RetryBudget::retryable(kind)) {
-      if (status == 401) failure += " (the hub refused the token, or a token is needed)";
-      if (status == 404) failure += " (no such file at this commit)";
-      if (status == 416) failure += " (the range lies outside the file the server has)";
-      fail(r, failure);
-    }
-    if (r.received > r.received_at_failure) r.tries = 0;  // that try brought bytes
-    r.received_at_failure = r.received;
-    std::string why;
-    auto wait = client_.budget().next_wait(kind, r.headers, ++r.tries, why);
-    if (!wait) fail(r, failure + "; " + why);
+    const auto wait = client_.budget().after_failed_try(code != CURLE_OK, transport, status,
+                                                        r.received, r.length(), origin, r.headers,
+                                                        r.tries, r.received_at_failure, failure);
+    if (!wait) fail(r, failure);
     r.start_at = Clock::now() + *wait;
   }
 
