@@ -213,6 +213,13 @@ void AtomicOutputFile::read_at(uint64_t offset, std::span<uint8_t> out) {
   }
 }
 
+void AtomicOutputFile::start_writeback(uint64_t offset, uint64_t length) {
+  if (fd_ >= 0) {
+    ::sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(length),
+                      SYNC_FILE_RANGE_WRITE);
+  }
+}
+
 void AtomicOutputFile::rewind() {
   if (fd_ < 0 || ::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
     IoError error("cannot start the output again: " + system_message(errno));

@@ -203,6 +203,10 @@ class AtomicOutputFile final : public OutputSink {
   // Reads back `out.size()` bytes at `offset` of the temporary (to hash a file assembled from
   // pieces). Throws IoError naming the path, also for bytes never written past the end.
   void read_at(uint64_t offset, std::span<uint8_t> out);
+  // Asks the kernel to start writing `length` bytes at `offset` to disk now, without waiting, so
+  // that sync() later waits for less (a large download). Best effort: a failure here is left to
+  // sync() to report.
+  void start_writeback(uint64_t offset, uint64_t length);
   // Discards everything written so far (a download that must start again from byte 0). Throws
   // IoError naming the path on failure.
   void rewind();

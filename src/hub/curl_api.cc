@@ -25,6 +25,7 @@ CurlApi load() {
   KBDATA_RESOLVE(curl_multi_remove_handle);
   KBDATA_RESOLVE(curl_multi_perform);
   KBDATA_RESOLVE(curl_multi_poll);
+  KBDATA_RESOLVE(curl_multi_wakeup);
   KBDATA_RESOLVE(curl_multi_info_read);
   KBDATA_RESOLVE(curl_multi_cleanup);
   KBDATA_RESOLVE(curl_multi_strerror);

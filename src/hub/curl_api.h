@@ -32,6 +32,7 @@ struct CurlApi {
   decltype(&::curl_multi_remove_handle) curl_multi_remove_handle;
   decltype(&::curl_multi_perform) curl_multi_perform;
   decltype(&::curl_multi_poll) curl_multi_poll;
+  decltype(&::curl_multi_wakeup) curl_multi_wakeup;
   decltype(&::curl_multi_info_read) curl_multi_info_read;
   decltype(&::curl_multi_cleanup) curl_multi_cleanup;
   decltype(&::curl_multi_strerror) curl_multi_strerror;

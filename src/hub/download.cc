@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <thread>
 
 #include "common/error.h"
 #include "common/file.h"
@@ -70,52 +73,198 @@ class Fatal : public Error {
   using Error::Error;
 };
 
-// One file's download: the temporary its bytes go to, shared by its parts.
+// A file's temporary in blobs/ and the check of its bytes. The transfer thread writes the bytes
+// as they arrive and says how far each part has come; a thread of the file's own reads them back
+// from the page cache in file order and hashes them meanwhile, so hashing (sha256 runs at about
+// the speed loopback delivers) overlaps the receiving instead of following each piece. Memory
+// stays constant in the file's size: what waits to be hashed waits in the page cache.
 //
-// A split file is hashed in file order while its parts arrive: the bytes of the part at the
-// hashing frontier are hashed as they stream; when that part is complete, the frontier moves to
-// the next one and catches up on its bytes already written by reading them back.
-struct FileJob {
-  explicit FileJob(const TreeFile& f) : file(f), hasher(f) {}
+// A split file is hashed in file order while its parts arrive: the hashing frontier is the first
+// part not complete; the bytes of that part in the temporary are hashed up to where they end, and
+// when the part is complete the frontier moves on.
+//
+// finish() hands over the end: once every byte is hashed, the digest is compared with the tree's
+// and the temporary synced and renamed to blobs/<etag>, still on the blob's thread, so that the
+// next file's transfer need not wait for the disk. The owner polls state().
+class Blob {
+ public:
   struct Part {
     uint64_t start = 0;
     uint64_t length = 0;
     uint64_t received = 0;  // bytes of the part in the temporary
   };
-  const TreeFile& file;
-  std::unique_ptr<AtomicOutputFile> out;  // the temporary in blobs/, made by the first request
-  int parts_left = 0;
-  bool split = false;       // in several ranges
-  std::vector<Part> parts;  // a split file's, in file order
-  size_t frontier = 0;      // the part being hashed
-  uint64_t hashed = 0;      // bytes of the file hashed so far, from the start
-  Hasher hasher;            // a split file's
+  enum class State { working, committed, failed };
 
-  // Hashes, from the temporary, what the parts hold in order past `hashed`.
-  void catch_up() {
-    std::vector<uint8_t> block;
-    while (frontier < parts.size()) {
-      const Part& p = parts[frontier];
-      const uint64_t end = p.start + p.received;
-      if (hashed < end) block.resize(size_t{1} << 20);
-      while (hashed < end) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(block.size(), end - hashed));
-        out->read_at(hashed, std::span<uint8_t>(block.data(), n));
-        hasher.update(block.data(), n);
-        hashed += n;
+  // `parts`: the file's ranges in file order (one for a file in one part). `wake` is called from
+  // the blob's thread when its state changes (the owner's poll returns).
+  Blob(const TreeFile& file, const std::string& path, std::vector<Part> parts,
+       std::function<void()> wake)
+      : file_(file),
+        out_(std::make_unique<AtomicOutputFile>(path)),
+        parts_(std::move(parts)),
+        hasher_(file),
+        wake_(std::move(wake)),
+        thread_([this] { work(); }) {}
+  ~Blob() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  Blob(const Blob&) = delete;
+  Blob& operator=(const Blob&) = delete;
+
+  // Writes `bytes` at `offset` of the file, in part `part`: right after the part's bytes so far.
+  // Throws IoError naming the file if they cannot be written, Fatal if the hashing failed.
+  void write(size_t part, uint64_t offset, std::span<const uint8_t> bytes) {
+    if (parts_.size() == 1) {
+      out_->write(bytes);
+    } else {
+      out_->write_at(offset, bytes);
+    }
+    const uint64_t end = offset + bytes.size();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_.empty()) throw Fatal(error_);
+      parts_[part].received = end - parts_[part].start;
+    }
+    changed_.notify_all();
+  }
+  // A file in one part starts again from byte 0 (a 200 answered its Range request).
+  void restart() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !hashing_; });
+    out_->rewind();
+    hasher_.reset();
+    hashed_ = 0;
+    written_back_ = 0;
+    parts_[0].received = 0;
+  }
+  // Every byte is written: verify, sync and rename (state() tells when that is done).
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finishing_ = true;
+    }
+    changed_.notify_all();
+  }
+
+  [[nodiscard]] State state() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_.empty()) return State::failed;
+    return committed_ ? State::committed : State::working;
+  }
+  [[nodiscard]] std::string error() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return error_;
+  }
+
+ private:
+  // Every 32 MiB hashed, the kernel is asked to start writing them to disk (on the blob's thread,
+  // not the transfer's), so that the sync at the end waits for the last ones only.
+  static constexpr uint64_t kWritebackBytes = uint64_t{32} << 20;
+  static constexpr size_t kBlockBytes = size_t{1} << 20;
+
+  // The end of the bytes in the temporary that continue the hashed ones (under the lock).
+  [[nodiscard]] uint64_t hashable_end() {
+    while (frontier_ < parts_.size()) {
+      const Part& p = parts_[frontier_];
+      if (p.received < p.length || hashed_ < p.start + p.length) return p.start + p.received;
+      ++frontier_;
+    }
+    return hashed_;
+  }
+
+  void work() {
+    std::vector<uint8_t> block(kBlockBytes);
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [&] { return stopping_ || finishing_ || hashable_end() > hashed_; });
+      if (stopping_) return;
+      const uint64_t end = hashable_end();
+      if (end > hashed_) {
+        const uint64_t from = hashed_;
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlockBytes, end - from));
+        hashing_ = true;
+        lock.unlock();
+        std::string error;
+        try {
+          out_->read_at(from, std::span<uint8_t>(block.data(), n));
+          hasher_.update(block.data(), n);
+          if (from + n - written_back_ >= kWritebackBytes) {
+            out_->start_writeback(written_back_, from + n - written_back_);
+            written_back_ = from + n;
+          }
+        } catch (const Error& e) {
+          error = e.what();
+        }
+        lock.lock();
+        hashing_ = false;
+        changed_.notify_all();
+        if (!error.empty()) return fail(lock, error);
+        hashed_ = from + n;
+        continue;
       }
-      if (p.received < p.length) return;
-      ++frontier;
+      // finishing_, and every byte is hashed.
+      lock.unlock();
+      std::string error;
+      try {
+        const std::string digest = hasher_.hex_digest();
+        if (hashed_ != file_.size || digest != file_.etag) {
+          throw Fatal(std::string("the bytes' ") + (file_.lfs ? "sha256" : "git blob sha1") +
+                      " is " + digest + "; the tree says " + file_.etag + " (nothing kept)");
+        }
+        out_->commit();
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      lock.lock();
+      if (!error.empty()) return fail(lock, error);
+      committed_ = true;
+      lock.unlock();
+      wake_();
+      return;
     }
   }
-  // `bytes` were just written at `offset`: hashed at once when they continue the hashed bytes.
-  void wrote(size_t part, uint64_t offset, std::span<const uint8_t> bytes) {
-    parts[part].received = offset + bytes.size() - parts[part].start;
-    if (part == frontier && offset == hashed) {
-      hasher.update(bytes.data(), bytes.size());
-      hashed += bytes.size();
-    }
+
+  // Records the blob's error; the thread ends (the temporary goes with the blob: nothing kept).
+  void fail(std::unique_lock<std::mutex>& lock, const std::string& error) {
+    error_ = error;
+    lock.unlock();
+    wake_();
   }
+
+  const TreeFile& file_;
+  std::unique_ptr<AtomicOutputFile> out_;
+  std::vector<Part> parts_;
+  Hasher hasher_;
+  std::function<void()> wake_;
+
+  std::mutex mutex_;  // guards what follows
+  std::condition_variable changed_;
+  size_t frontier_ = 0;        // the first part not hashed to its end
+  uint64_t hashed_ = 0;        // bytes of the file hashed so far, from the start
+  uint64_t written_back_ = 0;  // bytes from the start whose writing to disk has begun
+  bool hashing_ = false;       // the thread reads and hashes a block (outside the lock)
+  bool finishing_ = false;
+  bool committed_ = false;
+  bool stopping_ = false;
+  std::string error_;
+
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+// One file's download: its parts, and the blob its bytes go to (made by the first request).
+struct FileJob {
+  explicit FileJob(const TreeFile& f) : file(f) {}
+  const TreeFile& file;
+  std::vector<Blob::Part> parts;  // in file order: one, or the ranges of a split file
+  bool split = false;             // in several ranges
+  int parts_left = 0;
+  std::unique_ptr<Blob> blob;
+  bool finished = false;  // every part is in: the blob verifies and renames
 };
 
 // One part of a file (the whole file, or one of its ranges when it is split): its requests one
@@ -128,8 +277,7 @@ struct Transfer {
         url(resolve),
         start(first),
         length(size),
-        part(index),
-        hasher(j.file) {}
+        part(index) {}
 
   FileJob& job;
   const TreeFile& file;
@@ -138,7 +286,6 @@ struct Transfer {
   uint64_t start = 0;       // of the part in the file
   uint64_t length = 0;      // of the part
   size_t part = 0;          // its index in job.parts (a split file)
-  Hasher hasher;            // over the bytes as they stream (a file in one part)
   uint64_t received = 0;    // bytes of the part in the temporary
   uint64_t received_at_failure = 0;
   int tries = 0;  // failed tries since the last one that brought bytes
@@ -159,7 +306,7 @@ struct Transfer {
   uint64_t* total_done = nullptr;      // bytes of all files in their temporaries
   uint64_t* total_received = nullptr;  // bytes received, those a restart discarded included
 
-  [[nodiscard]] AtomicOutputFile& out() { return *job.out; }
+  [[nodiscard]] Blob& blob() { return *job.blob; }
   [[nodiscard]] uint64_t first_wanted() const { return start + received; }
 };
 
@@ -220,8 +367,7 @@ bool start_body(Transfer& t) {
     t.body_position = 0;
   } else if (t.received > 0) {
     // A 200 answering a Range request: the server sends the whole file; start again.
-    t.out().rewind();
-    t.hasher.reset();
+    t.blob().restart();
     *t.total_done -= t.received;
     t.received = 0;
   }
@@ -250,8 +396,7 @@ size_t on_body(char* data, size_t, size_t size, void* user) {
       const uint64_t to = std::min(piece_end, t.start + t.length);
       if (from < to) {
         const std::span<const uint8_t> kept(bytes + (from - piece_start), to - from);
-        t.out().write_at(from, kept);
-        t.job.wrote(t.part, from, kept);
+        t.blob().write(t.part, from, kept);
         *t.total_done += to - from;
         t.received = to - t.start;
       }
@@ -263,13 +408,7 @@ size_t on_body(char* data, size_t, size_t size, void* user) {
                               : "the server sends more than the " + std::to_string(t.file.size) +
                                     " bytes the tree lists");
     }
-    if (t.job.split) {
-      t.out().write_at(t.first_wanted(), std::span<const uint8_t>(bytes, size));
-      t.job.wrote(t.part, t.first_wanted(), std::span<const uint8_t>(bytes, size));
-    } else {
-      t.out().write(std::span<const uint8_t>(bytes, size));
-      t.hasher.update(bytes, size);
-    }
+    t.blob().write(t.part, t.first_wanted(), std::span<const uint8_t>(bytes, size));
     t.received += size;
     *t.total_done += size;
     return size;
@@ -313,6 +452,7 @@ class Downloader {
   }
   ~Downloader() {
     for (auto& t : active_) stop(*t);
+    jobs_.clear();  // their blobs' threads wake the multi handle
     curl().curl_multi_cleanup(multi_);
   }
   Downloader(const Downloader&) = delete;
@@ -334,6 +474,7 @@ class Downloader {
       const uint64_t count = std::min<uint64_t>(wanted, static_cast<uint64_t>(jobs));
       job.split = count > 1;
       if (!job.split) {
+        job.parts.push_back({0, f.size, 0});
         queue.push_back(std::make_unique<Transfer>(job, resolve, 0, f.size));
         ++job.parts_left;
         continue;
@@ -347,7 +488,7 @@ class Downloader {
       }
     }
     DownloadTotals totals;
-    while (!queue.empty() || !active_.empty()) {
+    while (!queue.empty() || !active_.empty() || verifying_ > 0) {
       while (static_cast<int>(active_.size()) < jobs && !queue.empty()) {
         std::unique_ptr<Transfer> t = std::move(queue.front());
         queue.pop_front();
@@ -379,14 +520,11 @@ class Downloader {
         Transfer* t = nullptr;
         curl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &t);
         finish(*t, message->data.result);
-        if (t->done && t->job.parts_left == 0 && !t->job.out) {
-          ++totals.files;
-          if (on_done) on_done(t->file);
-        }
       }
       std::erase_if(active_, [](const std::unique_ptr<Transfer>& t) { return t->done; });
+      collect_verified(totals, on_done);
       if (progress) progress(done_, total);
-      if (!active_.empty()) {
+      if (!active_.empty() || verifying_ > 0) {
         curl().curl_multi_poll(multi_, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
       }
     }
@@ -395,10 +533,32 @@ class Downloader {
   }
 
  private:
+  // Called by a blob's thread when its file is in place or failed: curl_multi_poll returns.
+  void wake() { curl().curl_multi_wakeup(multi_); }
+
+  // The files whose blobs have verified and renamed them count as done; one that failed is the
+  // download's error.
+  void collect_verified(DownloadTotals& totals,
+                        const std::function<void(const TreeFile&)>& on_done) {
+    for (auto& job : jobs_) {
+      if (!job->finished || !job->blob) continue;
+      const Blob::State state = job->blob->state();
+      if (state == Blob::State::working) continue;
+      if (state == Blob::State::failed) {
+        throw IoError(job->file.path + ": " + job->blob->error());
+      }
+      job->blob.reset();
+      --verifying_;
+      ++totals.files;
+      if (on_done) on_done(job->file);
+    }
+  }
+
   void start(Transfer& t) {
     const CurlApi& api = curl();
-    if (!t.job.out) {
-      t.job.out = std::make_unique<AtomicOutputFile>(cache_.blob_path(t.file.etag));
+    if (!t.job.blob) {
+      t.job.blob = std::make_unique<Blob>(t.file, cache_.blob_path(t.file.etag), t.job.parts,
+                                          [this] { wake(); });
     }
     t.easy = api.curl_easy_init();
     if (t.easy == nullptr) throw IoError("libcurl could not create a request");
@@ -483,15 +643,10 @@ class Downloader {
     if ((status == 200 || status == 206) && t.received == t.length &&
         (code == CURLE_OK || t.is_data)) {
       t.done = true;
-      if (t.job.split) t.job.catch_up();
       if (--t.job.parts_left > 0) return;
-      const std::string digest = t.job.split ? t.job.hasher.hex_digest() : t.hasher.hex_digest();
-      if (digest != t.file.etag) {
-        fail(t, std::string("the bytes' ") + (t.file.lfs ? "sha256" : "git blob sha1") + " is " +
-                    digest + "; the tree says " + t.file.etag + " (nothing kept)");
-      }
-      t.job.out->commit();
-      t.job.out.reset();
+      t.job.blob->finish();
+      t.job.finished = true;
+      ++verifying_;
       return;
     }
     if (code == CURLE_OK && status == 403 && !client_.is_hub_url(t.url)) {
@@ -522,6 +677,7 @@ class Downloader {
   uint64_t part_bytes_ = default_part_bytes();
   uint64_t done_ = 0;
   uint64_t received_ = 0;
+  int verifying_ = 0;  // files whose blobs verify and rename them
 };
 
 }  // namespace

@@ -679,3 +679,40 @@ TEST_F(Pull, OneJobDownloadsALargeFileInOneStream) {
 }
 
 }  // namespace
+
+// A file of many hashing blocks (1 MiB) and past the first start of writing back (32 MiB): its
+// bytes are hashed as they land, in one stream or in parallel ranges whose later parts are read
+// back in file order, and a wrong byte anywhere in it still fails the file.
+class PullLargeFile : public Pull {
+ protected:
+  void SetUp() override {
+    Pull::SetUp();
+    files_[0].bytes = pseudo_random_bytes((size_t{40} << 20) + 1234, 7);
+  }
+  static Launch split_large() { return with_env({{"KBDATA_HUB_PART_BYTES", "4194304"}}); }
+};
+
+TEST_F(PullLargeFile, InOneStreamIsVerified) {
+  run_fault({nlohmann::json::object(), true, ""}, {"--jobs", "1"});
+}
+
+TEST_F(PullLargeFile, InParallelRangesIsVerified) {
+  run_fault({{{"chunk_delay_ms", 1}}, true, ""}, {"--jobs", "4"}, split_large());
+  EXPECT_EQ(cdn_ranges(requests()).size(), 4U) << "the large file in four ranges";
+}
+
+TEST_F(PullLargeFile, AWrongByteInOneStreamFailsAndKeepsNothing) {
+  run_fault({fault("cdn", {{"kind", "wrong_bytes"}, {"path", "nvidia_nvfp4_submissions.parquet"}}),
+             false, "nvidia_nvfp4_submissions.parquet: the bytes' sha256 is "},
+            {"--jobs", "1"});
+  EXPECT_FALSE(fs::exists(repo_folder() / "blobs" / etag(files_[0])));
+}
+
+TEST_F(PullLargeFile, AWrongByteInARangeFailsAndKeepsNothing) {
+  run_fault({fault("cdn", {{"kind", "wrong_bytes"},
+                           {"path", "nvidia_nvfp4_submissions.parquet"},
+                           {"count", 100}}),
+             false, "nvidia_nvfp4_submissions.parquet: the bytes' sha256 is "},
+            {"--jobs", "4"}, split_large());
+  EXPECT_FALSE(fs::exists(repo_folder() / "blobs" / etag(files_[0])));
+}
