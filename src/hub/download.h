@@ -3,11 +3,12 @@
 //
 // Each file goes through: resolve on the hub (redirects followed by hand: a relative one stays on
 // the hub and keeps the token, a 302 to a CDN drops it) -> GET of the bytes into a locked
-// temporary in blobs/, hashed while they stream (sha256 for LFS files, git blob sha1 for the
-// others) and counted against the tree's size -> rename to blobs/<etag> once size and hash match
-// -> snapshots/<commit>/<path> linked to it. A broken transfer resumes with a Range request (a
-// 200 answering it starts again from byte 0); an expired signed URL (a 403 from another host than
-// the hub) is resolved again; 408/429/5xx and transport errors are retried (client.h).
+// temporary in blobs/, counted against the tree's size and hashed meanwhile on a thread of the
+// file's own (sha256 for LFS files, git blob sha1 for the others) -> synced and renamed to
+// blobs/<etag> on that thread once size and hash match -> snapshots/<commit>/<path> linked to
+// it. A broken transfer resumes with a Range request (a 200 answering it starts again from byte
+// 0); an expired signed URL (a 403 from another host than the hub) is resolved again;
+// 408/429/5xx and transport errors are retried (client.h).
 //
 // A file larger than the part size (64 MiB; $KBDATA_HUB_PART_BYTES for tests), when more than one
 // transfer may run at once, is fetched as ranges: as many as `jobs`, each at least the part size,
