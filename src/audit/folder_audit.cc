@@ -1,6 +1,7 @@
 #include "audit/folder_audit.h"
 
 #include <cmath>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -17,45 +18,78 @@ References folder_references(const dataset::DataDir& dir) {
   return refs;
 }
 
-void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
-                  const References& references, const AuditSink& sink, dataset::LoadStats& stats) {
-  // Pass 1: the record each scored row faced.
-  std::vector<RecordRow> scored;
-  std::vector<uint32_t> scored_index;  // row number -> index in `scored`, or UINT32_MAX
-  {
-    dataset::LoadOptions scores = load;
-    scores.with_code = false;
-    scores.with_code_bytes = false;
+dataset::Filter record_scope(const dataset::Filter& filter) {
+  dataset::Filter scope;
+  scope.problem = filter.problem;
+  scope.leaderboard_id = filter.leaderboard_id;
+  scope.runner = filter.runner;
+  scope.until = filter.until;
+  return scope;
+}
+
+namespace {
+
+// The record each scored row of `scope` faced, by the row's identity (submission_id, runner);
+// rows that faced none are absent.
+class RecordsFaced {
+ public:
+  RecordsFaced(const dataset::DataDir& dir, const dataset::LoadOptions& load) {
+    dataset::LoadOptions scores;
+    scores.filter = record_scope(load.filter);
+    scores.threads = load.threads;
     scores.with_details = false;
-    scores.prepare = nullptr;
-    std::unordered_map<std::string, int> runners;
+    std::vector<RecordRow> scored;
     dataset::LoadStats ignored;
     dataset::load_dir(
         dir, scores,
         [&](dataset::Submission&& s) {
-          if (!qualifies(s)) {
-            scored_index.push_back(UINT32_MAX);
-            return;
-          }
+          if (!qualifies(s)) return;
           RecordRow r;
           r.leaderboard_id = s.leaderboard_id;
-          r.runner =
-              s.runner
-                  ? runners.try_emplace(*s.runner, static_cast<int>(runners.size())).first->second
-                  : -1;
+          r.runner = runner_index(s.runner);
           r.submission_time = s.submission_time;
           r.submission_id = s.submission_id;
           r.score = *s.score;
           const std::optional<double> floor =
               s.runner ? physical_floor(s.problem_name, *s.runner) : std::nullopt;
           r.sets_record = !(floor && *s.score < *floor);
-          scored_index.push_back(static_cast<uint32_t>(scored.size()));
           scored.push_back(r);
         },
         ignored);
+    const std::vector<std::optional<double>> records = records_before(scored);
+    for (size_t i = 0; i < scored.size(); ++i) {
+      if (records[i]) record_[{scored[i].submission_id, scored[i].runner}] = *records[i];
+    }
   }
-  const std::vector<std::optional<double>> records = records_before(scored);
-  scored = {};
+
+  [[nodiscard]] std::optional<double> of(const dataset::Submission& s) {
+    const auto it = record_.find({s.submission_id, runner_index(s.runner)});
+    if (it == record_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  int runner_index(const std::optional<std::string>& runner) {
+    if (!runner) return -1;
+    return runners_.try_emplace(*runner, static_cast<int>(runners_.size())).first->second;
+  }
+
+  struct KeyHash {
+    size_t operator()(const std::pair<int64_t, int>& k) const {
+      return std::hash<uint64_t>()(static_cast<uint64_t>(k.first) * 31 +
+                                   static_cast<uint64_t>(k.second));
+    }
+  };
+  std::unordered_map<std::string, int> runners_;
+  std::unordered_map<std::pair<int64_t, int>, double, KeyHash> record_;
+};
+
+}  // namespace
+
+void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
+                  const References& references, const AuditSink& sink, dataset::LoadStats& stats) {
+  // Pass 1: the record each scored row of the leaderboards faced.
+  RecordsFaced records(dir, load);
 
   // Pass 2: the code, on the workers.
   load.with_code = true;
@@ -65,15 +99,13 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
     s.prepared = audit_submission(s, references);
     s.code.reset();
   };
-  size_t row = 0;
   dataset::load_dir(
       dir, load,
       [&](dataset::Submission&& s) {
         auto findings = std::any_cast<std::vector<Finding>>(std::move(s.prepared));
         s.prepared.reset();
-        const uint32_t at = row < scored_index.size() ? scored_index[row] : UINT32_MAX;
-        ++row;
-        if (at != UINT32_MAX && records[at] && *s.score * kJumpFactor < *records[at]) {
+        const std::optional<double> record = qualifies(s) ? records.of(s) : std::nullopt;
+        if (record && *s.score * kJumpFactor < *record) {
           // After the score rules, before the code rules.
           size_t pos = 0;
           while (pos < findings.size() && findings[pos].line == 0 &&
@@ -81,11 +113,39 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
             ++pos;
           }
           findings.insert(findings.begin() + static_cast<std::ptrdiff_t>(pos),
-                          Finding{RuleId::RECORD_JUMP, 0, jump_text(*s.score, *records[at])});
+                          Finding{RuleId::RECORD_JUMP, 0, jump_text(*s.score, *record)});
         }
         sink(s, findings, verdict_of(findings));
       },
       stats);
+}
+
+FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& load,
+                      Verdict min_verdict, const std::function<void(uint64_t)>& progress) {
+  FlaggedRows flagged;
+  auto rows = std::make_shared<dataset::RowSet>();
+  auto cheats = std::make_shared<dataset::RowSet>();
+  dataset::LoadOptions audited;
+  audited.filter = load.filter;
+  audited.filter.excluded = nullptr;
+  audited.threads = load.threads;
+  dataset::LoadStats ignored;
+  audit_folder(
+      dir, audited, folder_references(dir),
+      [&](const dataset::Submission& s, const std::vector<Finding>&, Verdict verdict) {
+        ++flagged.audited;
+        if (verdict == Verdict::SUSPICIOUS) ++flagged.suspicious;
+        if (verdict == Verdict::CHEAT) {
+          ++flagged.cheat;
+          cheats->insert(s.submission_id, s.runner);
+        }
+        if (verdict >= min_verdict) rows->insert(s.submission_id, s.runner);
+        if (progress) progress(flagged.audited);
+      },
+      ignored);
+  flagged.rows = std::move(rows);
+  flagged.cheats = std::move(cheats);
+  return flagged;
 }
 
 std::string rules_text(const std::vector<Finding>& findings) {

@@ -1,8 +1,9 @@
 // The audit of a data folder's submissions (kbdata audit): two passes over the files, in the
 // loader's order.
 //
-//   1. scores   the metadata columns only (no code): each row's score, runner and time, for the
-//               record each row faced (score_rules.h records_before); a few words per row
+//   1. scores   the metadata columns only (no code) of every row of the leaderboards the load
+//               selects (record_scope): each row's score, runner and time, for the record each
+//               row faced (score_rules.h records_before); a few words per row
 //   2. code     every row again with its code: the rules of audit_submission run on the scan's
 //               worker threads (LoadOptions::prepare), which drop the code once read; the sink
 //               gets each row, in file order, with its findings and the record jump
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,10 +33,31 @@ namespace kbdata::audit {
 using AuditSink =
     std::function<void(const dataset::Submission&, const std::vector<Finding>&, Verdict)>;
 
+// The rows whose scores decide the records the rows `filter` selects faced: the same
+// leaderboards (its problem, leaderboard id and runner) up to its --until. A row's verdict thus
+// does not depend on a user, --since, epoch or outcome filter.
+[[nodiscard]] dataset::Filter record_scope(const dataset::Filter& filter);
+
 // Audits what load_dir(dir, load) gives (load's with_code and prepare are the audit's own). Stats
 // of the code pass go to `stats`.
 void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
                   const References& references, const AuditSink& sink, dataset::LoadStats& stats);
+
+// The rows an audit gives at least a verdict (--exclude-flagged), among those `load` selects.
+struct FlaggedRows {
+  std::shared_ptr<const dataset::RowSet> rows;    // verdict at least the one asked for
+  std::shared_ptr<const dataset::RowSet> cheats;  // verdict cheat
+  uint64_t audited = 0;                           // rows audited
+  uint64_t suspicious = 0;
+  uint64_t cheat = 0;
+};
+
+// Audits the rows load.filter selects (its `excluded` ignored) with load.threads, as
+// audit_folder does with the folder's references; `progress` (may be empty) gets the rows
+// audited so far.
+[[nodiscard]] FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& load,
+                                    Verdict min_verdict,
+                                    const std::function<void(uint64_t)>& progress);
 
 // "rule:tier" for each distinct rule of `findings`, comma-separated.
 [[nodiscard]] std::string rules_text(const std::vector<Finding>& findings);

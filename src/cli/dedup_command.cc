@@ -4,13 +4,40 @@
 
 #include <chrono>
 #include <cinttypes>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "cli/flag_exclusion.h"
 #include "common/error.h"
+#include "common/file.h"
+#include "dataset/data_dir.h"
 #include "report/text.h"
 
 namespace kbdata::cli {
+namespace {
+
+// IN as a data folder of its own, with the leaderboards.parquet beside it when there is one (the
+// problems' references, which two code rules read): what --exclude-flagged audits.
+dataset::DataDir input_as_folder(const std::string& input) {
+  const std::filesystem::path in(input);
+  const std::string folder = in.has_parent_path() ? in.parent_path().string() : ".";
+  std::vector<std::string> paths = {folder + "/" + in.filename().string()};
+  std::error_code ec;
+  if (in.filename() != "leaderboards.parquet" &&
+      std::filesystem::exists(folder + "/leaderboards.parquet", ec)) {
+    paths.push_back(folder + "/leaderboards.parquet");
+  }
+  dataset::DataDir dir =
+      dataset::scan_data_files(folder, paths, std::make_shared<LocalFileSource>());
+  for (const dataset::SkippedFile& f : dir.skipped) {
+    if (f.unreadable) throw IoError(folder + "/" + f.name + ": " + f.reason);
+  }
+  return dir;
+}
+
+}  // namespace
 
 void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* err) {
   if (options.exact == options.fuzzy) {
@@ -32,6 +59,14 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
       std::fprintf(err, "\r\x1b[Kkbdata dedup: %s: %" PRIu64 " of %" PRIu64, last_stage.c_str(),
                    done, total);
       std::fflush(err);
+    };
+  }
+  if (options.exclude_flagged) {
+    options.dedup.exclude = [&options, err] {
+      dataset::LoadOptions load;
+      load.threads = options.dedup.jobs;
+      exclude_flagged(options.exclude_flagged, input_as_folder(options.dedup.input), load, err);
+      return load.filter.excluded;
     };
   }
   const auto start = std::chrono::steady_clock::now();
@@ -122,9 +157,12 @@ void add_dedup_command(CLI::App& app, Commands& commands) {
                   "Threads reading, hashing and comparing (0: $KBDATA_THREADS, else one "
                   "per core); the output is the same whatever the threads")
       ->capture_default_str();
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   cmd->footer(
       "\nExamples:\n"
       "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-exact.parquet --exact\n"
+      "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-clean.parquet --exact "
+      "--exclude-flagged\n"
       "  kbdata dedup nvidia_nvfp4_submissions.parquet nvfp4-fuzzy.parquet --fuzzy\n"
       "  kbdata dedup submissions.parquet clusters.parquet --fuzzy --across-users --emit-all\n"
       "\nExit status: 0 success, 1 the input could not be read or OUT written, 2 wrong usage.");

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "cli/command.h"
 #include "dedup/dedup.h"
@@ -13,6 +15,8 @@ struct DedupCommandOptions {
   dedup::DedupOptions dedup;
   bool exact = false;
   bool fuzzy = false;
+  // --exclude-flagged[=LEVEL]: leave out the rows of IN the audit flags at LEVEL or worse
+  std::optional<std::string> exclude_flagged;
 };
 
 // Runs the dedup and prints its summary on `out`; progress on `err` when it is a terminal.

@@ -20,6 +20,7 @@
 #include "analysis/code_language.h"
 #include "analysis/extract_selection.h"
 #include "cli/filter_checks.h"
+#include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/output_target.h"
@@ -312,6 +313,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
       require_made_by_extract(target, options.out);
     }
   }
+  exclude_flagged(options.exclude_flagged, dir, load, err);
 
   dataset::LoadStats stats;
 
@@ -434,6 +436,7 @@ void add_extract_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--out,-o", options->out,
                   "Folder to create (must not exist or be empty, unless --force)");
   cmd->add_flag("--force", options->force, "Replace --out if it exists and is not empty");
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   cmd->footer(
       "\nFiles: DIR/<problem>/<runner>/rank0001_<submission_id>.<ext> (--top) or\n"
       "DIR/<problem>/<runner>/user-<user_id>_<submission_id>.<ext>, names made safe; the\n"
@@ -443,6 +446,7 @@ void add_extract_command(CLI::App& app, Commands& commands) {
       "  kbdata extract -p nvfp4_gemm --top 10 --out top10\n"
       "  kbdata extract -p amd-fp8-mm --all --dedup exact --out fp8\n"
       "  kbdata extract -p trimul --user-name saton --runner H100 --out saton\n"
+      "  kbdata extract -p nvfp4_gemm --top 10 --exclude-flagged --out top10-clean\n"
       "\nExit status: 0 success, 1 the input could not be read or DIR not written, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_extract(*options, stderr); }});
 }

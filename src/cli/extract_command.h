@@ -25,6 +25,8 @@ struct ExtractOptions {
   bool all = false;
   std::optional<std::string> runner;
   std::optional<std::string> dedup;  // "exact"
+  // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
+  std::optional<std::string> exclude_flagged;
   std::string out;
   bool force = false;
 };

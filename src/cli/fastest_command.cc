@@ -5,6 +5,7 @@
 
 #include "analysis/fastest.h"
 #include "cli/filter_checks.h"
+#include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -73,6 +74,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   load.with_code = options.with_code;
   load.with_details = false;  // code_id, file_name and mode are not shown
   resolve_filter(dir, load.filter);
+  exclude_flagged(options.exclude_flagged, dir, load, err);
 
   analysis::FastestBuilder builder;
   dataset::LoadStats stats;
@@ -132,6 +134,7 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
                   "Only submissions of this harness epoch (0 before the first change)");
   cmd->add_flag("--with-code", options->with_code,
                 "Also print the code (tables: below the rows; other formats: a code column)");
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nA row qualifies when it has a score, passed, and is not marked hacked. One row per\n"
@@ -142,6 +145,7 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
       "  kbdata fastest -p nvfp4_gemm\n"
       "  kbdata fastest -p trimul --user-name saton --with-code\n"
       "  kbdata fastest --runner B200 -f json\n"
+      "  kbdata fastest -p nvfp4_gemm --exclude-flagged --with-code\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_fastest(*options, stdout, stderr); }});
 }

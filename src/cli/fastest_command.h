@@ -20,6 +20,8 @@ struct FastestOptions {
   std::optional<std::string> runner;
   std::optional<int> epoch;  // --epoch: one harness epoch (dataset/epochs.h)
   bool with_code = false;
+  // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
+  std::optional<std::string> exclude_flagged;
   std::string format = "table";
   std::optional<std::string> out;
 };

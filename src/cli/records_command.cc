@@ -4,6 +4,7 @@
 
 #include "analysis/records.h"
 #include "cli/filter_checks.h"
+#include "cli/flag_exclusion.h"
 #include "cli/plots.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -80,6 +81,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   load.filter.passed_only = true;
   load.with_details = false;  // code_id, file_name and mode are not shown
   resolve_filter(dir, load.filter);
+  exclude_flagged(options.exclude_flagged, dir, load, err);
   analysis::RecordsBuilder builder;
   load_submissions(
       dir, options.data, load, "records of " + problem_text(options),
@@ -130,6 +132,7 @@ void add_records_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--epoch", options->epoch,
                   "Only submissions of this harness epoch (0 before the first change)");
   cmd->add_option("--plot", options->plot, "Also draw the record curve as an SVG file");
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nA record is a qualifying row (scored, passed, not hacked) strictly faster than every\n"
@@ -138,6 +141,7 @@ void add_records_command(CLI::App& app, Commands& commands) {
       "  kbdata records -p nvfp4_gemm\n"
       "  kbdata records -p trimul --runner H100 --plot trimul-h100.svg\n"
       "  kbdata records --leaderboard 697 -f json\n"
+      "  kbdata records -p trimul --exclude-flagged=cheat\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_records(*options, stdout, stderr); }});
 }

@@ -20,6 +20,8 @@ struct RecordsOptions {
   std::optional<std::string> runner;
   std::optional<int> epoch;         // --epoch: one harness epoch (dataset/epochs.h)
   std::optional<std::string> plot;  // SVG file
+  // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
+  std::optional<std::string> exclude_flagged;
   std::string format = "table";
   std::optional<std::string> out;
 };

@@ -1,9 +1,12 @@
 #include "cli/stats_command.h"
 
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "analysis/stats.h"
+#include "audit/folder_audit.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -64,6 +67,10 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
                                             {"legacy_scores", report::ColumnType::INT64},
                                             {"scores_reproduced", report::ColumnType::INT64}};
   columns.insert(columns.end(), rest.begin(), rest.end());
+  if (options.flagged) {
+    columns.push_back({"suspicious", report::ColumnType::INT64});
+    columns.push_back({"cheat", report::ColumnType::INT64});
+  }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   report::Writer writer(format, columns, out, err, options.out, kRule);
@@ -75,6 +82,17 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   load.with_results = true;     // legacy: each score is recomputed from its run's benchmarks
 
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
+  // --flagged: the audit's verdicts first, then counted per (config, leaderboard) as rows load.
+  audit::FlaggedRows flagged;
+  std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint64_t>> flagged_counts;
+  if (options.flagged) {
+    Progress progress(err, "stats: auditing");
+    dataset::LoadOptions audited;
+    audited.threads = load.threads;
+    audited.filter = load.filter;
+    flagged = audit::flag_rows(dir, audited, audit::Verdict::SUSPICIOUS,
+                               [&](uint64_t n) { progress.update(n, "rows"); });
+  }
   analysis::StatsBuilder builder;
   dataset::LoadStats stats;
   for (const dataset::DataFile* f : files) {
@@ -89,6 +107,10 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
           *reader, f->family, load,
           [&](dataset::Submission&& s) {
             builder.add(source, s, f->family == dataset::SchemaFamily::LEGACY_RUNS);
+            if (options.flagged && flagged.rows->contains(s.submission_id, s.runner)) {
+              auto& [suspicious, cheat] = flagged_counts[{source, s.leaderboard_id}];
+              ++(flagged.cheats->contains(s.submission_id, s.runner) ? cheat : suspicious);
+            }
             progress.update(++seen, "rows");
           },
           stats);
@@ -135,6 +157,13 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
         optional_count(s.legacy_scores),
         optional_count(s.scores_reproduced)};
     cells.insert(cells.end(), values.begin(), values.end());
+    if (options.flagged) {
+      const auto it = flagged_counts.find({s.source, s.leaderboard_id});
+      const std::pair<uint64_t, uint64_t> n =
+          it == flagged_counts.end() ? std::pair<uint64_t, uint64_t>{} : it->second;
+      cells.push_back(count(n.first));
+      cells.push_back(count(n.second));
+    }
     writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
   }
   writer.finish();
@@ -148,6 +177,9 @@ void add_stats_command(CLI::App& app, Commands& commands) {
                                      "first and last submission, runners, bytes of code");
   add_data_options(*cmd, options->data);
   cmd->add_option("--problem,-p", options->problem, "Only this problem (leaderboard)");
+  cmd->add_flag("--flagged", options->flagged,
+                "Add the rows kbdata audit flags: suspicious and cheat (reads and audits every "
+                "row's code: as slow as kbdata audit)");
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nRows are the model's rows (a flat file's rows; one per submission in a legacy per-run\n"
@@ -162,6 +194,7 @@ void add_stats_command(CLI::App& app, Commands& commands) {
       "  kbdata stats --data ~/kernelbot\n"
       "  kbdata stats -p nvfp4_dual_gemm -f json\n"
       "  kbdata stats -f parquet -o stats.parquet\n"
+      "  kbdata stats -p nvfp4_dual_gemm --flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_stats(*options, stdout, stderr); }});
 }

@@ -14,6 +14,7 @@ namespace kbdata::cli {
 struct StatsOptions {
   DataOptions data;
   std::optional<std::string> problem;
+  bool flagged = false;  // --flagged: the rows kbdata audit flags, per leaderboard
   std::string format = "table";
   std::optional<std::string> out;
 };

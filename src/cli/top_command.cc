@@ -8,6 +8,7 @@
 #include "analysis/noise.h"
 #include "analysis/ranking.h"
 #include "cli/filter_checks.h"
+#include "cli/flag_exclusion.h"
 #include "cli/noise_command.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -90,6 +91,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   load.filter.passed_only = true;
   load.with_details = options.uncertainty;  // code_id only to count measurements of one code
   resolve_filter(dir, load.filter);
+  exclude_flagged(options.exclude_flagged, dir, load, err);
 
   analysis::RankingBuilder builder;
   // --uncertainty: per (leaderboard, runner, user, code) the qualifying rows, and each row's code.
@@ -196,6 +198,7 @@ void add_top_command(CLI::App& app, Commands& commands) {
   cmd->add_flag("--uncertainty", options->uncertainty,
                 "Add each score's 95% interval from the measured noise (reads the code), the "
                 "measurements behind it, the ranks it could hold and tied marks");
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nA row qualifies when it has a score, passed, and is not marked hacked; each user's best\n"
@@ -206,6 +209,7 @@ void add_top_command(CLI::App& app, Commands& commands) {
       "  kbdata top -p trimul --runner H100 -n 20\n"
       "  kbdata top --leaderboard 697 -n 0 -f csv > ranking.csv\n"
       "  kbdata top -p nvfp4_dual_gemm --uncertainty\n"
+      "  kbdata top -p nvfp4_dual_gemm --exclude-flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_top(*options, stdout, stderr); }});
 }

@@ -20,6 +20,8 @@ struct TopOptions {
   std::optional<int> epoch;  // --epoch: one harness epoch (dataset/epochs.h)
   int64_t limit = 10;        // -n; 0: everyone
   bool uncertainty = false;  // --uncertainty: intervals from the measured noise (docs/noise.md)
+  // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
+  std::optional<std::string> exclude_flagged;
   std::string format = "table";
   std::optional<std::string> out;
 };

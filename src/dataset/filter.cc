@@ -88,9 +88,22 @@ std::optional<int64_t> parse_int(const std::string& text) {
 
 }  // namespace
 
+void RowSet::insert(int64_t submission_id, const std::optional<std::string>& runner) {
+  std::vector<std::optional<std::string>>& runners = runners_[submission_id];
+  if (std::find(runners.begin(), runners.end(), runner) != runners.end()) return;
+  runners.push_back(runner);
+  ++size_;
+}
+
+bool RowSet::contains(int64_t submission_id, const std::optional<std::string>& runner) const {
+  const auto it = runners_.find(submission_id);
+  return it != runners_.end() &&
+         std::find(it->second.begin(), it->second.end(), runner) != it->second.end();
+}
+
 bool Filter::empty() const {
   return !submission_id && !problem && !leaderboard_id && !user_id && !user_name && !user &&
-         !runner && !passed_only && !scored_only && !since && !until && !epoch;
+         !runner && !passed_only && !scored_only && !since && !until && !epoch && !excluded;
 }
 
 bool matches(const Filter& f, const Submission& s) {
@@ -106,6 +119,7 @@ bool matches(const Filter& f, const Submission& s) {
   if (f.since && s.submission_time < *f.since) return false;
   if (f.until && s.submission_time >= *f.until) return false;
   if (f.epoch && epoch_of(s.leaderboard_id, s.submission_time) != *f.epoch) return false;
+  if (f.excluded && f.excluded->contains(s.submission_id, s.runner)) return false;
   return true;
 }
 

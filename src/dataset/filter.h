@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dataset/registry.h"
@@ -16,6 +18,20 @@
 #include "parquet/row_filter.h"
 
 namespace kbdata::dataset {
+
+// Rows of a folder by their identity there, (submission_id, runner) (load_dir hands each over
+// once): the rows a load leaves out.
+class RowSet {
+ public:
+  void insert(int64_t submission_id, const std::optional<std::string>& runner);
+  [[nodiscard]] bool contains(int64_t submission_id,
+                              const std::optional<std::string>& runner) const;
+  [[nodiscard]] size_t size() const { return size_; }
+
+ private:
+  std::unordered_map<int64_t, std::vector<std::optional<std::string>>> runners_;
+  size_t size_ = 0;
+};
 
 struct Filter {
   std::optional<int64_t> submission_id;
@@ -31,6 +47,9 @@ struct Filter {
   std::optional<int64_t> until;          // submission_time < until (µs, UTC)
   // epoch_of(leaderboard_id, submission_time) equals it (dataset/epochs.h); not pushed down
   std::optional<int> epoch;
+  // Rows left out whatever else they match (--exclude-flagged: the rows the audit flags); null
+  // leaves none out. Not pushed down.
+  std::shared_ptr<const RowSet> excluded;
 
   [[nodiscard]] bool empty() const;
 };

@@ -628,11 +628,15 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     throw error;
   }
 
+  const std::shared_ptr<const dataset::RowSet> excluded =
+      options.exclude ? options.exclude() : nullptr;
+
   // Pass 1: metadata.
   const auto start = std::chrono::steady_clock::now();
   std::vector<Submission> rows;
   dataset::LoadOptions meta;
   meta.threads = options.jobs;
+  meta.filter.excluded = excluded;
   dataset::LoadStats stats;
   const uint64_t file_rows = static_cast<uint64_t>(std::max<int64_t>(reader->num_rows(), 0));
   dataset::load_file(
@@ -655,6 +659,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     dataset::LoadOptions with_code;
     with_code.with_code = true;
     with_code.threads = options.jobs;
+    with_code.filter.excluded = excluded;
     dataset::LoadStats code_stats;
     size_t index = 0;
     dataset::load_file(
@@ -704,6 +709,9 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     }
   }
   provenance.more.push_back({"kbdata.dedup.rows_in", std::to_string(summary.rows_in)});
+  if (excluded) {
+    provenance.more.push_back({"kbdata.dedup.rows_left_out", std::to_string(excluded->size())});
+  }
   provenance.more.push_back(
       {"kbdata.dedup.exact_duplicates", std::to_string(summary.exact_duplicates)});
   provenance.more.push_back(

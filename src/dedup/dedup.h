@@ -25,10 +25,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dataset/filter.h"
 #include "dataset/submission.h"
 #include "dedup/minhash.h"
 
@@ -46,6 +48,10 @@ struct DedupOptions {
   bool emit_all = false;      // every row, with cluster_id and kept
   int jobs = 0;               // worker threads; 0: the number of cores
   std::string command_line;   // recorded as kbdata.command
+  // When set, called once IN and OUT are checked, before the first pass: the rows of IN to leave
+  // out (--exclude-flagged), as if IN did not hold them. Their count is recorded in OUT as
+  // kbdata.dedup.rows_left_out.
+  std::function<std::shared_ptr<const dataset::RowSet>()> exclude;
 };
 
 struct DedupSummary {

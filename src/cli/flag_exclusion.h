@@ -1,0 +1,27 @@
+// --exclude-flagged[=suspicious|cheat] of top, records, fastest, extract and dedup: the rows
+// kbdata audit flags left out of the load, before anything is ranked, grouped or written
+// (docs/audit.md, "Leaving flagged rows out").
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "dataset/data_dir.h"
+#include "dataset/loader.h"
+
+namespace kbdata::cli {
+
+// Adds --exclude-flagged to `cmd`: alone it means `suspicious` (every flagged row: suspicious and
+// cheat), `--exclude-flagged=cheat` leaves out the cheats only.
+void add_exclude_flagged_option(CLI::App& cmd, std::optional<std::string>& level);
+
+// When `level` is set: audits the rows `load` selects (the verdicts of kbdata audit, over the
+// same leaderboards), with progress on a terminal, sets load.filter.excluded to the rows at that
+// verdict or worse and says on `err` how many rows that leaves out. Throws UsageError for a level
+// other than suspicious or cheat (naming the closest).
+void exclude_flagged(const std::optional<std::string>& level, const dataset::DataDir& dir,
+                     dataset::LoadOptions& load, std::FILE* err);
+
+}  // namespace kbdata::cli
