@@ -51,12 +51,11 @@ std::vector<Finding> audit_submission(const dataset::Submission& s, const Refere
   const Reference* reference = references.find(s);
   CodeContext context;
   context.cpp_file = is_cpp_source(*s.code, s.file_name.value_or(""));
-  if (reference != nullptr) context.reference_float_bits = reference->float_bits;
-  std::vector<Finding> code = audit_code(*s.code, context);
-  if (reference != nullptr && !reference->normalised.empty() &&
-      normalised_code(*s.code, context.cpp_file) == reference->normalised) {
-    code.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  if (reference != nullptr) {
+    context.reference_float_bits = reference->float_bits;
+    context.reference_normalised = &reference->normalised;
   }
+  std::vector<Finding> code = audit_code(*s.code, context);
   // Score rules first, then the code rules in rule order.
   out.insert(out.end(), std::make_move_iterator(code.begin()), std::make_move_iterator(code.end()));
   return out;

@@ -265,11 +265,19 @@ class PythonAudit {
   [[nodiscard]] std::string_view txt(size_t k) const {
     return k < sig_.size() ? source::token_text(text_, *sig_[k]) : std::string_view();
   }
+  // Whether token k is `s` of that kind. Most tests fail on the length or the first byte: those
+  // come first, before any call to compare the rest.
+  [[nodiscard]] bool spelled(size_t k, TokenKind kind, std::string_view s) const {
+    if (k >= sig_.size() || sig_[k]->kind != kind || s.empty()) return false;
+    const Token& t = *sig_[k];
+    if (t.end - t.begin != s.size() || text_[t.begin] != s[0]) return false;
+    return s.size() == 1 || text_.substr(t.begin + 1, s.size() - 1) == s.substr(1);
+  }
   [[nodiscard]] bool op(size_t k, std::string_view s) const {
-    return k < sig_.size() && sig_[k]->kind == TokenKind::OP && txt(k) == s;
+    return spelled(k, TokenKind::OP, s);
   }
   [[nodiscard]] bool name(size_t k, std::string_view s) const {
-    return k < sig_.size() && sig_[k]->kind == TokenKind::NAME && txt(k) == s;
+    return spelled(k, TokenKind::NAME, s);
   }
   [[nodiscard]] bool is_name(size_t k) const {
     return k < sig_.size() && sig_[k]->kind == TokenKind::NAME;
@@ -909,6 +917,40 @@ bool is_cpp_source(std::string_view code, std::string_view file_name) {
   return starts_with(rest, "#include") || starts_with(rest, "#pragma");
 }
 
+namespace {
+
+// Whether normalised_code would make `reference` of `code` (its `tokens`): the same tokens joined
+// by one space, compared as they come.
+bool normalises_to(std::string_view code, const std::vector<Token>& tokens,
+                   std::string_view reference) {
+  size_t at = 0;
+  for (const Token& t : tokens) {
+    if (t.kind == TokenKind::COMMENT || t.kind == TokenKind::NEWLINE) continue;
+    if (at > 0) {
+      if (at >= reference.size() || reference[at] != ' ') return false;
+      ++at;
+    }
+    const std::string_view text = source::token_text(code, t);
+    if (reference.substr(at, text.size()) != text) return false;
+    at += text.size();
+  }
+  return at == reference.size();
+}
+
+// The findings of `out`, then reference-copy when `code` normalises to the context's reference.
+std::vector<Finding> with_reference_copy(Findings& out, std::string_view code,
+                                         const std::vector<Token>& tokens,
+                                         const CodeContext& context) {
+  std::vector<Finding> findings = out.take();
+  if (context.reference_normalised != nullptr && !context.reference_normalised->empty() &&
+      normalises_to(code, tokens, *context.reference_normalised)) {
+    findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  }
+  return findings;
+}
+
+}  // namespace
+
 std::vector<Finding> audit_code(std::string_view code, const CodeContext& context) {
   Findings out;
   FileFacts facts;
@@ -916,7 +958,7 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
     const std::vector<Token> tokens = source::tokenize_cpp(code);
     audit_cpp(code, tokens, context, out, facts);
     file_rules(facts, out);
-    return out.take();
+    return with_reference_copy(out, code, tokens, context);
   }
   const std::vector<Token> tokens = source::tokenize_python(code);
   std::vector<std::vector<Token>> embedded;
@@ -932,7 +974,7 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
   python.collect_decoded_names();
   python.run();
   file_rules(facts, out);
-  return out.take();
+  return with_reference_copy(out, code, tokens, context);
 }
 
 std::optional<int> narrowest_float_bits(std::string_view code, bool cpp) {

@@ -17,6 +17,9 @@ struct CodeContext {
   // (narrowest_float_bits); nullopt when the reference is unknown: precision-downgrade is then
   // not checked.
   std::optional<int> reference_float_bits;
+  // normalised_code of the problem's reference; when set and not empty, a code that normalises to
+  // it is `reference-copy` (compared token by token as the code is read, never built).
+  const std::string* reference_normalised = nullptr;
 };
 
 // Whether a submission is a C++ file: its file name ends in .cu, .cuh, .cpp, .cc, .hip or .h, or,
@@ -24,7 +27,7 @@ struct CodeContext {
 [[nodiscard]] bool is_cpp_source(std::string_view code, std::string_view file_name);
 
 // The code rules' findings on `code`, in rule order, then line order; at most a few per rule
-// (kMaxFindingsPerRule), one per line.
+// (kMaxFindingsPerRule), one per line; then reference-copy, when the context has a reference.
 inline constexpr size_t kMaxFindingsPerRule = 5;
 [[nodiscard]] std::vector<Finding> audit_code(std::string_view code, const CodeContext& context);
 

@@ -22,13 +22,43 @@ constexpr std::array<std::string_view, 24> kCppOps = {
     "<<=", ">>=", "...", "->*", "::", "->", "++", "--", "==", "!=", "<=", ">=",
     "&&",  "||",  "<<",  ">>",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
 
-template <size_t N>
-size_t op_length(std::string_view rest, const std::array<std::string_view, N>& ops) {
-  for (std::string_view op : ops) {
-    if (rest.substr(0, op.size()) == op) return op.size();
+// The multi-byte spellings of a language by their first byte, in the order given (longest
+// first), built at compile time: an operator token looks at the few spellings that start with its
+// byte, most bytes at none.
+class OpTable {
+ public:
+  template <size_t N>
+  constexpr explicit OpTable(const std::array<std::string_view, N>& ops) {
+    for (std::string_view op : ops) {
+      const auto c = static_cast<unsigned char>(op[0]);
+      // A spelling of another length, a byte outside ASCII or a fifth spelling of one byte would
+      // index out of range: a compile error, as the tables are constexpr.
+      if (op.size() != 2 && op.size() != 3) throw "op_length compares two or three bytes";
+      spellings_.at(c).at(count_.at(c)++) = op;
+    }
   }
-  return 1;
-}
+
+  // The length of the operator at the start of `rest` (not empty): the first spelling it starts
+  // with, else 1.
+  [[nodiscard]] size_t length(std::string_view rest) const {
+    const auto c = static_cast<unsigned char>(rest[0]);
+    if (c >= count_.size()) return 1;
+    for (size_t i = 0; i < count_[c]; ++i) {
+      const std::string_view op = spellings_[c][i];
+      if (rest.size() >= op.size() && op[1] == rest[1] && (op.size() == 2 || op[2] == rest[2])) {
+        return op.size();
+      }
+    }
+    return 1;
+  }
+
+ private:
+  std::array<std::array<std::string_view, 4>, 128> spellings_{};
+  std::array<uint8_t, 128> count_{};
+};
+
+constexpr OpTable kPythonOpTable(kPythonOps);
+constexpr OpTable kCppOpTable(kCppOps);
 
 // Python string prefixes: any combination of r, b, u, f (one or two letters), any case.
 bool python_prefix(std::string_view p, bool& raw) {
@@ -134,7 +164,7 @@ class PythonLexer {
         out.push_back(make(TokenKind::NUMBER, start, pos_));
         continue;
       }
-      const size_t n = op_length(text_.substr(pos_), kPythonOps);
+      const size_t n = kPythonOpTable.length(text_.substr(pos_));
       Token t = make(TokenKind::OP, pos_, pos_ + n);
       if (n == 1 && (c == '(' || c == '[' || c == '{')) {
         ++depth_;
@@ -348,7 +378,7 @@ std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint
       add(TokenKind::NUMBER, start, pos, at);
       continue;
     }
-    const size_t n = op_length(text.substr(pos), kCppOps);
+    const size_t n = kCppOpTable.length(text.substr(pos));
     if (n == 1 && (c == ')' || c == ']' || c == '}') && depth > 0) --depth;
     add(TokenKind::OP, pos, pos + n, at);
     if (n == 1 && (c == '(' || c == '[' || c == '{')) ++depth;

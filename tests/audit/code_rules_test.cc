@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kbdata::audit {
 namespace {
@@ -149,6 +151,40 @@ TEST(CodeRules, NormalisationIgnoresCommentsAndLayout) {
   EXPECT_NE(normalised_code("return x * 2\n", false), normalised_code("return x * 3\n", false));
   EXPECT_EQ(normalised_code("int f() { return 1; } // one", true),
             normalised_code("int f()\n{\n  return 1;\n}", true));
+}
+
+// reference-copy compares the code's tokens with the reference's normalised text as they come:
+// it must fire exactly when normalised_code of both are equal, for every pair of texts here
+// (equal but for layout, a prefix, one token more, a token split in two, a string's body).
+TEST(CodeRules, ReferenceCopyIsEqualNormalisedText) {
+  const std::vector<std::pair<std::string, bool>> texts = {
+      {"def f(x):\n    # doubles\n    return x * 2\n", false},
+      {"def f( x ):\n  return x*2  # twice\n", false},
+      {"def f(x):\n    return x * 2\n    pass\n", false},
+      {"def f(x):\n    return x * 2 ", false},
+      {"def f(x):\n    return x *2", false},
+      {"def f(x):\n    return x * 22\n", false},
+      {"def f(x):\n    return x ** 2\n", false},
+      {"def f(x):\n    return 'x * 2'\n", false},
+      {"def f(x):\n    return x\n", false},
+      {"", false},
+      {"int f() { return 1; } // one", true},
+      {"int f()\n{\n  return 1;\n}", true},
+      {"int f() { return 1; }}", true},
+      {"int f() { return 11; }", true},
+  };
+  for (const auto& [reference, reference_cpp] : texts) {
+    const std::string normalised = normalised_code(reference, reference_cpp);
+    for (const auto& [code, cpp] : texts) {
+      CodeContext context;
+      context.cpp_file = cpp;
+      context.reference_normalised = &normalised;
+      bool copy = false;
+      for (const Finding& f : audit_code(code, context)) copy |= f.rule == RuleId::REFERENCE_COPY;
+      EXPECT_EQ(copy, !normalised.empty() && normalised_code(code, cpp) == normalised)
+          << "reference: " << reference << "\ncode: " << code;
+    }
+  }
 }
 
 TEST(CodeRules, NarrowestFloat) {
