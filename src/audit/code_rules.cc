@@ -273,9 +273,7 @@ class PythonAudit {
     if (t.end - t.begin != s.size() || text_[t.begin] != s[0]) return false;
     return s.size() == 1 || text_.substr(t.begin + 1, s.size() - 1) == s.substr(1);
   }
-  [[nodiscard]] bool op(size_t k, std::string_view s) const {
-    return spelled(k, TokenKind::OP, s);
-  }
+  [[nodiscard]] bool op(size_t k, std::string_view s) const { return spelled(k, TokenKind::OP, s); }
   [[nodiscard]] bool name(size_t k, std::string_view s) const {
     return spelled(k, TokenKind::NAME, s);
   }
