@@ -489,10 +489,10 @@ class PythonAudit {
     for (size_t k = 0; k < sig_.size(); ++k) {
       const Token* t = sig_[k];
       if (t->kind == TokenKind::OP) {
-        const std::string_view o = txt(k);
-        if (o == "(" || o == "[" || o == "{") {
+        const char o = t->end - t->begin == 1 ? text_[t->begin] : '\0';
+        if (o == '(' || o == '[' || o == '{') {
           open.push_back(k);
-        } else if ((o == ")" || o == "]" || o == "}") && !open.empty()) {
+        } else if ((o == ')' || o == ']' || o == '}') && !open.empty()) {
           open.pop_back();
         }
         continue;
