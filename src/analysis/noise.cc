@@ -1,6 +1,7 @@
 #include "analysis/noise.h"
 
 #include <algorithm>
+#include <any>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -348,34 +349,25 @@ double sketch_similarity(const uint32_t* a, const uint32_t* b) {
   return used == 0 ? 1.0 : static_cast<double>(equal) / static_cast<double>(used);
 }
 
-NoiseBuilder::NoiseBuilder(NoiseOptions options)
-    : options_(options), pool_(std::make_unique<ThreadPool>(1)) {}
+NoiseBuilder::NoiseBuilder(NoiseOptions options) : options_(options) {}
 
-NoiseBuilder::~NoiseBuilder() { pool_.reset(); }  // the worker ends before the batches go
+NoiseBuilder::~NoiseBuilder() = default;
 
-void NoiseBuilder::submit_batch() {
-  SketchBatch* batch = batches_.back().get();
-  {
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return in_flight_ < kBatchesInFlight; });
-    ++in_flight_;
-  }
-  pool_->submit([this, batch] {
-    batch->values.resize(batch->codes.size() * kSketchBins);
-    for (size_t i = 0; i < batch->codes.size(); ++i) {
-      const CodeSketch sketch = code_sketch(batch->codes[i]);
-      std::copy(sketch.begin(), sketch.end(), batch->values.begin() + i * kSketchBins);
-    }
-    batch->codes = {};
-    std::lock_guard lock(mutex_);
-    --in_flight_;
-    done_.notify_all();
-  });
+namespace {
+
+// Whether a row takes part in the estimates: it qualifies with a positive score (a log exists).
+bool measured(const dataset::Submission& s) { return qualifies(s) && *s.score > 0; }
+
+}  // namespace
+
+void NoiseBuilder::prepare(dataset::Submission& s) {
+  if (measured(s) && s.code && !s.code->empty()) s.prepared = code_sketch(*s.code);
+  s.code.reset();
 }
 
 const uint32_t* NoiseBuilder::sketch_of(int64_t index) const {
   const auto i = static_cast<size_t>(index);
-  return batches_[i / kSketchBatch]->values.data() + (i % kSketchBatch) * kSketchBins;
+  return sketches_[i / kSketchBatch].get() + (i % kSketchBatch) * kSketchBins;
 }
 
 uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
@@ -386,17 +378,6 @@ uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
 }
 
 void NoiseBuilder::add(const dataset::Submission& s) {
-  std::string code = s.code.value_or("");
-  add_row(s, &code);
-}
-
-void NoiseBuilder::add(dataset::Submission&& s) {
-  std::string code = s.code ? std::move(*s.code) : std::string();
-  add_row(s, &code);
-}
-
-// `code`: the row's code ("" for none), taken when it is sketched.
-void NoiseBuilder::add_row(const dataset::Submission& s, std::string* code) {
   Row row;
   row.series = series_index(s);
   const std::string user_key = std::to_string(s.leaderboard_id) + "/" + s.user_id;
@@ -404,17 +385,22 @@ void NoiseBuilder::add_row(const dataset::Submission& s, std::string* code) {
   row.time_us = s.submission_time;
   row.submission_id = s.submission_id;
   row.code_id = s.code_id;
-  row.qualifies = qualifies(s) && *s.score > 0;
+  row.qualifies = measured(s);
   if (row.qualifies) {
     row.log_score = std::log(*s.score);
-    if (!code->empty()) {
-      if (batches_.empty() || batches_.back()->codes.size() == kSketchBatch) {
-        if (!batches_.empty()) submit_batch();
-        batches_.push_back(std::make_unique<SketchBatch>());
+    CodeSketch own;
+    const CodeSketch* sketch = std::any_cast<CodeSketch>(&s.prepared);
+    if (sketch == nullptr && s.code && !s.code->empty()) {
+      own = code_sketch(*s.code);
+      sketch = &own;
+    }
+    if (sketch != nullptr) {
+      if (sketch_count_ % kSketchBatch == 0) {
+        sketches_.push_back(std::make_unique<uint32_t[]>(kSketchBatch * kSketchBins));
       }
-      row.sketch = static_cast<int64_t>((batches_.size() - 1) * kSketchBatch +
-                                        batches_.back()->codes.size());
-      batches_.back()->codes.push_back(std::move(*code));
+      std::copy(sketch->begin(), sketch->end(),
+                sketches_.back().get() + (sketch_count_ % kSketchBatch) * kSketchBins);
+      row.sketch = static_cast<int64_t>(sketch_count_++);
     }
     SeriesData& data = series_[row.series];
     if (s.benchmarks) {
@@ -428,8 +414,6 @@ void NoiseBuilder::add_row(const dataset::Submission& s, std::string* code) {
 }
 
 std::vector<SeriesNoise> NoiseBuilder::finish() {
-  if (!batches_.empty() && !batches_.back()->codes.empty()) submit_batch();
-  pool_.reset();  // runs what is queued, then joins: every sketch is computed
   const size_t count = series_.size();
   std::vector<std::vector<TimedDifference>> same_code(count), near(count);
 

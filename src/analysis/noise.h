@@ -20,11 +20,9 @@
 // searched for one change of level (find_change_point).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,7 +32,6 @@
 
 #include "analysis/ranking.h"
 #include "analysis/series_key.h"
-#include "common/thread_pool.h"
 #include "dataset/registry.h"
 #include "dataset/submission.h"
 
@@ -160,10 +157,11 @@ using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empt
 [[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);
 
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.
-// Memory: about 60 bytes per row, and kSketchBins x 4 bytes per qualifying row with code. The
-// sketches are computed by one worker thread, kSketchBatch rows at a time, at most
-// kBatchesInFlight batches of code waiting (add() waits for the worker beyond that); the result
-// does not depend on the threads.
+// Memory: about 60 bytes per row, and kSketchBins x 4 bytes per qualifying row with code; never the
+// code. A load that feeds add() sets LoadOptions::prepare to NoiseBuilder::prepare: each
+// qualifying row's code is sketched on the scan's worker that built the row, and the code dropped
+// there; add() keeps the sketch. Without it add() sketches the code itself. The result is the
+// same either way, and whatever the threads.
 // near_identical needs the code (LoadOptions::with_code), same_code the code_id
 // (with_details), harness_err the results (with_results) and public_secret also the runs
 // (with_runs) of legacy files.
@@ -173,14 +171,16 @@ class NoiseBuilder {
   ~NoiseBuilder();
   NoiseBuilder(const NoiseBuilder&) = delete;
   NoiseBuilder& operator=(const NoiseBuilder&) = delete;
+  // LoadOptions::prepare of a load feeding add(): the sketch of a qualifying row's code, kept in
+  // s.prepared, and the code dropped. Safe to call from several threads at once.
+  static void prepare(dataset::Submission& s);
+  // The row's sketch from s.prepared (prepare), else from s.code.
   void add(const dataset::Submission& s);
-  void add(dataset::Submission&& s);  // takes the code instead of copying it
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).
   // Call once.
   [[nodiscard]] std::vector<SeriesNoise> finish();
 
-  static constexpr size_t kSketchBatch = 256;
-  static constexpr size_t kBatchesInFlight = 8;
+  static constexpr size_t kSketchBatch = 256;  // sketches per block of storage
 
  private:
   struct Row {
@@ -199,13 +199,7 @@ class NoiseBuilder {
     std::vector<double> harness;          // per-run variances
     std::vector<TimedDifference> secret;  // uncentred log(public) - log(secret)
   };
-  struct SketchBatch {
-    std::vector<std::string> codes;  // until computed
-    std::vector<uint32_t> values;    // kSketchBins per row
-  };
   uint32_t series_index(const dataset::Submission& s);
-  void add_row(const dataset::Submission& s, std::string* code);
-  void submit_batch();
   [[nodiscard]] const uint32_t* sketch_of(int64_t index) const;
 
   NoiseOptions options_;
@@ -213,11 +207,10 @@ class NoiseBuilder {
   std::map<SeriesKey, uint32_t> series_by_key_;
   std::unordered_map<std::string, uint32_t> users_;  // "leaderboard/user_id"
   std::vector<Row> rows_;
-  std::vector<std::unique_ptr<SketchBatch>> batches_;  // the last one is being filled
-  std::mutex mutex_;
-  std::condition_variable done_;
-  size_t in_flight_ = 0;              // batches submitted, not yet computed
-  std::unique_ptr<ThreadPool> pool_;  // last: its worker uses the members above
+  // Blocks of kSketchBatch sketches (kSketchBins values each), the last one being filled: no
+  // block is ever moved.
+  std::vector<std::unique_ptr<uint32_t[]>> sketches_;
+  size_t sketch_count_ = 0;
 };
 
 }  // namespace kbdata::analysis

@@ -51,6 +51,7 @@ const std::vector<SeriesNoise>& medium_noise() {
     load.with_code = true;
     load.with_runs = true;
     load.with_results = true;
+    load.prepare = NoiseBuilder::prepare;  // as measure_noise loads
     NoiseBuilder builder;
     dataset::LoadStats stats;
     dataset::load_dir(

@@ -204,50 +204,62 @@ Submission flat(int64_t id, const std::string& user, int64_t code_id, std::optio
   return s;
 }
 
+// Fed as measure_noise feeds it (each row prepared first: sketched, its code dropped) and with the
+// code itself: the same estimates.
 TEST(NoiseBuilder, PairsConsecutiveNearIdenticalVersionsAndRepeatsOfOneCode) {
-  NoiseBuilder builder;
-  // Three users edit their kernel once: log ratios log(1.1), log(1.02), log(0.95).
-  builder.add(flat(1, "u1", 11, 1.0e-4, kernel(1), 100));
-  builder.add(flat(2, "u1", 12, 1.1e-4, kernel(1, 1), 200));
-  builder.add(flat(3, "u2", 21, 2.0e-4, kernel(2), 100));
-  builder.add(flat(4, "u2", 22, 2.04e-4, kernel(2, 1), 300));
-  builder.add(flat(5, "u3", 31, 3.0e-4, kernel(3), 150));
-  builder.add(flat(6, "u3", 32, 2.85e-4, kernel(3, 1), 250));
-  // u3 then fails once and edits again: the failed submission sits between the two, so the
-  // later edit pairs with nothing.
-  builder.add(flat(7, "u3", 33, std::nullopt, kernel(3, 2), 260));
-  builder.add(flat(8, "u3", 34, 9.0e-4, kernel(3, 3), 270));
-  // u4 rewrites: not near-identical.
-  builder.add(flat(9, "u4", 41, 1.0e-4, kernel(4), 100));
-  builder.add(flat(10, "u4", 42, 1.0e-4, kernel(5), 110));
-  // Three users submit the same starter code (code 99): two same_code pairs in time order.
-  builder.add(flat(11, "u5", 99, 5.0e-4, kernel(9), 10));
-  builder.add(flat(12, "u6", 99, 5.5e-4, kernel(9), 30));
-  builder.add(flat(13, "u7", 99, 4.5e-4, kernel(9), 20));
+  for (const bool prepared : {false, true}) {
+    SCOPED_TRACE(prepared ? "prepared" : "with code");
+    NoiseBuilder builder;
+    const auto add = [&](dataset::Submission s) {
+      if (prepared) {
+        NoiseBuilder::prepare(s);
+        EXPECT_FALSE(s.code);
+      }
+      builder.add(s);
+    };
+    // Three users edit their kernel once: log ratios log(1.1), log(1.02), log(0.95).
+    add(flat(1, "u1", 11, 1.0e-4, kernel(1), 100));
+    add(flat(2, "u1", 12, 1.1e-4, kernel(1, 1), 200));
+    add(flat(3, "u2", 21, 2.0e-4, kernel(2), 100));
+    add(flat(4, "u2", 22, 2.04e-4, kernel(2, 1), 300));
+    add(flat(5, "u3", 31, 3.0e-4, kernel(3), 150));
+    add(flat(6, "u3", 32, 2.85e-4, kernel(3, 1), 250));
+    // u3 then fails once and edits again: the failed submission sits between the two, so the
+    // later edit pairs with nothing.
+    add(flat(7, "u3", 33, std::nullopt, kernel(3, 2), 260));
+    add(flat(8, "u3", 34, 9.0e-4, kernel(3, 3), 270));
+    // u4 rewrites: not near-identical.
+    add(flat(9, "u4", 41, 1.0e-4, kernel(4), 100));
+    add(flat(10, "u4", 42, 1.0e-4, kernel(5), 110));
+    // Three users submit the same starter code (code 99): two same_code pairs in time order.
+    add(flat(11, "u5", 99, 5.0e-4, kernel(9), 10));
+    add(flat(12, "u6", 99, 5.5e-4, kernel(9), 30));
+    add(flat(13, "u7", 99, 4.5e-4, kernel(9), 20));
 
-  const std::vector<SeriesNoise> result = builder.finish();
-  ASSERT_EQ(result.size(), 1u);
-  const SeriesNoise& s = result[0];
-  EXPECT_EQ(s.leaderboard_id, 597);
-  EXPECT_EQ(s.runner, "B200");
-  ASSERT_EQ(s.sources.size(), 2u);
-  // same_code, by time: 5.0 (t 10), 4.5 (t 20), 5.5 (t 30).
-  const NoiseEstimate& same = s.sources[0];
-  EXPECT_EQ(same.source, NoiseSource::SAME_CODE);
-  auto expected_same =
-      pair_estimate(NoiseSource::SAME_CODE, {std::log(4.5 / 5.0), std::log(5.5 / 4.5)});
-  EXPECT_EQ(same.pairs, 2u);
-  EXPECT_NEAR(same.sigma, expected_same->sigma, 1e-12);
-  const NoiseEstimate& near = s.sources[1];
-  EXPECT_EQ(near.source, NoiseSource::NEAR_IDENTICAL);
-  EXPECT_EQ(near.pairs, 3u);
-  // Median log(1.02); |d - m| = log(1.1/1.02) = 0.0755, 0, log(1.02/0.95) = 0.0711: the MAD is
-  // the middle one, log(1.02/0.95).
-  EXPECT_NEAR(near.shift, std::log(1.02), 1e-12);
-  EXPECT_NEAR(near.sigma, 1.482602218505602 * std::log(1.02 / 0.95) / std::sqrt(2.0), 1e-12);
-  ASSERT_TRUE(s.combined);
-  EXPECT_EQ(s.combined->pairs, 5u);
-  EXPECT_FALSE(s.change);  // far too few pairs
+    const std::vector<SeriesNoise> result = builder.finish();
+    ASSERT_EQ(result.size(), 1u);
+    const SeriesNoise& s = result[0];
+    EXPECT_EQ(s.leaderboard_id, 597);
+    EXPECT_EQ(s.runner, "B200");
+    ASSERT_EQ(s.sources.size(), 2u);
+    // same_code, by time: 5.0 (t 10), 4.5 (t 20), 5.5 (t 30).
+    const NoiseEstimate& same = s.sources[0];
+    EXPECT_EQ(same.source, NoiseSource::SAME_CODE);
+    auto expected_same =
+        pair_estimate(NoiseSource::SAME_CODE, {std::log(4.5 / 5.0), std::log(5.5 / 4.5)});
+    EXPECT_EQ(same.pairs, 2u);
+    EXPECT_NEAR(same.sigma, expected_same->sigma, 1e-12);
+    const NoiseEstimate& near = s.sources[1];
+    EXPECT_EQ(near.source, NoiseSource::NEAR_IDENTICAL);
+    EXPECT_EQ(near.pairs, 3u);
+    // Median log(1.02); |d - m| = log(1.1/1.02) = 0.0755, 0, log(1.02/0.95) = 0.0711: the MAD is
+    // the middle one, log(1.02/0.95).
+    EXPECT_NEAR(near.shift, std::log(1.02), 1e-12);
+    EXPECT_NEAR(near.sigma, 1.482602218505602 * std::log(1.02 / 0.95) / std::sqrt(2.0), 1e-12);
+    ASSERT_TRUE(s.combined);
+    EXPECT_EQ(s.combined->pairs, 5u);
+    EXPECT_FALSE(s.change);  // far too few pairs
+  }
 }
 
 dataset::Run leaderboard_run(int64_t id, std::optional<double> score, double mean_ns) {
