@@ -643,7 +643,9 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   std::sort(groups.begin(), groups.end(), [](const Submission& a, const Submission& b) {
     return a.submission_id < b.submission_id;
   });
-  for (Submission& s : groups) {
+  std::vector<uint8_t> kept(groups.size(), 0);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    Submission& s = groups[i];
     if (s.score) {
       s.status = "succeeded";
       s.passed = true;
@@ -653,9 +655,24 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     }
     std::sort(s.runs.begin(), s.runs.end(),
               [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
-    if (!matches(options.filter, s)) continue;
-    if (options.prepare) options.prepare(s);
-    sink(std::move(s));
+    kept[i] = matches(options.filter, s) ? 1 : 0;
+  }
+  // Every group is in memory by now: prepare runs on all of them at once, on the load's threads,
+  // in blocks (the sink still gets them in submission_id order).
+  if (options.prepare) {
+    constexpr size_t kBlock = 64;
+    const int threads = load_threads(options);
+    std::unique_ptr<ThreadPool> pool =
+        threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+    run_all(pool.get(), (groups.size() + kBlock - 1) / kBlock, [&](size_t block) {
+      const size_t end = std::min(groups.size(), (block + 1) * kBlock);
+      for (size_t i = block * kBlock; i < end; ++i) {
+        if (kept[i] != 0) options.prepare(groups[i]);
+      }
+    });
+  }
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (kept[i] != 0) sink(std::move(groups[i]));
   }
 }
 

@@ -44,11 +44,12 @@ struct LoadOptions {
   // always called on the calling thread, with the same submissions in the same order whatever
   // the threads.
   int threads = 0;
-  // Runs on each submission before the sink gets it, on the thread that built it: in a flat file
-  // a scan worker (several batches at once, so it must be safe to call concurrently), in a legacy
-  // file the calling thread. It may change the submission: work out something from its code and
-  // drop the code, keeping the result in Submission::prepared. This is how work per submission
-  // uses every core while the sink still sees submissions in file order.
+  // Runs on each submission before the sink gets it: in a flat file on the scan worker that built
+  // it (several batches at once, so it must be safe to call concurrently), in a legacy file on
+  // the load's threads once the file's submissions are grouped (all of them at once). It may change
+  // the submission: work out something from its code and drop the code, keeping the result in
+  // Submission::prepared. This is how work per submission uses every core while the sink still sees
+  // submissions in file order.
   std::function<void(Submission&)> prepare;
 };
 
