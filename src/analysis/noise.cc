@@ -302,16 +302,22 @@ inline uint64_t mix64(uint64_t x) {
 
 constexpr size_t kHashBlock = 256;
 
-// hashes[i] = mix64 of the 5-byte shingle at p + i, for i < n (n <= kHashBlock; p + n + 3 is
-// readable), the shingle's bytes little-endian. No hash waits for another, and the bytes are read
-// one by one at each of the 5 offsets, so the loop vectorises; where the CPU has 64-bit vector
-// multiplies (x86-64-v4: AVX-512) a clone of it uses them. The same hashes either way.
+// An ASCII letter in lower case; every other byte as it is.
+inline uint64_t lower(unsigned char c) {
+  return static_cast<unsigned char>(c + (static_cast<unsigned>(c - 'A') < 26u ? 32 : 0));
+}
+
+// hashes[i] = mix64 of the lower-cased 5-byte shingle at p + i, for i < n (n <= kHashBlock; the
+// bytes up to p + n + 3 in the text), the shingle's bytes little-endian. No hash waits for another,
+// and the bytes are read one by one at each of the 5 offsets, so the loop vectorises; where the CPU
+// has 64-bit vector multiplies (x86-64-v4: AVX-512) a clone of it uses them. The same hashes either
+// way.
 __attribute__((target_clones("arch=x86-64-v4", "default"), optimize("tree-vectorize"))) void
 shingle_hashes(const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
   static_assert(kShingleBytes == 5);
   for (size_t i = 0; i < n; ++i) {
-    const uint64_t v = uint64_t{p[i]} | uint64_t{p[i + 1]} << 8 | uint64_t{p[i + 2]} << 16 |
-                       uint64_t{p[i + 3]} << 24 | uint64_t{p[i + 4]} << 32;
+    const uint64_t v = lower(p[i]) | lower(p[i + 1]) << 8 | lower(p[i + 2]) << 16 |
+                       lower(p[i + 3]) << 24 | lower(p[i + 4]) << 32;
     hashes[i] = mix64(v);
   }
 }
@@ -321,37 +327,23 @@ shingle_hashes(const unsigned char* __restrict p, size_t n, uint64_t* __restrict
 CodeSketch code_sketch(std::string_view code) {
   CodeSketch out;
   if (code.empty()) return out;
-  // Each shingle is its 5 lower-cased bytes as a 40-bit number (read with one unaligned load, so
-  // that no shingle waits for the one before it); mix64 is a bijection, so distinct shingles never
-  // share a hash. Bin: the top 8 bits; the bin keeps its least hash.
+  // Each shingle is its 5 lower-cased bytes as a 40-bit number; mix64 is a bijection, so distinct
+  // shingles never share a hash. Bin: the top 8 bits; the bin keeps its least hash.
   static_assert(kSketchBins == 256);
   std::array<uint64_t, kSketchBins> mins;
   mins.fill(UINT64_MAX);
-  static thread_local std::string lowered;
-  lowered.resize(code.size() + 8);  // 8 bytes of zeros past the end for the last loads
-  // Through local pointers, so that the loop vectorises (the string's own pointer is reloaded
-  // after every store to it otherwise).
-  auto* dst = reinterpret_cast<unsigned char*>(lowered.data());
-  const auto* src = reinterpret_cast<const unsigned char*>(code.data());
-  const size_t n = code.size();
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char c = src[i];
-    dst[i] = static_cast<unsigned char>(c + (static_cast<unsigned>(c - 'A') < 26u ? 32 : 0));
-  }
-  std::memset(dst + n, 0, 8);
-  constexpr uint64_t kMask = (uint64_t{1} << (8 * kShingleBytes)) - 1;
+  const auto* p = reinterpret_cast<const unsigned char*>(code.data());
   if (code.size() < kShingleBytes) {  // text shorter than a shingle is one shingle
     uint64_t v = 0;
-    std::memcpy(&v, lowered.data(), 8);
-    const uint64_t h = mix64((v & kMask) | (uint64_t{code.size()} << 48));
+    for (size_t i = 0; i < code.size(); ++i) v |= lower(p[i]) << (8 * i);
+    const uint64_t h = mix64(v | (uint64_t{code.size()} << 48));
     mins[h >> 56] = h;
   }
-  const char* p = lowered.data();
   const size_t shingles = code.size() >= kShingleBytes ? code.size() - kShingleBytes + 1 : 0;
   std::array<uint64_t, kHashBlock> hashes;
   for (size_t at = 0; at < shingles; at += kHashBlock) {
     const size_t count = std::min(kHashBlock, shingles - at);
-    shingle_hashes(reinterpret_cast<const unsigned char*>(p) + at, count, hashes.data());
+    shingle_hashes(p + at, count, hashes.data());
     for (size_t i = 0; i < count; ++i) {
       const uint64_t h = hashes[i];
       uint64_t& m = mins[h >> 56];
