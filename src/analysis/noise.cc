@@ -308,10 +308,9 @@ inline uint64_t lower(unsigned char c) {
 }
 
 // hashes[i] = mix64 of the lower-cased 5-byte shingle at p + i, for i < n (n <= kHashBlock; the
-// bytes up to p + n + 3 in the text), the shingle's bytes little-endian. No hash waits for another,
-// and the bytes are read one by one at each of the 5 offsets, so the loop vectorises; where the CPU
-// has 64-bit vector multiplies (x86-64-v4: AVX-512) a clone of it uses them. The same hashes either
-// way.
+// text holds p[n + 3]), its bytes little-endian. No hash waits for another, and the bytes are read
+// one by one at each of the 5 offsets, so the loop vectorises; where the CPU has 64-bit vector
+// multiplies (x86-64-v4: AVX-512) a clone of it uses them. The same hashes either way.
 __attribute__((target_clones("arch=x86-64-v4", "default"), optimize("tree-vectorize"))) void
 shingle_hashes(const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
   static_assert(kShingleBytes == 5);
