@@ -377,6 +377,8 @@ bool measured(const dataset::Submission& s) { return qualifies(s) && *s.score > 
 
 }  // namespace
 
+bool NoiseBuilder::wants_code(const dataset::Submission& s) { return measured(s); }
+
 void NoiseBuilder::prepare(dataset::Submission& s) {
   if (measured(s) && s.code && !s.code->empty()) s.prepared = code_sketch(*s.code);
   s.code.reset();

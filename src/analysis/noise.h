@@ -174,6 +174,9 @@ class NoiseBuilder {
   // LoadOptions::prepare of a load feeding add(): the sketch of a qualifying row's code, kept in
   // s.prepared, and the code dropped. Safe to call from several threads at once.
   static void prepare(dataset::Submission& s);
+  // LoadOptions::code_wanted of such a load: the rows whose code is sketched (those that
+  // qualify with a positive score); the others' code need not be decoded.
+  [[nodiscard]] static bool wants_code(const dataset::Submission& s);
   // The row's sketch from s.prepared (prepare), else from s.code.
   void add(const dataset::Submission& s);
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).

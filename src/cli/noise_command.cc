@@ -52,6 +52,7 @@ std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
   load.with_runs = true;                           // legacy: the secret runs
   load.with_results = true;                        // legacy: the benchmarks' errors
   load.prepare = analysis::NoiseBuilder::prepare;  // sketches on the scan's workers
+  load.code_wanted = analysis::NoiseBuilder::wants_code;
   analysis::NoiseOptions options;
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);

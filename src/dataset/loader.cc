@@ -459,7 +459,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           s.mode = load[F_MODE].text(r);
           s.runner = load[F_RUNNER].text(r);
           if (!matches(options.filter, s)) continue;
-          if (options.with_code) {
+          if (options.with_code && (!options.code_wanted || options.code_wanted(s))) {
             s.code = decode(load[F_CODE], r, out.code);
           } else if (options.with_code_bytes) {
             s.code_bytes = decoded_size(load[F_CODE], r, out.code);

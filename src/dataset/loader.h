@@ -29,6 +29,11 @@ namespace kbdata::dataset {
 struct LoadOptions {
   Filter filter;
   bool with_code = false;  // read and decode `code`
+  // With with_code: the rows of a flat file for which it returns false (it sees every field but
+  // the code) keep no code, which is never decoded; null decodes every row's. Legacy files decode
+  // every submission's code (a submission's score is known only once its file is read). Called
+  // where prepare is: it must be safe to call concurrently.
+  std::function<bool(const Submission&)> code_wanted;
   // Read `code` and keep only its decoded size (Submission::code_bytes): what decoding would make
   // of it, measured without building the text (code_text.h, decoded_code_size).
   bool with_code_bytes = false;

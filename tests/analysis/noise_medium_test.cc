@@ -52,6 +52,7 @@ const std::vector<SeriesNoise>& medium_noise() {
     load.with_runs = true;
     load.with_results = true;
     load.prepare = NoiseBuilder::prepare;  // as measure_noise loads
+    load.code_wanted = NoiseBuilder::wants_code;
     NoiseBuilder builder;
     dataset::LoadStats stats;
     dataset::load_dir(
