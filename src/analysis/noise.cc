@@ -309,16 +309,35 @@ inline uint64_t lower(unsigned char c) {
 
 // hashes[i] = mix64 of the lower-cased 5-byte shingle at p + i, for i < n (n <= kHashBlock; the
 // text holds p[n + 3]), its bytes little-endian. No hash waits for another, and the bytes are read
-// one by one at each of the 5 offsets, so the loop vectorises; where the CPU has 64-bit vector
-// multiplies (x86-64-v4: AVX-512) a clone of it uses them. The same hashes either way.
-__attribute__((target_clones("arch=x86-64-v4", "default"), optimize("tree-vectorize"))) void
-shingle_hashes(const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
+// one by one at each of the 5 offsets, so the loop vectorises.
+[[gnu::always_inline]] inline void hash_shingles(const unsigned char* __restrict p, size_t n,
+                                                 uint64_t* __restrict hashes) {
   static_assert(kShingleBytes == 5);
   for (size_t i = 0; i < n; ++i) {
     const uint64_t v = lower(p[i]) | lower(p[i + 1]) << 8 | lower(p[i + 2]) << 16 |
                        lower(p[i + 3]) << 24 | lower(p[i + 4]) << 32;
     hashes[i] = mix64(v);
   }
+}
+
+// The loop compiled for AVX-512 (64-bit vector multiplies), and for any x86-64. Chosen by the
+// CPU at the call (not by an ifunc resolver, which runs before a sanitizer's runtime is ready);
+// the same hashes either way.
+__attribute__((target("avx2,avx512f,avx512dq,avx512vl,avx512bw"), optimize("tree-vectorize"))) void
+shingle_hashes_avx512(const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
+  hash_shingles(p, n, hashes);
+}
+__attribute__((optimize("tree-vectorize"))) void shingle_hashes_any(
+    const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
+  hash_shingles(p, n, hashes);
+}
+
+void shingle_hashes(const unsigned char* p, size_t n, uint64_t* hashes) {
+  static const bool avx512 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512dq") &&
+                             __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512bw");
+  (avx512 ? shingle_hashes_avx512 : shingle_hashes_any)(p, n, hashes);
 }
 
 }  // namespace
