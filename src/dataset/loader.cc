@@ -661,10 +661,11 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   // in blocks (the sink still gets them in submission_id order).
   if (options.prepare) {
     constexpr size_t kBlock = 64;
+    const size_t blocks = (groups.size() + kBlock - 1) / kBlock;
     const int threads = load_threads(options);
     std::unique_ptr<ThreadPool> pool =
-        threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-    run_all(pool.get(), (groups.size() + kBlock - 1) / kBlock, [&](size_t block) {
+        threads > 1 && blocks > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+    run_all(pool.get(), blocks, [&](size_t block) {
       const size_t end = std::min(groups.size(), (block + 1) * kBlock);
       for (size_t i = block * kBlock; i < end; ++i) {
         if (kept[i] != 0) options.prepare(groups[i]);

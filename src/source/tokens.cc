@@ -3,16 +3,31 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace kbdata::source {
 namespace {
 
-bool is_ident_start(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-bool is_ident(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+// Byte classes, looked up once per byte: an identifier starts with a letter, '_' or any byte of
+// a multi-byte UTF-8 character (>= 0x80), and goes on with those and digits.
+constexpr uint8_t kIdentStart = 1;
+constexpr uint8_t kIdent = 2;
+constexpr uint8_t kDigit = 4;
+constexpr std::array<uint8_t, 256> kByteClass = [] {
+  std::array<uint8_t, 256> classes{};
+  for (unsigned c = 0; c < 256; ++c) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+    const bool digit = c >= '0' && c <= '9';
+    classes[c] = static_cast<uint8_t>((letter ? kIdentStart | kIdent : 0) |
+                                      (digit ? kIdent | kDigit : 0));
+  }
+  return classes;
+}();
+
+bool is_ident_start(unsigned char c) { return (kByteClass[c] & kIdentStart) != 0; }
+bool is_ident(unsigned char c) { return (kByteClass[c] & kIdent) != 0; }
+bool is_digit(unsigned char c) { return (kByteClass[c] & kDigit) != 0; }
 
 // The operator spellings longer than one byte, longest first within each language.
 constexpr std::array<std::string_view, 23> kPythonOps = {

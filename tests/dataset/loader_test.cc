@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <any>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -414,6 +415,81 @@ TEST(FlatLoad, PrepareRunsOnTheWorkersAndItsResultReachesTheSinkInOrder) {
     EXPECT_EQ(std::any_cast<size_t>(prepared.rows[r].prepared), plain.rows[r].code->size());
   }
   EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
+}
+
+// code_wanted sees each row before its code is decoded: the rows it refuses have none, the others
+// the same code as a plain load, and only the wanted rows' code counts as decoded.
+TEST(FlatLoad, CodeWantedDecodesOnlyTheRowsItWants) {
+  const auto bytes = testing::flat_file(flat_rows(300));
+  LoadOptions plain;
+  plain.with_code = true;
+  LoadOptions some = plain;
+  some.threads = 3;
+  some.code_wanted = [](const Submission& s) { return s.submission_id % 3 == 0; };
+  const Loaded all = load(bytes, SchemaFamily::FLAT, plain);
+  const Loaded wanted = load(bytes, SchemaFamily::FLAT, some);
+  ASSERT_EQ(all.rows.size(), wanted.rows.size());
+  uint64_t decoded = 0;
+  for (size_t r = 0; r < all.rows.size(); ++r) {
+    const Submission& s = wanted.rows[r];
+    EXPECT_EQ(s.submission_id, all.rows[r].submission_id);
+    if (s.submission_id % 3 == 0) {
+      EXPECT_EQ(s.code, all.rows[r].code);
+      ++decoded;
+    } else {
+      EXPECT_FALSE(s.code);
+    }
+  }
+  EXPECT_GT(decoded, 0u);
+  EXPECT_EQ(wanted.stats.code.values, decoded);
+}
+
+// A legacy file's prepare runs once per submission the filter keeps, on the load's threads once
+// the file is grouped, and the sink still gets the submissions in submission_id order.
+TEST(LegacyLoad, PrepareRunsOnceForEveryKeptSubmissionOnTheLoadsThreads) {
+  // 300 submissions (more than one block of 64), runs in reverse order.
+  std::vector<LegacyRow> rows;
+  for (int64_t sid = 300; sid >= 1; --sid) {
+    LegacyRow r;
+    r.submission_id = sid;
+    r.leaderboard_id = 399;
+    r.user_id = sid % 7;
+    r.submission_time_ms = 1'700'000'000'000 + sid * 1000;
+    r.code = "code of " + std::to_string(sid);
+    r.code_id = 1000 + sid;
+    r.run_id = sid;
+    r.run_mode = "leaderboard";
+    r.run_score = 0.001 * static_cast<double>(sid);
+    r.run_passed = true;
+    rows.push_back(r);
+  }
+  const auto bytes = testing::legacy_file(rows, false);
+  LoadOptions plain;
+  plain.with_code = true;
+  const Loaded one = load(bytes, SchemaFamily::LEGACY_RUNS, plain);
+  LoadOptions prepared = plain;
+  prepared.threads = 3;
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::atomic<int> calls{0};
+  prepared.prepare = [&](Submission& s) {
+    ++calls;
+    {
+      std::lock_guard lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    }
+    s.prepared = s.code.value_or("");
+    s.code.reset();
+  };
+  const Loaded many = load(bytes, SchemaFamily::LEGACY_RUNS, prepared);
+  ASSERT_EQ(one.rows.size(), many.rows.size());
+  EXPECT_EQ(calls.load(), static_cast<int>(many.rows.size()));
+  for (size_t r = 0; r < one.rows.size(); ++r) {
+    EXPECT_EQ(many.rows[r].submission_id, one.rows[r].submission_id);
+    EXPECT_FALSE(many.rows[r].code);
+    EXPECT_EQ(std::any_cast<std::string>(many.rows[r].prepared), one.rows[r].code.value_or(""));
+  }
+  EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // on the pool, not the caller
 }
 
 TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {
