@@ -19,8 +19,8 @@ constexpr std::array<uint8_t, 256> kByteClass = [] {
   for (unsigned c = 0; c < 256; ++c) {
     const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
     const bool digit = c >= '0' && c <= '9';
-    classes[c] = static_cast<uint8_t>((letter ? kIdentStart | kIdent : 0) |
-                                      (digit ? kIdent | kDigit : 0));
+    classes[c] =
+        static_cast<uint8_t>((letter ? kIdentStart | kIdent : 0) | (digit ? kIdent | kDigit : 0));
   }
   return classes;
 }();
