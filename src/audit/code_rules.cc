@@ -544,6 +544,8 @@ class PythonAudit {
         continue;
       }
       const Dotted d = dotted(k);
+      // Compared as a view: the length first, no strlen of each literal.
+      const std::string_view resolved = d.resolved;
       const size_t after = d.end;
       // Assignments to a dotted name.
       if (d.parts >= 2 && op(after, "=")) {
@@ -562,7 +564,7 @@ class PythonAudit {
       if (d.parts == 1 && op(after, "+=") && globals_.count(word) > 0) {
         out_.add(RuleId::CALL_COUNTER, t->line, line_text(t));
       }
-      if (d.resolved == "sys.modules") {
+      if (resolved == "sys.modules") {
         out_.add(RuleId::HARNESS_ACCESS, t->line, line_text(t));
         if (op(after, "[")) {
           const size_t close = closing(after);
@@ -572,15 +574,14 @@ class PythonAudit {
           }
         }
       }
-      if (d.resolved == "sys.argv") out_.add(RuleId::ARGV_CHECK, t->line, line_text(t));
-      if (d.resolved == "os.environ" || d.resolved == "os.getenv" ||
-          d.resolved == "os.environ.get") {
+      if (resolved == "sys.argv") out_.add(RuleId::ARGV_CHECK, t->line, line_text(t));
+      if (resolved == "os.environ" || resolved == "os.getenv" || resolved == "os.environ.get") {
         check_env(after, t);
       }
       if (class_base(k)) out_.add(RuleId::TIMER_SUBCLASS, t->line, line_text(t));
       if (!op(after, "(")) continue;
       // Calls.
-      const std::string& r = d.resolved;
+      const std::string_view r = resolved;
       if (k > 0 && name(k - 1, "def")) continue;
       if (r == "setattr" || d.last == "setattr") {
         if (is_name(after + 1)) {
@@ -685,7 +686,8 @@ class PythonAudit {
   [[nodiscard]] bool class_base(size_t k) const {
     if (k < 3 || !op(k - 1, "(") || !name(k - 3, "class")) return false;
     const Dotted d = dotted(k);
-    return d.resolved == "torch.cuda.Event" || d.resolved == "torch.cuda.Event.Event";
+    const std::string_view r = d.resolved;
+    return r == "torch.cuda.Event" || r == "torch.cuda.Event.Event";
   }
 
   void check_env(size_t after, const Token* t) {
