@@ -543,6 +543,11 @@ class PythonAudit {
         }
         continue;
       }
+      // A lone name (no attribute after it, no import alias) neither called nor incremented: every
+      // rule below needs a dotted or aliased name, a call or `+=`, so none can fire on it.
+      if (!op(k + 1, ".") && !op(k + 1, "(") && !op(k + 1, "+=") && aliases_.count(word) == 0) {
+        continue;
+      }
       const Dotted d = dotted(k);
       // Compared as a view: the length first, no strlen of each literal.
       const std::string_view resolved = d.resolved;
