@@ -91,6 +91,8 @@ constexpr std::array<std::string_view, 4> kCppTimers = {
 
 // The width in bits of a floating-point type's name, or 0.
 int float_bits(std::string_view name, bool cpp) {
+  // Every name below starts with one of these: most words are refused on their first byte.
+  if (name.empty() || std::string_view("dfhb_").find(name[0]) == std::string_view::npos) return 0;
   if (cpp) {
     if (name == "double") return 64;
     if (name == "float" || name == "float2" || name == "float4") return 32;
