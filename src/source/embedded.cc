@@ -7,8 +7,10 @@
 namespace kbdata::source {
 namespace {
 
+// The length and the first byte first: most tokens differ there.
 bool is_op(std::string_view text, const Token& t, std::string_view op) {
-  return t.kind == TokenKind::OP && token_text(text, t) == op;
+  return t.kind == TokenKind::OP && t.end - t.begin == op.size() && text[t.begin] == op[0] &&
+         token_text(text, t) == op;
 }
 
 bool looks_like_cpp(std::string_view body) {
