@@ -270,20 +270,11 @@ class PythonAudit {
   [[nodiscard, gnu::always_inline]] std::string_view txt(size_t k) const {
     return k < sig_.size() ? source::token_text(text_, *sig_[k]) : std::string_view();
   }
-  // Whether token k is `s` of that kind. Most tests fail on the length or the first byte: those
-  // come first, before any call to compare the rest.
-  [[nodiscard, gnu::always_inline]] bool spelled(size_t k, TokenKind kind,
-                                                 std::string_view s) const {
-    if (k >= sig_.size() || sig_[k]->kind != kind || s.empty()) return false;
-    const Token& t = *sig_[k];
-    if (t.end - t.begin != s.size() || text_[t.begin] != s[0]) return false;
-    return s.size() == 1 || text_.substr(t.begin + 1, s.size() - 1) == s.substr(1);
-  }
   [[nodiscard, gnu::always_inline]] bool op(size_t k, std::string_view s) const {
-    return spelled(k, TokenKind::OP, s);
+    return k < sig_.size() && source::token_is(text_, *sig_[k], TokenKind::OP, s);
   }
   [[nodiscard, gnu::always_inline]] bool name(size_t k, std::string_view s) const {
-    return spelled(k, TokenKind::NAME, s);
+    return k < sig_.size() && source::token_is(text_, *sig_[k], TokenKind::NAME, s);
   }
   [[nodiscard]] bool is_name(size_t k) const {
     return k < sig_.size() && sig_[k]->kind == TokenKind::NAME;

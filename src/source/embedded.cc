@@ -7,10 +7,8 @@
 namespace kbdata::source {
 namespace {
 
-// The length and the first byte first: most tokens differ there.
 bool is_op(std::string_view text, const Token& t, std::string_view op) {
-  return t.kind == TokenKind::OP && t.end - t.begin == op.size() && text[t.begin] == op[0] &&
-         token_text(text, t) == op;
+  return token_is(text, t, TokenKind::OP, op);
 }
 
 bool looks_like_cpp(std::string_view body) {
@@ -88,7 +86,7 @@ std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
     bool at_arg = true;                          // at the start of an argument
     for (size_t j = i + 2; j < n; ++j) {
       const Token& t = tokens[j];
-      if (t.kind == TokenKind::OP && t.depth == depth && token_text(text, t) == ")") break;
+      if (t.depth == depth && is_op(text, t, ")")) break;
       if (t.depth == depth + 1 && is_op(text, t, ",")) {
         first = false;
         in_kw = false;

@@ -57,4 +57,14 @@ struct Token {
   return text.substr(t.body_begin, t.body_end - t.body_begin);
 }
 
+// Whether `t` is a token of `kind` spelled `s` (not empty) in `text`. The length and the first
+// byte are compared first: most tests of a rule fail there, before any call to compare the rest.
+[[nodiscard]] inline bool token_is(std::string_view text, const Token& t, TokenKind kind,
+                                   std::string_view s) {
+  if (t.kind != kind || s.empty() || t.end - t.begin != s.size() || text[t.begin] != s[0]) {
+    return false;
+  }
+  return s.size() == 1 || text.substr(t.begin + 1, s.size() - 1) == s.substr(1);
+}
+
 }  // namespace kbdata::source
