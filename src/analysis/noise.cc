@@ -1,5 +1,7 @@
 #include "analysis/noise.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <any>
 #include <array>
@@ -307,42 +309,111 @@ inline uint64_t lower(unsigned char c) {
   return static_cast<unsigned char>(c + (static_cast<unsigned>(c - 'A') < 26u ? 32 : 0));
 }
 
-// hashes[i] = mix64 of the lower-cased 5-byte shingle at p + i, for i < n (n <= kHashBlock; the
-// text holds p[n + 3]), its bytes little-endian. No hash waits for another, and the bytes are read
-// one by one at each of the 5 offsets, so the loop vectorises.
-[[gnu::always_inline]] inline void hash_shingles(const unsigned char* __restrict p, size_t n,
-                                                 uint64_t* __restrict hashes) {
+// Keeps in each bin of `mins` the least of its hashes and those of the shingles at p + i, for
+// i < n (n <= kHashBlock; the text holds p[n + 3]). A hash is mix64 of the 5 lower-cased bytes,
+// little-endian; its bin is its top 8 bits.
+using AddShingles = void (*)(const unsigned char* p, size_t n, uint64_t* mins);
+
+// For any x86-64: no hash waits for another, and the bytes are read one by one at each of the 5
+// offsets, so the hashing loop vectorises; the bins are updated one hash at a time.
+__attribute__((optimize("tree-vectorize"))) void add_shingles_portable(
+    const unsigned char* __restrict p, size_t n, uint64_t* __restrict mins) {
   static_assert(kShingleBytes == 5);
+  std::array<uint64_t, kHashBlock> hashes;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t v = lower(p[i]) | lower(p[i + 1]) << 8 | lower(p[i + 2]) << 16 |
                        lower(p[i + 3]) << 24 | lower(p[i + 4]) << 32;
     hashes[i] = mix64(v);
   }
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = hashes[i];
+    uint64_t& m = mins[h >> 56];
+    m = h < m ? h : m;
+  }
 }
 
-// The loop compiled for AVX-512 (64-bit vector multiplies), and for any x86-64. Chosen by the
-// CPU at the call (not by an ifunc resolver, which runs before a sanitizer's runtime is ready);
-// the same hashes either way.
-__attribute__((target("avx2,avx512f,avx512dq,avx512vl,avx512bw"), optimize("tree-vectorize"))) void
-shingle_hashes_avx512(const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
-  hash_shingles(p, n, hashes);
-}
-__attribute__((optimize("tree-vectorize"))) void shingle_hashes_any(
-    const unsigned char* __restrict p, size_t n, uint64_t* __restrict hashes) {
-  hash_shingles(p, n, hashes);
+// Lane j of 8 takes bytes j..j+4 of a 16-byte window (the other 3 bytes are zeroed).
+constexpr std::array<uint8_t, 64> shingle_lanes() {
+  std::array<uint8_t, 64> index{};
+  for (size_t lane = 0; lane < 8; ++lane) {
+    for (size_t k = 0; k < 8; ++k)
+      index[8 * lane + k] = static_cast<uint8_t>(lane + (k < 5 ? k : 0));
+  }
+  return index;
 }
 
-void shingle_hashes(const unsigned char* p, size_t n, uint64_t* hashes) {
-  static const bool avx512 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
-                             __builtin_cpu_supports("avx512dq") &&
-                             __builtin_cpu_supports("avx512vl") &&
-                             __builtin_cpu_supports("avx512bw");
-  (avx512 ? shingle_hashes_avx512 : shingle_hashes_any)(p, n, hashes);
+// With AVX-512 VBMI, 8 shingles at a time: the 12 bytes they span are loaded (no byte past
+// p[n + 3]), lower-cased, spread into 8 lanes by one byte permutation and mixed in the lanes.
+// Most hashes of a long text change no bin: a hash whose low 56 bits exceed those of every bin's
+// least hash cannot (it is compared within its own bin, whose top 8 bits it shares), so only the
+// others are kept (compressed into a buffer) and compared one by one. The bins end the same.
+// GCC 12's intrinsics start many results from an "undefined" vector, which it then reports as
+// uninitialised (GCC bug 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi"))) void add_shingles_vbmi(
+    const unsigned char* p, size_t n, uint64_t* mins) {
+  static_assert(kShingleBytes == 5 && kHashBlock % 8 == 0 && kSketchBins % 8 == 0);
+  static constexpr std::array<uint8_t, 64> kLanes = shingle_lanes();
+  const __m512i lanes = _mm512_loadu_si512(kLanes.data());
+  const __mmask64 shingle_bytes = 0x1F1F1F1F1F1F1F1FULL;  // bytes 0-4 of each lane
+  const __m128i a = _mm_set1_epi8('A');
+  const __m128i z_minus_a = _mm_set1_epi8('Z' - 'A');
+  const __m128i to_lower = _mm_set1_epi8('a' - 'A');
+  const __m512i k1 = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
+  const __m512i k2 = _mm512_set1_epi64(static_cast<long long>(0xD6E8FEB86659FD93ULL));
+  const __m512i low56 = _mm512_set1_epi64(static_cast<long long>((uint64_t{1} << 56) - 1));
+  __m512i highest = _mm512_setzero_si512();
+  for (size_t b = 0; b < kSketchBins; b += 8) {
+    highest = _mm512_max_epu64(highest, _mm512_and_si512(_mm512_loadu_si512(mins + b), low56));
+  }
+  // The lanes' maximum in every lane (lanes swapped by 4, 2 and 1).
+  highest = _mm512_max_epu64(highest, _mm512_shuffle_i64x2(highest, highest, 0x4E));
+  highest = _mm512_max_epu64(highest, _mm512_shuffle_i64x2(highest, highest, 0xB1));
+  highest = _mm512_max_epu64(highest, _mm512_permutex_epi64(highest, 0x4E));
+  highest = _mm512_max_epu64(highest, _mm512_permutex_epi64(highest, 0xB1));
+
+  std::array<uint64_t, kHashBlock + 8> kept;
+  size_t count = 0;
+  for (size_t i = 0; i < n; i += 8) {
+    // A masked load only near the end: Zen 4 takes several times longer over one.
+    const size_t readable = n + kShingleBytes - 1 - i;
+    __m128i w = readable >= 16
+                    ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))
+                    : _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << readable) - 1), p + i);
+    const __mmask16 upper = _mm_cmple_epu8_mask(_mm_sub_epi8(w, a), z_minus_a);
+    w = _mm_mask_add_epi8(w, upper, w, to_lower);
+    __m512i v = _mm512_maskz_permutexvar_epi8(shingle_bytes, lanes, _mm512_zextsi128_si512(w));
+    v = _mm512_mullo_epi64(v, k1);
+    v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 32));
+    v = _mm512_mullo_epi64(v, k2);
+    v = _mm512_xor_si512(v, _mm512_srli_epi64(v, 32));
+    const auto text = static_cast<__mmask8>(n - i >= 8 ? 0xFF : (1u << (n - i)) - 1);
+    const __mmask8 may_lower =
+        _mm512_mask_cmple_epu64_mask(text, _mm512_and_si512(v, low56), highest);
+    _mm512_storeu_si512(kept.data() + count, _mm512_maskz_compress_epi64(may_lower, v));
+    count += static_cast<size_t>(__builtin_popcount(may_lower));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t h = kept[i];
+    uint64_t& m = mins[h >> 56];
+    m = h < m ? h : m;
+  }
+}
+#pragma GCC diagnostic pop
+
+// The CPU's fastest path, chosen at the call (not by an ifunc resolver, which runs before a
+// sanitizer's runtime is ready); the same bins either way.
+bool has_vbmi() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512vbmi");
+  return yes;
 }
 
-}  // namespace
-
-CodeSketch code_sketch(std::string_view code) {
+CodeSketch sketch_with(std::string_view code, AddShingles add_shingles) {
   CodeSketch out;
   if (code.empty()) return out;
   // Each shingle is its 5 lower-cased bytes as a 40-bit number; mix64 is a bijection, so distinct
@@ -358,21 +429,24 @@ CodeSketch code_sketch(std::string_view code) {
     mins[h >> 56] = h;
   }
   const size_t shingles = code.size() >= kShingleBytes ? code.size() - kShingleBytes + 1 : 0;
-  std::array<uint64_t, kHashBlock> hashes;
   for (size_t at = 0; at < shingles; at += kHashBlock) {
-    const size_t count = std::min(kHashBlock, shingles - at);
-    shingle_hashes(p + at, count, hashes.data());
-    for (size_t i = 0; i < count; ++i) {
-      const uint64_t h = hashes[i];
-      uint64_t& m = mins[h >> 56];
-      m = h < m ? h : m;
-    }
+    add_shingles(p + at, std::min(kHashBlock, shingles - at), mins.data());
   }
   out.resize(kSketchBins);
   for (size_t b = 0; b < kSketchBins; ++b) {
     out[b] = mins[b] == UINT64_MAX ? kEmptySketchBin : static_cast<uint32_t>(mins[b] >> 24);
   }
   return out;
+}
+
+}  // namespace
+
+CodeSketch code_sketch(std::string_view code) {
+  return sketch_with(code, has_vbmi() ? add_shingles_vbmi : add_shingles_portable);
+}
+
+CodeSketch code_sketch_portable(std::string_view code) {
+  return sketch_with(code, add_shingles_portable);
 }
 
 double sketch_similarity(const uint32_t* a, const uint32_t* b) {
@@ -404,8 +478,7 @@ void NoiseBuilder::prepare(dataset::Submission& s) {
 }
 
 const uint32_t* NoiseBuilder::sketch_of(int64_t index) const {
-  const auto i = static_cast<size_t>(index);
-  return sketches_[i / kSketchBatch].get() + (i % kSketchBatch) * kSketchBins;
+  return sketches_[static_cast<size_t>(index)].data();
 }
 
 uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
@@ -415,7 +488,7 @@ uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
   return it->second;
 }
 
-void NoiseBuilder::add(const dataset::Submission& s) {
+void NoiseBuilder::add(dataset::Submission&& s) {
   Row row;
   row.series = series_index(s);
   const std::string user_key = std::to_string(s.leaderboard_id) + "/" + s.user_id;
@@ -426,19 +499,14 @@ void NoiseBuilder::add(const dataset::Submission& s) {
   row.qualifies = measured(s);
   if (row.qualifies) {
     row.log_score = std::log(*s.score);
-    CodeSketch own;
-    const CodeSketch* sketch = std::any_cast<CodeSketch>(&s.prepared);
-    if (sketch == nullptr && s.code && !s.code->empty()) {
-      own = code_sketch(*s.code);
-      sketch = &own;
-    }
-    if (sketch != nullptr) {
-      if (sketch_count_ % kSketchBatch == 0) {
-        sketches_.push_back(std::make_unique<uint32_t[]>(kSketchBatch * kSketchBins));
-      }
-      std::copy(sketch->begin(), sketch->end(),
-                sketches_.back().get() + (sketch_count_ % kSketchBatch) * kSketchBins);
-      row.sketch = static_cast<int64_t>(sketch_count_++);
+    // The sketch is moved, not copied: made on a worker, its memory was touched there.
+    CodeSketch* prepared = std::any_cast<CodeSketch>(&s.prepared);
+    if (prepared != nullptr && !prepared->empty()) {
+      row.sketch = static_cast<int64_t>(sketches_.size());
+      sketches_.push_back(std::move(*prepared));
+    } else if (prepared == nullptr && s.code && !s.code->empty()) {
+      row.sketch = static_cast<int64_t>(sketches_.size());
+      sketches_.push_back(code_sketch(*s.code));
     }
     SeriesData& data = series_[row.series];
     if (s.benchmarks) {

@@ -154,17 +154,19 @@ inline constexpr size_t kSketchBins = 256;
 inline constexpr uint32_t kEmptySketchBin = UINT32_MAX;
 using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empty code
 [[nodiscard]] CodeSketch code_sketch(std::string_view code);
+// The same sketch without the CPU's vector extensions (code_sketch uses AVX-512 VBMI where the CPU
+// has it); tests compare the two.
+[[nodiscard]] CodeSketch code_sketch_portable(std::string_view code);
 [[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);
 
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.
-// Memory: about 60 bytes per row, and kSketchBins x 4 bytes per qualifying row with code; never the
-// code. A load that feeds add() sets LoadOptions::prepare to NoiseBuilder::prepare: each
-// qualifying row's code is sketched on the scan's worker that built the row, and the code dropped
-// there; add() keeps the sketch. Without it add() sketches the code itself. The result is the
-// same either way, and whatever the threads.
-// near_identical needs the code (LoadOptions::with_code), same_code the code_id
-// (with_details), harness_err the results (with_results) and public_secret also the runs
-// (with_runs) of legacy files.
+// Memory: about 60 bytes per row, and a vector of kSketchBins x 4 bytes per qualifying row with
+// code; never the code. A load that feeds add() sets LoadOptions::prepare to NoiseBuilder::prepare:
+// each qualifying row's code is sketched on the scan's worker that built the row, and the code
+// dropped there; add() keeps the sketch. Without it add() sketches the code itself. The result is
+// the same either way, and whatever the threads. near_identical needs the code
+// (LoadOptions::with_code), same_code the code_id (with_details), harness_err the results
+// (with_results) and public_secret also the runs (with_runs) of legacy files.
 class NoiseBuilder {
  public:
   explicit NoiseBuilder(NoiseOptions options = {});
@@ -177,13 +179,11 @@ class NoiseBuilder {
   // LoadOptions::code_wanted of such a load: the rows whose code is sketched (those that
   // qualify with a positive score); the others' code need not be decoded.
   [[nodiscard]] static bool wants_code(const dataset::Submission& s);
-  // The row's sketch from s.prepared (prepare), else from s.code.
-  void add(const dataset::Submission& s);
+  // The row's sketch from s.prepared (prepare; moved out of it), else from s.code.
+  void add(dataset::Submission&& s);
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).
   // Call once.
   [[nodiscard]] std::vector<SeriesNoise> finish();
-
-  static constexpr size_t kSketchBatch = 256;  // sketches per block of storage
 
  private:
   struct Row {
@@ -194,7 +194,7 @@ class NoiseBuilder {
     int64_t code_id = 0;
     double log_score = 0;  // when it qualifies
     bool qualifies = false;
-    int64_t sketch = -1;  // its sketch: batch index x kSketchBatch + slot; -1 without
+    int64_t sketch = -1;  // its sketch: index into sketches_; -1 without
   };
   struct SeriesData {
     SeriesKey key;
@@ -210,10 +210,7 @@ class NoiseBuilder {
   std::map<SeriesKey, uint32_t> series_by_key_;
   std::unordered_map<std::string, uint32_t> users_;  // "leaderboard/user_id"
   std::vector<Row> rows_;
-  // Blocks of kSketchBatch sketches (kSketchBins values each), the last one being filled: no
-  // block is ever moved.
-  std::vector<std::unique_ptr<uint32_t[]>> sketches_;
-  size_t sketch_count_ = 0;
+  std::vector<CodeSketch> sketches_;  // kSketchBins values each
 };
 
 }  // namespace kbdata::analysis

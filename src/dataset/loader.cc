@@ -11,6 +11,7 @@
 #include <set>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "common/closest_name.h"
@@ -529,6 +530,14 @@ std::vector<BenchmarkLeaf> benchmark_leaves(const parquet::Schema& schema) {
 // A score a ranking can use: finite and not negative (analysis/ranking.h).
 bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
 
+// The code of one row of a legacy batch, decoded on a worker.
+struct DecodedCode {
+  bool decoded = false;
+  std::optional<std::string> code;  // with_code
+  std::optional<uint64_t> bytes;    // with_code_bytes
+  CodeRepairCounts counts;
+};
+
 void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
                  const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
   std::vector<ColumnSpec> specs = model_columns(SchemaFamily::LEGACY_RUNS);
@@ -555,11 +564,31 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   constexpr size_t kRejected = static_cast<size_t>(-1);
 
   // Runs are grouped on the calling thread, in file order (the first run seen of a submission
-  // gives its fields and code).
-  FileLoad file(reader, specs, load_threads(options),
-                options.with_code || options.with_code_bytes ? kBatchRowsWithCode : kBatchRows);
-  file.run(filter, /*filter_rows=*/true, stats, nullptr, [&](parquet::ScanBatch& batch) {
+  // gives its fields and code). The code is decoded on the workers, for the first row of each
+  // submission in a batch (which the first run seen of it is): decoding, and the first touch of
+  // the memory it fills, would otherwise be the calling thread's.
+  const bool reads_code = options.with_code || options.with_code_bytes;
+  FileLoad file(reader, specs, load_threads(options), reads_code ? kBatchRowsWithCode : kBatchRows);
+  const auto decode_batch = [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
+    if (!reads_code) return;
+    std::vector<DecodedCode> out(batch.num_rows);
+    std::unordered_set<int64_t> first;
+    for (size_t r = 0; r < batch.num_rows; ++r) {
+      const std::optional<int64_t> id = load[L_SUBMISSION_ID].id(r);
+      if (!id || !first.insert(*id).second) continue;
+      DecodedCode& d = out[r];
+      d.decoded = true;
+      if (options.with_code) {
+        d.code = decode(load[L_CODE], r, d.counts);
+      } else {
+        d.bytes = decoded_size(load[L_CODE], r, d.counts);
+      }
+    }
+    batch.result = std::move(out);
+  };
+  file.run(filter, /*filter_rows=*/true, stats, decode_batch, [&](parquet::ScanBatch& batch) {
     const std::vector<Column> load = file.columns(batch);
+    auto* decoded = std::any_cast<std::vector<DecodedCode>>(&batch.result);
     for (size_t r = 0; r < batch.num_rows; ++r) {
       const int64_t id = *load[L_SUBMISSION_ID].id(r);
       auto [it, inserted] = by_id.try_emplace(id, kRejected);
@@ -577,7 +606,12 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
         s.file_name = load[L_FILE_NAME].text(r);
         s.submission_time = *load[L_TIME].time_us(r);
         if (!matches(submission_level, s)) continue;
-        if (options.with_code) {
+        if (reads_code && decoded != nullptr && (*decoded)[r].decoded) {
+          DecodedCode& d = (*decoded)[r];
+          s.code = std::move(d.code);
+          s.code_bytes = d.bytes;
+          stats.code += d.counts;
+        } else if (options.with_code) {
           s.code = decode(load[L_CODE], r, stats.code);
         } else if (options.with_code_bytes) {
           s.code_bytes = decoded_size(load[L_CODE], r, stats.code);

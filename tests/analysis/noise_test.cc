@@ -207,7 +207,8 @@ CodeSketch definition_sketch(const std::string& code) {
 
 TEST(NoiseEstimators, SketchIsItsDefinition) {
   uint64_t x = 12345;
-  for (size_t length : {1, 3, 4, 5, 6, 255, 256, 259, 260, 261, 513, 2000}) {
+  // Long texts too: past a few thousand shingles most hashes are filtered out before their bin.
+  for (size_t length : {1, 3, 4, 5, 6, 255, 256, 259, 260, 261, 263, 264, 513, 2000, 9000, 40000}) {
     std::string code(length, ' ');
     for (char& c : code) {
       x ^= x << 13;
@@ -216,7 +217,12 @@ TEST(NoiseEstimators, SketchIsItsDefinition) {
       c = static_cast<char>(x % 3 == 0 ? 'A' + x % 26 : x % 256);  // upper case and any byte
     }
     EXPECT_EQ(code_sketch(code), definition_sketch(code)) << length;
+    EXPECT_EQ(code_sketch_portable(code), definition_sketch(code)) << length;
   }
+  std::string kernels;  // code, whose shingles repeat
+  for (int k = 1; k <= 30; ++k) kernels += kernel(k, k);
+  EXPECT_EQ(code_sketch(kernels), definition_sketch(kernels));
+  EXPECT_EQ(code_sketch_portable(kernels), definition_sketch(kernels));
 }
 
 TEST(NoiseEstimators, SketchesEstimateTheShingleJaccard) {
@@ -268,7 +274,7 @@ TEST(NoiseBuilder, PairsConsecutiveNearIdenticalVersionsAndRepeatsOfOneCode) {
         NoiseBuilder::prepare(s);
         EXPECT_FALSE(s.code);
       }
-      builder.add(s);
+      builder.add(std::move(s));
     };
     // Three users edit their kernel once: log ratios log(1.1), log(1.02), log(0.95).
     add(flat(1, "u1", 11, 1.0e-4, kernel(1), 100));
@@ -347,7 +353,7 @@ TEST(NoiseBuilder, LegacyRunsGiveHarnessAndPublicSecretEstimates) {
     s.runs = {leaderboard_run(1, 2e-4, 2e5),
               leaderboard_run(2, std::nullopt, 2e5 * secret_ratio[i])};
     s.benchmarks = s.runs[0].benchmarks;
-    builder.add(s);
+    builder.add(std::move(s));
   }
   const std::vector<SeriesNoise> result = builder.finish();
   ASSERT_EQ(result.size(), 1u);

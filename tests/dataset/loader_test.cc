@@ -492,6 +492,63 @@ TEST(LegacyLoad, PrepareRunsOnceForEveryKeptSubmissionOnTheLoadsThreads) {
   EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // on the pool, not the caller
 }
 
+TEST(LegacyLoad, CodeDecodedOnTheWorkersIsTheFirstRunsWhateverTheThreads) {
+  // 400 submissions of 3 runs each, the runs of one submission 400 rows apart (so in different
+  // batches of 256), every third code hex-escaped: each submission's code comes from its first
+  // run, decoded and counted once, on any number of threads, with the code or only its size.
+  const auto hex = [](const std::string& text) {
+    std::string out;
+    for (const unsigned char c : text) {
+      out += "0123456789abcdef"[c >> 4];
+      out += "0123456789abcdef"[c & 15];
+    }
+    return out;
+  };
+  std::vector<LegacyRow> rows;
+  for (int64_t run = 0; run < 3; ++run) {
+    for (int64_t sid = 1; sid <= 400; ++sid) {
+      LegacyRow r;
+      r.submission_id = sid;
+      r.leaderboard_id = 399;
+      r.user_id = sid % 7;
+      r.submission_time_ms = 1'700'000'000'000 + sid * 1000;
+      // A later run's code differs: only the first run's may be the submission's.
+      const std::string code = "code of " + std::to_string(sid) + (run > 0 ? " (later run)" : "");
+      r.code = sid % 3 == 0 && run == 0 ? "\\x" + hex(code) : code;
+      r.code_id = 1000 + sid;
+      r.run_id = run * 1000 + sid;
+      r.run_mode = "leaderboard";
+      r.run_score = 0.001 * static_cast<double>(sid + run);
+      r.run_passed = true;
+      rows.push_back(r);
+    }
+  }
+  const auto bytes = testing::legacy_file(rows, false);
+  for (const bool text : {true, false}) {
+    SCOPED_TRACE(text ? "code" : "code bytes");
+    for (const int threads : {1, 2, 4}) {
+      SCOPED_TRACE(threads);
+      LoadOptions options;
+      options.with_code = text;
+      options.with_code_bytes = !text;
+      options.threads = threads;
+      const Loaded l = load(bytes, SchemaFamily::LEGACY_RUNS, options);
+      ASSERT_EQ(l.rows.size(), 400u);
+      for (const Submission& s : l.rows) {
+        const std::string want = "code of " + std::to_string(s.submission_id);
+        if (text) {
+          EXPECT_EQ(s.code, want);
+        } else {
+          EXPECT_EQ(s.code_bytes, want.size());
+        }
+      }
+      EXPECT_EQ(l.stats.code.values, 400u);
+      EXPECT_EQ(l.stats.code.hex_decoded, 133u);
+      EXPECT_EQ(l.stats.rows_read, 1200u);
+    }
+  }
+}
+
 TEST(FlatLoad, WithoutDetailsSkipsCodeIdFileNameAndMode) {
   auto bytes = testing::flat_file(flat_rows(30), small_groups());
   LoadOptions full;
