@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -313,6 +314,9 @@ class FileLoad {
     }
   }
 
+  // Reads only these rows of the file (file row numbers, sorted, disjoint).
+  void only_rows(parquet::RowRanges rows) { scan_.rows = std::move(rows); }
+
   // The columns as opened (no batch): what is present, its descriptor.
   [[nodiscard]] const Column& operator[](size_t c) const { return specs_[c]; }
 
@@ -530,6 +534,17 @@ std::vector<BenchmarkLeaf> benchmark_leaves(const parquet::Schema& schema) {
 // A score a ranking can use: finite and not negative (analysis/ranking.h).
 bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
 
+// The file row number of each row of `batch`, in order.
+std::vector<int64_t> file_rows_of(const parquet::ScanBatch& batch) {
+  std::vector<int64_t> out;
+  out.reserve(batch.num_rows);
+  for (const parquet::RowRange& range : batch.rows) {
+    for (int64_t row = range.begin; row < range.end; ++row)
+      out.push_back(batch.group_first_row + row);
+  }
+  return out;
+}
+
 // The code of one row of a legacy batch, decoded on a worker.
 struct DecodedCode {
   bool decoded = false;
@@ -567,7 +582,16 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   // gives its fields and code). The code is decoded on the workers, for the first row of each
   // submission in a batch (which the first run seen of it is): decoding, and the first touch of
   // the memory it fills, would otherwise be the calling thread's.
-  const bool reads_code = options.with_code || options.with_code_bytes;
+  //
+  // With a prepare step the code is read in a second pass instead: the first pass groups the runs
+  // without the code column and notes each submission's first row; the second reads the code of
+  // those rows of the kept submissions only and prepares each on the worker that decoded it. The
+  // code of every submission is then never in memory at once (prepare usually drops it).
+  const bool code_pass = options.prepare && (options.with_code || options.with_code_bytes);
+  const std::vector<ColumnSpec> code_specs = specs;
+  if (code_pass) specs[L_CODE].name = "";
+  const bool reads_code = !code_pass && (options.with_code || options.with_code_bytes);
+  std::vector<int64_t> first_rows;  // with code_pass: the file row of groups[i]'s first run
   FileLoad file(reader, specs, load_threads(options), reads_code ? kBatchRowsWithCode : kBatchRows);
   const auto decode_batch = [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
     if (!reads_code) return;
@@ -589,6 +613,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   file.run(filter, /*filter_rows=*/true, stats, decode_batch, [&](parquet::ScanBatch& batch) {
     const std::vector<Column> load = file.columns(batch);
     auto* decoded = std::any_cast<std::vector<DecodedCode>>(&batch.result);
+    const std::vector<int64_t> file_rows = code_pass ? file_rows_of(batch) : std::vector<int64_t>();
     for (size_t r = 0; r < batch.num_rows; ++r) {
       const int64_t id = *load[L_SUBMISSION_ID].id(r);
       auto [it, inserted] = by_id.try_emplace(id, kRejected);
@@ -617,6 +642,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
           s.code_bytes = decoded_size(load[L_CODE], r, stats.code);
         }
         it->second = groups.size();
+        if (code_pass) first_rows.push_back(file_rows[r]);
         groups.push_back(std::move(s));
       }
       if (it->second == kRejected) continue;
@@ -691,9 +717,53 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
               [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
     kept[i] = matches(options.filter, s) ? 1 : 0;
   }
-  // Every group is in memory by now: prepare runs on all of them at once, on the load's threads,
-  // in blocks (the sink still gets them in submission_id order).
-  if (options.prepare) {
+  if (code_pass) {
+    // The first row of each kept submission, in file order, and its index in (sorted) groups.
+    std::vector<std::pair<int64_t, size_t>> wanted;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      if (kept[i] != 0) wanted.emplace_back(first_rows[by_id.at(groups[i].submission_id)], i);
+    }
+    std::sort(wanted.begin(), wanted.end());
+    parquet::RowRanges rows;
+    for (const auto& w : wanted) parquet::append_range(rows, w.first, w.first + 1);
+    std::vector<ColumnSpec> code_only(code_specs.size());
+    code_only[L_CODE] = code_specs[L_CODE];
+    FileLoad code_file(reader, code_only, load_threads(options), kBatchRowsWithCode);
+    code_file.only_rows(std::move(rows));
+    LoadStats ignored;
+    if (!wanted.empty()) {
+      code_file.run(
+          nullptr, /*filter_rows=*/false, ignored,
+          [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
+            CodeRepairCounts counts;
+            batch.result = counts;
+            if (batch.num_rows == 0) return;
+            const std::vector<int64_t> file_rows = file_rows_of(batch);
+            auto w = std::lower_bound(wanted.begin(), wanted.end(),
+                                      std::pair<int64_t, size_t>{file_rows.front(), 0});
+            for (size_t r = 0; r < batch.num_rows; ++r, ++w) {
+              if (w == wanted.end() || w->first != file_rows[r]) {
+                throw std::logic_error("legacy code pass: a row that was not asked for");
+              }
+              Submission& s = groups[w->second];  // each group on one worker only
+              if (options.code_wanted && !options.code_wanted(s)) {
+                // Its code is not decoded (the submission is complete: the rule may use its score).
+              } else if (options.with_code) {
+                s.code = decode(load[L_CODE], r, counts);
+              } else {
+                s.code_bytes = decoded_size(load[L_CODE], r, counts);
+              }
+              options.prepare(s);
+            }
+            batch.result = counts;
+          },
+          [&](parquet::ScanBatch& batch) {
+            stats.code += std::any_cast<CodeRepairCounts&>(batch.result);
+          });
+    }
+  } else if (options.prepare) {
+    // Every group is in memory by now: prepare runs on all of them at once, on the load's
+    // threads, in blocks (the sink still gets them in submission_id order).
     constexpr size_t kBlock = 64;
     const size_t blocks = (groups.size() + kBlock - 1) / kBlock;
     const int threads = load_threads(options);

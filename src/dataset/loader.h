@@ -29,10 +29,11 @@ namespace kbdata::dataset {
 struct LoadOptions {
   Filter filter;
   bool with_code = false;  // read and decode `code`
-  // With with_code: the rows of a flat file for which it returns false (it sees every field but
-  // the code) keep no code, which is never decoded; null decodes every row's. Legacy files decode
-  // every submission's code (a submission's score is known only once its file is read). Called
-  // where prepare is: it must be safe to call concurrently.
+  // With with_code: the rows for which it returns false (it sees every field but the code) keep
+  // no code, which is never decoded; null decodes every row's. In a legacy file it is asked only
+  // with a prepare step (whose second pass sees complete submissions); without one, every
+  // submission's code is decoded (a score is known only once the file is read). Called where
+  // prepare is: it must be safe to call concurrently.
   std::function<bool(const Submission&)> code_wanted;
   // Read `code` and keep only its decoded size (Submission::code_bytes): what decoding would make
   // of it, measured without building the text (code_text.h, decoded_code_size).
@@ -50,8 +51,10 @@ struct LoadOptions {
   // the threads.
   int threads = 0;
   // Runs on each submission before the sink gets it: in a flat file on the scan worker that built
-  // it (several batches at once, so it must be safe to call concurrently), in a legacy file on
-  // the load's threads once the file's submissions are grouped (all of them at once). It may change
+  // it (several batches at once, so it must be safe to call concurrently); in a legacy file, once
+  // the file's runs are grouped, on the scan worker that decoded the submission's code in a
+  // second pass over the code column (so the file's code is never held at once), or, for a load
+  // without code, on the load's threads (all submissions at once). It may change
   // the submission: work out something from its code and drop the code, keeping the result in
   // Submission::prepared. This is how work per submission uses every core while the sink still sees
   // submissions in file order.

@@ -545,6 +545,36 @@ TEST(LegacyLoad, CodeDecodedOnTheWorkersIsTheFirstRunsWhateverTheThreads) {
       EXPECT_EQ(l.stats.code.values, 400u);
       EXPECT_EQ(l.stats.code.hex_decoded, 133u);
       EXPECT_EQ(l.stats.rows_read, 1200u);
+
+      // With a prepare step the code comes from a second pass over the code column, and
+      // code_wanted sees the complete submission: its best score is that of its first run, 1200
+      // rows from its last (the runs' scores are 0.001 x (sid + run)).
+      LoadOptions prepared = options;
+      std::atomic<int> asked{0};
+      prepared.code_wanted = [&](const Submission& s) {
+        ++asked;
+        return s.score && *s.score < 0.2;  // submissions 1-199
+      };
+      prepared.prepare = [&](Submission& s) {
+        s.prepared = text ? s.code.value_or("(none)") : std::to_string(s.code_bytes.value_or(0));
+        s.code.reset();
+      };
+      const Loaded p = load(bytes, SchemaFamily::LEGACY_RUNS, prepared);
+      ASSERT_EQ(p.rows.size(), 400u);
+      EXPECT_EQ(asked.load(), 400);
+      for (const Submission& s : p.rows) {
+        const std::string want = "code of " + std::to_string(s.submission_id);
+        const std::string got = std::any_cast<std::string>(s.prepared);
+        if (s.submission_id < 200) {
+          EXPECT_EQ(got, text ? want : std::to_string(want.size())) << s.submission_id;
+        } else {
+          EXPECT_EQ(got, text ? "(none)" : "0") << s.submission_id;
+        }
+        EXPECT_FALSE(s.code);
+      }
+      EXPECT_EQ(p.stats.code.values, 199u);
+      EXPECT_EQ(p.stats.code.hex_decoded, 66u);  // 3, 6, ..., 198
+      EXPECT_EQ(p.stats.rows_read, 1200u);       // the first pass's rows; the second reads 400
     }
   }
 }
