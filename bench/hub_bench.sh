@@ -82,6 +82,9 @@ total=0
 for f in "${files[@]}"; do total=$((total + $(stat -c %s "$published/$f"))); done
 start_hub "$published" "${files[@]}"
 mkdir -p "$work/curl"
+# Each timed transfer starts with nothing left to write back from the steps before it (the
+# deleted caches, an earlier transfer's pages): sync, outside the timing.
+sync
 start=$(date +%s.%N)
 for f in "${files[@]}"; do
   curl -sS -L -o "$work/curl/$f" "$HF_ENDPOINT/datasets/GPUMODE/kernelbot-data/resolve/$commit/$f"
@@ -91,6 +94,7 @@ rm -rf "$work/curl"
 for jobs in 1 4; do
   export HF_HOME="$work/home-pull"
   rm -rf "$HF_HOME"
+  sync
   /usr/bin/time -f "%e %M" -o "$work/pull.time" "$kbdata" pull --include '*.parquet' --jobs "$jobs" \
     > /dev/null 2>&1
   read -r s rss < "$work/pull.time"
