@@ -83,21 +83,29 @@ sanitize: deps
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS)
 
 # Benchmarks (bench/README.md, docs/BENCHMARKS.md): builds in Release, makes the full synthetic set
-# in two layouts once (`kbdata synth`, ~1 min each; made again when the sources that decide its
-# bytes change) and runs the comparison of the kbdata binary with DuckDB (duckdb_compare, ~12 min on
-# 2 cores: it writes build/bench-data/duckdb-copy/ with DuckDB first; DuckDB's dedup and convert of
-# the 1.37 GB file take 6-8 GB of RAM each) and decode_bench. Figures are ratios within one run.
+# once in two layouts of the flat family and once with both families (`kbdata synth`, ~1 min each;
+# made again when the sources that decide its bytes change) and runs the comparison of the kbdata
+# binary with DuckDB (duckdb_compare, ~12 min on 2 cores: it writes build/bench-data/duckdb-copy/
+# with DuckDB first; DuckDB's dedup and convert of the 1.37 GB file take 6-8 GB of RAM each),
+# decode_bench, noise and audit against stats (analysis_bench.sh, ~2 min) and the hub against curl
+# (hub_bench.sh, ~1 min). Figures are ratios within one run.
 BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
-	for layout in published kbdata; do \
-	  out=build/bench-data/synth-$$layout; \
+	for set in published kbdata full; do \
+	  out=build/bench-data/synth-$$set; \
+	  case $$set in \
+	    full) args="--scale full --seed 1" ;; \
+	    *) args="--scale full --family flat --seed 1 --layout $$set" ;; \
+	  esac; \
 	  if [ ! -f $$out/nvidia_nvfp4_submissions.parquet ] || \
 	     [ "$$(cat $$out/.stamp 2>/dev/null)" != "$$stamp" ]; then \
 	    rm -rf $$out; \
-	    if [ $$layout = published ]; then rm -rf build/bench-data/duckdb-copy; fi; \
-	    $(BUILD)-bench/kbdata synth --scale full --family flat --seed 1 --layout $$layout \
-	      --out $$out && echo $$stamp > $$out/.stamp || exit 1; \
+	    if [ $$set = published ]; then rm -rf build/bench-data/duckdb-copy build/bench-data/nvfp4; fi; \
+	    $(BUILD)-bench/kbdata synth $$args --out $$out && echo $$stamp > $$out/.stamp || exit 1; \
 	  fi; \
-	done
+	done; \
+	mkdir -p build/bench-data/nvfp4 && \
+	ln -f build/bench-data/synth-published/nvidia_nvfp4_submissions.parquet \
+	  build/bench-data/synth-published/leaderboards.parquet build/bench-data/nvfp4/
 bench: deps
 	node bench/make-bench-data.mjs
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
@@ -105,6 +113,8 @@ bench: deps
 	@$(BENCH_SYNTH)
 	$(BUILD)-bench/bench/duckdb_compare
 	$(BUILD)-bench/bench/decode_bench
+	bench/analysis_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-full build/bench-data/nvfp4
+	bench/hub_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-published build/bench-data/synth-kbdata
 
 # The diagnostics of single library layers (bench/README.md): memory, writer, loader, fuzzy dedup,
 # export against PostgreSQL's COPY (a throwaway server, ~3 min). The large file needs ~11 GB of RAM.

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The analyses whose targets are set against `kbdata stats` over the same bytes (docs/BENCHMARKS.md):
+# `kbdata noise` over a whole data folder (issue 21: at most 2x stats) and `kbdata audit` over the
+# NVFP4-shaped file (issue 19: at most 1.5x stats, memory constant in the file size). Each pair is
+# one process of each, timed one after the other (wall, user CPU, peak RSS); PAIRS pairs, every
+# other one with stats first; the ratio is per pair. Prints one line per run and per pair.
+#
+#   bench/analysis_bench.sh KBDATA FULL_DIR NVFP4_DIR [PAIRS]
+#
+# FULL_DIR: `kbdata synth --scale full --seed 1 --out FULL_DIR` (both families, published layout).
+# NVFP4_DIR: a folder holding nvidia_nvfp4_submissions.parquet and leaderboards.parquet of the
+# `full` flat set (`--family flat --layout published`); other files in it are read too.
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+  echo "usage: $0 KBDATA FULL_DIR NVFP4_DIR [PAIRS]" >&2
+  exit 2
+fi
+kbdata=$1
+full=$2
+nvfp4=$3
+pairs=${4:-3}
+for d in "$full" "$nvfp4"; do
+  if [ ! -d "$d" ]; then
+    echo "$0: $d is not a folder" >&2
+    exit 2
+  fi
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run NAME CMD...: the command's wall, user and peak RSS on one line; its output is discarded.
+run() {
+  local name=$1
+  shift
+  /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > /dev/null 2> "$work/err" || {
+    echo "$name failed:" >&2
+    cat "$work/err" >&2
+    exit 1
+  }
+  read -r wall user rss < "$work/time"
+  printf '%-6s %6.2f s wall %6.2f s user %8d KB\n' "$name" "$wall" "$user" "$rss" >&2
+  echo "$wall"
+}
+
+# pairs LABEL DIR ANALYSIS...: PAIRS pairs of the analysis against stats on DIR.
+compare() {
+  local label=$1 dir=$2
+  shift 2
+  local i analysis stats
+  for i in $(seq 1 "$pairs"); do
+    if [ $((i % 2)) -eq 1 ]; then
+      analysis=$(run "$1" "$kbdata" "$@" --data "$dir")
+      stats=$(run stats "$kbdata" stats -f csv --data "$dir")
+    else
+      stats=$(run stats "$kbdata" stats -f csv --data "$dir")
+      analysis=$(run "$1" "$kbdata" "$@" --data "$dir")
+    fi
+    awk -v l="$label" -v i="$i" -v a="$analysis" -v s="$stats" \
+      'BEGIN { printf "%s pair %d: %.2f s against stats %.2f s: %.2fx\n", l, i, a, s, a / s }'
+  done
+}
+
+# The files in the page cache before any timing (one untimed stats over each folder).
+"$kbdata" stats -f csv --data "$full" > /dev/null 2>&1
+"$kbdata" stats -f csv --data "$nvfp4" > /dev/null 2>&1
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+compare "noise (all of FULL_DIR)" "$full" noise -f csv
+compare "audit (NVFP4_DIR)" "$nvfp4" audit -f csv
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
