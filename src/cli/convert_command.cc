@@ -137,7 +137,8 @@ std::optional<uint64_t> parse_byte_size(const std::string& text) {
 }
 
 void run_convert(const ConvertOptions& options, std::FILE* progress) {
-  WriterOptions w = writer_options(options);  // usage errors before any input is read
+  WriterOptions w = writer_options(options);     // usage errors before any input is read
+  w.threads = command_threads(options.threads);  // reading and compressing
   // Page CRCs are verified where the input has them: a damaged page is an error at its place, never
   // copied into a file that would then carry a fresh, valid CRC over the damage (--checksums).
   auto reader = parquet::FileReader::open(options.input, {.verify_checksums = true});

@@ -719,12 +719,14 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   provenance.more.push_back({"kbdata.dedup.rows_out", std::to_string(summary.rows_out)});
 
   using dataset::AddedColumn;
+  parquet::WriterOptions output_options;
+  output_options.threads = options.jobs;  // 0: as the command's default
   dataset::FlatFileWriter writer(
       options.output,
       dataset::flat_file_columns({AddedColumn::CLUSTER_ID, options.emit_all
                                                                ? AddedColumn::KEPT
                                                                : AddedColumn::CLUSTER_SIZE}),
-      parquet::WriterOptions{}, provenance, kOutputBatch);
+      output_options, provenance, kOutputBatch);
   uint64_t written = 0;
   for_each_with_code([&](size_t i, Submission&& s) {
     const bool kept = result.keeper[i] == i;

@@ -3,11 +3,16 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 #include "common/error.h"
+#include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/encoding/delta_encoder.h"
 #include "parquet/encoding/dictionary_encoder.h"
@@ -90,10 +95,26 @@ bool bounds_are_bytewise(const ColumnDescriptor& column) {
 
 }  // namespace
 
+// A closed page whose body is compressed on the pool; emitted, in order, once it is.
+struct PendingPage {
+  PageHeader header;            // all but the sizes (and the CRC)
+  EncodedChunk::Page page;      // all but offset and size
+  std::vector<uint8_t> input;   // what is compressed
+  std::vector<uint8_t> stored;  // the body as stored: (v2: the levels, then) the compressed bytes
+  size_t uncompressed_body = 0;
+
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::exception_ptr error;
+};
+
 struct ColumnWriter::State {
   ColumnDescriptor column;
   WriterOptions options;
-  int level = 0;  // compression level, resolved
+  int level = 0;                                     // compression level, resolved
+  ThreadPool* pool = nullptr;                        // compresses closed pages when set (borrowed)
+  std::deque<std::unique_ptr<PendingPage>> pending;  // oldest first
   Mode initial = Mode::PLAIN;
   Mode mode = Mode::PLAIN;
   size_t level_cost_bits = 0;  // estimated bits per level entry (both kinds)
@@ -135,6 +156,31 @@ struct ColumnWriter::State {
                                    ? c.type_length
                                    : fixed_width(c.physical)),
         chunk_stats(c) {}
+  ~State() {
+    for (const auto& p : pending) wait(*p);  // a task must not outlive its page
+  }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  static void wait(PendingPage& p) {
+    std::unique_lock<std::mutex> lock(p.mutex);
+    p.finished.wait(lock, [&] { return p.done; });
+  }
+
+  // Emits the pages being compressed, in order, once each is (rethrowing a compression error).
+  void drain() {
+    while (!pending.empty()) {
+      PendingPage& p = *pending.front();
+      wait(p);
+      if (p.error) {
+        const std::exception_ptr error = p.error;
+        pending.pop_front();
+        std::rethrow_exception(error);
+      }
+      emit_data_page(p.header, std::move(p.page), p.stored, p.uncompressed_body);
+      pending.pop_front();
+    }
+  }
 
   void note_encoding(Encoding e) {
     if (std::find(encodings.begin(), encodings.end(), e) == encodings.end()) {
@@ -251,6 +297,15 @@ struct ColumnWriter::State {
     return header_buf.size() + body.size();
   }
 
+  // Places a data page at the end of the chunk.
+  void emit_data_page(PageHeader& header, EncodedChunk::Page page, std::span<const uint8_t> stored,
+                      size_t uncompressed_body) {
+    page.offset = chunk.data_pages.size();
+    page.size =
+        checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages), column);
+    chunk.pages.push_back(std::move(page));
+  }
+
   void flush_page() {
     if (page_levels == 0) return;
     levels_buf.clear();
@@ -261,8 +316,10 @@ struct ColumnWriter::State {
     PageHeader header;
     size_t uncompressed_body = 0;
     // The page body as stored: compressed_buf, or body_buf itself when nothing is compressed (a
-    // page of one huge value is then not copied again).
+    // page of one huge value is then not copied again); or, with a pool, what `later` holds once
+    // the pool has compressed it.
     std::span<const uint8_t> stored;
+    std::unique_ptr<PendingPage> later;
     if (options.page_version == 1) {
       if (column.max_rep > 0) {
         encode_levels(rep_levels, column.max_rep, levels_buf);
@@ -279,6 +336,10 @@ struct ColumnWriter::State {
       uncompressed_body = body_buf.size();
       if (options.codec == Codec::UNCOMPRESSED) {
         stored = body_buf;
+      } else if (pool != nullptr) {
+        later = std::make_unique<PendingPage>();
+        later->input = std::move(body_buf);
+        body_buf.clear();
       } else {
         compress(options.codec, level, body_buf, compressed_buf);
         stored = compressed_buf;
@@ -301,8 +362,16 @@ struct ColumnWriter::State {
       data.is_compressed = options.codec != Codec::UNCOMPRESSED;
       if (data.is_compressed) {
         encoding = encode_values(values_buf);
-        compress(options.codec, level, values_buf, body_buf);
         uncompressed_body = levels_buf.size() + values_buf.size();
+        if (pool != nullptr) {
+          later = std::make_unique<PendingPage>();
+          later->input = std::move(values_buf);
+          later->stored = std::move(body_buf);  // the levels
+          values_buf.clear();
+          body_buf.clear();
+        } else {
+          compress(options.codec, level, values_buf, body_buf);
+        }
       } else {
         encoding = encode_values(body_buf);
         uncompressed_body = body_buf.size();
@@ -320,7 +389,6 @@ struct ColumnWriter::State {
     count_page(header.type, encoding);
 
     EncodedChunk::Page page;
-    page.offset = chunk.data_pages.size();
     page.first_row = chunk_rows;
     page.null_count = static_cast<int64_t>(page_nulls);
     page.has_values = page_levels > page_nulls;
@@ -333,9 +401,29 @@ struct ColumnWriter::State {
         page.max = truncated_upper_bound(page.max);
       }
     }
-    page.size =
-        checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages), column);
-    chunk.pages.push_back(std::move(page));
+    if (later) {
+      later->header = header;
+      later->page = std::move(page);
+      later->uncompressed_body = uncompressed_body;
+      PendingPage* p = later.get();
+      pending.push_back(std::move(later));
+      pool->submit([p, codec = options.codec, level = level] {
+        std::exception_ptr error;
+        try {
+          compress(codec, level, p->input, p->stored);
+        } catch (...) {
+          error = std::current_exception();
+        }
+        p->input = {};
+        std::lock_guard<std::mutex> lock(p->mutex);
+        p->error = error;
+        p->done = true;
+        p->finished.notify_all();
+      });
+    } else {
+      drain();  // (nothing pending: one codec per chunk)
+      emit_data_page(header, std::move(page), stored, uncompressed_body);
+    }
 
     chunk_rows += static_cast<int64_t>(page_rows);
     chunk_levels += static_cast<int64_t>(page_levels);
@@ -376,12 +464,14 @@ struct ColumnWriter::State {
   }
 };
 
-ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options) {
+ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options,
+                           ThreadPool* pool) {
   if (options.page_version != 1 && options.page_version != 2) {
     throw UsageError("page version must be 1 or 2, not " + std::to_string(options.page_version));
   }
   state_ = std::make_unique<State>(column, options);
   State& s = *state_;
+  if (options.codec != Codec::UNCOMPRESSED) s.pool = pool;
   if (std::optional<CompressionLevels> levels = compression_levels(options.codec)) {
     s.level = options.level.value_or(levels->default_level);
     if (s.level < levels->min || s.level > levels->max) {
@@ -442,7 +532,8 @@ size_t ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t 
 }
 
 size_t ColumnWriter::buffered_bytes() const {
-  const State& s = *state_;
+  State& s = *state_;
+  s.drain();  // the pages' compressed sizes decide, whatever the threads
   return s.chunk.data_pages.size() + s.page_estimate +
          (s.dictionary_used ? s.dictionary.plain_size() : 0);
 }
@@ -450,6 +541,7 @@ size_t ColumnWriter::buffered_bytes() const {
 EncodedChunk ColumnWriter::finish() {
   State& s = *state_;
   s.flush_page();
+  s.drain();
   if (s.dictionary_used) s.write_dictionary_page();
 
   EncodedChunk chunk = std::move(s.chunk);

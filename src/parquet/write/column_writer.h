@@ -2,9 +2,11 @@
 //
 // Levels and values arrive as ColumnBatch slices holding whole records. The writer keeps the
 // open page's levels and values, closes a page at a record boundary once it is full
-// (WriterOptions::page_bytes / page_rows), and encodes and compresses it at once, so the memory it
-// holds is the row group's encoded pages plus one open page. finish() hands the chunk to the
-// FileWriter, which places it in the file and writes its page index.
+// (WriterOptions::page_bytes / page_rows), and encodes it at once and compresses it (at once, or,
+// given a pool, on the pool while the next pages fill), so the memory it holds is the row group's
+// encoded pages plus one open page and the pages being compressed. finish() hands the chunk to
+// the FileWriter, which places it in the file and writes its page index. The chunk is the same
+// bytes with a pool or without.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,10 @@
 #include "parquet/metadata.h"
 #include "parquet/schema.h"
 #include "parquet/write/writer_options.h"
+
+namespace kbdata {
+class ThreadPool;
+}
 
 namespace kbdata::parquet {
 
@@ -46,9 +52,11 @@ struct EncodedChunk {
 
 class ColumnWriter {
  public:
-  // `column` is copied. Throws UsageError if the options cannot apply to the column (a page
-  // version other than 1 or 2, a compression level out of range).
-  ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options);
+  // `column` is copied. With `pool` (borrowed; it must outlive the writer), closed pages are
+  // compressed on it. Throws UsageError if the options cannot apply to the column (a page version
+  // other than 1 or 2, a compression level out of range).
+  ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options,
+               ThreadPool* pool = nullptr);
   ~ColumnWriter();
   ColumnWriter(const ColumnWriter&) = delete;
   ColumnWriter& operator=(const ColumnWriter&) = delete;
@@ -59,7 +67,9 @@ class ColumnWriter {
   // for the column (FileWriter checks). Returns the value index after the last value consumed.
   size_t write(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin);
 
-  // Bytes held for this chunk so far: encoded pages and the open page's estimate.
+  // Bytes held for this chunk so far: encoded pages and the open page's estimate. Waits for the
+  // pages being compressed (their compressed sizes count, so that the row groups a FileWriter
+  // cuts do not depend on the threads), and throws what compressing them threw.
   [[nodiscard]] size_t buffered_bytes() const;
 
   // Closes the open page and returns the chunk; the writer is then empty and ready for the next

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/thread_pool.h"
 #include "parquet/write/column_writer.h"
 
 namespace kbdata::parquet {
@@ -31,8 +32,13 @@ FileWriter::FileWriter(OutputSink& sink, std::vector<SchemaElement> schema, Writ
   metadata_.schema = std::move(schema);
   metadata_.key_value_metadata = options_.key_value_metadata;
   metadata_.created_by = options_.created_by;
+  const int threads =
+      command_threads(options_.threads > 0 ? std::optional<int>(options_.threads) : std::nullopt);
+  if (threads > 1 && options_.codec != Codec::UNCOMPRESSED) {
+    pool_ = std::make_unique<ThreadPool>(threads);
+  }
   for (const ColumnDescriptor& column : schema_.leaves()) {
-    columns_.push_back(std::make_unique<ColumnWriter>(column, options_));
+    columns_.push_back(std::make_unique<ColumnWriter>(column, options_, pool_.get()));
     metadata_.column_orders.push_back(ColumnOrder::TYPE_DEFINED);
   }
 }

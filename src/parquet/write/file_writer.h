@@ -24,6 +24,10 @@
 #include "parquet/schema.h"
 #include "parquet/write/writer_options.h"
 
+namespace kbdata {
+class ThreadPool;
+}
+
 namespace kbdata::parquet {
 
 class ColumnWriter;
@@ -71,6 +75,8 @@ class FileWriter {
   Schema schema_;
   WriterOptions options_;
   FileMetaData metadata_;
+  std::unique_ptr<ThreadPool> pool_;  // compresses pages (WriterOptions::threads > 1); before
+                                      // columns_, which wait for their pages when destroyed
   std::vector<std::unique_ptr<ColumnWriter>> columns_;
   std::vector<std::vector<ChunkIndex>> indexes_;  // per row group, per leaf
   uint64_t position_ = 0;
