@@ -74,6 +74,40 @@ TEST(FileWriter, TheSameBytesWhateverTheCompressingThreads) {
   }
 }
 
+// A sink that fails once it holds more than `limit` bytes, as a full disk does.
+class FullSink final : public OutputSink {
+ public:
+  explicit FullSink(size_t limit) : limit_(limit) {}
+  void write(std::span<const uint8_t> bytes) override {
+    if (written_ + bytes.size() > limit_) throw IoError("no space left on device");
+    written_ += bytes.size();
+  }
+
+ private:
+  size_t limit_;
+  size_t written_ = 0;
+};
+
+TEST(FileWriter, AnErrorOfTheSinkIsThrownWhateverTheThreads) {
+  // With a pool, the bytes are written by the writer's own thread: its error reaches a later
+  // write() or close(), never lost.
+  const FlatTable table = flat_table(20'000);
+  for (int threads : {1, 2, 4}) {
+    WriterOptions options;
+    options.threads = threads;
+    options.row_group_rows = 1000;
+    FullSink sink(100 << 10);
+    EXPECT_THROW(
+        {
+          FileWriter writer(sink, table.schema, options);
+          writer.write(table.columns);
+          writer.close();
+        },
+        IoError)
+        << threads;
+  }
+}
+
 TEST(FileWriter, NestedRoundTripAcrossBatchesPagesAndRowGroups) {
   FlatTable table = nested_table(3000);
   for (int version : {1, 2}) {
@@ -305,6 +339,7 @@ TEST(FileWriter, StreamsRowGroupsBeforeClose) {
   MemorySink sink;
   WriterOptions options;
   options.row_group_rows = 1000;
+  options.threads = 1;  // (with more, a thread of the writer's own hands the bytes on, later)
   FileWriter writer(sink, table.schema, options);
   writer.write(table.columns);
   // Nine full row groups are in the sink already; the writer holds at most the tenth.

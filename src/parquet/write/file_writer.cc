@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "common/error.h"
 #include "common/thread_pool.h"
@@ -21,6 +26,79 @@ UsageError batch_error(const ColumnDescriptor& column, const std::string& what) 
 
 }  // namespace
 
+// Writes owned buffers to the sink, in order, on a thread of its own. The first error is kept and
+// rethrown by the next put() or finish(); what is queued after it is dropped.
+class FileWriter::Output {
+ public:
+  explicit Output(OutputSink& sink) : sink_(sink), thread_([this] { run(); }) {}
+  ~Output() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;  // destroyed without finish(): the rest is not written
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  // Queues `bytes`, once fewer than kMaxQueuedBytes wait (or none).
+  void put(std::vector<uint8_t>&& bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return error_ || queue_.empty() || queued_ < kMaxQueuedBytes; });
+    if (error_) std::rethrow_exception(error_);
+    queued_ += bytes.size();
+    queue_.push_back(std::move(bytes));
+    lock.unlock();
+    changed_.notify_all();
+  }
+
+  // Returns once everything queued is written.
+  void finish() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return error_ || (queue_.empty() && !writing_); });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      changed_.wait(lock, [&] { return stopping_ || (!queue_.empty() && !error_); });
+      if (stopping_) return;
+      std::vector<uint8_t> bytes = std::move(queue_.front());
+      queue_.pop_front();
+      writing_ = true;
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        sink_.write(bytes);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      writing_ = false;
+      queued_ -= bytes.size();
+      if (error) {
+        error_ = error;
+        queue_.clear();
+        queued_ = 0;
+      }
+      changed_.notify_all();
+    }
+  }
+
+  OutputSink& sink_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::vector<uint8_t>> queue_;
+  size_t queued_ = 0;
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: it starts after the members it uses
+};
+
 FileWriter::FileWriter(OutputSink& sink, std::vector<SchemaElement> schema, WriterOptions options)
     : sink_(sink), options_(std::move(options)) {
   try {
@@ -36,6 +114,7 @@ FileWriter::FileWriter(OutputSink& sink, std::vector<SchemaElement> schema, Writ
       command_threads(options_.threads > 0 ? std::optional<int>(options_.threads) : std::nullopt);
   if (threads > 1 && options_.codec != Codec::UNCOMPRESSED) {
     pool_ = std::make_unique<ThreadPool>(threads);
+    output_ = std::make_unique<Output>(sink_);
   }
   for (const ColumnDescriptor& column : schema_.leaves()) {
     columns_.push_back(std::make_unique<ColumnWriter>(column, options_, pool_.get()));
@@ -46,12 +125,29 @@ FileWriter::FileWriter(OutputSink& sink, std::vector<SchemaElement> schema, Writ
 FileWriter::~FileWriter() = default;
 
 void FileWriter::write_bytes(std::span<const uint8_t> bytes) {
+  if (output_) {
+    write_owned(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    return;
+  }
   if (position_ == 0) {
     sink_.write(kMagic);
     position_ = kMagic.size();
   }
   sink_.write(bytes);
   position_ += bytes.size();
+}
+
+void FileWriter::write_owned(std::vector<uint8_t>&& bytes) {
+  if (!output_) {
+    write_bytes(bytes);
+    return;
+  }
+  if (position_ == 0) {
+    output_->put(std::vector<uint8_t>(kMagic.begin(), kMagic.end()));
+    position_ = kMagic.size();
+  }
+  position_ += bytes.size();
+  output_->put(std::move(bytes));
 }
 
 size_t FileWriter::check_batch(const ColumnBatch& batch, int leaf) const {
@@ -178,11 +274,11 @@ void FileWriter::flush_row_group() {
     ColumnMetaData meta = std::move(chunk.meta);
     if (!chunk.dictionary_page.empty()) {
       meta.dictionary_page_offset = chunk_start;
-      write_bytes(chunk.dictionary_page);
+      write_owned(std::move(chunk.dictionary_page));
     }
     auto data_start = static_cast<int64_t>(position_);
     meta.data_page_offset = data_start;
-    write_bytes(chunk.data_pages);
+    write_owned(std::move(chunk.data_pages));
     group.total_byte_size += meta.total_uncompressed_size;
     group.total_compressed_size =
         group.total_compressed_size.value_or(0) + meta.total_compressed_size;
@@ -253,6 +349,7 @@ void FileWriter::close() {
   for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(length >> (8 * i)));
   bytes.insert(bytes.end(), kMagic.begin(), kMagic.end());
   write_bytes(bytes);
+  if (output_) output_->finish();
 }
 
 }  // namespace kbdata::parquet

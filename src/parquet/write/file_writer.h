@@ -10,7 +10,10 @@
 // Records arrive as one ColumnBatch per leaf column (levels and values, exactly what
 // ColumnReader::read_records produces). The writer holds one row group's encoded pages in memory
 // and writes the row group when it reaches WriterOptions::row_group_bytes or row_group_rows; the
-// page indexes (a few bytes per page) are kept until close().
+// page indexes (a few bytes per page) are kept until close(). With WriterOptions::threads > 1 the
+// pages are compressed on a pool and the bytes are handed, in order, to a thread of the writer's
+// own that writes them to the sink (the copy into the page cache then overlaps the next row
+// group); at most kMaxQueuedBytes wait for it, besides the chunk being written.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,8 @@ class ColumnWriter;
 
 class FileWriter {
  public:
+  static constexpr size_t kMaxQueuedBytes = size_t{64} << 20;
+
   // `sink` is borrowed and must outlive the writer; nothing is written to it before the first
   // write() or close(). `schema` is the footer's element list, root first (as
   // FileMetaData::schema). Throws UsageError if the schema is not a well-formed tree or the
@@ -48,7 +53,8 @@ class FileWriter {
   // Appends whole records: leaves[i] holds leaf i's level entries and values for the same records
   // (for a column without repetition, one entry per record). Throws UsageError if the batches do
   // not match the schema or each other (count, levels out of range, values missing), before
-  // anything of them is written; IoError from the sink.
+  // anything of them is written; IoError from the sink (with the writer's own output thread:
+  // from an earlier write, here or at close()).
   void write(std::span<const ColumnBatch> leaves);
 
   // Writes the last row group, the page indexes and the footer. The file is complete only after
@@ -63,6 +69,7 @@ class FileWriter {
   // Number of records in `batch` for leaf `leaf`, after checking the batch is well formed.
   size_t check_batch(const ColumnBatch& batch, int leaf) const;
   void write_bytes(std::span<const uint8_t> bytes);
+  void write_owned(std::vector<uint8_t>&& bytes);  // as write_bytes, without a copy
   size_t buffered_bytes() const;
   void flush_row_group();
 
@@ -75,6 +82,8 @@ class FileWriter {
   Schema schema_;
   WriterOptions options_;
   FileMetaData metadata_;
+  class Output;  // the thread writing to sink_, with a pool
+  std::unique_ptr<Output> output_;
   std::unique_ptr<ThreadPool> pool_;  // compresses pages (WriterOptions::threads > 1); before
                                       // columns_, which wait for their pages when destroyed
   std::vector<std::unique_ptr<ColumnWriter>> columns_;
