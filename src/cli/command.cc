@@ -29,8 +29,9 @@ void add_data_options(CLI::App& cmd, DataOptions& data) {
                "Report files, row groups read and pruned, bytes read and code repairs on stderr "
                "(and, for hf://, the hub's requests and bytes fetched)");
   cmd.add_flag("--skip-bad", data.skip_bad,
-               "Read the folder without its unreadable *.parquet files (each named in a warning); "
-               "without it an unreadable file is an error");
+               "Read the folder without the *.parquet files whose footer or schema cannot be read "
+               "(each named in a warning); without it such a file is an error. A page found "
+               "damaged later is an error either way");
   add_threads_option(cmd, data.threads);
 }
 
