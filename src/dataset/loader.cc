@@ -534,15 +534,20 @@ std::vector<BenchmarkLeaf> benchmark_leaves(const parquet::Schema& schema) {
 // A score a ranking can use: finite and not negative (analysis/ranking.h).
 bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
 
-// The file row number of each row of `batch`, in order.
-std::vector<int64_t> file_rows_of(const parquet::ScanBatch& batch) {
-  std::vector<int64_t> out;
-  out.reserve(batch.num_rows);
-  for (const parquet::RowRange& range : batch.rows) {
-    for (int64_t row = range.begin; row < range.end; ++row)
-      out.push_back(batch.group_first_row + row);
-  }
-  return out;
+// The fields of a legacy submission its first run (row r) gives, but the code; `problem_of` names
+// a leaderboard id's problem.
+template <typename ProblemOf>
+Submission submission_fields(const std::vector<Column>& load, size_t r, int64_t id,
+                             const ProblemOf& problem_of) {
+  Submission s;
+  s.submission_id = id;
+  s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
+  s.problem_name = problem_of(s.leaderboard_id);
+  s.user_id = *load[L_USER_ID].text(r);
+  s.code_id = *load[L_CODE_ID].id(r);
+  s.file_name = load[L_FILE_NAME].text(r);
+  s.submission_time = *load[L_TIME].time_us(r);
+  return s;
 }
 
 // The code of one row of a legacy batch, decoded on a worker.
@@ -600,6 +605,8 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     for (size_t r = 0; r < batch.num_rows; ++r) {
       const std::optional<int64_t> id = load[L_SUBMISSION_ID].id(r);
       if (!id || !first.insert(*id).second) continue;
+      // A submission the filter leaves out keeps no code: none is decoded for it.
+      if (!matches(submission_level, submission_fields(load, r, *id, registry_problem))) continue;
       DecodedCode& d = out[r];
       d.decoded = true;
       if (options.with_code) {
@@ -613,23 +620,18 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   file.run(filter, /*filter_rows=*/true, stats, decode_batch, [&](parquet::ScanBatch& batch) {
     const std::vector<Column> load = file.columns(batch);
     auto* decoded = std::any_cast<std::vector<DecodedCode>>(&batch.result);
-    const std::vector<int64_t> file_rows = code_pass ? file_rows_of(batch) : std::vector<int64_t>();
+    const std::vector<int64_t> file_rows = code_pass ? batch.file_rows() : std::vector<int64_t>();
     for (size_t r = 0; r < batch.num_rows; ++r) {
       const int64_t id = *load[L_SUBMISSION_ID].id(r);
       auto [it, inserted] = by_id.try_emplace(id, kRejected);
       if (inserted) {
-        Submission s;
-        s.submission_id = id;
-        s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
-        auto p = problems.find(s.leaderboard_id);
-        if (p == problems.end()) {
-          p = problems.emplace(s.leaderboard_id, registry_problem(s.leaderboard_id)).first;
-        }
-        s.problem_name = p->second;
-        s.user_id = *load[L_USER_ID].text(r);
-        s.code_id = *load[L_CODE_ID].id(r);
-        s.file_name = load[L_FILE_NAME].text(r);
-        s.submission_time = *load[L_TIME].time_us(r);
+        Submission s = submission_fields(load, r, id, [&](int64_t leaderboard_id) {
+          auto p = problems.find(leaderboard_id);
+          if (p == problems.end()) {
+            p = problems.emplace(leaderboard_id, registry_problem(leaderboard_id)).first;
+          }
+          return p->second;
+        });
         if (!matches(submission_level, s)) continue;
         if (reads_code && decoded != nullptr && (*decoded)[r].decoded) {
           DecodedCode& d = (*decoded)[r];
@@ -738,7 +740,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
             CodeRepairCounts counts;
             batch.result = counts;
             if (batch.num_rows == 0) return;
-            const std::vector<int64_t> file_rows = file_rows_of(batch);
+            const std::vector<int64_t> file_rows = batch.file_rows();
             auto w = std::lower_bound(wanted.begin(), wanted.end(),
                                       std::pair<int64_t, size_t>{file_rows.front(), 0});
             for (size_t r = 0; r < batch.num_rows; ++r, ++w) {

@@ -257,6 +257,15 @@ int64_t ScanBatch::file_row(size_t i) const {
   return group_first_row + (rows.empty() ? 0 : rows.back().end);
 }
 
+std::vector<int64_t> ScanBatch::file_rows() const {
+  std::vector<int64_t> out;
+  out.reserve(num_rows);
+  for (const RowRange& r : rows) {
+    for (int64_t row = r.begin; row < r.end; ++row) out.push_back(group_first_row + row);
+  }
+  return out;
+}
+
 TableScan::TableScan(FileReader& reader, ScanOptions options)
     : reader_(reader), options_(std::move(options)) {
   const size_t leaves = reader_.schema().leaves().size();

@@ -95,6 +95,8 @@ struct ScanBatch {
 
   // The file row number of batch row i (for error messages; walks `rows`).
   [[nodiscard]] int64_t file_row(size_t i) const;
+  // The file row number of every batch row, in order (one walk of `rows`).
+  [[nodiscard]] std::vector<int64_t> file_rows() const;
 };
 
 struct ScanStats {

@@ -14,6 +14,7 @@
 #include "dataset/loader.h"
 #include "parquet/file_reader.h"
 #include "support/oracle.h"
+#include "support/temp_dir.h"
 
 namespace kbdata::dataset {
 namespace {
@@ -22,23 +23,7 @@ namespace fs = std::filesystem;
 using testing::duckdb;
 using testing::sql_path;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kbdata-flat-writer-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
-  [[nodiscard]] bool empty() const { return fs::is_empty(path_); }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // Read into memory (a LocalFile would note the path as an input of the process).
 std::unique_ptr<parquet::FileReader> open_file(const std::string& path) {

@@ -8,6 +8,8 @@
 #include <any>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,7 +18,9 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "parquet/file_reader.h"
+#include "support/oracle.h"
 #include "support/submission_files.h"
+#include "support/temp_dir.h"
 
 namespace kbdata::dataset {
 namespace {
@@ -545,6 +549,12 @@ TEST(LegacyLoad, CodeDecodedOnTheWorkersIsTheFirstRunsWhateverTheThreads) {
       EXPECT_EQ(l.stats.code.values, 400u);
       EXPECT_EQ(l.stats.code.hex_decoded, 133u);
       EXPECT_EQ(l.stats.rows_read, 1200u);
+      // Only the submissions a filter keeps have their code counted.
+      LoadOptions one_user = options;
+      one_user.filter.user_id = "3";  // submissions 3, 10, ..., 395
+      const Loaded u = load(bytes, SchemaFamily::LEGACY_RUNS, one_user);
+      EXPECT_EQ(u.rows.size(), 57u);
+      EXPECT_EQ(u.stats.code.values, 57u);
 
       // With a prepare step the code comes from a second pass over the code column, and
       // code_wanted sees the complete submission: its best score is that of its first run, 1200
@@ -576,6 +586,63 @@ TEST(LegacyLoad, CodeDecodedOnTheWorkersIsTheFirstRunsWhateverTheThreads) {
       EXPECT_EQ(p.stats.code.hex_decoded, 66u);  // 3, 6, ..., 198
       EXPECT_EQ(p.stats.rows_read, 1200u);       // the first pass's rows; the second reads 400
     }
+  }
+}
+
+TEST(LegacyLoad, APrepareLoadOfAFileDuckDbWroteGivesEachSubmissionItsCode) {
+  // DuckDB writes the legacy file (its own row groups and pages): 3,000 submissions of 1-3 runs
+  // each, the runs of one submission in different row groups, one code per submission (as the
+  // platform stores it), every fifth submission's runs all failed. The two-pass load of a prepare
+  // step gives each submission the code DuckDB reads back, whatever the threads.
+  testing::TempDir dir("legacy-duckdb");
+  const std::string path = dir.file("submissions.parquet");
+  testing::duckdb().rows(
+      "COPY (SELECT s AS submission_id, 399::BIGINT AS leaderboard_id, (s % 13)::BIGINT AS "
+      "user_id, "
+      "TIMESTAMP '2025-01-01' + to_seconds(s) AS submission_time, 'submission.py' AS file_name, "
+      "'code of ' || s || repeat(' #pad', (s % 50)::INTEGER) AS code, (1000 + s)::BIGINT AS "
+      "code_id, "
+      "(r * 10000 + s)::BIGINT AS run_id, 'leaderboard' AS run_mode, "
+      "(0.001 * s + r)::DOUBLE AS run_score, s % 5 <> 0 AS run_passed "
+      "FROM range(1, 3001) t(s), range(0, 3) u(r) WHERE r <= s % 3 ORDER BY r, s) TO " +
+      testing::sql_path(path) + " (FORMAT parquet, ROW_GROUP_SIZE 2048)");
+  const auto expected = testing::duckdb().rows("SELECT submission_id, any_value(code) FROM " +
+                                               testing::sql_path(path) + " GROUP BY 1 ORDER BY 1");
+  ASSERT_EQ(expected.size(), 3000u);
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto reader =
+      parquet::FileReader::open(std::make_unique<MemoryFile>("submissions.parquet", bytes));
+  ASSERT_GT(reader->num_row_groups(), 1);
+  for (const int threads : {1, 3}) {
+    SCOPED_TRACE(threads);
+    LoadOptions options;
+    options.with_code = true;
+    options.threads = threads;
+    options.code_wanted = [](const Submission& s) { return s.score.has_value(); };
+    options.prepare = [](Submission& s) {
+      s.prepared = s.code.value_or("(none)");
+      s.code.reset();
+    };
+    std::vector<Submission> rows;
+    LoadStats stats;
+    load_file(
+        *reader, SchemaFamily::LEGACY_RUNS, options,
+        [&](Submission&& s) { rows.push_back(std::move(s)); }, stats);
+    ASSERT_EQ(rows.size(), 3000u);
+    uint64_t scored = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(std::to_string(rows[i].submission_id), *expected[i][0]);
+      const std::string got = std::any_cast<std::string>(rows[i].prepared);
+      if (rows[i].score) {
+        ++scored;
+        EXPECT_EQ(got, *expected[i][1]) << rows[i].submission_id;
+      } else {
+        EXPECT_EQ(got, "(none)") << rows[i].submission_id;  // failed: its code not decoded
+      }
+    }
+    EXPECT_EQ(scored, 2400u);
+    EXPECT_EQ(stats.code.values, scored);
   }
 }
 

@@ -106,6 +106,15 @@ std::vector<uint8_t> flat_file(size_t rows, bool page_index, int page_version) {
   return write_table(flat_table(rows), w, 400);
 }
 
+TEST(ScanBatch, FileRowsWalkTheRangesOnce) {
+  ScanBatch batch;
+  batch.group_first_row = 100;
+  batch.rows = {{2, 4}, {7, 8}};
+  batch.num_rows = 3;
+  EXPECT_EQ(batch.file_rows(), (std::vector<int64_t>{102, 103, 107}));
+  for (size_t i = 0; i < batch.num_rows; ++i) EXPECT_EQ(batch.file_rows()[i], batch.file_row(i));
+}
+
 TEST(TableScan, EveryCutAndThreadCountReadsWhatTheColumnsHold) {
   for (bool page_index : {true, false}) {
     for (int version : {1, 2}) {
