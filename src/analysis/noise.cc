@@ -294,12 +294,23 @@ std::vector<RankUncertainty> rank_uncertainty(const Ranking& ranking, const Seri
 namespace {
 
 // The hash of a shingle: a 64-bit bijection (two multiply-mixes).
+constexpr uint64_t kMix1 = 0x9E3779B97F4A7C15ULL;
+constexpr uint64_t kMix2 = 0xD6E8FEB86659FD93ULL;
 inline uint64_t mix64(uint64_t x) {
-  x *= 0x9E3779B97F4A7C15ULL;
+  x *= kMix1;
   x ^= x >> 32;
-  x *= 0xD6E8FEB86659FD93ULL;
+  x *= kMix2;
   x ^= x >> 32;
   return x;
+}
+
+// Each hash lowers its bin (its top 8 bits) to it if it is below the bin's value.
+inline void lower_bins(const uint64_t* hashes, size_t n, uint64_t* mins) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t h = hashes[i];
+    uint64_t& m = mins[h >> 56];
+    m = h < m ? h : m;
+  }
 }
 
 constexpr size_t kHashBlock = 256;
@@ -325,11 +336,7 @@ __attribute__((optimize("tree-vectorize"))) void add_shingles_portable(
                        lower(p[i + 3]) << 24 | lower(p[i + 4]) << 32;
     hashes[i] = mix64(v);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t h = hashes[i];
-    uint64_t& m = mins[h >> 56];
-    m = h < m ? h : m;
-  }
+  lower_bins(hashes.data(), n, mins);
 }
 
 // Lane j of 8 takes bytes j..j+4 of a 16-byte window (the other 3 bytes are zeroed).
@@ -361,8 +368,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi"))) void ad
   const __m128i a = _mm_set1_epi8('A');
   const __m128i z_minus_a = _mm_set1_epi8('Z' - 'A');
   const __m128i to_lower = _mm_set1_epi8('a' - 'A');
-  const __m512i k1 = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
-  const __m512i k2 = _mm512_set1_epi64(static_cast<long long>(0xD6E8FEB86659FD93ULL));
+  const __m512i k1 = _mm512_set1_epi64(static_cast<long long>(kMix1));
+  const __m512i k2 = _mm512_set1_epi64(static_cast<long long>(kMix2));
   const __m512i low56 = _mm512_set1_epi64(static_cast<long long>((uint64_t{1} << 56) - 1));
   __m512i highest = _mm512_setzero_si512();
   for (size_t b = 0; b < kSketchBins; b += 8) {
@@ -395,11 +402,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi"))) void ad
     _mm512_storeu_si512(kept.data() + count, _mm512_maskz_compress_epi64(may_lower, v));
     count += static_cast<size_t>(__builtin_popcount(may_lower));
   }
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t h = kept[i];
-    uint64_t& m = mins[h >> 56];
-    m = h < m ? h : m;
-  }
+  lower_bins(kept.data(), count, mins);
 }
 #pragma GCC diagnostic pop
 

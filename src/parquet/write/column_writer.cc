@@ -421,8 +421,8 @@ struct ColumnWriter::State {
         p->finished.notify_all();
       });
     } else {
-      drain();  // (nothing pending: one codec per chunk)
-      emit_data_page(header, std::move(page), stored, uncompressed_body);
+      emit_data_page(header, std::move(page), stored,
+                     uncompressed_body);  // (no pool: none pending)
     }
 
     chunk_rows += static_cast<int64_t>(page_rows);
