@@ -31,10 +31,8 @@ const std::vector<std::string>& data_commands() {
   return all;
 }
 
-std::string fill(std::string args, const std::string& data, const std::string& out) {
-  args.replace(args.find("DATA"), 4, shell_quote(data));
-  if (const size_t at = args.find("OUT"); at != std::string::npos) args.replace(at, 3, out);
-  return args;
+std::string fill(const std::string& args, const std::string& data, const std::string& out) {
+  return fill_placeholders(args, {{"DATA", shell_quote(data)}, {"OUT", out}});
 }
 
 // Item 8: an unreadable *.parquet file of the folder is an error naming it, for every command;

@@ -154,10 +154,8 @@ std::vector<std::string> commands() {
   return all;
 }
 
-std::string fill(std::string args, const std::string& data, const std::string& out) {
-  for (size_t at; (at = args.find("DATA")) != std::string::npos;) args.replace(at, 4, data);
-  for (size_t at; (at = args.find("OUT")) != std::string::npos;) args.replace(at, 3, out);
-  return args;
+std::string fill(const std::string& args, const std::string& data, const std::string& out) {
+  return fill_placeholders(args, {{"DATA", data}, {"OUT", out}});
 }
 
 // The folder for one hostile file: the clean config under a registry name, the file beside it.

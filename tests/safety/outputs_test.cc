@@ -42,17 +42,10 @@ const std::vector<Writer>& writers() {
   return all;
 }
 
-std::string fill(std::string args, const std::string& data, const std::string& out) {
-  auto put = [&](const std::string& key, const std::string& value) {
-    for (size_t at = args.find(key); at != std::string::npos; at = args.find(key, at)) {
-      args.replace(at, key.size(), value);
-      at += value.size();
-    }
-  };
-  put("DATA", shell_quote(data));
-  put("IN", shell_quote(data + "/trimul_submissions.parquet"));
-  put("OUT", shell_quote(out));
-  return args;
+std::string fill(const std::string& args, const std::string& data, const std::string& out) {
+  return fill_placeholders(args, {{"DATA", shell_quote(data)},
+                                  {"IN", shell_quote(data + "/trimul_submissions.parquet")},
+                                  {"OUT", shell_quote(out)}});
 }
 
 void PrintTo(const Writer& w, std::ostream* os) { *os << w.name; }

@@ -21,12 +21,35 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "support/run_kbdata.h"
 
 namespace kbdata::testing {
 
 namespace fs = std::filesystem;
+
+// `args` with each placeholder (a key of `values`, such as DATA or OUT) replaced by its value, in
+// one pass over `args`: a value put in is never searched again (a sandbox's random folder name
+// may hold "IN" or "OUT"). Keys are tried in the order given.
+inline std::string fill_placeholders(
+    const std::string& args, const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string out;
+  for (size_t at = 0; at < args.size();) {
+    bool replaced = false;
+    for (const auto& [key, value] : values) {
+      if (args.compare(at, key.size(), key) == 0) {
+        out += value;
+        at += key.size();
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += args[at++];
+  }
+  return out;
+}
 
 inline std::string shell_quote(const std::string& text) {
   std::string out = "'";
