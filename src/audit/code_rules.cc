@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "audit/code_screen.h"
 #include "source/embedded.h"
 #include "source/tokens.h"
 
@@ -88,6 +89,38 @@ constexpr std::array<std::string_view, 6> kCppGraph = {
     "hipGraphLaunch",  "hipStreamBeginCapture",  "hipGraphInstantiate"};
 constexpr std::array<std::string_view, 4> kCppTimers = {
     "cudaEventElapsedTime", "hipEventElapsedTime", "chrono", "clock_gettime"};
+
+// The names the C++ rules compare but the types and the cudaMemcpy prefix, for a first look at
+// each name: whether one of them has its length and first two bytes.
+class CppWordFilter {
+ public:
+  constexpr CppWordFilter() {
+    add("POPCORN_FD");
+    add("getenv");
+    add("secure_getenv");
+    for (std::string_view w : kCppStreamCreate) add(w);
+    for (std::string_view w : kCppStreamSync) add(w);
+    for (std::string_view w : kCppGraph) add(w);
+    for (std::string_view w : kCppTimers) add(w);
+  }
+  [[nodiscard]] bool may_be(std::string_view w) const {
+    if (w.size() < 2 || w.size() >= kMaxLength) return false;
+    return bits_[index(w)] != 0;
+  }
+
+ private:
+  static constexpr size_t kMaxLength = 40;
+  static constexpr size_t index(std::string_view w) {
+    return (w.size() * 64 + (static_cast<unsigned char>(w[0]) & 63)) * 64 +
+           (static_cast<unsigned char>(w[1]) & 63);
+  }
+  constexpr void add(std::string_view w) {
+    if (w.size() >= kMaxLength) throw "a C++ word is too long for the filter";
+    bits_[index(w)] = 1;
+  }
+  std::array<uint8_t, kMaxLength * 64 * 64> bits_{};
+};
+constexpr CppWordFilter kCppWordFilter;
 
 // The width in bits of a floating-point type's name, or 0.
 int float_bits(std::string_view name, bool cpp) {
@@ -200,6 +233,17 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
       continue;
     }
     if (t.kind != TokenKind::NAME) continue;
+    if (context.reference_float_bits) {
+      const int bits = float_bits(word, true);
+      if (bits > 0 && bits < *context.reference_float_bits) {
+        out.add(RuleId::NARROW_CPP_TYPE, t.line, word);
+      }
+    }
+    if (word.size() >= 9 && (starts_with(word, "cudaMemcpy") || starts_with(word, "hipMemcpy"))) {
+      facts.copies_inputs = true;
+    }
+    // Every other name below is one of kCppWords: most names fail the filter's first look.
+    if (!kCppWordFilter.may_be(word)) continue;
     if (word == "POPCORN_FD") out.add(RuleId::RESULT_PIPE, t.line, word);
     if ((word == "getenv" || word == "secure_getenv") && i + 2 < tokens.size() &&
         tokens[i + 2].kind == TokenKind::STRING) {
@@ -217,16 +261,7 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
       facts.graph = &t;
       facts.graph_text = word;
     }
-    if (starts_with(word, "cudaMemcpy") || starts_with(word, "hipMemcpy")) {
-      facts.copies_inputs = true;
-    }
     if (one_of(word, kCppTimers)) out.add(RuleId::TIMER_CALL, t.line, word);
-    if (context.reference_float_bits) {
-      const int bits = float_bits(word, true);
-      if (bits > 0 && bits < *context.reference_float_bits) {
-        out.add(RuleId::NARROW_CPP_TYPE, t.line, word);
-      }
-    }
   }
 }
 
@@ -254,6 +289,16 @@ class PythonAudit {
       for (const Token* t : returns_state_) {
         out_.add(RuleId::CACHED_OUTPUT_REPLAY, t->line, line_text(t));
       }
+    }
+  }
+
+  // Only the rules that read inside `custom_kernel` (return-input, input-overwrite,
+  // truncated-input): they read nothing outside the function, so the tokens from the line of its
+  // `def` on are enough (the screen's path).
+  void run_function_rules() {
+    collect_bindings();
+    for (const Function& f : functions_) {
+      if (f.name == "custom_kernel") scan_function(f);
     }
   }
 
@@ -923,10 +968,11 @@ bool is_cpp_source(std::string_view code, std::string_view file_name) {
 
 namespace {
 
-// Whether normalised_code would make `reference` of `code` (its `tokens`): the same tokens joined
-// by one space, compared as they come.
-bool normalises_to(std::string_view code, const std::vector<Token>& tokens,
-                   std::string_view reference) {
+// Whether normalised_code would make `reference` of `code` (its `tokens`, the first ones when not
+// `complete`): the same tokens joined by one space, compared as they come. nullopt: the first
+// tokens are the reference's start, and more are needed.
+std::optional<bool> normalises_to(std::string_view code, const std::vector<Token>& tokens,
+                                  std::string_view reference, bool complete) {
   size_t at = 0;
   for (const Token& t : tokens) {
     if (t.kind == TokenKind::COMMENT || t.kind == TokenKind::NEWLINE) continue;
@@ -938,6 +984,7 @@ bool normalises_to(std::string_view code, const std::vector<Token>& tokens,
     if (reference.substr(at, text.size()) != text) return false;
     at += text.size();
   }
+  if (!complete) return std::nullopt;
   return at == reference.size();
 }
 
@@ -947,7 +994,7 @@ std::vector<Finding> with_reference_copy(Findings& out, std::string_view code,
                                          const CodeContext& context) {
   std::vector<Finding> findings = out.take();
   if (context.reference_normalised != nullptr && !context.reference_normalised->empty() &&
-      normalises_to(code, tokens, *context.reference_normalised)) {
+      normalises_to(code, tokens, *context.reference_normalised, true).value_or(false)) {
     findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
   }
   return findings;
@@ -955,7 +1002,7 @@ std::vector<Finding> with_reference_copy(Findings& out, std::string_view code,
 
 }  // namespace
 
-std::vector<Finding> audit_code(std::string_view code, const CodeContext& context) {
+std::vector<Finding> audit_code_in_full(std::string_view code, const CodeContext& context) {
   Findings out;
   FileFacts facts;
   if (context.cpp_file) {
@@ -979,6 +1026,49 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
   python.run();
   file_rules(facts, out);
   return with_reference_copy(out, code, tokens, context);
+}
+
+namespace {
+
+// The tokens the reference comparison reads first, then again if they are the reference's start:
+// most codes differ from the reference in the first few.
+constexpr size_t kReferencePrefixTokens[] = {8, 256};
+
+}  // namespace
+
+std::vector<Finding> audit_code(std::string_view code, const CodeContext& context) {
+  if (context.cpp_file) return audit_code_in_full(code, context);
+  const Screen screen = screen_python(code, context);
+  if (screen.full) return audit_code_in_full(code, context);
+  Findings out;
+  FileFacts facts;
+  for (const Token& string : screen.cpp) {
+    audit_cpp(code, source::tokenize_embedded(code, string), context, out, facts);
+  }
+  // A stream or a graph made in the C++ needs the Python's synchronisation and copies.
+  if (facts.stream_created != nullptr || facts.graph != nullptr) {
+    return audit_code_in_full(code, context);
+  }
+  if (screen.custom_kernel) {
+    const std::vector<Token> tokens = source::tokenize_python(code, *screen.custom_kernel);
+    PythonAudit function(code, tokens, {}, context, out, facts);
+    function.run_function_rules();
+  }
+  std::vector<Finding> findings = out.take();
+  if (context.reference_normalised != nullptr && !context.reference_normalised->empty()) {
+    std::optional<bool> copy;
+    for (size_t limit : kReferencePrefixTokens) {
+      const std::vector<Token> first = source::tokenize_python(code, {}, limit);
+      copy = normalises_to(code, first, *context.reference_normalised, first.size() < limit);
+      if (copy) break;
+    }
+    if (!copy) {
+      copy =
+          normalises_to(code, source::tokenize_python(code), *context.reference_normalised, true);
+    }
+    if (*copy) findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  }
+  return findings;
 }
 
 std::optional<int> narrowest_float_bits(std::string_view code, bool cpp) {

@@ -28,8 +28,15 @@ struct CodeContext {
 
 // The code rules' findings on `code`, in rule order, then line order; at most a few per rule
 // (kMaxFindingsPerRule), one per line; then reference-copy, when the context has a reference.
+// The screen (audit/code_screen.h) decides most Python codes without the full pass; the findings
+// are audit_code_in_full's.
 inline constexpr size_t kMaxFindingsPerRule = 5;
 [[nodiscard]] std::vector<Finding> audit_code(std::string_view code, const CodeContext& context);
+
+// The same findings from every rule's pass over the tokens, without the screen: the definition
+// the screen is tested against.
+[[nodiscard]] std::vector<Finding> audit_code_in_full(std::string_view code,
+                                                      const CodeContext& context);
 
 // The width in bits of the narrowest floating-point type `code` names (torch.float32 and
 // torch.float16, .half(), C++ float, __half, __nv_fp8_e4m3, ...); nullopt when it names none.

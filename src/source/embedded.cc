@@ -11,13 +11,6 @@ bool is_op(std::string_view text, const Token& t, std::string_view op) {
   return token_is(text, t, TokenKind::OP, op);
 }
 
-bool looks_like_cpp(std::string_view body) {
-  return body.find("__global__") != std::string_view::npos ||
-         body.find("__device__") != std::string_view::npos ||
-         body.find("#include") != std::string_view::npos ||
-         body.find("extern \"C\"") != std::string_view::npos;
-}
-
 // Calls whose arguments are compiled as C++, and the keyword arguments that hold sources. An
 // empty list of keywords means the first positional argument (and kernel_source=).
 struct CompilingCall {
@@ -32,6 +25,13 @@ constexpr std::string_view kSourceKeywords[] = {"cpp_sources", "cuda_sources", "
                                                 "kernel_source", "source"};
 
 }  // namespace
+
+bool reads_as_cpp(std::string_view body) {
+  return body.find("__global__") != std::string_view::npos ||
+         body.find("__device__") != std::string_view::npos ||
+         body.find("#include") != std::string_view::npos ||
+         body.find("extern \"C\"") != std::string_view::npos;
+}
 
 std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
                                                  const std::vector<Token>& tokens) {
@@ -114,7 +114,7 @@ std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
   for (size_t i = 0; i < n; ++i) {
     if (tokens[i].kind != TokenKind::STRING) continue;
     const bool given = std::binary_search(passed.begin(), passed.end(), static_cast<uint32_t>(i));
-    if (given || looks_like_cpp(token_body(text, tokens[i]))) {
+    if (given || reads_as_cpp(token_body(text, tokens[i]))) {
       out.push_back({static_cast<uint32_t>(i), given});
     }
   }

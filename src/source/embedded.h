@@ -21,6 +21,10 @@ struct EmbeddedSource {
   bool passed_to_compiler = false;
 };
 
+// Whether a string's body reads as C++ on its own: it holds __global__, __device__, #include or
+// extern "C".
+[[nodiscard]] bool reads_as_cpp(std::string_view body);
+
 // The embedded C++ sources of Python `text` (its tokens `tokens`), in token order, each once.
 [[nodiscard]] std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
                                                                const std::vector<Token>& tokens);

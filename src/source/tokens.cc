@@ -92,14 +92,16 @@ bool python_prefix(std::string_view p, bool& raw) {
 
 class PythonLexer {
  public:
-  explicit PythonLexer(std::string_view text) : text_(text) {}
+  PythonLexer(std::string_view text, PythonLexStart start)
+      : text_(text), pos_(start.pos), line_(start.line) {}
 
   // flatten: the token pushes and the helpers are inlined into the one loop that runs per byte.
-  [[gnu::flatten]] std::vector<Token> run() {
+  [[gnu::flatten]] std::vector<Token> run(size_t max_tokens) {
     std::vector<Token> out;
-    out.reserve(text_.size() / 5);
+    out.reserve(std::min<size_t>((text_.size() - pos_) / 5, max_tokens));
     bool line_start = true;
     while (pos_ < text_.size()) {
+      if (out.size() >= max_tokens) return out;  // stopped between tokens: no closing NEWLINE
       if (line_start) {
         indent_ = 0;
         size_t p = pos_;
@@ -271,7 +273,14 @@ class PythonLexer {
 
 }  // namespace
 
-std::vector<Token> tokenize_python(std::string_view text) { return PythonLexer(text).run(); }
+std::vector<Token> tokenize_python(std::string_view text) {
+  return PythonLexer(text, {}).run(SIZE_MAX);
+}
+
+std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, size_t max_tokens) {
+  if (start.pos > text.size()) start.pos = static_cast<uint32_t>(text.size());
+  return PythonLexer(text, start).run(max_tokens);
+}
 
 std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint32_t offset) {
   std::vector<Token> out;
@@ -279,7 +288,8 @@ std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint
   size_t pos = 0;
   uint32_t line = first_line;
   uint16_t depth = 0;
-  const auto add = [&](TokenKind kind, size_t begin, size_t end, uint32_t at_line) {
+  const auto add = [&](TokenKind kind, size_t begin, size_t end, uint32_t at_line)
+      __attribute__((always_inline)) {
     Token t;
     t.kind = kind;
     t.begin = t.body_begin = static_cast<uint32_t>(begin + offset);

@@ -7,6 +7,7 @@
 // that text alive while it uses the offsets) and the 1-based line it starts on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,19 @@ struct Token {
 // characters, a string left open at the end) become one-byte OP tokens or a STRING running to the
 // end, so rules see everything that is there.
 [[nodiscard]] std::vector<Token> tokenize_python(std::string_view text);
+
+// Where a lexer starts in the text: the first byte of a physical line that starts a logical line
+// at bracket depth 0 (or 0), and that line's number. From such a start the tokens are the ones
+// tokenize_python(text) makes from there on, offsets and lines included.
+struct PythonLexStart {
+  uint32_t pos = 0;
+  uint32_t line = 1;
+};
+
+// The tokens of `text` from `start`, at most `max_tokens` of them: when it stops there, the
+// tokens are the first of the whole (no NEWLINE is added at the end).
+[[nodiscard]] std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start,
+                                                 size_t max_tokens = SIZE_MAX);
 
 // The tokens of C++ source `text` (CUDA and HIP included). `first_line` numbers the first line (a
 // source embedded in a Python string starts on the string's line); `offset` is added to every

@@ -1,0 +1,34 @@
+// The screen in front of the code rules (docs/audit.md, "The screen"): one scan of a Python
+// submission's text, without tokenising it, that proves most codes give the Python rules nothing
+// to read but the three that look inside `custom_kernel` and the comparison with the reference;
+// the C++ the code embeds is audited as in the full pass. Every word and text a rule of
+// code_rules.cc compares is in the screen's vocabulary; a code that holds one of them in the place
+// the rule reads (a word in code, a text in a string) goes to the full pass, so the screen never
+// changes a finding (tests/audit/code_screen_test.cc checks the two agree).
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "audit/code_rules.h"
+#include "source/tokens.h"
+
+namespace kbdata::audit {
+
+struct Screen {
+  // The full pass must run: the code holds a word or a text some rule reads, or a form the screen
+  // does not follow (a `def custom_kernel` after a `;`, a C++ type in a string that is not C++ by
+  // its text).
+  bool full = true;
+  // The strings that read as C++ by their text (__global__, #include, ...), embedded sources
+  // whatever they are passed to: STRING tokens (body, line), for the C++ rules.
+  std::vector<source::Token> cpp;
+  // The start of the line of the first `def custom_kernel` in code, when there is one.
+  std::optional<source::PythonLexStart> custom_kernel;
+};
+
+// The screen of Python `code` (not a C++ file) under `context`.
+[[nodiscard]] Screen screen_python(std::string_view code, const CodeContext& context);
+
+}  // namespace kbdata::audit

@@ -1,0 +1,308 @@
+// The screen in front of the code rules (audit/code_screen.h) never changes a finding: audit_code
+// (screen first) and audit_code_in_full (every rule's pass) agree on the labelled set, on synth's
+// kernels of every language, on those kernels with each rule's telltale spliced into their code,
+// strings and comments, and on random texts made of the bytes the lexers treat specially. And the
+// screen does decide most honest kernels on its own.
+#include "audit/code_screen.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "audit/code_rules.h"
+#include "synth/code_generator.h"
+
+namespace kbdata::audit {
+namespace {
+
+std::string describe(const std::vector<Finding>& findings) {
+  std::string s;
+  for (const Finding& f : findings) {
+    s += std::string(rule(f.rule).name) + "@" + std::to_string(f.line) + "[" + f.text + "] ";
+  }
+  return s;
+}
+
+bool same(const std::vector<Finding>& a, const std::vector<Finding>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].rule != b[i].rule || a[i].line != b[i].line || a[i].text != b[i].text) return false;
+  }
+  return true;
+}
+
+// The contexts a code is audited under: no reference, references of several widths, and one whose
+// normalised text is `reference` (when given).
+std::vector<CodeContext> contexts(const std::string* reference) {
+  std::vector<CodeContext> out(1);
+  for (int bits : {4, 8, 16, 32, 64}) {
+    CodeContext c;
+    c.reference_float_bits = bits;
+    c.reference_normalised = reference;
+    out.push_back(c);
+  }
+  return out;
+}
+
+void expect_agree(const std::string& code, const CodeContext& context, const std::string& what) {
+  const std::vector<Finding> screened = audit_code(code, context);
+  const std::vector<Finding> full = audit_code_in_full(code, context);
+  EXPECT_TRUE(same(screened, full)) << what << "\nscreened: " << describe(screened)
+                                    << "\nfull:     " << describe(full) << "\n--- code:\n"
+                                    << code;
+}
+
+std::vector<std::string> synth_codes(size_t per_language) {
+  std::vector<std::string> out;
+  for (synth::Language language :
+       {synth::Language::TRITON, synth::Language::CUDA_INLINE, synth::Language::HIP_INLINE,
+        synth::Language::CUTE_DSL, synth::Language::PYTORCH}) {
+    for (uint64_t lineage = 0; lineage < per_language; ++lineage) {
+      std::string code;
+      synth::generate_code({lineage * 104729 + 7, static_cast<uint32_t>(lineage % 3), language},
+                           "nvfp4_gemm", code);
+      out.push_back(std::move(code));
+    }
+  }
+  return out;
+}
+
+TEST(CodeScreen, AgreesWithTheFullPassOnTheLabelledSet) {
+  const std::string reference = normalised_code("def ref_kernel(data):\n    return data\n", false);
+  for (const char* group : {"cheat", "honest"}) {
+    const std::filesystem::path dir = std::filesystem::path(KBDATA_TEST_DATA) / "audit" / group;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      std::ifstream in(entry.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      for (CodeContext c : contexts(&reference)) {
+        c.cpp_file = is_cpp_source(ss.str(), entry.path().filename().string());
+        expect_agree(ss.str(), c, entry.path().string());
+      }
+    }
+  }
+}
+
+TEST(CodeScreen, AgreesWithTheFullPassOnSynthKernelsAndDecidesMostOfThemAlone) {
+  const std::vector<std::string> codes = synth_codes(120);
+  size_t screened = 0;
+  for (const std::string& code : codes) {
+    // A reference equal to the code itself: reference-copy must fire through the screen too.
+    const std::string itself = normalised_code(code, false);
+    for (const CodeContext& c : contexts(&itself)) expect_agree(code, c, "synth");
+    CodeContext bf16;
+    bf16.reference_float_bits = 16;
+    screened += screen_python(code, bf16).full ? 0 : 1;
+  }
+  // Only the planted cheats (about 1 in 200) and a few kernels that name a rule's word (such as
+  // torch.cuda.synchronize's stream) need the full pass.
+  EXPECT_GT(screened, codes.size() * 9 / 10) << screened << " of " << codes.size();
+}
+
+// Each rule's telltale, and forms around the screen's edges: words after a dot or a newline, a
+// `def custom_kernel` after `;` or a continuation, a comment between an attribute and its `=`.
+const char* const kSplices[] = {
+    "import time\ntime.perf_counter = lambda: 0.0\n",
+    "class E(torch.cuda.Event):\n    pass\n",
+    "import utils\nutils.verbose_allclose = lambda *a: []\n",
+    "input_t.x = 1\n",
+    "m = sys.modules['eval']\n",
+    "x = (a.\n# c\nb = 3)\n",
+    "x = (a.b # c\n = 3)\n",
+    "custom_kernel.calls += 1\n",
+    "global n\nn += 1\n",
+    "key = x.data_ptr()\n",
+    "cache[id(x)] = y\n",
+    "exec(base64.b64decode('cHJpbnQ='))\n",
+    "y = torch.compile(f)\n",
+    "compile = 1\n",
+    "x.\\\ncompile('1', 's', 'exec')\n",
+    "x = a.\ncompile('1', 's', 'exec')\n",
+    "print('benchmark.0.mean: 1.0')\n",
+    "os.system('pip install x')\n",
+    "s = torch.cuda.Stream()\n",
+    "g = torch.cuda.CUDAGraph()\ng.replay()\n",
+    "f = inspect.stack()\n",
+    "v = os.environ.get('BENCH_MODE')\n",
+    "x = a.half()\n",
+    "x = a.to(torch.float8_e4m3fn)\n",
+    "x = float(a)\n",
+    "src = '__global__ void k(__half* a) { cudaStream_t s; cudaStreamCreate(&s); }'\n",
+    "decl = 'torch::Tensor f(__nv_fp8_e4m3 a);'\n",
+    "def custom_kernel(data):\n    return data\n",
+    "def custom_kernel(data):\n    a, b, c = data\n    c.zero_()\n    return a[:128]\n",
+    "x = 1; def custom_kernel(data):\n    return data\n",
+    "def \\\n custom_kernel(data):\n    return data[0]\n",
+    "def custom_kernel(\n    data):\n    return data\n",
+    "s = \"\"\"\ndef custom_kernel(data):\n    return data\n\"\"\"\n",
+    "# def custom_kernel(data): return data\n",
+    "r\"\\\"\" ; x.y = 2\n",
+    "t = '''unterminated\n",
+    "u = 'one line\n",
+    "\r\nx.y = 1\r\n",
+    "a = 1\rb.c = 2\r",
+    "POPCORN_FD\n",
+};
+
+TEST(CodeScreen, AgreesWithTheFullPassWhereARulesTelltaleIsSplicedIn) {
+  const std::vector<std::string> codes = synth_codes(6);
+  std::mt19937_64 rng(7);
+  for (const std::string& code : codes) {
+    for (const char* splice : kSplices) {
+      // At a line start, inside a line, after the last line and inside the code's first string.
+      std::vector<size_t> at = {0, code.size()};
+      for (int k = 0; k < 3; ++k) {
+        size_t p = rng() % code.size();
+        if (k == 0) {
+          while (p > 0 && code[p - 1] != '\n') --p;
+        }
+        at.push_back(p);
+      }
+      const size_t quote = code.find("\"\"\"");
+      if (quote != std::string::npos) at.push_back(quote + 3);
+      for (size_t p : at) {
+        const std::string spliced = code.substr(0, p) + splice + code.substr(p);
+        for (const CodeContext& c : contexts(nullptr)) {
+          expect_agree(spliced, c, std::string("splice ") + splice);
+        }
+      }
+    }
+  }
+}
+
+TEST(CodeScreen, AgreesWithTheFullPassOnRandomTexts) {
+  // Words the rules and the screen look for, and the bytes that start strings, comments, lines,
+  // brackets and continuations.
+  const std::vector<std::string> pieces = {"def ",
+                                           "custom_kernel",
+                                           "(data)",
+                                           ":\n",
+                                           "    ",
+                                           "return ",
+                                           "data",
+                                           "[0]",
+                                           "a, b, c = data\n",
+                                           "\"",
+                                           "'",
+                                           "\"\"\"",
+                                           "'''",
+                                           "r\"",
+                                           "#",
+                                           "\\",
+                                           "\n",
+                                           "\r",
+                                           "\r\n",
+                                           " ",
+                                           "\t",
+                                           "(",
+                                           ")",
+                                           "[",
+                                           "]",
+                                           "{",
+                                           "}",
+                                           "=",
+                                           "+=",
+                                           ".",
+                                           ";",
+                                           "x",
+                                           "y.z",
+                                           "time",
+                                           "compile",
+                                           "half",
+                                           "__global__",
+                                           "__half",
+                                           "#include",
+                                           "float8_e4m3fn",
+                                           "torch",
+                                           "0x1f",
+                                           "1e+5",
+                                           ":128",
+                                           "zero_()",
+                                           "POPCORN_FD",
+                                           "benchmark."};
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const size_t n = 1 + rng() % 60;
+    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    for (const CodeContext& c : contexts(nullptr)) expect_agree(text, c, "random");
+  }
+}
+
+TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
+  // Mostly what the screen lets through, with the forms at its edges: the function rules' shapes,
+  // attributes across comments, newlines and continuations, C++ strings with types.
+  const std::vector<std::string> pieces = {"def ",
+                                           "custom_kernel",
+                                           "(data",
+                                           ")",
+                                           ":\n",
+                                           "    ",
+                                           "return ",
+                                           "data",
+                                           "[0]",
+                                           "[:128]",
+                                           "a, b, c = data\n",
+                                           "a",
+                                           ".zero_()",
+                                           ".view(",
+                                           "\"",
+                                           "'",
+                                           "\"\"\"",
+                                           "'''",
+                                           "#",
+                                           "\\",
+                                           "\n",
+                                           "\r",
+                                           "\r\n",
+                                           " ",
+                                           "(",
+                                           ")",
+                                           "[",
+                                           "]",
+                                           "{",
+                                           "}",
+                                           "=",
+                                           "+=",
+                                           ".",
+                                           ";",
+                                           "x",
+                                           "y",
+                                           "half",
+                                           "float16",
+                                           "bfloat16",
+                                           "torch",
+                                           "(\"__global__ void k(__half* p, __nv_fp8_e4m3 q) {}\")",
+                                           "\"#include <x>\\n// __nv_fp4_e2m1\\nfloat f;\"",
+                                           "0x1f",
+                                           ", ",
+                                           "k = 1\n",
+                                           "@dec\n",
+                                           "class C:\n",
+                                           "self",
+                                           "if ",
+                                           "else",
+                                           "  # note\n"};
+  std::mt19937_64 rng(13);
+  size_t decided = 0, total = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::string text;
+    const size_t n = 1 + rng() % 50;
+    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    for (const CodeContext& c : contexts(nullptr)) {
+      expect_agree(text, c, "random");
+      decided += screen_python(text, c).full ? 0 : 1;
+      ++total;
+    }
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(decided, total / 4) << decided << " of " << total;
+}
+
+}  // namespace
+}  // namespace kbdata::audit
