@@ -468,8 +468,9 @@ class Screener {
     uint32_t word_end = from;  // the end of the last word read (a word may run past its chunk)
     for (uint32_t at = from; at < to; at += 32) {
       const size_t n = to - at < 32 ? to - at : 32;
-      const Chunk c = simd && n == 32 ? classify_avx2(t + at, ident_before)
-                                      : classify_portable(t + at, n, ident_before);
+      // A whole chunk is loaded when the text goes on that far; the bytes past `to` are masked.
+      const Chunk c = simd && at + 32 <= text_.size() ? classify_avx2(t + at, ident_before)
+                                                      : classify_portable(t + at, n, ident_before);
       const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
       for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
@@ -478,10 +479,15 @@ class Screener {
         }
       }
       for (uint32_t m = c.starts & valid; m != 0; m &= m - 1) {
-        const uint32_t b = at + static_cast<uint32_t>(__builtin_ctz(m));
+        const auto bit = static_cast<uint32_t>(__builtin_ctz(m));
+        const uint32_t b = at + bit;
         if (b < word_end) continue;
-        uint32_t e = b + 1;
-        while (e < to && ident(t[e])) ++e;
+        // The word's end from the chunk's identifier bytes, then byte by byte past the chunk.
+        const uint32_t rest = ~(c.ident & valid) >> bit;
+        uint32_t e = rest != 0 ? b + static_cast<uint32_t>(__builtin_ctz(rest)) : at + 32;
+        if (rest == 0) {
+          while (e < to && ident(t[e])) ++e;
+        }
         word_end = e;
         if (!word_is_quiet(b, e, regions_before)) return false;
       }

@@ -27,9 +27,10 @@ constexpr std::string_view kSourceKeywords[] = {"cpp_sources", "cuda_sources", "
 }  // namespace
 
 bool reads_as_cpp(std::string_view body) {
-  return body.find("__global__") != std::string_view::npos ||
+  // #include first: rare elsewhere, and most sources start with one.
+  return body.find("#include") != std::string_view::npos ||
+         body.find("__global__") != std::string_view::npos ||
          body.find("__device__") != std::string_view::npos ||
-         body.find("#include") != std::string_view::npos ||
          body.find("extern \"C\"") != std::string_view::npos;
 }
 

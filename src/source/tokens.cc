@@ -282,7 +282,25 @@ std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, 
   return PythonLexer(text, start).run(max_tokens);
 }
 
-std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint32_t offset) {
+namespace {
+
+// Where `)delim"` is in `text` from `from`, or npos.
+size_t raw_string_close(std::string_view text, size_t from, std::string_view delim) {
+  for (size_t at = text.find(')', from); at != std::string_view::npos;
+       at = text.find(')', at + 1)) {
+    if (text.substr(at + 1, delim.size()) == delim && at + 1 + delim.size() < text.size() &&
+        text[at + 1 + delim.size()] == '"') {
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+// flatten: the token pushes are inlined into the one loop that runs per byte.
+[[gnu::flatten]] std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line,
+                                                 uint32_t offset) {
   std::vector<Token> out;
   out.reserve(text.size() / 5);
   size_t pos = 0;
@@ -346,10 +364,11 @@ std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint
         // A raw string: R"delim( ... )delim".
         const size_t paren = text.find('(', pos + 1);
         if (paren != std::string_view::npos && paren - pos <= 17) {
-          const std::string close = ")" + std::string(text.substr(pos + 1, paren - pos - 1)) + "\"";
-          const size_t found = text.find(close, paren + 1);
+          const size_t found =
+              raw_string_close(text, paren + 1, text.substr(pos + 1, paren - pos - 1));
           const size_t body_end = found == std::string_view::npos ? text.size() : found;
-          const size_t end = found == std::string_view::npos ? text.size() : found + close.size();
+          const size_t end =
+              found == std::string_view::npos ? text.size() : found + (paren - pos) + 1;
           Token* t = add(TokenKind::STRING, start, end, at);
           t->body_begin = static_cast<uint32_t>(paren + 1 + offset);
           t->body_end = static_cast<uint32_t>(body_end + offset);
