@@ -286,6 +286,40 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
   }
 }
 
+// audit_cpp over an embedded source (a STRING token of `text`) in which only narrow-cpp-type can
+// fire (the screen found no other name or text a C++ rule reads): the source is tokenised a piece
+// at a time, and no further once that rule has its most findings. A piece's tokens are the
+// source's but for its last, which may be cut; the next piece starts at that token (the lexer
+// keeps no state from one token to the next but the line, and the depth no C++ rule reads).
+void audit_cpp_types(std::string_view text, const Token& string, const CodeContext& context,
+                     Findings& out, FileFacts& facts) {
+  const auto full = [&] { return out.of(RuleId::NARROW_CPP_TYPE).size() >= kMaxFindingsPerRule; };
+  const std::string_view body = source::token_body(text, string);
+  size_t pos = 0;
+  uint32_t line = string.line;
+  size_t piece = 2048;
+  while (pos < body.size() && !full()) {
+    const bool last = body.size() - pos <= piece;
+    const std::string_view part = body.substr(pos, piece);
+    std::vector<Token> tokens =
+        source::tokenize_cpp(part, line, static_cast<uint32_t>(string.body_begin + pos));
+    if (last) {
+      audit_cpp(text, tokens, context, out, facts);
+      return;
+    }
+    if (tokens.size() < 2) {  // one token as long as the piece: a longer piece
+      piece *= 2;
+      continue;
+    }
+    const Token cut = tokens.back();
+    tokens.pop_back();
+    audit_cpp(text, tokens, context, out, facts);
+    pos = cut.begin - string.body_begin;
+    line = cut.line;
+    piece *= 2;
+  }
+}
+
 // The Python rules. The tokens without comments are `sig`; names resolve through the file's
 // imports (import A.B as C, from A import B as C) and module bindings from sys.modules.
 class PythonAudit {
@@ -1063,8 +1097,12 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
   if (screen.full) return audit_code_in_full(code, context);
   Findings out;
   FileFacts facts;
-  for (const Token& string : screen.cpp) {
-    audit_cpp(code, source::tokenize_embedded(code, string), context, out, facts);
+  for (const Screen::Cpp& cpp : screen.cpp) {
+    if (!cpp.types_only) {
+      audit_cpp(code, source::tokenize_embedded(code, cpp.string), context, out, facts);
+    } else {
+      audit_cpp_types(code, cpp.string, context, out, facts);
+    }
   }
   // A stream or a graph made in the C++ needs the Python's synchronisation and copies.
   if (facts.stream_created != nullptr || facts.graph != nullptr) {

@@ -5,10 +5,13 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "source/embedded.h"
 #include "source/python_regions.h"
+#include "source/substrings.h"
 
 namespace kbdata::audit {
 
@@ -97,6 +100,41 @@ constexpr std::array<FloatName, 9> kCppFloatParts = {{{"double", 64, false},
                                                       {"__hip_fp8", 8, false},
                                                       {"__nv_fp4", 4, false},
                                                       {"__hip_fp4", 4, false}}};
+
+// The string texts and C++ name parts, alone and with the C++ type parts narrower than a reference
+// of each width (4, 8, 16, 32, 64 bits and wider), each searched in one pass.
+const source::Substrings& string_parts() {
+  static const source::Substrings parts(
+      std::vector<std::string_view>(std::begin(kStringParts), std::end(kStringParts)));
+  return parts;
+}
+
+std::vector<std::string_view> cpp_float_parts_below(int bits) {
+  std::vector<std::string_view> out;
+  for (const FloatName& f : kCppFloatParts) {
+    if (f.bits < bits) out.push_back(f.name);
+  }
+  return out;
+}
+
+size_t width_class(int bits) {
+  size_t c = 0;
+  for (int w : {4, 8, 16, 32, 64}) c += bits > w ? 1 : 0;
+  return c;
+}
+
+// The C++ type parts narrower than a reference of `bits`; nullptr when there are none.
+const source::Substrings* cpp_float_parts(int bits) {
+  static const std::array<std::optional<source::Substrings>, 6> parts = [] {
+    std::array<std::optional<source::Substrings>, 6> out;
+    // A class's widest reference: the parts narrower than it are those narrower than any of it.
+    constexpr std::array<int, 6> kWidest = {4, 8, 16, 32, 64, 65};
+    for (size_t c = 1; c < out.size(); ++c) out[c].emplace(cpp_float_parts_below(kWidest[c]));
+    return out;
+  }();
+  const auto& p = parts[width_class(bits)];
+  return p ? &*p : nullptr;
+}
 
 constexpr uint8_t kIdent = 1;
 constexpr uint8_t kDigit = 2;
@@ -245,17 +283,18 @@ class Screener {
     // Strings. One that reads as C++ by its text is an embedded source whatever it is passed to:
     // the caller audits it as the full pass does. Any other may be one (passed to a compiler by
     // name) or a Python string: neither may hold a text or a C++ name a rule reads.
+    const source::Substrings* types =
+        context_.reference_float_bits ? cpp_float_parts(*context_.reference_float_bits) : nullptr;
     for (const Region& r : regions_) {
       if (r.comment) continue;
       const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);
+      const bool parts = string_parts().any_in(body);
+      const bool narrow = types != nullptr && types->any_in(body);
       if (source::reads_as_cpp(body)) {
-        cpp_.push_back(&r);
+        if (parts || narrow) cpp_.push_back({&r, !parts});
         continue;
       }
-      for (std::string_view part : kStringParts) {
-        if (contains(body, part)) return out;
-      }
-      if (names_narrow_cpp_type(body)) return out;
+      if (parts || narrow) return out;
     }
     // Code: the words and the shapes.
     uint32_t from = 0;
@@ -266,7 +305,7 @@ class Screener {
     }
     if (first_kernel_ != UINT32_MAX && !kernel_line_start(out)) return out;
     source::PythonLines lines(text_, regions_);
-    for (const Region* r : cpp_) {
+    for (const auto& [r, types_only] : cpp_) {
       source::Token t;
       t.kind = source::TokenKind::STRING;
       t.begin = r->begin;
@@ -275,21 +314,13 @@ class Screener {
       t.body_end = r->body_end;
       t.line = lines.at(r->begin);
       t.triple_quoted = r->triple;
-      out.cpp.push_back(t);
+      out.cpp.push_back({t, types_only});
     }
     out.full = false;
     return out;
   }
 
  private:
-  [[nodiscard]] bool names_narrow_cpp_type(std::string_view body) const {
-    if (!context_.reference_float_bits) return false;
-    for (const FloatName& f : kCppFloatParts) {
-      if (f.bits < *context_.reference_float_bits && contains(body, f.name)) return true;
-    }
-    return false;
-  }
-
   // Whether the word [b, e) of code is one a rule reads (false: the full pass must run). Notes
   // where `custom_kernel` is.
   bool word_is_quiet(uint32_t b, uint32_t e, size_t regions_before) {
@@ -498,7 +529,7 @@ class Screener {
   std::string_view text_;
   const CodeContext& context_;
   std::vector<Region> regions_;
-  std::vector<const Region*> cpp_;
+  std::vector<std::pair<const Region*, bool>> cpp_;  // a C++ string, and whether types only
   uint32_t first_kernel_ = UINT32_MAX;
   int mode_words_ = -1;  // mode_word_in_a_string, once known
 };

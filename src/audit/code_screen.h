@@ -22,8 +22,14 @@ struct Screen {
   // its text).
   bool full = true;
   // The strings that read as C++ by their text (__global__, #include, ...), embedded sources
-  // whatever they are passed to: STRING tokens (body, line), for the C++ rules.
-  std::vector<source::Token> cpp;
+  // whatever they are passed to, that a C++ rule may read: STRING tokens (body, line). When
+  // `types_only`, the string holds no text or name a C++ rule reads but a floating-point type
+  // narrower than the reference's (narrow-cpp-type alone can fire on it).
+  struct Cpp {
+    source::Token string;
+    bool types_only = false;
+  };
+  std::vector<Cpp> cpp;
   // The start of the line of the first `def custom_kernel` in code, when there is one.
   std::optional<source::PythonLexStart> custom_kernel;
 };

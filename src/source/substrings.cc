@@ -1,0 +1,89 @@
+#include "source/substrings.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace kbdata::source {
+
+Substrings::Substrings(const std::vector<std::string_view>& needles) : needles_(needles) {
+  for (size_t i = 0; i < needles_.size(); ++i) {
+    const std::string_view n = needles_[i];
+    if (n.size() < 3) throw std::invalid_argument("Substrings: a needle shorter than 3 bytes");
+    const size_t b = i % 8;
+    bucket_[b].push_back(static_cast<uint16_t>(i));
+    for (size_t k = 0; k < 3; ++k) {
+      const auto c = static_cast<unsigned char>(n[k]);
+      low_[k][c & 15] |= static_cast<uint8_t>(1U << b);
+      high_[k][c >> 4] |= static_cast<uint8_t>(1U << b);
+    }
+  }
+}
+
+bool Substrings::matches_at(std::string_view text, size_t at, uint8_t buckets) const {
+  for (; buckets != 0; buckets &= static_cast<uint8_t>(buckets - 1)) {
+    for (uint16_t i : bucket_[static_cast<size_t>(__builtin_ctz(buckets))]) {
+      const std::string_view n = needles_[i];
+      if (text.size() - at >= n.size() && std::memcmp(text.data() + at, n.data(), n.size()) == 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool Substrings::any_in_portable(std::string_view text) const {
+  for (size_t at = 0; at + 3 <= text.size(); ++at) {
+    uint8_t b = 0xFF;
+    for (size_t k = 0; k < 3 && b != 0; ++k) {
+      const auto c = static_cast<unsigned char>(text[at + k]);
+      b &= static_cast<uint8_t>(low_[k][c & 15] & high_[k][c >> 4]);
+    }
+    if (b != 0 && matches_at(text, at, b)) return true;
+  }
+  return false;
+}
+
+__attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_view text) const {
+  const char* p = text.data();
+  const size_t n = text.size();
+  __m256i low[3];
+  __m256i high[3];
+  for (size_t k = 0; k < 3; ++k) {
+    low[k] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_[k].data())));
+    high[k] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(high_[k].data())));
+  }
+  const __m256i nibble = _mm256_set1_epi8(15);
+  size_t at = 0;
+  // Positions at..at+31, each with the two bytes after it loaded: at + 34 <= n.
+  for (; at + 34 <= n; at += 32) {
+    __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
+    for (size_t k = 0; k < 3; ++k) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at + k));
+      const __m256i lo = _mm256_shuffle_epi8(low[k], _mm256_and_si256(v, nibble));
+      const __m256i hi =
+          _mm256_shuffle_epi8(high[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+      b = _mm256_and_si256(b, _mm256_and_si256(lo, hi));
+    }
+    auto hits =
+        ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));
+    if (hits == 0) continue;
+    alignas(32) std::array<uint8_t, 32> buckets;
+    _mm256_store_si256(reinterpret_cast<__m256i*>(buckets.data()), b);
+    for (; hits != 0; hits &= hits - 1) {
+      const unsigned i = _tzcnt_u32(hits);
+      if (matches_at(text, at + i, buckets[i])) return true;
+    }
+  }
+  return any_in_portable(text.substr(at));
+}
+
+bool Substrings::any_in(std::string_view text) const {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+  return avx2 ? any_in_avx2(text) : any_in_portable(text);
+}
+
+}  // namespace kbdata::source
