@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -190,7 +191,16 @@ struct Chunk {
       0;  // a name's first byte: an identifier byte, not a digit, after a non-identifier
   uint32_t ident = 0;   // identifier bytes
   uint32_t equals = 0;  // '='
+  uint32_t open = 0;    // ( [ {
+  uint32_t close = 0;   // ) ] }
 };
+
+__attribute__((target("avx2"))) uint32_t any_of3(__m256i v, char a, char b, char c) {
+  const __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(a)),
+                                                      _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b))),
+                                      _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)));
+  return static_cast<uint32_t>(_mm256_movemask_epi8(hit));
+}
 
 __attribute__((target("avx2"))) Chunk classify_avx2(const char* p, bool ident_before) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
@@ -209,6 +219,8 @@ __attribute__((target("avx2"))) Chunk classify_avx2(const char* p, bool ident_be
   c.starts = w & ~((c.ident << 1) | (ident_before ? 1U : 0U));
   c.equals =
       static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('='))));
+  c.open = any_of3(v, '(', '[', '{');
+  c.close = any_of3(v, ')', ']', '}');
   return c;
 }
 
@@ -219,6 +231,8 @@ Chunk classify_portable(const char* p, size_t n, bool ident_before) {
     if ((k & kIdent) != 0) c.ident |= 1U << i;
     if ((k & kIdent) != 0 && (k & kDigit) == 0) c.starts |= 1U << i;
     if (p[i] == '=') c.equals |= 1U << i;
+    if (p[i] == '(' || p[i] == '[' || p[i] == '{') c.open |= 1U << i;
+    if (p[i] == ')' || p[i] == ']' || p[i] == '}') c.close |= 1U << i;
   }
   c.starts &= ~((c.ident << 1) | (ident_before ? 1U : 0U));
   return c;
@@ -231,46 +245,24 @@ bool has_avx2() {
 
 // The bracket depth tokenize_python has at `pos` (in code), counting the brackets of the code
 // before it: an opening one adds one, a closing one takes one if there is one to take.
-__attribute__((target("avx2"))) uint32_t any_of3(__m256i v, char a, char b, char c) {
-  const __m256i hit = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(a)),
-                                                      _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b))),
-                                      _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c)));
-  return static_cast<uint32_t>(_mm256_movemask_epi8(hit));
-}
-
-__attribute__((target("avx2,popcnt"))) uint32_t count_depth_avx2(const char* p, const char* e,
-                                                                 uint32_t depth) {
-  while (e - p >= 32) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    const uint32_t open = any_of3(v, '(', '[', '{');
-    const uint32_t close = any_of3(v, ')', ']', '}');
-    const auto closes = static_cast<uint32_t>(_mm_popcnt_u32(close));
-    if (depth >= closes) {  // never below zero in this chunk: no closing bracket is dropped
-      depth += static_cast<uint32_t>(_mm_popcnt_u32(open)) - closes;
-    } else {
-      for (uint32_t m = open | close; m != 0; m &= m - 1) {
-        if ((open & m & -m) != 0) {
-          ++depth;
-        } else if (depth > 0) {
-          --depth;
-        }
-      }
+uint32_t brackets(uint32_t depth, uint32_t open, uint32_t close) {
+  for (uint32_t m = open | close; m != 0; m &= m - 1) {
+    if ((open & m & -m) != 0) {
+      ++depth;
+    } else if (depth > 0) {
+      --depth;
     }
-    p += 32;
-  }
-  for (; p < e; ++p) {
-    if (*p == '(' || *p == '[' || *p == '{') ++depth;
-    if ((*p == ')' || *p == ']' || *p == '}') && depth > 0) --depth;
   }
   return depth;
 }
 
-uint32_t count_depth_portable(const char* p, const char* e, uint32_t depth) {
-  for (; p < e; ++p) {
-    if (*p == '(' || *p == '[' || *p == '{') ++depth;
-    if ((*p == ')' || *p == ']' || *p == '}') && depth > 0) --depth;
-  }
-  return depth;
+// The same, counted at once when no closing bracket can find the depth at zero (every CPU with
+// AVX2 has POPCNT).
+__attribute__((target("popcnt"))) uint32_t brackets_popcnt(uint32_t depth, uint32_t open,
+                                                           uint32_t close) {
+  const auto closes = static_cast<uint32_t>(__builtin_popcount(close));
+  if (depth >= closes) return depth + static_cast<uint32_t>(__builtin_popcount(open)) - closes;
+  return brackets(depth, open, close);
 }
 
 class Screener {
@@ -288,8 +280,9 @@ class Screener {
     for (const Region& r : regions_) {
       if (r.comment) continue;
       const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);
-      const bool parts = string_parts().any_in(body);
-      const bool narrow = types != nullptr && types->any_in(body);
+      const char* readable = text_.data() + text_.size();
+      const bool parts = string_parts().any_in(body, readable);
+      const bool narrow = types != nullptr && types->any_in(body, readable);
       if (source::reads_as_cpp(body)) {
         if (parts || narrow) cpp_.push_back({&r, !parts});
         continue;
@@ -474,21 +467,27 @@ class Screener {
     return false;
   }
 
+  // The bracket depth tokenize_python has at `pos` (in code, in a chunk screen_code read): the
+  // depth at the start of that chunk, then the brackets before `pos` in it.
   [[nodiscard]] uint32_t depth_at(uint32_t pos) const {
-    uint32_t depth = 0;
-    uint32_t from = 0;
-    const char* t = text_.data();
-    for (const Region& r : regions_) {
-      if (r.begin >= pos) break;
-      depth = has_avx2() ? count_depth_avx2(t + from, t + r.begin, depth)
-                         : count_depth_portable(t + from, t + r.begin, depth);
-      from = r.end;
-    }
-    if (from < pos) {
-      depth = has_avx2() ? count_depth_avx2(t + from, t + pos, depth)
-                         : count_depth_portable(t + from, t + pos, depth);
+    auto it = std::upper_bound(
+        chunk_depth_.begin(), chunk_depth_.end(), pos,
+        [](uint32_t p, const std::pair<uint32_t, uint32_t>& c) { return p < c.first; });
+    if (it == chunk_depth_.begin()) return 0;
+    --it;
+    uint32_t depth = it->second;
+    for (uint32_t q = it->first; q < pos; ++q) {
+      const char c = text_[q];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
     }
     return depth;
+  }
+
+  // The depth after a chunk's brackets (`open`, `close`): an opening one adds one, a closing one
+  // takes one if there is one to take.
+  void count_brackets(uint32_t open, uint32_t close) {
+    depth_ = has_avx2() ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
   }
 
   // The code [from, to): false when it holds a word or a shape a rule reads.
@@ -504,6 +503,8 @@ class Screener {
                                                       : classify_portable(t + at, n, ident_before);
       const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
+      chunk_depth_.emplace_back(at, depth_);
+      count_brackets(c.open & valid, c.close & valid);
       for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
         if (assigns_attribute(at + static_cast<uint32_t>(__builtin_ctz(m)), from, regions_before)) {
           return false;
@@ -532,6 +533,8 @@ class Screener {
   std::vector<std::pair<const Region*, bool>> cpp_;  // a C++ string, and whether types only
   uint32_t first_kernel_ = UINT32_MAX;
   int mode_words_ = -1;  // mode_word_in_a_string, once known
+  uint32_t depth_ = 0;   // the bracket depth after the chunks read
+  std::vector<std::pair<uint32_t, uint32_t>> chunk_depth_;  // each chunk's start and depth there
 };
 
 }  // namespace

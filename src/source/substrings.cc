@@ -45,9 +45,12 @@ bool Substrings::any_in_portable(std::string_view text) const {
   return false;
 }
 
-__attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_view text) const {
+__attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_view text,
+                                                                 const char* readable_end) const {
   const char* p = text.data();
   const size_t n = text.size();
+  const size_t readable =
+      readable_end != nullptr && readable_end > p + n ? static_cast<size_t>(readable_end - p) : n;
   __m256i low[3];
   __m256i high[3];
   for (size_t k = 0; k < 3; ++k) {
@@ -58,8 +61,9 @@ __attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_vie
   }
   const __m256i nibble = _mm256_set1_epi8(15);
   size_t at = 0;
-  // Positions at..at+31, each with the two bytes after it loaded: at + 34 <= n.
-  for (; at + 34 <= n; at += 32) {
+  // Positions at..at+31, each with the two bytes after it loaded (at + 34 bytes readable); the
+  // positions past the text are masked.
+  for (; at < n && at + 34 <= readable; at += 32) {
     __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
     for (size_t k = 0; k < 3; ++k) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at + k));
@@ -70,6 +74,7 @@ __attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_vie
     }
     auto hits =
         ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));
+    if (n - at < 32) hits &= (1U << (n - at)) - 1;
     if (hits == 0) continue;
     alignas(32) std::array<uint8_t, 32> buckets;
     _mm256_store_si256(reinterpret_cast<__m256i*>(buckets.data()), b);
@@ -78,12 +83,12 @@ __attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_vie
       if (matches_at(text, at + i, buckets[i])) return true;
     }
   }
-  return any_in_portable(text.substr(at));
+  return at < n && any_in_portable(text.substr(at));
 }
 
-bool Substrings::any_in(std::string_view text) const {
+bool Substrings::any_in(std::string_view text, const char* readable_end) const {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
-  return avx2 ? any_in_avx2(text) : any_in_portable(text);
+  return avx2 ? any_in_avx2(text, readable_end) : any_in_portable(text);
 }
 
 }  // namespace kbdata::source

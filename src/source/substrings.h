@@ -16,12 +16,14 @@ class Substrings {
   // `needles`: at least three bytes each, kept by view (they must outlive this object).
   explicit Substrings(const std::vector<std::string_view>& needles);
 
-  // Whether `text` holds one of the needles.
-  [[nodiscard]] bool any_in(std::string_view text) const;
+  // Whether `text` holds one of the needles. `readable_end`, when given, is how far past the text
+  // its buffer may be read (the text of a string inside a code): a short text is then tested in
+  // one vector step.
+  [[nodiscard]] bool any_in(std::string_view text, const char* readable_end = nullptr) const;
 
  private:
   [[nodiscard]] bool any_in_portable(std::string_view text) const;
-  [[nodiscard]] bool any_in_avx2(std::string_view text) const;
+  [[nodiscard]] bool any_in_avx2(std::string_view text, const char* readable_end) const;
   [[nodiscard]] bool matches_at(std::string_view text, size_t at, uint8_t buckets) const;
 
   std::vector<std::string_view> needles_;

@@ -32,6 +32,12 @@ TEST(Substrings, FindsWhatFindFinds) {
     bool expected = false;
     for (std::string_view n : needles) expected |= text.find(n) != std::string::npos;
     ASSERT_EQ(set.any_in(text), expected) << text;
+    // The same text inside a longer buffer that may be read past it.
+    const std::string buffer = text + std::string(rng() % 80, 'a') + owned[0];
+    ASSERT_EQ(
+        set.any_in(std::string_view(buffer).substr(0, text.size()), buffer.data() + buffer.size()),
+        expected)
+        << text;
   }
 }
 
