@@ -9,7 +9,9 @@
 #include <unordered_set>
 
 #include "audit/code_screen.h"
+#include "source/cpp_regions.h"
 #include "source/embedded.h"
+#include "source/substrings.h"
 #include "source/tokens.h"
 
 namespace kbdata::audit {
@@ -122,6 +124,12 @@ class CppWordFilter {
   std::array<uint8_t, kMaxLength * 64 * 64> bits_{};
 };
 constexpr CppWordFilter kCppWordFilter;
+
+bool is_identifier_byte(char c) {
+  const auto b = static_cast<unsigned char>(c);
+  return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_' ||
+         b >= 0x80;
+}
 
 // The width in bits of a floating-point type's name, or 0.
 int float_bits(std::string_view name, bool cpp) {
@@ -287,36 +295,46 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
 }
 
 // audit_cpp over an embedded source (a STRING token of `text`) in which only narrow-cpp-type can
-// fire (the screen found no other name or text a C++ rule reads): the source is tokenised a piece
-// at a time, and no further once that rule has its most findings. A piece's tokens are the
-// source's but for its last, which may be cut; the next piece starts at that token (the lexer
-// keeps no state from one token to the next but the line, and the depth no C++ rule reads).
+// fire (the screen found no other name or text a C++ rule reads), without tokenising it: the names
+// that hold a part of a type narrower than the reference's (the screen's parts; every such type
+// holds one) are found where the parts are, kept when they are names of the code (scan_cpp: not in
+// a comment or a string, not swallowed by a number), in order, until the rule has its most
+// findings. Each one's line is the lexer's: the newlines before it, less those strings step over.
 void audit_cpp_types(std::string_view text, const Token& string, const CodeContext& context,
-                     Findings& out, FileFacts& facts) {
-  const auto full = [&] { return out.of(RuleId::NARROW_CPP_TYPE).size() >= kMaxFindingsPerRule; };
+                     Findings& out) {
+  if (!context.reference_float_bits) return;
+  const source::Substrings* parts = narrow_cpp_type_parts(*context.reference_float_bits);
+  if (parts == nullptr) return;
   const std::string_view body = source::token_body(text, string);
-  size_t pos = 0;
+  const std::vector<uint32_t> at = parts->positions(body);
+  if (at.empty()) return;
+  const source::CppScan scan = source::scan_cpp(body);
+  size_t region = 0;
+  uint32_t counted_to = 0;
   uint32_t line = string.line;
-  size_t piece = 2048;
-  while (pos < body.size() && !full()) {
-    const bool last = body.size() - pos <= piece;
-    const std::string_view part = body.substr(pos, piece);
-    std::vector<Token> tokens =
-        source::tokenize_cpp(part, line, static_cast<uint32_t>(string.body_begin + pos));
-    if (last) {
-      audit_cpp(text, tokens, context, out, facts);
-      return;
+  uint32_t last = UINT32_MAX;
+  for (uint32_t p : at) {
+    if (out.of(RuleId::NARROW_CPP_TYPE).size() >= kMaxFindingsPerRule) return;
+    while (region < scan.regions.size() && scan.regions[region].region.end <= p) ++region;
+    if (region < scan.regions.size() && scan.regions[region].region.begin <= p) continue;
+    // The name holding p starts at or before it, within one run of identifier bytes.
+    uint32_t s = p;
+    while (!source::cpp_name_starts_at(body, s) && s > 0 && is_identifier_byte(body[s - 1])) --s;
+    if (!source::cpp_name_starts_at(body, s) || s == last) continue;
+    if (std::binary_search(scan.swallowed.begin(), scan.swallowed.end(), s)) continue;
+    last = s;
+    uint32_t e = p;
+    while (e < body.size() && is_identifier_byte(body[e])) ++e;
+    const std::string_view word = body.substr(s, e - s);
+    const int bits = float_bits(word, true);
+    if (bits == 0 || bits >= *context.reference_float_bits) continue;
+    for (; counted_to < s; ++counted_to) line += body[counted_to] == '\n';
+    uint32_t uncounted = 0;
+    for (const source::CppRegion& r : scan.regions) {
+      if (r.region.end > s) break;
+      uncounted += r.uncounted_newlines;
     }
-    if (tokens.size() < 2) {  // one token as long as the piece: a longer piece
-      piece *= 2;
-      continue;
-    }
-    const Token cut = tokens.back();
-    tokens.pop_back();
-    audit_cpp(text, tokens, context, out, facts);
-    pos = cut.begin - string.body_begin;
-    line = cut.line;
-    piece *= 2;
+    out.add(RuleId::NARROW_CPP_TYPE, line - uncounted, word);
   }
 }
 
@@ -1101,7 +1119,7 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
     if (!cpp.types_only) {
       audit_cpp(code, source::tokenize_embedded(code, cpp.string), context, out, facts);
     } else {
-      audit_cpp_types(code, cpp.string, context, out, facts);
+      audit_cpp_types(code, cpp.string, context, out);
     }
   }
   // A stream or a graph made in the C++ needs the Python's synchronisation and copies.

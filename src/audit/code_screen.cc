@@ -124,8 +124,9 @@ size_t width_class(int bits) {
   return c;
 }
 
-// The C++ type parts narrower than a reference of `bits`; nullptr when there are none.
-const source::Substrings* cpp_float_parts(int bits) {
+}  // namespace
+
+const source::Substrings* narrow_cpp_type_parts(int bits) {
   static const std::array<std::optional<source::Substrings>, 6> parts = [] {
     std::array<std::optional<source::Substrings>, 6> out;
     // A class's widest reference: the parts narrower than it are those narrower than any of it.
@@ -136,6 +137,8 @@ const source::Substrings* cpp_float_parts(int bits) {
   const auto& p = parts[width_class(bits)];
   return p ? &*p : nullptr;
 }
+
+namespace {
 
 constexpr uint8_t kIdent = 1;
 constexpr uint8_t kDigit = 2;
@@ -275,8 +278,9 @@ class Screener {
     // Strings. One that reads as C++ by its text is an embedded source whatever it is passed to:
     // the caller audits it as the full pass does. Any other may be one (passed to a compiler by
     // name) or a Python string: neither may hold a text or a C++ name a rule reads.
-    const source::Substrings* types =
-        context_.reference_float_bits ? cpp_float_parts(*context_.reference_float_bits) : nullptr;
+    const source::Substrings* types = context_.reference_float_bits
+                                          ? narrow_cpp_type_parts(*context_.reference_float_bits)
+                                          : nullptr;
     for (const Region& r : regions_) {
       if (r.comment) continue;
       const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "source/substrings.h"
 #include "source/tokens.h"
 
 namespace kbdata::audit {
@@ -33,6 +34,10 @@ struct Screen {
   // The start of the line of the first `def custom_kernel` in code, when there is one.
   std::optional<source::PythonLexStart> custom_kernel;
 };
+
+// The parts of the C++ names of floating-point types narrower than a reference of `bits` (every
+// such name holds one: __nv_fp8, half, ...), searched at once; nullptr when there are none.
+[[nodiscard]] const source::Substrings* narrow_cpp_type_parts(int bits);
 
 // The screen of Python `code` (not a C++ file) under `context`.
 [[nodiscard]] Screen screen_python(std::string_view code, const CodeContext& context);

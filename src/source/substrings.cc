@@ -33,20 +33,27 @@ bool Substrings::matches_at(std::string_view text, size_t at, uint8_t buckets) c
   return false;
 }
 
-bool Substrings::any_in_portable(std::string_view text) const {
-  for (size_t at = 0; at + 3 <= text.size(); ++at) {
+bool Substrings::scan_portable(std::string_view text, size_t from, bool all,
+                               std::vector<uint32_t>* out) const {
+  bool found = false;
+  for (size_t at = from; at + 3 <= text.size(); ++at) {
     uint8_t b = 0xFF;
     for (size_t k = 0; k < 3 && b != 0; ++k) {
       const auto c = static_cast<unsigned char>(text[at + k]);
       b &= static_cast<uint8_t>(low_[k][c & 15] & high_[k][c >> 4]);
     }
-    if (b != 0 && matches_at(text, at, b)) return true;
+    if (b != 0 && matches_at(text, at, b)) {
+      if (!all) return true;
+      found = true;
+      out->push_back(static_cast<uint32_t>(at));
+    }
   }
-  return false;
+  return found;
 }
 
-__attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_view text,
-                                                                 const char* readable_end) const {
+__attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view text,
+                                                               const char* readable_end, bool all,
+                                                               std::vector<uint32_t>* out) const {
   const char* p = text.data();
   const size_t n = text.size();
   const size_t readable =
@@ -60,6 +67,7 @@ __attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_vie
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(high_[k].data())));
   }
   const __m256i nibble = _mm256_set1_epi8(15);
+  bool found = false;
   size_t at = 0;
   // Positions at..at+31, each with the two bytes after it loaded (at + 34 bytes readable); the
   // positions past the text are masked.
@@ -80,15 +88,36 @@ __attribute__((target("avx2,bmi"))) bool Substrings::any_in_avx2(std::string_vie
     _mm256_store_si256(reinterpret_cast<__m256i*>(buckets.data()), b);
     for (; hits != 0; hits &= hits - 1) {
       const unsigned i = _tzcnt_u32(hits);
-      if (matches_at(text, at + i, buckets[i])) return true;
+      if (matches_at(text, at + i, buckets[i])) {
+        if (!all) return true;
+        found = true;
+        out->push_back(static_cast<uint32_t>(at + i));
+      }
     }
   }
-  return at < n && any_in_portable(text.substr(at));
+  return (at < n && scan_portable(text, at, all, out)) || found;
 }
 
+namespace {
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
+  return yes;
+}
+}  // namespace
+
 bool Substrings::any_in(std::string_view text, const char* readable_end) const {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
-  return avx2 ? any_in_avx2(text, readable_end) : any_in_portable(text);
+  return has_avx2() ? scan_avx2(text, readable_end, false, nullptr)
+                    : scan_portable(text, 0, false, nullptr);
+}
+
+std::vector<uint32_t> Substrings::positions(std::string_view text) const {
+  std::vector<uint32_t> out;
+  if (has_avx2()) {
+    scan_avx2(text, nullptr, true, &out);
+  } else {
+    scan_portable(text, 0, true, &out);
+  }
+  return out;
 }
 
 }  // namespace kbdata::source

@@ -21,9 +21,15 @@ class Substrings {
   // one vector step.
   [[nodiscard]] bool any_in(std::string_view text, const char* readable_end = nullptr) const;
 
+  // Where in `text` a needle starts, in order, each position once.
+  [[nodiscard]] std::vector<uint32_t> positions(std::string_view text) const;
+
  private:
-  [[nodiscard]] bool any_in_portable(std::string_view text) const;
-  [[nodiscard]] bool any_in_avx2(std::string_view text, const char* readable_end) const;
+  // The first match from `from` on (all of them when `all`, into `out`); whether there was one.
+  bool scan_portable(std::string_view text, size_t from, bool all,
+                     std::vector<uint32_t>* out) const;
+  bool scan_avx2(std::string_view text, const char* readable_end, bool all,
+                 std::vector<uint32_t>* out) const;
   [[nodiscard]] bool matches_at(std::string_view text, size_t at, uint8_t buckets) const;
 
   std::vector<std::string_view> needles_;

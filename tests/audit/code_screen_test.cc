@@ -304,5 +304,63 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
   EXPECT_GT(decided, total / 4) << decided << " of " << total;
 }
 
+TEST(CodeScreen, AgreesWithTheFullPassOnTheTypesOfRandomEmbeddedCpp) {
+  // C++ bodies (in a Python string that reads as C++) where only narrow-cpp-type can fire: the
+  // types among comments, strings, character literals, raw strings, numbers that swallow letters
+  // and escapes, over several lines.
+  const std::vector<std::string> pieces = {"__nv_fp8_e4m3",
+                                           "__half2",
+                                           "half",
+                                           "__hip_fp4",
+                                           "bf16",
+                                           "float",
+                                           "double",
+                                           "__nv_bfloat16",
+                                           " ",
+                                           "\n",
+                                           "\\n",
+                                           "\\t",
+                                           "//",
+                                           "/*",
+                                           "*/",
+                                           "'",
+                                           "\\\"",
+                                           "R\\\"(",
+                                           ")\\\"",
+                                           "\"",
+                                           "R\"(",
+                                           ")\"",
+                                           "R\"d(",
+                                           ")d\"",
+                                           "1'0",
+                                           "1.",
+                                           "0x1p+",
+                                           "x",
+                                           ".",
+                                           "(",
+                                           ")",
+                                           ";",
+                                           "*",
+                                           "u8",
+                                           "L",
+                                           "\\\n",
+                                           "a_"};
+  std::mt19937_64 rng(17);
+  size_t decided = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string body = "#include <x>\n";
+    const size_t n = 1 + rng() % 60;
+    for (size_t i = 0; i < n; ++i) body += pieces[rng() % pieces.size()];
+    const std::string code = "x = 1\nsrc = \"\"\"" + body + "\"\"\"\ny = 2\n";
+    for (const CodeContext& c : contexts(nullptr)) {
+      expect_agree(code, c, "embedded C++");
+      const Screen screen = screen_python(code, c);
+      decided += !screen.full && !screen.cpp.empty() && screen.cpp[0].types_only ? 1 : 0;
+    }
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(decided, 3000U) << decided;
+}
+
 }  // namespace
 }  // namespace kbdata::audit

@@ -32,6 +32,13 @@ TEST(Substrings, FindsWhatFindFinds) {
     bool expected = false;
     for (std::string_view n : needles) expected |= text.find(n) != std::string::npos;
     ASSERT_EQ(set.any_in(text), expected) << text;
+    std::vector<uint32_t> starts;
+    for (uint32_t at = 0; at < text.size(); ++at) {
+      bool here = false;
+      for (std::string_view n : needles) here |= text.compare(at, n.size(), n) == 0;
+      if (here) starts.push_back(at);
+    }
+    ASSERT_EQ(set.positions(text), starts) << text;
     // The same text inside a longer buffer that may be read past it.
     const std::string buffer = text + std::string(rng() % 80, 'a') + owned[0];
     ASSERT_EQ(

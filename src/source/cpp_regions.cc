@@ -1,0 +1,240 @@
+#include "source/cpp_regions.h"
+
+#include <immintrin.h>
+
+#include <array>
+#include <cstddef>
+
+namespace kbdata::source {
+namespace {
+
+constexpr uint8_t kIdent = 1;
+constexpr uint8_t kDigit = 2;
+constexpr uint8_t kSpecial = 4;  // \ / " ' .
+constexpr std::array<uint8_t, 256> kClass = [] {
+  std::array<uint8_t, 256> c{};
+  for (unsigned b = 0; b < 256; ++b) {
+    const bool letter = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b >= 0x80;
+    const bool digit = b >= '0' && b <= '9';
+    const bool special = b == '\\' || b == '/' || b == '"' || b == '\'' || b == '.';
+    c[b] = static_cast<uint8_t>((letter || digit ? kIdent : 0) | (digit ? kDigit : 0) |
+                                (special ? kSpecial : 0));
+  }
+  return c;
+}();
+bool ident(char c) { return (kClass[static_cast<unsigned char>(c)] & kIdent) != 0; }
+bool digit(char c) { return (kClass[static_cast<unsigned char>(c)] & kDigit) != 0; }
+
+// The positions in [p, p + n) (n <= 32) where the scan must look: a special byte, or a digit
+// after a non-identifier byte (`ident_before`: the byte before p).
+uint32_t events_portable(const char* p, size_t n, bool ident_before) {
+  uint32_t special = 0, id = 0, dig = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t k = kClass[static_cast<unsigned char>(p[i])];
+    if ((k & kSpecial) != 0) special |= 1U << i;
+    if ((k & kIdent) != 0) id |= 1U << i;
+    if ((k & kDigit) != 0) dig |= 1U << i;
+  }
+  return special | (dig & ~((id << 1) | (ident_before ? 1U : 0U)));
+}
+
+__attribute__((target("avx2"))) uint32_t events_avx2(const char* p, bool ident_before) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+#define KBDATA_EQ(c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))
+  const __m256i special =
+      _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(KBDATA_EQ('\\'), KBDATA_EQ('/')),
+                                      _mm256_or_si256(KBDATA_EQ('"'), KBDATA_EQ('\''))),
+                      KBDATA_EQ('.'));
+  const __m256i low =
+      _mm256_sub_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('a'));
+  const __m256i letter = _mm256_cmpeq_epi8(_mm256_min_epu8(low, _mm256_set1_epi8(25)), low);
+  const __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8('0'));
+  const __m256i dig = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
+  const __m256i high = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+  const __m256i id =
+      _mm256_or_si256(_mm256_or_si256(letter, dig), _mm256_or_si256(high, KBDATA_EQ('_')));
+#undef KBDATA_EQ
+  const auto s = static_cast<uint32_t>(_mm256_movemask_epi8(special));
+  const auto i = static_cast<uint32_t>(_mm256_movemask_epi8(id));
+  const auto g = static_cast<uint32_t>(_mm256_movemask_epi8(dig));
+  return s | (g & ~((i << 1) | (ident_before ? 1U : 0U)));
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
+// Where `)delim"` is in `text` from `from`, or npos (tokenize_cpp's raw string end).
+size_t raw_close(std::string_view text, size_t from, std::string_view delim) {
+  for (size_t at = text.find(')', from); at != std::string_view::npos;
+       at = text.find(')', at + 1)) {
+    if (text.substr(at + 1, delim.size()) == delim && at + 1 + delim.size() < text.size() &&
+        text[at + 1 + delim.size()] == '"') {
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text) : t_(text) {}
+
+  CppScan run() {
+    const size_t n = t_.size();
+    size_t pos = 0;
+    while (pos < n) {
+      const size_t chunk = pos;
+      const size_t len = n - chunk < 32 ? n - chunk : 32;
+      const bool before = chunk > 0 && ident(t_[chunk - 1]);
+      uint32_t m = has_avx2() && chunk + 32 <= n ? events_avx2(t_.data() + chunk, before)
+                                                 : events_portable(t_.data() + chunk, len, before);
+      pos = chunk + len;  // past the chunk unless an event takes the scan further
+      size_t next = chunk;
+      for (; m != 0; m &= m - 1) {
+        const size_t q = chunk + static_cast<size_t>(__builtin_ctz(m));
+        if (q < next) continue;  // inside what an earlier event took
+        next = event(q);
+        if (next > chunk + len) break;
+      }
+      if (next > pos) pos = next;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // The event at q; returns where the scan goes on.
+  size_t event(size_t q) {
+    const size_t n = t_.size();
+    const char c = t_[q];
+    if (c == '\\') {
+      const bool escape = q + 1 < n && (t_[q + 1] == 'n' || t_[q + 1] == 't' || t_[q + 1] == 'r');
+      if (!escape) return q + 1;
+      floor_ = q + 2;  // a token starts after the escape
+      if (q + 2 < n && (digit(t_[q + 2]) || (t_[q + 2] == '.' && q + 3 < n && digit(t_[q + 3])))) {
+        return number(q + 2);
+      }
+      return q + 2;
+    }
+    if (c == '/') {
+      if (q + 1 < n && t_[q + 1] == '/') {
+        size_t e = t_.find('\n', q);
+        if (e == std::string_view::npos) e = n;
+        return comment(q, e);
+      }
+      if (q + 1 < n && t_[q + 1] == '*') {
+        const size_t close = t_.find("*/", q + 2);
+        return comment(q, close == std::string_view::npos ? n : close + 2);
+      }
+      return q + 1;
+    }
+    if (c == '.') {
+      if (q + 1 < n && digit(t_[q + 1])) return number(q);
+      return q + 1;
+    }
+    if (c == '"' || c == '\'') return string(q);
+    return number(q);  // a digit that starts a token
+  }
+
+  size_t comment(size_t begin, size_t end) {
+    CppRegion r;
+    r.region.comment = true;
+    r.region.begin = r.region.body_begin = static_cast<uint32_t>(begin);
+    r.region.end = r.region.body_end = static_cast<uint32_t>(end);
+    out_.regions.push_back(r);
+    floor_ = end;
+    return end;
+  }
+
+  size_t number(size_t start) {
+    const size_t n = t_.size();
+    size_t p = start;
+    while (p < n) {
+      const char d = t_[p];
+      if (ident(d) || d == '.' || d == '\'') {
+        if (p > start && !digit(d) && ident(d)) {
+          const char b = t_[p - 1];
+          if (b == '.' || b == '\'' || b == '+' || b == '-') {
+            out_.swallowed.push_back(static_cast<uint32_t>(p));
+          }
+        }
+        ++p;
+      } else if ((d == '+' || d == '-') &&
+                 (t_[p - 1] == 'e' || t_[p - 1] == 'E' || t_[p - 1] == 'p' || t_[p - 1] == 'P')) {
+        ++p;
+      } else {
+        break;
+      }
+    }
+    floor_ = p;
+    return p;
+  }
+
+  // A string or character literal whose quote is at q, with the prefix of the identifier before
+  // it when that is one (tokenize_cpp: R, u8R, uR, UR, LR raw; L, u, U, u8 encoding).
+  size_t string(size_t q) {
+    const size_t n = t_.size();
+    size_t s = q;
+    while (s > floor_ && ident(t_[s - 1])) --s;
+    const std::string_view word = t_.substr(s, q - s);
+    const char quote = t_[q];
+    CppRegion r;
+    r.region.quote = static_cast<uint32_t>(q);
+    const bool raw_prefix =
+        word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
+    if (raw_prefix && quote == '"') {
+      const size_t paren = t_.find('(', q + 1);
+      if (paren != std::string_view::npos && paren - q <= 17) {
+        const size_t found = raw_close(t_, paren + 1, t_.substr(q + 1, paren - q - 1));
+        r.region.begin = static_cast<uint32_t>(s);
+        r.region.body_begin = static_cast<uint32_t>(paren + 1);
+        r.region.body_end = static_cast<uint32_t>(found == std::string_view::npos ? n : found);
+        r.region.end =
+            static_cast<uint32_t>(found == std::string_view::npos ? n : found + paren - q + 1);
+        out_.regions.push_back(r);
+        floor_ = r.region.end;
+        return r.region.end;
+      }
+    }
+    const bool encoding = word == "L" || word == "u" || word == "U" || word == "u8";
+    r.region.begin = static_cast<uint32_t>(encoding ? s : q);
+    size_t p = q + 1;
+    while (p < n && t_[p] != quote && t_[p] != '\n') {
+      if (t_[p] == '\\') {
+        if (p + 1 < n && t_[p + 1] == '\n') ++r.uncounted_newlines;
+        p += 2;
+      } else {
+        ++p;
+      }
+    }
+    if (p > n) p = n;
+    r.region.body_begin = static_cast<uint32_t>(q + 1);
+    r.region.body_end = static_cast<uint32_t>(p);
+    r.region.end = static_cast<uint32_t>(p < n && t_[p] == quote ? p + 1 : p);
+    out_.regions.push_back(r);
+    floor_ = r.region.end;
+    return r.region.end;
+  }
+
+  std::string_view t_;
+  size_t floor_ = 0;  // where the last region, number or escape ended: no prefix reaches before
+  CppScan out_;
+};
+
+}  // namespace
+
+CppScan scan_cpp(std::string_view text) { return Scanner(text).run(); }
+
+bool cpp_name_starts_at(std::string_view text, uint32_t pos) {
+  if (pos >= text.size() || !ident(text[pos]) || digit(text[pos])) return false;
+  const auto escape_letter = [&](uint32_t at) {
+    const char c = text[at];
+    return at >= 1 && text[at - 1] == '\\' && (c == 'n' || c == 't' || c == 'r');
+  };
+  if (escape_letter(pos)) return false;  // the lexer steps over it with its backslash
+  if (pos == 0 || !ident(text[pos - 1])) return true;
+  return escape_letter(pos - 1);
+}
+
+}  // namespace kbdata::source

@@ -1,0 +1,98 @@
+// scan_cpp finds the STRING and COMMENT tokens of tokenize_cpp; a name token starts exactly where
+// cpp_name_starts_at says, outside the regions and what numbers swallow; and a name's line is the
+// first line plus the newlines before it, less those strings step over.
+#include "source/cpp_regions.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "source/tokens.h"
+
+namespace kbdata::source {
+namespace {
+
+void expect_scan_is_the_tokens(const std::string& text) {
+  const std::vector<Token> tokens = tokenize_cpp(text, 1, 0);
+  const CppScan scan = scan_cpp(text);
+  std::vector<const Token*> expected;
+  std::vector<uint32_t> names;
+  for (const Token& t : tokens) {
+    if (t.kind == TokenKind::STRING || t.kind == TokenKind::COMMENT) expected.push_back(&t);
+    if (t.kind == TokenKind::NAME) names.push_back(t.begin);
+  }
+  ASSERT_EQ(scan.regions.size(), expected.size()) << text;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const Region& r = scan.regions[i].region;
+    const Token& t = *expected[i];
+    EXPECT_EQ(r.comment, t.kind == TokenKind::COMMENT) << text;
+    EXPECT_EQ(r.begin, t.begin) << text;
+    EXPECT_EQ(r.end, t.end) << text;
+    EXPECT_EQ(r.body_begin, t.body_begin) << text;
+    EXPECT_EQ(r.body_end, t.body_end) << text;
+  }
+  // Name starts: every identifier position in code that the predicate takes, and no other.
+  std::vector<uint32_t> found;
+  size_t region = 0;
+  uint32_t newlines = 0, uncounted = 0;
+  size_t name = 0;
+  for (uint32_t p = 0; p < text.size(); ++p) {
+    while (region < scan.regions.size() && scan.regions[region].region.end <= p) {
+      uncounted += scan.regions[region].uncounted_newlines;
+      ++region;
+    }
+    const bool inside = region < scan.regions.size() && scan.regions[region].region.begin <= p;
+    if (!inside && cpp_name_starts_at(text, p) &&
+        !std::binary_search(scan.swallowed.begin(), scan.swallowed.end(), p)) {
+      found.push_back(p);
+      // Its line, as the lexer counts it.
+      while (name < tokens.size() &&
+             !(tokens[name].kind == TokenKind::NAME && tokens[name].begin == p)) {
+        ++name;
+      }
+      if (name < tokens.size()) {
+        EXPECT_EQ(1 + newlines - uncounted, tokens[name].line) << text;
+      }
+    }
+    newlines += text[p] == '\n';
+  }
+  EXPECT_EQ(found, names) << text;
+}
+
+TEST(CppRegions, AreTheLexersCommentsAndStrings) {
+  for (const char* text : {
+           "int a = 1; // c\n/* b\n */ x",
+           R"T(auto s = R"x(a)"b)x"; char c = 'q'; auto u = u8"v"; L'w';)T",
+           "int n = 1'000'000; float f = 1.f + 0x1p+3 + .5e-2;",
+           "\\n__half h; \\tfloat\\rx; a\\nb",
+           "\"unterminated\nnext\" 'a\\\nb' c",
+           "x.half y 1.half 2'half 0x1p+half",
+           "R\"(never closed",
+           "/* never closed",
+           "u8R\"d(x)d\" uR\"(y)\" LR\"(z)\" UR\"(w)\" R \"(v)\"",
+       }) {
+    expect_scan_is_the_tokens(text);
+  }
+}
+
+TEST(CppRegions, AreTheLexersCommentsAndStringsOnRandomTexts) {
+  const std::vector<std::string> pieces = {
+      "//",    "/*",   "*/",  "/",     "*",    "\"", "'",  "\\", "\\n",  "\\t",
+      "\\\\",  "R\"(", ")\"", "R\"x(", ")x\"", "u8", "L",  "u",  "R",    "1'0",
+      "0x1p+", "1e-",  "1.",  ".",     "5",    "x",  "\n", " ",  "half", "__half2",
+      "(",     ")",    "->",  "...",   "+",    "-",  "e",  "_"};
+  std::mt19937_64 rng(9);
+  for (int round = 0; round < 6000; ++round) {
+    std::string text;
+    const size_t n = 1 + rng() % 50;
+    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    expect_scan_is_the_tokens(text);
+    if (HasFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace kbdata::source
