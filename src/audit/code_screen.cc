@@ -184,6 +184,31 @@ class WordFilter {
 };
 constexpr WordFilter kWordFilter;
 
+// A first look at every name of a chunk at once: whether its first three bytes (by their nibbles,
+// in eight buckets of the vocabulary) may be a vocabulary word's; a word shorter than three bytes
+// takes any byte after it.
+struct Trigrams {
+  std::array<std::array<uint8_t, 16>, 3> low{};
+  std::array<std::array<uint8_t, 16>, 3> high{};
+  constexpr void add(std::string_view w, size_t i) {
+    const auto bit = static_cast<uint8_t>(1U << (i % 8));
+    for (size_t k = 0; k < 3; ++k) {
+      for (unsigned v = 0; v < 16; ++v) {
+        const unsigned c = k < w.size() ? static_cast<unsigned char>(w[k]) : 0;
+        if (k >= w.size() || (c & 15) == v) low[k][v] |= bit;
+        if (k >= w.size() || (c >> 4) == v) high[k][v] |= bit;
+      }
+    }
+  }
+};
+constexpr Trigrams kTrigrams = [] {
+  Trigrams t;
+  size_t i = 0;
+  for (std::string_view w : kPythonWords) t.add(w, i++);
+  for (const FloatName& f : kPythonFloats) t.add(f.name, i++);
+  return t;
+}();
+
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
@@ -205,7 +230,7 @@ __attribute__((target("avx2"))) uint32_t any_of3(__m256i v, char a, char b, char
   return static_cast<uint32_t>(_mm256_movemask_epi8(hit));
 }
 
-__attribute__((target("avx2"))) Chunk classify_avx2(const char* p, bool ident_before) {
+__attribute__((target("avx2"))) inline Chunk classify_avx2(const char* p, bool ident_before) {
   const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   const __m256i low =
       _mm256_sub_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('a'));
@@ -271,7 +296,9 @@ __attribute__((target("popcnt"))) uint32_t brackets_popcnt(uint32_t depth, uint3
 class Screener {
  public:
   Screener(std::string_view code, const CodeContext& context)
-      : text_(code), context_(context), regions_(source::python_regions(code)) {}
+      : text_(code), context_(context), regions_(source::python_regions(code)) {
+    chunk_depth_.reserve(code.size() / 32 + 2 * regions_.size() + 1);
+  }
 
   Screen run() {
     Screen out;
@@ -495,38 +522,90 @@ class Screener {
   }
 
   // The code [from, to): false when it holds a word or a shape a rule reads.
+  // The code [from, to): false when it holds a word or a shape a rule reads. With the vector
+  // instructions where the CPU has them: a chunk's classes and the first look at its names are
+  // worked out in the loop that reads them.
   bool screen_code(uint32_t from, uint32_t to, size_t regions_before) {
+    return has_avx2() ? screen_code_avx2(from, to, regions_before)
+                      : screen_code_portable(from, to, regions_before);
+  }
+
+  __attribute__((target("avx2"))) bool screen_code_avx2(uint32_t from, uint32_t to,
+                                                        size_t regions_before) {
     const char* t = text_.data();
-    const bool simd = has_avx2();
+    __m256i low[3], high[3];
+    for (size_t k = 0; k < 3; ++k) {
+      low[k] = _mm256_broadcastsi128_si256(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kTrigrams.low[k].data())));
+      high[k] = _mm256_broadcastsi128_si256(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kTrigrams.high[k].data())));
+    }
+    const __m256i nibble = _mm256_set1_epi8(15);
     bool ident_before = false;
-    uint32_t word_end = from;  // the end of the last word read (a word may run past its chunk)
     for (uint32_t at = from; at < to; at += 32) {
       const size_t n = to - at < 32 ? to - at : 32;
-      // A whole chunk is loaded when the text goes on that far; the bytes past `to` are masked.
-      const Chunk c = simd && at + 32 <= text_.size() ? classify_avx2(t + at, ident_before)
-                                                      : classify_portable(t + at, n, ident_before);
-      const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
+      Chunk c;
+      if (at + 34 <= text_.size()) {
+        // A whole chunk is loaded when the text goes on that far (the bytes past `to` are
+        // masked), with the two bytes after it for the names' first look.
+        c = classify_avx2(t + at, ident_before);
+        __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
+        for (size_t k = 0; k < 3; ++k) {
+          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + at + k));
+          const __m256i lo = _mm256_shuffle_epi8(low[k], _mm256_and_si256(v, nibble));
+          const __m256i hi =
+              _mm256_shuffle_epi8(high[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+          b = _mm256_and_si256(b, _mm256_and_si256(lo, hi));
+        }
+        // Only the names that may be a vocabulary word's, by their first bytes.
+        c.starts &= ~static_cast<uint32_t>(
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));
+      } else {
+        c = classify_portable(t + at, n, ident_before);
+      }
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
-      chunk_depth_.emplace_back(at, depth_);
-      count_brackets(c.open & valid, c.close & valid);
-      for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
-        if (assigns_attribute(at + static_cast<uint32_t>(__builtin_ctz(m)), from, regions_before)) {
-          return false;
-        }
+      if (!chunk_is_quiet(at, n, c, to, regions_before)) return false;
+    }
+    return true;
+  }
+
+  bool screen_code_portable(uint32_t from, uint32_t to, size_t regions_before) {
+    const char* t = text_.data();
+    bool ident_before = false;
+    for (uint32_t at = from; at < to; at += 32) {
+      const size_t n = to - at < 32 ? to - at : 32;
+      const Chunk c = classify_portable(t + at, n, ident_before);
+      ident_before = ((c.ident >> (n - 1)) & 1) != 0;
+      if (!chunk_is_quiet(at, n, c, to, regions_before)) return false;
+    }
+    return true;
+  }
+
+  // The chunk of `n` bytes at `at` with its classes `c`: its brackets counted, its `=` and its
+  // names looked at.
+  [[gnu::always_inline]] bool chunk_is_quiet(uint32_t at, size_t n, const Chunk& c, uint32_t to,
+                                             size_t regions_before) {
+    const char* t = text_.data();
+    const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
+    chunk_depth_.emplace_back(at, depth_);
+    count_brackets(c.open & valid, c.close & valid);
+    const uint32_t gap_begin = regions_before > 0 ? regions_[regions_before - 1].end : 0;
+    for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
+      if (assigns_attribute(at + static_cast<uint32_t>(__builtin_ctz(m)), gap_begin,
+                            regions_before)) {
+        return false;
       }
-      for (uint32_t m = c.starts & valid; m != 0; m &= m - 1) {
-        const auto bit = static_cast<uint32_t>(__builtin_ctz(m));
-        const uint32_t b = at + bit;
-        if (b < word_end) continue;
-        // The word's end from the chunk's identifier bytes, then byte by byte past the chunk.
-        const uint32_t rest = ~(c.ident & valid) >> bit;
-        uint32_t e = rest != 0 ? b + static_cast<uint32_t>(__builtin_ctz(rest)) : at + 32;
-        if (rest == 0) {
-          while (e < to && ident(t[e])) ++e;
-        }
-        word_end = e;
-        if (!word_is_quiet(b, e, regions_before)) return false;
+    }
+    for (uint32_t m = c.starts & valid; m != 0; m &= m - 1) {
+      const auto bit = static_cast<uint32_t>(__builtin_ctz(m));
+      const uint32_t b = at + bit;
+      // The word's end from the chunk's identifier bytes, then byte by byte past the chunk.
+      const uint32_t rest = ~(c.ident & valid) >> bit;
+      uint32_t e = rest != 0 ? b + static_cast<uint32_t>(__builtin_ctz(rest)) : at + 32;
+      if (rest == 0) {
+        while (e < to && ident(t[e])) ++e;
       }
+      if (!word_is_quiet(b, e, regions_before)) return false;
     }
     return true;
   }
