@@ -296,9 +296,7 @@ __attribute__((target("popcnt"))) uint32_t brackets_popcnt(uint32_t depth, uint3
 class Screener {
  public:
   Screener(std::string_view code, const CodeContext& context)
-      : text_(code), context_(context), regions_(source::python_regions(code)) {
-    chunk_depth_.reserve(code.size() / 32 + 2 * regions_.size() + 1);
-  }
+      : text_(code), context_(context), regions_(source::python_regions(code)) {}
 
   Screen run() {
     Screen out;
@@ -467,8 +465,36 @@ class Screener {
     const auto d = static_cast<uint32_t>(q - 2);
     if (d > 0 && ident(text_[d - 1])) return true;  // a longer word: undef, ...
     if (in_region(d)) return false;
-    if (first_kernel_ == UINT32_MAX) first_kernel_ = d;
+    if (first_kernel_ == UINT32_MAX) {
+      first_kernel_ = d;
+      kernel_depth_ = depth_before_line(d);
+    }
     return true;
+  }
+
+  // The bracket depth at the newline before the line of `d` (0 at the text's first line), from the
+  // last chunks read: the line's newline is a few bytes before `d`, in its gap.
+  [[nodiscard]] uint32_t depth_before_line(uint32_t d) const {
+    uint32_t p0 = d;
+    while (p0 > 0 && (text_[p0 - 1] == ' ' || text_[p0 - 1] == '\t' || text_[p0 - 1] == '\f')) {
+      --p0;
+    }
+    if (p0 == 0) return 0;
+    uint32_t nl = p0 - 1;
+    if (text_[nl] == '\n' && nl > 0 && text_[nl - 1] == '\r') --nl;
+    // The latest chunk that starts at or before nl.
+    const std::pair<uint32_t, uint32_t>* from = nullptr;
+    for (const auto& r : recent_) {
+      if (r.first <= nl && (from == nullptr || r.first > from->first)) from = &r;
+    }
+    if (from == nullptr || nl - from->first > 4 * 32) return UINT32_MAX;  // not among them
+    uint32_t depth = from->second;
+    for (uint32_t q = from->first; q < nl; ++q) {
+      const char c = text_[q];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return depth;
   }
 
   // The line start of the first `def custom_kernel`, when it starts a logical line at depth 0.
@@ -483,7 +509,7 @@ class Screener {
       if (text_[nl] == '\n' && nl > 0 && text_[nl - 1] == '\r') --nl;
       if (in_region(nl)) return false;
       if (nl > 0 && text_[nl - 1] == '\\' && !in_region(nl - 1)) return false;  // a joined line
-      if (depth_at(nl) != 0) return false;
+      if (kernel_depth_ != 0) return false;  // inside brackets, or not known
     }
     source::PythonLines lines(text_, regions_);
     out.custom_kernel = source::PythonLexStart{p0, lines.at(p0)};
@@ -496,23 +522,6 @@ class Screener {
       if (pos < r.end) return true;
     }
     return false;
-  }
-
-  // The bracket depth tokenize_python has at `pos` (in code, in a chunk screen_code read): the
-  // depth at the start of that chunk, then the brackets before `pos` in it.
-  [[nodiscard]] uint32_t depth_at(uint32_t pos) const {
-    auto it = std::upper_bound(
-        chunk_depth_.begin(), chunk_depth_.end(), pos,
-        [](uint32_t p, const std::pair<uint32_t, uint32_t>& c) { return p < c.first; });
-    if (it == chunk_depth_.begin()) return 0;
-    --it;
-    uint32_t depth = it->second;
-    for (uint32_t q = it->first; q < pos; ++q) {
-      const char c = text_[q];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
-    }
-    return depth;
   }
 
   // The depth after a chunk's brackets (`open`, `close`): an opening one adds one, a closing one
@@ -587,7 +596,7 @@ class Screener {
                                              size_t regions_before) {
     const char* t = text_.data();
     const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
-    chunk_depth_.emplace_back(at, depth_);
+    recent_[recent_next_++ % recent_.size()] = {at, depth_};
     count_brackets(c.open & valid, c.close & valid);
     const uint32_t gap_begin = regions_before > 0 ? regions_[regions_before - 1].end : 0;
     for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
@@ -617,7 +626,11 @@ class Screener {
   uint32_t first_kernel_ = UINT32_MAX;
   int mode_words_ = -1;  // mode_word_in_a_string, once known
   uint32_t depth_ = 0;   // the bracket depth after the chunks read
-  std::vector<std::pair<uint32_t, uint32_t>> chunk_depth_;  // each chunk's start and depth there
+  // The last chunks' starts and the depth there; kernel_depth_: the depth at the newline before
+  // the first `def custom_kernel` (UINT32_MAX: not known).
+  std::array<std::pair<uint32_t, uint32_t>, 4> recent_{};
+  size_t recent_next_ = 0;
+  uint32_t kernel_depth_ = UINT32_MAX;
 };
 
 }  // namespace
