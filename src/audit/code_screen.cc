@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/cpu.h"
 #include "source/embedded.h"
 #include "source/python_regions.h"
 #include "source/substrings.h"
@@ -264,11 +265,6 @@ Chunk classify_portable(const char* p, size_t n, bool ident_before) {
   }
   c.starts &= ~((c.ident << 1) | (ident_before ? 1U : 0U));
   return c;
-}
-
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
 }
 
 // The bracket depth tokenize_python has at `pos` (in code), counting the brackets of the code
@@ -527,7 +523,7 @@ class Screener {
   // The depth after a chunk's brackets (`open`, `close`): an opening one adds one, a closing one
   // takes one if there is one to take.
   void count_brackets(uint32_t open, uint32_t close) {
-    depth_ = has_avx2() ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
+    depth_ = use_avx2() ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
   }
 
   // The code [from, to): false when it holds a word or a shape a rule reads.
@@ -535,7 +531,7 @@ class Screener {
   // instructions where the CPU has them: a chunk's classes and the first look at its names are
   // worked out in the loop that reads them.
   bool screen_code(uint32_t from, uint32_t to, size_t regions_before) {
-    return has_avx2() ? screen_code_avx2(from, to, regions_before)
+    return use_avx2() ? screen_code_avx2(from, to, regions_before)
                       : screen_code_portable(from, to, regions_before);
   }
 

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstddef>
 
+#include "common/cpu.h"
+
 namespace kbdata::source {
 namespace {
 
@@ -60,11 +62,6 @@ __attribute__((target("avx2"))) uint32_t events_avx2(const char* p, bool ident_b
   return s | (g & ~((i << 1) | (ident_before ? 1U : 0U)));
 }
 
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
-}
-
 // Where `)delim"` is in `text` from `from`, or npos (tokenize_cpp's raw string end).
 size_t raw_close(std::string_view text, size_t from, std::string_view delim) {
   for (size_t at = text.find(')', from); at != std::string_view::npos;
@@ -88,7 +85,7 @@ class Scanner {
       const size_t chunk = pos;
       const size_t len = n - chunk < 32 ? n - chunk : 32;
       const bool before = chunk > 0 && ident(t_[chunk - 1]);
-      uint32_t m = has_avx2() && chunk + 32 <= n ? events_avx2(t_.data() + chunk, before)
+      uint32_t m = use_avx2() && chunk + 32 <= n ? events_avx2(t_.data() + chunk, before)
                                                  : events_portable(t_.data() + chunk, len, before);
       pos = chunk + len;  // past the chunk unless an event takes the scan further
       size_t next = chunk;

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "common/cpu.h"
+
 namespace kbdata::source {
 namespace {
 
@@ -33,13 +35,8 @@ __attribute__((target("avx2,bmi"))) const char* find3_avx2(const char* p, const 
   return find3_portable(p, end, a, b, c);
 }
 
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
-  return yes;
-}
-
 const char* find3(const char* p, const char* end, char a, char b, char c) {
-  return has_avx2() ? find3_avx2(p, end, a, b, c) : find3_portable(p, end, a, b, c);
+  return use_avx2() ? find3_avx2(p, end, a, b, c) : find3_portable(p, end, a, b, c);
 }
 
 // The number of \n in [p, end).
@@ -150,7 +147,7 @@ uint32_t PythonLines::at(uint32_t pos) {
   if (pos <= pos_) return line_;
   const char* t = text_.data();
   if (!carriage_returns_) {
-    line_ += static_cast<uint32_t>(has_avx2() ? count_newlines_avx2(t + pos_, t + pos)
+    line_ += static_cast<uint32_t>(use_avx2() ? count_newlines_avx2(t + pos_, t + pos)
                                               : count_newlines_portable(t + pos_, t + pos));
     pos_ = pos;
     return line_;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/cpu.h"
+
 namespace kbdata::source {
 
 Substrings::Substrings(const std::vector<std::string_view>& needles) : needles_(needles) {
@@ -98,21 +100,14 @@ __attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view 
   return (at < n && scan_portable(text, at, all, out)) || found;
 }
 
-namespace {
-bool has_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi");
-  return yes;
-}
-}  // namespace
-
 bool Substrings::any_in(std::string_view text, const char* readable_end) const {
-  return has_avx2() ? scan_avx2(text, readable_end, false, nullptr)
+  return use_avx2() ? scan_avx2(text, readable_end, false, nullptr)
                     : scan_portable(text, 0, false, nullptr);
 }
 
 std::vector<uint32_t> Substrings::positions(std::string_view text) const {
   std::vector<uint32_t> out;
-  if (has_avx2()) {
+  if (use_avx2()) {
     scan_avx2(text, nullptr, true, &out);
   } else {
     scan_portable(text, 0, true, &out);
