@@ -271,7 +271,7 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
     if (word.size() >= 9 && (starts_with(word, "cudaMemcpy") || starts_with(word, "hipMemcpy"))) {
       facts.copies_inputs = true;
     }
-    // Every other name below is one of kCppWords: most names fail the filter's first look.
+    // Every name compared below is one of kCppWordFilter's: most names fail its first look.
     if (!kCppWordFilter.may_be(word)) continue;
     if (word == "POPCORN_FD") out.add(RuleId::RESULT_PIPE, t.line, word);
     if ((word == "getenv" || word == "secure_getenv") && i + 2 < tokens.size() &&
