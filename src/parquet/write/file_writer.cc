@@ -42,10 +42,12 @@ class FileWriter::Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // Queues `bytes`, once fewer than kMaxQueuedBytes wait (or none).
+  // Queues `bytes`, once they fit in kMaxQueuedBytes with what waits (or nothing waits).
   void put(std::vector<uint8_t>&& bytes) {
     std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return error_ || queue_.empty() || queued_ < kMaxQueuedBytes; });
+    changed_.wait(lock, [&] {
+      return error_ || queue_.empty() || queued_ + bytes.size() <= kMaxQueuedBytes;
+    });
     if (error_) std::rethrow_exception(error_);
     queued_ += bytes.size();
     queue_.push_back(std::move(bytes));

@@ -13,7 +13,8 @@
 // page indexes (a few bytes per page) are kept until close(). With WriterOptions::threads > 1 the
 // pages are compressed on a pool and the bytes are handed, in order, to a thread of the writer's
 // own that writes them to the sink (the copy into the page cache then overlaps the next row
-// group); at most kMaxQueuedBytes wait for it, besides the chunk being written.
+// group); at most kMaxQueuedBytes wait for it, or one chunk alone, besides the chunk being
+// written: a slow sink holds the writer back rather than letting its memory grow.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,7 @@ class ColumnWriter;
 
 class FileWriter {
  public:
-  static constexpr size_t kMaxQueuedBytes = size_t{64} << 20;
+  static constexpr size_t kMaxQueuedBytes = size_t{8} << 20;
 
   // `sink` is borrowed and must outlive the writer; nothing is written to it before the first
   // write() or close(). `schema` is the footer's element list, root first (as
