@@ -522,8 +522,9 @@ class Screener {
 
   // The depth after a chunk's brackets (`open`, `close`): an opening one adds one, a closing one
   // takes one if there is one to take.
+  template <bool kPopcnt>
   void count_brackets(uint32_t open, uint32_t close) {
-    depth_ = use_avx2() ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
+    depth_ = kPopcnt ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
   }
 
   // The code [from, to): false when it holds a word or a shape a rule reads.
@@ -569,7 +570,7 @@ class Screener {
         c = classify_portable(t + at, n, ident_before);
       }
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
-      if (!chunk_is_quiet(at, n, c, to, regions_before)) return false;
+      if (!chunk_is_quiet<true>(at, n, c, to, regions_before)) return false;
     }
     return true;
   }
@@ -581,19 +582,20 @@ class Screener {
       const size_t n = to - at < 32 ? to - at : 32;
       const Chunk c = classify_portable(t + at, n, ident_before);
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
-      if (!chunk_is_quiet(at, n, c, to, regions_before)) return false;
+      if (!chunk_is_quiet<false>(at, n, c, to, regions_before)) return false;
     }
     return true;
   }
 
   // The chunk of `n` bytes at `at` with its classes `c`: its brackets counted, its `=` and its
   // names looked at.
+  template <bool kSimd>
   [[gnu::always_inline]] bool chunk_is_quiet(uint32_t at, size_t n, const Chunk& c, uint32_t to,
                                              size_t regions_before) {
     const char* t = text_.data();
     const uint32_t valid = n == 32 ? ~0U : (1U << n) - 1;
     recent_[recent_next_++ % recent_.size()] = {at, depth_};
-    count_brackets(c.open & valid, c.close & valid);
+    count_brackets<kSimd>(c.open & valid, c.close & valid);
     const uint32_t gap_begin = regions_before > 0 ? regions_[regions_before - 1].end : 0;
     for (uint32_t m = c.equals & valid; m != 0; m &= m - 1) {
       if (assigns_attribute(at + static_cast<uint32_t>(__builtin_ctz(m)), gap_begin,

@@ -3,16 +3,13 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace kbdata {
+namespace kbdata::detail {
 
-bool use_avx2() {
-  static const bool yes = [] {
-    const char* env = std::getenv("KBDATA_SIMD");
-    if (env != nullptr && std::strcmp(env, "0") == 0) return false;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-           __builtin_cpu_supports("popcnt");
-  }();
-  return yes;
+bool detect_avx2() {
+  const char* env = std::getenv("KBDATA_SIMD");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+         __builtin_cpu_supports("popcnt");
 }
 
-}  // namespace kbdata
+}  // namespace kbdata::detail
