@@ -527,7 +527,6 @@ class Screener {
     depth_ = kPopcnt ? brackets_popcnt(depth_, open, close) : brackets(depth_, open, close);
   }
 
-  // The code [from, to): false when it holds a word or a shape a rule reads.
   // The code [from, to): false when it holds a word or a shape a rule reads. With the vector
   // instructions where the CPU has them: a chunk's classes and the first look at its names are
   // worked out in the loop that reads them.
