@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "audit/code_screen.h"
+#include "source/bytes.h"
 #include "source/cpp_regions.h"
 #include "source/embedded.h"
 #include "source/substrings.h"
@@ -124,12 +125,6 @@ class CppWordFilter {
   std::array<uint8_t, kMaxLength * 64 * 64> bits_{};
 };
 constexpr CppWordFilter kCppWordFilter;
-
-bool is_identifier_byte(char c) {
-  const auto b = static_cast<unsigned char>(c);
-  return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_' ||
-         b >= 0x80;
-}
 
 // The width in bits of a floating-point type's name, or 0.
 int float_bits(std::string_view name, bool cpp) {
@@ -319,12 +314,12 @@ void audit_cpp_types(std::string_view text, const Token& string, const CodeConte
     if (region < scan.regions.size() && scan.regions[region].region.begin <= p) continue;
     // The name holding p starts at or before it, within one run of identifier bytes.
     uint32_t s = p;
-    while (!source::cpp_name_starts_at(body, s) && s > 0 && is_identifier_byte(body[s - 1])) --s;
+    while (!source::cpp_name_starts_at(body, s) && s > 0 && source::is_ident(body[s - 1])) --s;
     if (!source::cpp_name_starts_at(body, s) || s == last) continue;
     if (std::binary_search(scan.swallowed.begin(), scan.swallowed.end(), s)) continue;
     last = s;
     uint32_t e = p;
-    while (e < body.size() && is_identifier_byte(body[e])) ++e;
+    while (e < body.size() && source::is_ident(body[e])) ++e;
     const std::string_view word = body.substr(s, e - s);
     const int bits = float_bits(word, true);
     if (bits == 0 || bits >= *context.reference_float_bits) continue;

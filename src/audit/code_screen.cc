@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/cpu.h"
+#include "source/bytes.h"
 #include "source/embedded.h"
 #include "source/python_regions.h"
 #include "source/substrings.h"
@@ -141,18 +142,7 @@ const source::Substrings* narrow_cpp_type_parts(int bits) {
 
 namespace {
 
-constexpr uint8_t kIdent = 1;
-constexpr uint8_t kDigit = 2;
-constexpr std::array<uint8_t, 256> kClass = [] {
-  std::array<uint8_t, 256> c{};
-  for (unsigned b = 0; b < 256; ++b) {
-    const bool letter = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b >= 0x80;
-    const bool digit = b >= '0' && b <= '9';
-    c[b] = static_cast<uint8_t>((letter || digit ? kIdent : 0) | (digit ? kDigit : 0));
-  }
-  return c;
-}();
-bool ident(char c) { return (kClass[static_cast<unsigned char>(c)] & kIdent) != 0; }
+bool ident(char c) { return source::is_ident(c); }
 
 // A first look at a word: whether some word of the vocabulary has its length and first two bytes
 // (by their low six bits). Most names of the code fail here.
@@ -256,9 +246,8 @@ __attribute__((target("avx2"))) inline Chunk classify_avx2(const char* p, bool i
 Chunk classify_portable(const char* p, size_t n, bool ident_before) {
   Chunk c;
   for (size_t i = 0; i < n; ++i) {
-    const uint8_t k = kClass[static_cast<unsigned char>(p[i])];
-    if ((k & kIdent) != 0) c.ident |= 1U << i;
-    if ((k & kIdent) != 0 && (k & kDigit) == 0) c.starts |= 1U << i;
+    if (source::is_ident(p[i])) c.ident |= 1U << i;
+    if (source::is_ident_start(p[i])) c.starts |= 1U << i;
     if (p[i] == '=') c.equals |= 1U << i;
     if (p[i] == '(' || p[i] == '[' || p[i] == '{') c.open |= 1U << i;
     if (p[i] == ')' || p[i] == ']' || p[i] == '}') c.close |= 1U << i;

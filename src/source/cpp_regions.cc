@@ -6,38 +6,26 @@
 #include <cstddef>
 
 #include "common/cpu.h"
+#include "source/bytes.h"
+#include "source/tokens.h"
 
 namespace kbdata::source {
 namespace {
 
-constexpr uint8_t kIdent = 1;
-constexpr uint8_t kDigit = 2;
-constexpr uint8_t kSpecial = 4;  // \ / " ' .
-constexpr std::array<uint8_t, 256> kClass = [] {
-  std::array<uint8_t, 256> c{};
-  for (unsigned b = 0; b < 256; ++b) {
-    const bool letter = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b == '_' || b >= 0x80;
-    const bool digit = b >= '0' && b <= '9';
-    const bool special = b == '\\' || b == '/' || b == '"' || b == '\'' || b == '.';
-    c[b] = static_cast<uint8_t>((letter || digit ? kIdent : 0) | (digit ? kDigit : 0) |
-                                (special ? kSpecial : 0));
-  }
-  return c;
-}();
-bool ident(char c) { return (kClass[static_cast<unsigned char>(c)] & kIdent) != 0; }
-bool digit(char c) { return (kClass[static_cast<unsigned char>(c)] & kDigit) != 0; }
+bool special(char c) { return c == '\\' || c == '/' || c == '"' || c == '\'' || c == '.'; }
+bool ident(char c) { return is_ident(c); }
+bool digit(char c) { return is_digit(c); }
 
 // The positions in [p, p + n) (n <= 32) where the scan must look: a special byte, or a digit
 // after a non-identifier byte (`ident_before`: the byte before p).
 uint32_t events_portable(const char* p, size_t n, bool ident_before) {
-  uint32_t special = 0, id = 0, dig = 0;
+  uint32_t s = 0, id = 0, dig = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint8_t k = kClass[static_cast<unsigned char>(p[i])];
-    if ((k & kSpecial) != 0) special |= 1U << i;
-    if ((k & kIdent) != 0) id |= 1U << i;
-    if ((k & kDigit) != 0) dig |= 1U << i;
+    if (special(p[i])) s |= 1U << i;
+    if (is_ident(p[i])) id |= 1U << i;
+    if (is_digit(p[i])) dig |= 1U << i;
   }
-  return special | (dig & ~((id << 1) | (ident_before ? 1U : 0U)));
+  return s | (dig & ~((id << 1) | (ident_before ? 1U : 0U)));
 }
 
 __attribute__((target("avx2"))) uint32_t events_avx2(const char* p, bool ident_before) {
@@ -60,18 +48,6 @@ __attribute__((target("avx2"))) uint32_t events_avx2(const char* p, bool ident_b
   const auto i = static_cast<uint32_t>(_mm256_movemask_epi8(id));
   const auto g = static_cast<uint32_t>(_mm256_movemask_epi8(dig));
   return s | (g & ~((i << 1) | (ident_before ? 1U : 0U)));
-}
-
-// Where `)delim"` is in `text` from `from`, or npos (tokenize_cpp's raw string end).
-size_t raw_close(std::string_view text, size_t from, std::string_view delim) {
-  for (size_t at = text.find(')', from); at != std::string_view::npos;
-       at = text.find(')', at + 1)) {
-    if (text.substr(at + 1, delim.size()) == delim && at + 1 + delim.size() < text.size() &&
-        text[at + 1 + delim.size()] == '"') {
-      return at;
-    }
-  }
-  return std::string_view::npos;
 }
 
 class Scanner {
@@ -183,7 +159,7 @@ class Scanner {
     if (raw_prefix && quote == '"') {
       const size_t paren = t_.find('(', q + 1);
       if (paren != std::string_view::npos && paren - q <= 17) {
-        const size_t found = raw_close(t_, paren + 1, t_.substr(q + 1, paren - q - 1));
+        const size_t found = cpp_raw_string_close(t_, paren + 1, t_.substr(q + 1, paren - q - 1));
         r.region.begin = static_cast<uint32_t>(s);
         r.region.body_begin = static_cast<uint32_t>(paren + 1);
         r.region.body_end = static_cast<uint32_t>(found == std::string_view::npos ? n : found);

@@ -6,28 +6,10 @@
 #include <cstdint>
 #include <string>
 
+#include "source/bytes.h"
+
 namespace kbdata::source {
 namespace {
-
-// Byte classes, looked up once per byte: an identifier starts with a letter, '_' or any byte of
-// a multi-byte UTF-8 character (>= 0x80), and goes on with those and digits.
-constexpr uint8_t kIdentStart = 1;
-constexpr uint8_t kIdent = 2;
-constexpr uint8_t kDigit = 4;
-constexpr std::array<uint8_t, 256> kByteClass = [] {
-  std::array<uint8_t, 256> classes{};
-  for (unsigned c = 0; c < 256; ++c) {
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-    const bool digit = c >= '0' && c <= '9';
-    classes[c] =
-        static_cast<uint8_t>((letter ? kIdentStart | kIdent : 0) | (digit ? kIdent | kDigit : 0));
-  }
-  return classes;
-}();
-
-bool is_ident_start(unsigned char c) { return (kByteClass[c] & kIdentStart) != 0; }
-bool is_ident(unsigned char c) { return (kByteClass[c] & kIdent) != 0; }
-bool is_digit(unsigned char c) { return (kByteClass[c] & kDigit) != 0; }
 
 // The operator spellings longer than one byte, longest first within each language.
 constexpr std::array<std::string_view, 23> kPythonOps = {
@@ -282,10 +264,7 @@ std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, 
   return PythonLexer(text, start).run(max_tokens);
 }
 
-namespace {
-
-// Where `)delim"` is in `text` from `from`, or npos.
-size_t raw_string_close(std::string_view text, size_t from, std::string_view delim) {
+size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view delim) {
   for (size_t at = text.find(')', from); at != std::string_view::npos;
        at = text.find(')', at + 1)) {
     if (text.substr(at + 1, delim.size()) == delim && at + 1 + delim.size() < text.size() &&
@@ -295,8 +274,6 @@ size_t raw_string_close(std::string_view text, size_t from, std::string_view del
   }
   return std::string_view::npos;
 }
-
-}  // namespace
 
 // flatten: the token pushes are inlined into the one loop that runs per byte.
 [[gnu::flatten]] std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line,
@@ -365,7 +342,7 @@ size_t raw_string_close(std::string_view text, size_t from, std::string_view del
         const size_t paren = text.find('(', pos + 1);
         if (paren != std::string_view::npos && paren - pos <= 17) {
           const size_t found =
-              raw_string_close(text, paren + 1, text.substr(pos + 1, paren - pos - 1));
+              cpp_raw_string_close(text, paren + 1, text.substr(pos + 1, paren - pos - 1));
           const size_t body_end = found == std::string_view::npos ? text.size() : found;
           const size_t end =
               found == std::string_view::npos ? text.size() : found + (paren - pos) + 1;

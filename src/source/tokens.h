@@ -63,6 +63,10 @@ struct PythonLexStart {
 [[nodiscard]] std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line = 1,
                                               uint32_t offset = 0);
 
+// Where a C++ raw string's end, `)delim"`, is in `text` from `from`, or npos.
+[[nodiscard]] size_t cpp_raw_string_close(std::string_view text, size_t from,
+                                          std::string_view delim);
+
 // The text of `t` (whole token) and of its body, in `text` (the text it was cut from).
 [[nodiscard]] inline std::string_view token_text(std::string_view text, const Token& t) {
   return text.substr(t.begin, t.end - t.begin);
