@@ -176,24 +176,9 @@ class WordFilter {
 constexpr WordFilter kWordFilter;
 
 // A first look at every name of a chunk at once: whether its first three bytes (by their nibbles,
-// in eight buckets of the vocabulary) may be a vocabulary word's; a word shorter than three bytes
-// takes any byte after it.
-struct Trigrams {
-  std::array<std::array<uint8_t, 16>, 3> low{};
-  std::array<std::array<uint8_t, 16>, 3> high{};
-  constexpr void add(std::string_view w, size_t i) {
-    const auto bit = static_cast<uint8_t>(1U << (i % 8));
-    for (size_t k = 0; k < 3; ++k) {
-      for (unsigned v = 0; v < 16; ++v) {
-        const unsigned c = k < w.size() ? static_cast<unsigned char>(w[k]) : 0;
-        if (k >= w.size() || (c & 15) == v) low[k][v] |= bit;
-        if (k >= w.size() || (c >> 4) == v) high[k][v] |= bit;
-      }
-    }
-  }
-};
-constexpr Trigrams kTrigrams = [] {
-  Trigrams t;
+// in eight buckets of the vocabulary) may be a vocabulary word's.
+constexpr source::NibbleFilter kTrigrams = [] {
+  source::NibbleFilter t;
   size_t i = 0;
   for (std::string_view w : kPythonWords) t.add(w, i++);
   for (const FloatName& f : kPythonFloats) t.add(f.name, i++);
@@ -527,14 +512,7 @@ class Screener {
   __attribute__((target("avx2"))) bool screen_code_avx2(uint32_t from, uint32_t to,
                                                         size_t regions_before) {
     const char* t = text_.data();
-    __m256i low[3], high[3];
-    for (size_t k = 0; k < 3; ++k) {
-      low[k] = _mm256_broadcastsi128_si256(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kTrigrams.low[k].data())));
-      high[k] = _mm256_broadcastsi128_si256(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kTrigrams.high[k].data())));
-    }
-    const __m256i nibble = _mm256_set1_epi8(15);
+    const source::NibbleFilterAvx2 first_look = source::load_avx2(kTrigrams);
     bool ident_before = false;
     for (uint32_t at = from; at < to; at += 32) {
       const size_t n = to - at < 32 ? to - at : 32;
@@ -543,14 +521,7 @@ class Screener {
         // A whole chunk is loaded when the text goes on that far (the bytes past `to` are
         // masked), with the two bytes after it for the names' first look.
         c = classify_avx2(t + at, ident_before);
-        __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
-        for (size_t k = 0; k < 3; ++k) {
-          const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + at + k));
-          const __m256i lo = _mm256_shuffle_epi8(low[k], _mm256_and_si256(v, nibble));
-          const __m256i hi =
-              _mm256_shuffle_epi8(high[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-          b = _mm256_and_si256(b, _mm256_and_si256(lo, hi));
-        }
+        const __m256i b = source::buckets_avx2(first_look, t + at);
         // Only the names that may be a vocabulary word's, by their first bytes.
         c.starts &= ~static_cast<uint32_t>(
             _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));

@@ -13,13 +13,8 @@ Substrings::Substrings(const std::vector<std::string_view>& needles) : needles_(
   for (size_t i = 0; i < needles_.size(); ++i) {
     const std::string_view n = needles_[i];
     if (n.size() < 3) throw std::invalid_argument("Substrings: a needle shorter than 3 bytes");
-    const size_t b = i % 8;
-    bucket_[b].push_back(static_cast<uint16_t>(i));
-    for (size_t k = 0; k < 3; ++k) {
-      const auto c = static_cast<unsigned char>(n[k]);
-      low_[k][c & 15] |= static_cast<uint8_t>(1U << b);
-      high_[k][c >> 4] |= static_cast<uint8_t>(1U << b);
-    }
+    bucket_[i % 8].push_back(static_cast<uint16_t>(i));
+    filter_.add(n, i % 8);
   }
 }
 
@@ -39,11 +34,7 @@ bool Substrings::scan_portable(std::string_view text, size_t from, bool all,
                                std::vector<uint32_t>* out) const {
   bool found = false;
   for (size_t at = from; at + 3 <= text.size(); ++at) {
-    uint8_t b = 0xFF;
-    for (size_t k = 0; k < 3 && b != 0; ++k) {
-      const auto c = static_cast<unsigned char>(text[at + k]);
-      b &= static_cast<uint8_t>(low_[k][c & 15] & high_[k][c >> 4]);
-    }
+    const uint8_t b = filter_.buckets_at(text.data() + at);
     if (b != 0 && matches_at(text, at, b)) {
       if (!all) return true;
       found = true;
@@ -60,28 +51,13 @@ __attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view 
   const size_t n = text.size();
   const size_t readable =
       readable_end != nullptr && readable_end > p + n ? static_cast<size_t>(readable_end - p) : n;
-  __m256i low[3];
-  __m256i high[3];
-  for (size_t k = 0; k < 3; ++k) {
-    low[k] = _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(low_[k].data())));
-    high[k] = _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(high_[k].data())));
-  }
-  const __m256i nibble = _mm256_set1_epi8(15);
+  const NibbleFilterAvx2 filter = load_avx2(filter_);
   bool found = false;
   size_t at = 0;
   // Positions at..at+31, each with the two bytes after it loaded (at + 34 bytes readable); the
   // positions past the text are masked.
   for (; at < n && at + 34 <= readable; at += 32) {
-    __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
-    for (size_t k = 0; k < 3; ++k) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at + k));
-      const __m256i lo = _mm256_shuffle_epi8(low[k], _mm256_and_si256(v, nibble));
-      const __m256i hi =
-          _mm256_shuffle_epi8(high[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
-      b = _mm256_and_si256(b, _mm256_and_si256(lo, hi));
-    }
+    const __m256i b = buckets_avx2(filter, p + at);
     auto hits =
         ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));
     if (n - at < 32) hits &= (1U << (n - at)) - 1;

@@ -4,12 +4,73 @@
 // read in every string a code holds (audit/code_screen.h).
 #pragma once
 
+#include <immintrin.h>
+
 #include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace kbdata::source {
+
+// The first look at three bytes: a position passes for a bucket (0-7) when its byte and the two
+// after it have the nibbles of one of the bucket's strings there (a string shorter than three bytes
+// takes any byte after it). Substrings' filter, and the audit screen's first look at names.
+struct NibbleFilter {
+  std::array<std::array<uint8_t, 16>, 3> low{};
+  std::array<std::array<uint8_t, 16>, 3> high{};
+
+  constexpr void add(std::string_view s, size_t bucket) {
+    const auto bit = static_cast<uint8_t>(1U << (bucket % 8));
+    for (size_t k = 0; k < 3; ++k) {
+      for (unsigned v = 0; v < 16; ++v) {
+        const unsigned c = k < s.size() ? static_cast<unsigned char>(s[k]) : 0;
+        if (k >= s.size() || (c & 15) == v) low[k][v] |= bit;
+        if (k >= s.size() || (c >> 4) == v) high[k][v] |= bit;
+      }
+    }
+  }
+
+  // The buckets position p passes for (p[0..2] readable).
+  [[nodiscard]] uint8_t buckets_at(const char* p) const {
+    uint8_t b = 0xFF;
+    for (size_t k = 0; k < 3 && b != 0; ++k) {
+      const auto c = static_cast<unsigned char>(p[k]);
+      b &= static_cast<uint8_t>(low[k][c & 15] & high[k][c >> 4]);
+    }
+    return b;
+  }
+};
+
+// The filter's tables in vector registers, and the buckets of the 32 positions at p (p[0..33]
+// readable), one byte each.
+struct NibbleFilterAvx2 {
+  __m256i low[3];
+  __m256i high[3];
+};
+__attribute__((target("avx2"))) inline NibbleFilterAvx2 load_avx2(const NibbleFilter& f) {
+  NibbleFilterAvx2 v;
+  for (size_t k = 0; k < 3; ++k) {
+    v.low[k] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(f.low[k].data())));
+    v.high[k] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(f.high[k].data())));
+  }
+  return v;
+}
+__attribute__((target("avx2"))) inline __m256i buckets_avx2(const NibbleFilterAvx2& f,
+                                                            const char* p) {
+  const __m256i nibble = _mm256_set1_epi8(15);
+  __m256i b = _mm256_set1_epi8(static_cast<char>(0xFF));
+  for (size_t k = 0; k < 3; ++k) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + k));
+    const __m256i lo = _mm256_shuffle_epi8(f.low[k], _mm256_and_si256(v, nibble));
+    const __m256i hi =
+        _mm256_shuffle_epi8(f.high[k], _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    b = _mm256_and_si256(b, _mm256_and_si256(lo, hi));
+  }
+  return b;
+}
 
 class Substrings {
  public:
@@ -34,9 +95,7 @@ class Substrings {
 
   std::vector<std::string_view> needles_;
   std::array<std::vector<uint16_t>, 8> bucket_;  // needles_ indices by bucket
-  // For each of the first three positions, the buckets a low and a high nibble allow.
-  std::array<std::array<uint8_t, 16>, 3> low_{};
-  std::array<std::array<uint8_t, 16>, 3> high_{};
+  NibbleFilter filter_;
 };
 
 }  // namespace kbdata::source
