@@ -307,19 +307,20 @@ void audit_cpp_types(std::string_view text, const Token& string, const CodeConte
   size_t region = 0;
   uint32_t counted_to = 0;
   uint32_t line = string.line;
-  uint32_t last = UINT32_MAX;
+  uint32_t read_to = 0;  // the end of the last run of identifier bytes read
   for (uint32_t p : at) {
     if (out.of(RuleId::NARROW_CPP_TYPE).size() >= kMaxFindingsPerRule) return;
+    if (p < read_to) continue;  // in a run already read: each byte is read once
     while (region < scan.regions.size() && scan.regions[region].region.end <= p) ++region;
     if (region < scan.regions.size() && scan.regions[region].region.begin <= p) continue;
     // The name holding p starts at or before it, within one run of identifier bytes.
     uint32_t s = p;
     while (!source::cpp_name_starts_at(body, s) && s > 0 && source::is_ident(body[s - 1])) --s;
-    if (!source::cpp_name_starts_at(body, s) || s == last) continue;
-    if (std::binary_search(scan.swallowed.begin(), scan.swallowed.end(), s)) continue;
-    last = s;
     uint32_t e = p;
     while (e < body.size() && source::is_ident(body[e])) ++e;
+    read_to = e;
+    if (!source::cpp_name_starts_at(body, s)) continue;
+    if (std::binary_search(scan.swallowed.begin(), scan.swallowed.end(), s)) continue;
     const std::string_view word = body.substr(s, e - s);
     const int bits = float_bits(word, true);
     if (bits == 0 || bits >= *context.reference_float_bits) continue;

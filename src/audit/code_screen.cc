@@ -430,15 +430,14 @@ class Screener {
   // `custom_kernel` at `b`: notes the first that follows `def` (false when the form is one the
   // screen does not follow).
   bool kernel_at(uint32_t b, size_t regions_before) {
+    if (first_kernel_ != UINT32_MAX) return true;  // the function rules read from the first on
     const int64_t q = significant_before(b, regions_before);
     if (q < 2 || text_.substr(static_cast<size_t>(q) - 2, 3) != "def") return true;  // a use
     const auto d = static_cast<uint32_t>(q - 2);
     if (d > 0 && ident(text_[d - 1])) return true;  // a longer word: undef, ...
     if (in_region(d)) return false;
-    if (first_kernel_ == UINT32_MAX) {
-      first_kernel_ = d;
-      kernel_depth_ = depth_before_line(d);
-    }
+    first_kernel_ = d;
+    kernel_depth_ = depth_before_line(d);
     return true;
   }
 

@@ -157,7 +157,9 @@ class Scanner {
     const bool raw_prefix =
         word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
     if (raw_prefix && quote == '"') {
-      const size_t paren = t_.find('(', q + 1);
+      // The delimiter is at most 16 bytes: the '(' is looked for no further (tokenize_cpp too).
+      const size_t window = t_.substr(q + 1, 17).find('(');
+      const size_t paren = window == std::string_view::npos ? window : q + 1 + window;
       if (paren != std::string_view::npos && paren - q <= 17) {
         const size_t found = cpp_raw_string_close(t_, paren + 1, t_.substr(q + 1, paren - q - 1));
         r.region.begin = static_cast<uint32_t>(s);

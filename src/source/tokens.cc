@@ -339,7 +339,9 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
           word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
       if (prefix && pos < text.size() && text[pos] == '"') {
         // A raw string: R"delim( ... )delim".
-        const size_t paren = text.find('(', pos + 1);
+        // The delimiter is at most 16 bytes: the '(' is looked for no further.
+        const size_t window = text.substr(pos + 1, 17).find('(');
+        const size_t paren = window == std::string_view::npos ? window : pos + 1 + window;
         if (paren != std::string_view::npos && paren - pos <= 17) {
           const size_t found =
               cpp_raw_string_close(text, paren + 1, text.substr(pos + 1, paren - pos - 1));
