@@ -80,8 +80,6 @@ constexpr std::array<std::string_view, 6> kFillMethods = {"zero_",    "fill_",  
 constexpr std::array<std::string_view, 12> kViewMethods = {
     "view",   "reshape", "view_as", "as_strided", "contiguous", "clone",
     "detach", "flatten", "squeeze", "unsqueeze",  "t",          "expand"};
-constexpr std::array<std::string_view, 6> kModeWords = {"MODE", "BENCH",  "LEADERBOARD",
-                                                        "EVAL", "TIMING", "SECRET"};
 constexpr std::array<std::string_view, 6> kCppStreamCreate = {
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
     "hipStreamCreate",  "hipStreamCreateWithFlags",  "getStreamFromPool"};
@@ -143,19 +141,17 @@ int float_bits(std::string_view name, bool cpp) {
     case 'd':
       return is("double") ? 64 : 0;
     case 'f':
-      if (cpp) return is("float") || is("float2") || is("float4") ? 32 : 0;
-      if (is("float64")) return 64;
-      if (is("float32") || is("float")) return 32;
-      if (is("float16")) return 16;
-      if (starts("float8")) return 8;
-      if (starts("float4")) return 4;
-      return 0;
     case 'h':
-      if (cpp) return is("half") || is("half2") ? 16 : 0;
-      return is("half") ? 16 : 0;
     case 'b':
-      if (cpp) return is("bf16") ? 16 : 0;
-      return is("bfloat16") ? 16 : 0;
+      if (!cpp) {
+        for (const FloatTypeName& f : kPythonFloatTypes) {
+          const bool match = f.prefix ? name.substr(0, f.name.size()) == f.name : name == f.name;
+          if (match) return f.bits;
+        }
+        return 0;
+      }
+      if (is("float") || is("float2") || is("float4")) return 32;
+      return is("half") || is("half2") || is("bf16") ? 16 : 0;
     case '_':
       if (!cpp || name.size() < 6 || name[1] != '_') return 0;
       if (is("__half") || is("__half2") || is("__nv_bfloat16") || is("__nv_bfloat162") ||
@@ -272,7 +268,7 @@ void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const Co
     if ((word == "getenv" || word == "secure_getenv") && i + 2 < tokens.size() &&
         tokens[i + 2].kind == TokenKind::STRING) {
       const std::string_view key = source::token_body(text, tokens[i + 2]);
-      for (std::string_view m : kModeWords) {
+      for (std::string_view m : kEnvModeWords) {
         if (contains(key, m)) out.add(RuleId::ENV_MODE_CHECK, t.line, key);
       }
     }
@@ -810,7 +806,7 @@ class PythonAudit {
     const size_t close = closing(s);
     if (op(s, "[") && op(close + 1, "=")) return;  // a write: setting up a build
     const std::string_view key = source::token_body(text_, *sig_[s + 1]);
-    for (std::string_view m : kModeWords) {
+    for (std::string_view m : kEnvModeWords) {
       if (contains(key, m)) {
         out_.add(RuleId::ENV_MODE_CHECK, t->line, line_text(t));
         return;

@@ -2,6 +2,7 @@
 // (source/tokens.h), Python with the C++ it embeds (source/embedded.h), or a C++ file.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,29 @@ struct CodeContext {
   // it is `reference-copy` (compared token by token as the code is read, never built).
   const std::string* reference_normalised = nullptr;
 };
+
+// The words env-mode-check looks for in an environment variable's name (BENCH_MODE, ...): the key
+// that tells evaluation from timing.
+inline constexpr std::array<std::string_view, 6> kEnvModeWords = {"MODE", "BENCH",  "LEADERBOARD",
+                                                                  "EVAL", "TIMING", "SECRET"};
+
+// The Python names of floating-point types (torch.float16, x.half()) and their widths in bits;
+// float8* and float4* are prefixes. narrowest_float_bits and precision-downgrade read them, and the
+// screen looks for them.
+struct FloatTypeName {
+  std::string_view name;
+  int bits;
+  bool prefix;
+};
+inline constexpr std::array<FloatTypeName, 9> kPythonFloatTypes = {{{"float64", 64, false},
+                                                                    {"double", 64, false},
+                                                                    {"float32", 32, false},
+                                                                    {"float", 32, false},
+                                                                    {"float16", 16, false},
+                                                                    {"half", 16, false},
+                                                                    {"bfloat16", 16, false},
+                                                                    {"float8", 8, true},
+                                                                    {"float4", 4, true}}};
 
 // Whether a submission is a C++ file: its file name ends in .cu, .cuh, .cpp, .cc, .hip or .h, or,
 // without a name, its text starts with #include or #pragma.

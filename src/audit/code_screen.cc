@@ -54,20 +54,8 @@ constexpr std::string_view kPythonWords[] = {
 // The Python names of floating-point types and their widths (code_rules.cc float_bits); a name
 // narrower than the reference's is a trigger (precision-downgrade) where that rule reads it, after
 // a dot (torch.float16, x.half()). float8* and float4* are prefixes.
-struct FloatName {
-  std::string_view name;
-  int bits;
-  bool prefix;
-};
-constexpr std::array<FloatName, 9> kPythonFloats = {{{"float64", 64, false},
-                                                     {"double", 64, false},
-                                                     {"float32", 32, false},
-                                                     {"float", 32, false},
-                                                     {"float16", 16, false},
-                                                     {"half", 16, false},
-                                                     {"bfloat16", 16, false},
-                                                     {"float8", 8, true},
-                                                     {"float4", 4, true}}};
+using FloatName = FloatTypeName;
+constexpr const auto& kPythonFloats = kPythonFloatTypes;
 
 // Texts the rules look for inside strings, Python's and those of the embedded C++ (the benchmark
 // line, installs, downloads), and the parts of every C++ name a C++ rule compares but the types
@@ -342,14 +330,14 @@ class Screener {
   }
 
   // Whether a string's body holds one of the words env-mode-check looks for in a key (code_rules.cc
-  // kModeWords).
+  // kEnvModeWords).
   bool mode_word_in_a_string() {
     if (mode_words_ == -1) {
       mode_words_ = 0;
       for (const Region& r : regions_) {
         if (r.comment) continue;
         const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);
-        for (std::string_view m : {"MODE", "BENCH", "LEADERBOARD", "EVAL", "TIMING", "SECRET"}) {
+        for (std::string_view m : kEnvModeWords) {
           if (contains(body, m)) mode_words_ = 1;
         }
       }

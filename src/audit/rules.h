@@ -82,6 +82,7 @@ struct Finding {
   RuleId rule;
   uint32_t line = 0;
   std::string text;
+  friend bool operator==(const Finding&, const Finding&) = default;
 };
 
 // The verdict of a set of findings (above).

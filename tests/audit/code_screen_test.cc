@@ -8,13 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "support/run_kbdata.h"
 #include "synth/code_generator.h"
 
 namespace kbdata::audit {
@@ -26,14 +25,6 @@ std::string describe(const std::vector<Finding>& findings) {
     s += std::string(rule(f.rule).name) + "@" + std::to_string(f.line) + "[" + f.text + "] ";
   }
   return s;
-}
-
-bool same(const std::vector<Finding>& a, const std::vector<Finding>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].rule != b[i].rule || a[i].line != b[i].line || a[i].text != b[i].text) return false;
-  }
-  return true;
 }
 
 // The contexts a code is audited under: no reference, references of several widths, and one whose
@@ -52,9 +43,9 @@ std::vector<CodeContext> contexts(const std::string* reference) {
 void expect_agree(const std::string& code, const CodeContext& context, const std::string& what) {
   const std::vector<Finding> screened = audit_code(code, context);
   const std::vector<Finding> full = audit_code_in_full(code, context);
-  EXPECT_TRUE(same(screened, full)) << what << "\nscreened: " << describe(screened)
-                                    << "\nfull:     " << describe(full) << "\n--- code:\n"
-                                    << code;
+  EXPECT_TRUE(screened == full) << what << "\nscreened: " << describe(screened)
+                                << "\nfull:     " << describe(full) << "\n--- code:\n"
+                                << code;
 }
 
 std::vector<std::string> synth_codes(size_t per_language) {
@@ -77,12 +68,10 @@ TEST(CodeScreen, AgreesWithTheFullPassOnTheLabelledSet) {
   for (const char* group : {"cheat", "honest"}) {
     const std::filesystem::path dir = std::filesystem::path(KBDATA_TEST_DATA) / "audit" / group;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      std::ifstream in(entry.path());
-      std::stringstream ss;
-      ss << in.rdbuf();
+      const std::string code = kbdata::testing::read_file(entry.path().string());
       for (CodeContext c : contexts(&reference)) {
-        c.cpp_file = is_cpp_source(ss.str(), entry.path().filename().string());
-        expect_agree(ss.str(), c, entry.path().string());
+        c.cpp_file = is_cpp_source(code, entry.path().filename().string());
+        expect_agree(code, c, entry.path().string());
       }
     }
   }

@@ -5,11 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "audit/code_rules.h"
+#include "support/run_kbdata.h"
 
 namespace kbdata::audit {
 namespace {
@@ -26,10 +25,7 @@ TEST(LabelledSet, PrecisionAndRecall) {
   for (const char* group : {"cheat", "honest"}) {
     const std::filesystem::path dir = std::filesystem::path(KBDATA_TEST_DATA) / "audit" / group;
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      std::ifstream in(entry.path());
-      std::stringstream ss;
-      ss << in.rdbuf();
-      const std::string code = ss.str();
+      const std::string code = kbdata::testing::read_file(entry.path().string());
       const std::string label = header_value(code, "label");
       ASSERT_EQ(label, group) << entry.path();
       CodeContext context;
