@@ -75,6 +75,7 @@ struct ColumnReader::State {
   std::optional<int64_t> level_limit;
   int64_t levels_in_pages = 0;  // level entries of the data pages started so far
   ColumnBatch scratch;          // for skip() and rows outside the selection
+  ValueForm form = ValueForm::VALUES;
   // Records (rows) whose first level entry has been consumed, or skipped with their page: the
   // index within the row group of the next record to start.
   int64_t records_started = 0;
@@ -117,6 +118,16 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
     throw;
   }
   file_name_ = file.name();
+}
+
+void ColumnReader::set_value_form(ValueForm form) {
+  if (form != ValueForm::VALUES && column_.max_rep > 0) {
+    throw UsageError(
+        "ColumnReader::set_value_form(): indices or levels only need a column "
+        "without repetition ('" +
+        column_.dotted_path + "' is repeated)");
+  }
+  state_->form = form;
 }
 
 void ColumnReader::set_verify_checksums(bool on) { state_->pages.set_verify_checksums(on); }
@@ -287,8 +298,26 @@ size_t ColumnReader::take_levels(size_t n, ColumnBatch& out) {
 }
 
 void ColumnReader::consume(size_t n, ColumnBatch& out) {
+  State& s = *state_;
   const size_t present = take_levels(n, out);
-  state_->current->decode(present, out.values);
+  if (s.form == ValueForm::NONE) {
+    if (!s.current->skip(present)) {
+      s.scratch.values.clear();
+      s.current->decode(present, s.scratch.values);
+    }
+  } else if (s.form == ValueForm::INDICES && s.current == s.dictionary.get()) {
+    s.dictionary->decode_indices(present, out.indices);
+    if (!out.dictionary) out.dictionary = s.dictionary->shared_dictionary();
+  } else {
+    s.current->decode(present, out.values);
+  }
+}
+
+bool ColumnReader::form_changes(const ColumnBatch& out) const {
+  const State& s = *state_;
+  if (s.form != ValueForm::INDICES || out.num_levels == 0) return false;
+  const bool page_indices = s.current == s.dictionary.get();
+  return page_indices ? out.values.count > 0 : out.dictionary != nullptr;
 }
 
 void ColumnReader::discard(size_t n) {
@@ -319,6 +348,7 @@ size_t ColumnReader::read_into(size_t max_levels, ColumnBatch& out) {
   start_batch(out);
   while (out.num_levels < max_levels) {
     if (s.page_levels_left == 0 && !next_data_page()) break;
+    if (form_changes(out)) break;  // the next batch starts with this page's form
     size_t n = std::min(max_levels - out.num_levels, s.page_levels_left);
     const size_t fit = entries_within_cap(out);
     if (n > fit) {
@@ -482,6 +512,7 @@ size_t ColumnReader::read_selected(size_t max_records, ColumnBatch& out) {
     if (discard) {
       this->discard(n);
     } else {
+      if (form_changes(out)) break;  // the next batch starts with this page's form
       consume(n, out);
       records += starts;
     }

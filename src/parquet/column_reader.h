@@ -33,18 +33,32 @@ class LevelDecoder;
 //     entry is then a value); entry i holds a value iff def_levels[i] == max_def.
 //   - rep_levels[i] likewise (empty when max_rep is 0); 0 starts a new row.
 //   - values holds the non-null values only, in order.
+//   - from a reader set to ValueForm::INDICES, a batch of dictionary-encoded pages holds its
+//     values as `indices` into `dictionary` (the chunk's, shared) and `values` stays empty; a
+//     batch holds one form or the other, never both.
 struct ColumnBatch {
   size_t num_levels = 0;
   std::vector<int16_t> def_levels;
   std::vector<int16_t> rep_levels;
   ValueBuffer values;
+  std::vector<uint32_t> indices;
+  std::shared_ptr<const ValueBuffer> dictionary;  // set iff the values are `indices`
 
   void clear() {
     num_levels = 0;
     def_levels.clear();
     rep_levels.clear();
     values.clear();
+    indices.clear();
+    dictionary.reset();
   }
+};
+
+// What a reader makes of the values of the entries it reads (ColumnReader::set_value_form()).
+enum class ValueForm {
+  VALUES,   // decoded into ColumnBatch::values (the default)
+  INDICES,  // dictionary-encoded pages as ColumnBatch::indices, other pages as values
+  NONE,     // levels only: values are skipped (decoded and dropped where the encoding needs it)
 };
 
 // Throws FormatError (located at the column) unless `values` is a well-formed buffer of
@@ -105,6 +119,11 @@ class ColumnReader {
   // was given the page locations. Call before the first read (else UsageError).
   void use_dictionary(std::shared_ptr<const ValueBuffer> dictionary);
 
+  // How the values of later reads are delivered (ValueForm). INDICES and NONE are for columns
+  // without repetition (else UsageError). With INDICES a batch ends where the pages change
+  // between dictionary-encoded and other pages.
+  void set_value_form(ValueForm form);
+
   // Verify page CRCs when present (see PageReader::set_verify_checksums).
   void set_verify_checksums(bool on);
 
@@ -130,6 +149,9 @@ class ColumnReader {
   // read_records()) when it runs out; an empty batch still takes one entry (one record), so every
   // batch makes progress.
   [[nodiscard]] size_t entries_within_cap(const ColumnBatch& out) const;
+  // With ValueForm::INDICES: whether the current page's values are of the other form than those
+  // already in `out` (which must then end before it).
+  [[nodiscard]] bool form_changes(const ColumnBatch& out) const;
   // Moves the next n level entries of the current page (and their values) into `out`.
   void consume(size_t n, ColumnBatch& out);
   // Moves past the next n level entries of the current page: their levels are decoded (to count

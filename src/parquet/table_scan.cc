@@ -419,6 +419,29 @@ class Scan {
         if (filter.leaf(i) == leaf) mine.push_back(i);
       }
       auto column = open_column(g, leaf, selected, pages[k], group_rows);
+      // Tests of nullness read levels only; other tests see a dictionary's indices, and decide
+      // each dictionary entry once.
+      bool levels_only = true;
+      for (size_t i : mine) {
+        const CompareOp op = filter.predicates()[i].op;
+        levels_only = levels_only && (op == CompareOp::IS_NULL || op == CompareOp::IS_NOT_NULL);
+      }
+      column->set_value_form(levels_only ? ValueForm::NONE : ValueForm::INDICES);
+      auto holds = [&](std::optional<std::span<const uint8_t>> v) {
+        for (size_t i : mine) {
+          if (!filter.matches(i, v)) return false;
+        }
+        return true;
+      };
+      const bool null_kept = holds(std::nullopt);
+      // Booleans have two values: each is decided once.
+      const bool boolean = d.physical == PhysicalType::BOOLEAN;
+      const uint8_t false_byte = 0, true_byte = 1;
+      const bool boolean_kept[2] = {boolean && holds(std::span<const uint8_t>(&false_byte, 1)),
+                                    boolean && holds(std::span<const uint8_t>(&true_byte, 1))};
+      std::shared_ptr<const ValueBuffer> decided;  // the dictionary entry_kept describes
+      std::vector<uint8_t> entry_kept;
+      std::vector<uint8_t> kept_entry;  // per level entry of the batch
       ColumnBatch batch;
       RangeCursor rows(selected);
       int64_t left = rows_in(selected);
@@ -431,25 +454,61 @@ class Scan {
           error.locate_column(d.dotted_path);
           throw error;
         }
+        const bool flat = d.max_def == 0;
+        const auto defined = static_cast<int16_t>(d.max_def);
         const size_t present =
-            d.max_def == 0
-                ? got
-                : static_cast<size_t>(std::count(batch.def_levels.begin(),
-                                                 batch.def_levels.begin() + static_cast<long>(got),
-                                                 static_cast<int16_t>(d.max_def)));
-        check_batch_values(d, batch.values, present);
+            flat ? got
+                 : static_cast<size_t>(std::count(batch.def_levels.begin(),
+                                                  batch.def_levels.begin() + static_cast<long>(got),
+                                                  defined));
+        kept_entry.resize(got);
+        if (batch.dictionary) {
+          if (batch.indices.size() != present) {
+            FormatError error("batch holds " + std::to_string(batch.indices.size()) +
+                              " dictionary indices for " + std::to_string(present) + " values");
+            error.locate_column(d.dotted_path);
+            throw error;
+          }
+          if (batch.dictionary != decided) {
+            const ValueBuffer& dict = *batch.dictionary;
+            check_batch_values(d, dict, dict.count);
+            entry_kept.resize(dict.count);
+            for (size_t j = 0; j < dict.count; ++j) entry_kept[j] = holds(dict.bytes(j));
+            decided = batch.dictionary;
+          }
+          const uint32_t* index = batch.indices.data();
+          for (size_t e = 0; e < got; ++e) {
+            kept_entry[e] =
+                flat || batch.def_levels[e] == defined ? entry_kept[*index++] : null_kept;
+          }
+        } else if (levels_only) {
+          const bool value_kept = holds(std::span<const uint8_t>());
+          for (size_t e = 0; e < got; ++e) {
+            kept_entry[e] = flat || batch.def_levels[e] == defined ? value_kept : null_kept;
+          }
+        } else {
+          check_batch_values(d, batch.values, present);
+          size_t value = 0;
+          for (size_t e = 0; e < got; ++e) {
+            if (!flat && batch.def_levels[e] != defined) {
+              kept_entry[e] = null_kept;
+            } else if (boolean) {
+              kept_entry[e] = boolean_kept[batch.values.data[value++] != 0];
+            } else {
+              kept_entry[e] = holds(batch.values.bytes(value++));
+            }
+          }
+        }
+        // The kept entries as runs of rows.
         const RowRanges taken = rows.take(got);
         size_t entry = 0;
-        size_t value = 0;
         for (const RowRange& r : taken) {
-          for (int64_t row = r.begin; row < r.end; ++row, ++entry) {
-            std::optional<std::span<const uint8_t>> v;
-            if (d.max_def == 0 || batch.def_levels[entry] == d.max_def) {
-              v = batch.values.bytes(value++);
-            }
-            bool keep = true;
-            for (size_t i : mine) keep = keep && filter.matches(i, v);
-            if (keep) append_range(kept[k], row, row + 1);
+          int64_t row = r.begin;
+          while (row < r.end) {
+            while (row < r.end && kept_entry[entry] == 0) ++row, ++entry;
+            const int64_t begin = row;
+            while (row < r.end && kept_entry[entry] != 0) ++row, ++entry;
+            if (begin < row) append_range(kept[k], begin, row);
           }
         }
         left -= static_cast<int64_t>(got);

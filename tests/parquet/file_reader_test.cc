@@ -123,6 +123,52 @@ TEST(FileReader, DictionaryFallbackToPlainMidChunk) {
   EXPECT_EQ(read_int32_column(*reader, 0), (std::vector<int32_t>{200, 100, 200, 7, 8}));
 }
 
+TEST(FileReader, ValueFormsGiveIndicesOrLevelsOnly) {
+  // The chunk of DictionaryFallbackToPlainMidChunk: a dictionary page, then PLAIN.
+  TestPage dictionary{2, 2, 0, {}};
+  for (int32_t v : {100, 200})
+    kbdata::testing::append_le32(dictionary.body, static_cast<uint32_t>(v));
+  TestPage indexed{0, 3, 8, {}};
+  indexed.body = {1, 0x03, 0b00000101};  // indices 1,0,1
+  TestPage plain{0, 2, 0, {}};
+  for (int32_t v : {7, 8}) kbdata::testing::append_le32(plain.body, static_cast<uint32_t>(v));
+  auto bytes = kbdata::testing::build_int32_file({dictionary, indexed, plain}, 5);
+  auto reader = FileReader::open(std::make_unique<MemoryFile>("fallback.parquet", bytes));
+
+  // INDICES: the dictionary page's values as indices, and the batch ends where PLAIN begins.
+  auto column = reader->column(0, 0);
+  column->set_value_form(ValueForm::INDICES);
+  ColumnBatch batch;
+  ASSERT_EQ(column->read_batch(100, batch), 3u);
+  ASSERT_NE(batch.dictionary, nullptr);
+  EXPECT_EQ(batch.indices, (std::vector<uint32_t>{1, 0, 1}));
+  EXPECT_EQ(batch.values.count, 0u);
+  EXPECT_EQ(batch.dictionary->get<int32_t>(1), 200);
+  ASSERT_EQ(column->read_batch(100, batch), 2u);
+  EXPECT_EQ(batch.dictionary, nullptr);
+  EXPECT_TRUE(batch.indices.empty());
+  ASSERT_EQ(batch.values.count, 2u);
+  EXPECT_EQ(batch.values.get<int32_t>(0), 7);
+  EXPECT_EQ(column->read_batch(100, batch), 0u);
+
+  // NONE: the levels of all five entries, in one batch, and no value.
+  column = reader->column(0, 0);
+  column->set_value_form(ValueForm::NONE);
+  ASSERT_EQ(column->read_batch(100, batch), 5u);
+  EXPECT_EQ(batch.values.count, 0u);
+  EXPECT_EQ(batch.dictionary, nullptr);
+  EXPECT_EQ(column->read_batch(100, batch), 0u);
+
+  // An index outside the dictionary is an error in the INDICES form too.
+  TestPage outside{0, 3, 8, {}};
+  outside.body = {2, 0x03, 0b00001001};  // indices 1,2,0: 2 is outside
+  auto bad = FileReader::open(std::make_unique<MemoryFile>(
+      "outside.parquet", kbdata::testing::build_int32_file({dictionary, outside}, 3)));
+  column = bad->column(0, 0);
+  column->set_value_form(ValueForm::INDICES);
+  EXPECT_THROW(column->read_batch(100, batch), FormatError);
+}
+
 TEST(FileReader, DictionaryPageMissingIsAnErrorNamingThePlace) {
   TestPage indexed{0, 1, 8, {1, 0x03, 0x01}};
   auto bytes = kbdata::testing::build_int32_file({indexed}, 1);

@@ -269,6 +269,60 @@ TEST(TableScan, FilterRowsKeepsExactlyTheRowsWherePredicatesHold) {
   }
 }
 
+TEST(TableScan, FilterOnDictionaryPagesThatFallBackToPlain) {
+  // A dictionary that outgrows its limit mid-chunk: `name` has dictionary pages then PLAIN ones,
+  // and the filter decides dictionary entries once and PLAIN values one by one; `passed` is a
+  // boolean, `score` tested for nulls alone (levels only).
+  for (bool page_index : {true, false}) {
+    WriterOptions w;
+    w.page_rows = 173;
+    w.page_bytes = 4096;
+    w.row_group_rows = 1500;
+    w.page_index = page_index;
+    w.dictionary_page_bytes = 900;
+    auto reader = open_bytes(write_table(flat_table(4000, 7), w, 400));
+    const std::vector<ColumnBatch> all = read_table(*reader);
+    {  // the file is what the test is about: `name` pages of both kinds in the first row group
+      auto column = reader->column(0, 3);
+      column->set_value_form(ValueForm::INDICES);
+      ColumnBatch batch;
+      bool indexed = false, plain = false;
+      while (column->read_batch(4096, batch) > 0) {
+        indexed = indexed || batch.dictionary != nullptr;
+        plain = plain || batch.values.count > 0;
+      }
+      ASSERT_TRUE(indexed && plain);
+    }
+    for (const std::string& name : {std::string("user-17"), std::string("")}) {
+      RowFilter filter(reader->schema(), {{"name", CompareOp::GE, name, {}},
+                                          {"name", CompareOp::LT, std::string("user-5"), {}},
+                                          {"passed", CompareOp::EQ, true, {}},
+                                          {"score", CompareOp::IS_NULL, {}, {}}});
+      std::vector<int64_t> rows;
+      const std::vector<ColumnBatch> expected = rows_where(
+          *reader, all,
+          [&](size_t r) {
+            const std::optional<std::string> v = value_at<std::string>(*reader, all, 3, r);
+            return v && *v >= name && *v < "user-5" && value_at<uint8_t>(*reader, all, 4, r) == 1 &&
+                   !value_at<double>(*reader, all, 2, r).has_value();
+          },
+          rows);
+      ASSERT_GT(rows.size(), 10u);
+      for (const Cuts& cuts : kCuts) {
+        for (int threads : {1, 3}) {
+          ScanOptions o = options_for(cuts, every_leaf(*reader), threads);
+          o.filter = &filter;
+          o.filter_rows = true;
+          Scanned s = scan(*reader, o);
+          const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads);
+          expect_same(expected, s.columns, what);
+          EXPECT_EQ(s.file_rows, rows) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST(TableScan, FilteredScanReadsFewerBytesWithAPageIndex) {
   auto bytes = flat_file(4000, true, 1);
   MemoryFile memory("indexed.parquet", bytes);

@@ -61,6 +61,21 @@ void DictionaryDecoder::set_data(std::span<const uint8_t> data, size_t num_value
   indices_.reset(data.subspan(1), bit_width);
 }
 
+void DictionaryDecoder::read_indices(size_t n, size_t done, size_t total, uint32_t* into) {
+  const size_t got = indices_.get_batch(into, n);
+  if (got < n) {
+    throw FormatError("dictionary indices end after " + std::to_string(done + got) + " of " +
+                      std::to_string(total) + " requested values");
+  }
+  uint32_t max_index = 0;
+  for (size_t i = 0; i < got; ++i) max_index = std::max(max_index, into[i]);
+  if (max_index >= dictionary_->count) {
+    throw FormatError("dictionary index " + std::to_string(max_index) +
+                      " out of range (dictionary has " + std::to_string(dictionary_->count) +
+                      " values)");
+  }
+}
+
 void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
   assert(out.type == dictionary_->type && out.width == dictionary_->width);
   if (n > values_left_) {
@@ -71,21 +86,21 @@ void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
   size_t done = 0;
   while (done < n) {
     const size_t want = std::min(n - done, kScratchValues);
-    const size_t got = indices_.get_batch(scratch_.data(), want);
-    if (got < want) {
-      throw FormatError("dictionary indices end after " + std::to_string(done + got) + " of " +
-                        std::to_string(n) + " requested values");
-    }
-    uint32_t max_index = 0;
-    for (size_t i = 0; i < got; ++i) max_index = std::max(max_index, scratch_[i]);
-    if (max_index >= dictionary_->count) {
-      throw FormatError("dictionary index " + std::to_string(max_index) +
-                        " out of range (dictionary has " + std::to_string(dictionary_->count) +
-                        " values)");
-    }
-    gather(scratch_.data(), got, out);
-    done += got;
+    read_indices(want, done, n, scratch_.data());
+    gather(scratch_.data(), want, out);
+    done += want;
   }
+  values_left_ -= n;
+}
+
+void DictionaryDecoder::decode_indices(size_t n, std::vector<uint32_t>& out) {
+  if (n > values_left_) {
+    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
+                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
+  }
+  const size_t old_size = out.size();
+  out.resize(old_size + n);
+  read_indices(n, 0, n, out.data() + old_size);
   values_left_ -= n;
 }
 

@@ -43,6 +43,10 @@ class DictionaryDecoder final : public ValueDecoder {
   // (unless `out` is empty and n is 1).
   void decode(size_t n, ValueBuffer& out) override;
 
+  // Appends the next n indices to `out` instead of gathering their values (each checked to be
+  // inside the dictionary). Throws FormatError as decode() does.
+  void decode_indices(size_t n, std::vector<uint32_t>& out);
+
   // Moves past n indices without gathering their values. Throws FormatError if fewer than n
   // remain.
   bool skip(size_t n) override;
@@ -57,6 +61,8 @@ class DictionaryDecoder final : public ValueDecoder {
 
  private:
   void gather(const uint32_t* indices, size_t n, ValueBuffer& out) const;
+  // Reads the next n indices into `into` (room for n), checked against the dictionary's size.
+  void read_indices(size_t n, size_t done, size_t total, uint32_t* into);
 
   std::shared_ptr<const ValueBuffer> dictionary_;
   size_t max_value_bytes_ = 0;
