@@ -245,6 +245,24 @@ struct UnitQueue {
   std::exception_ptr error;
 };
 
+// What the units of one row group read: shared by the unit tasks, which may outlast the steps of
+// the row group that made it.
+struct GroupPlan {
+  int g = 0;
+  int64_t first = 0;  // the group's first row in the file
+  int64_t group_rows = 0;
+  std::vector<GroupColumn> columns;
+  std::vector<Unit> units;
+};
+
+// A unit of the stream, started on the pool or waiting to be.
+struct PendingUnit {
+  std::shared_ptr<const GroupPlan> plan;
+  size_t u = 0;
+  std::unique_ptr<UnitQueue> queue = std::make_unique<UnitQueue>();
+  bool submitted = false;
+};
+
 }  // namespace
 
 int64_t ScanBatch::file_row(size_t i) const {
@@ -296,7 +314,8 @@ class Scan {
 
   void run() {
     int64_t group_first = 0;
-    for (int g = 0; g < reader_.num_row_groups() && !stopped_; ++g) {
+    std::exception_ptr failure;
+    for (int g = 0; g < reader_.num_row_groups() && !stopped_ && !failure; ++g) {
       const int64_t group_rows =
           std::max<int64_t>(0, reader_.metadata().row_groups[static_cast<size_t>(g)].num_rows);
       const int64_t first = group_first;
@@ -319,9 +338,15 @@ class Scan {
       } catch (Error& error) {
         error.locate_row_group(g);
         error.locate_file(reader_.name());
-        throw;
+        failure = std::current_exception();
+      } catch (...) {
+        failure = std::current_exception();
       }
     }
+    // The units still pending belong to row groups before a failure: their batches come first,
+    // and an error of theirs is the earlier one (the same error whatever the threads).
+    pump(0);
+    if (failure && !stopped_) std::rethrow_exception(failure);
   }
 
  private:
@@ -368,7 +393,12 @@ class Scan {
     }
     if (options_.columns.empty()) return;
 
-    std::vector<GroupColumn> columns = plan_columns(g, group_rows, survivors);
+    auto plan = std::make_shared<GroupPlan>();
+    plan->g = g;
+    plan->first = first;
+    plan->group_rows = group_rows;
+    plan->columns = plan_columns(g, group_rows, survivors);
+    std::vector<GroupColumn>& columns = plan->columns;
     bool fallback = false;
     try {
       resident_step(g, group_rows, survivors, columns);
@@ -380,14 +410,23 @@ class Scan {
         c.resident = ColumnBatch();
       }
     }
-    std::vector<Unit> units = plan_units(g, group_rows, survivors, columns, fallback);
-    stats_.units += units.size();
+    plan->units = plan_units(g, group_rows, survivors, columns, fallback);
+    stats_.units += plan->units.size();
     for (GroupColumn& c : columns) {
-      if (!c.streamed) place_unit_starts(c, units);
-      if (c.streamed && units.size() > 1)
+      if (!c.streamed) place_unit_starts(c, plan->units);
+      if (c.streamed && plan->units.size() > 1)
         c.dictionary = reader_.column(g, c.leaf)->read_dictionary();
     }
-    stream_step(g, first, group_rows, columns, units);
+    stream_step(std::move(plan));
+  }
+
+  // The pool for the steps of a row group that run while units of earlier row groups may still be
+  // in progress: none (the calling thread) while a unit task runs, since such a task may be
+  // waiting for the calling thread to take its batches.
+  ThreadPool* step_pool() {
+    if (!pool_) return nullptr;
+    std::lock_guard<std::mutex> lock(flight_mutex_);
+    return in_flight_ == 0 ? pool_.get() : nullptr;
   }
 
   // Step 1: decodes the predicates' columns for `selected` and keeps the rows where every
@@ -411,7 +450,7 @@ class Scan {
     }
     announce(reader_.file(), std::move(hint));
     std::vector<RowRanges> kept(leaves.size());
-    run_all(pool_.get(), leaves.size(), [&](size_t k) {
+    run_all(step_pool(), leaves.size(), [&](size_t k) {
       const int leaf = leaves[k];
       const ColumnDescriptor& d = reader_.schema().leaves()[static_cast<size_t>(leaf)];
       std::vector<size_t> mine;
@@ -556,7 +595,7 @@ class Scan {
     std::atomic<size_t> bytes{0};
     const int64_t total = rows_in(survivors);
     std::vector<std::exception_ptr> overflow(resident.size());
-    run_all(pool_.get(), resident.size(), [&](size_t k) {
+    run_all(step_pool(), resident.size(), [&](size_t k) {
       GroupColumn& c = *resident[k];
       c.resident = empty_batch(*c.d);
       auto column = open_column(g, c.leaf, survivors, c.pages, group_rows);
@@ -641,10 +680,12 @@ class Scan {
   }
 
   // Reads one unit: its batches go to `emit`, which returns false to stop.
-  void read_unit(int g, int64_t first, int64_t group_rows, const std::vector<GroupColumn>& columns,
-                 const std::vector<Unit>& units, size_t u,
-                 const std::function<bool(ScanBatch&&)>& emit) {
-    const Unit& unit = units[u];
+  void read_unit(const GroupPlan& plan, size_t u, const std::function<bool(ScanBatch&&)>& emit) {
+    const int g = plan.g;
+    const int64_t first = plan.first;
+    const int64_t group_rows = plan.group_rows;
+    const std::vector<GroupColumn>& columns = plan.columns;
+    const Unit& unit = plan.units[u];
     std::vector<std::unique_ptr<ColumnReader>> readers(columns.size());
     std::vector<ColumnBatch> carry(columns.size());
     std::vector<size_t> carried(columns.size(), 0);  // records in carry
@@ -756,96 +797,126 @@ class Scan {
     }
   }
 
-  // Step 3: the units, on the pool (or inline), delivered in order.
-  void stream_step(int g, int64_t first, int64_t group_rows,
-                   const std::vector<GroupColumn>& columns, const std::vector<Unit>& units) {
-    auto deliver = [&](ScanBatch& batch) {
-      stats_.rows_delivered += batch.num_rows;
-      if (!deliver_(batch)) stopped_ = true;
-      recycle(std::move(batch));
-      return !stopped_;
-    };
+  // Step 3: the units, on the pool (or inline), delivered in order. On the pool the units of
+  // successive row groups form one queue: a row group's units start while the last ones of the
+  // previous group are still in progress, and at most `threads + 1` units are started and not yet
+  // delivered.
+  void stream_step(std::shared_ptr<const GroupPlan> plan) {
     if (!pool_) {
-      for (size_t u = 0; u < units.size() && !stopped_; ++u) {
-        read_unit(g, first, group_rows, columns, units, u,
-                  [&](ScanBatch&& batch) { return deliver(batch); });
+      for (size_t u = 0; u < plan->units.size() && !stopped_; ++u) {
+        read_unit(*plan, u, [&](ScanBatch&& batch) { return deliver(batch); });
       }
       return;
     }
-    std::vector<std::unique_ptr<UnitQueue>> queues;
-    for (size_t u = 0; u < units.size(); ++u) queues.push_back(std::make_unique<UnitQueue>());
-    std::atomic<bool> cancel{false};
-    std::mutex flight_mutex;
-    std::condition_variable flight_done;
-    size_t in_flight = 0;
-    auto submit = [&](size_t u) {
-      {
-        std::lock_guard<std::mutex> lock(flight_mutex);
-        ++in_flight;
-      }
-      pool_->submit([&, u] {
-        UnitQueue& q = *queues[u];
-        std::exception_ptr error;
-        try {
-          if (!cancel) {
-            read_unit(g, first, group_rows, columns, units, u, [&](ScanBatch&& batch) {
-              std::unique_lock<std::mutex> lock(q.mutex);
-              q.changed.wait(lock,
-                             [&] { return cancel || q.ready.size() < options_.queued_batches; });
-              if (cancel) return false;
-              q.ready.push_back(std::move(batch));
-              q.changed.notify_all();
-              return true;
-            });
-          }
-        } catch (...) {
-          error = std::current_exception();
-        }
-        {
-          std::lock_guard<std::mutex> lock(q.mutex);
-          q.error = error;
-          q.done = true;
-          q.changed.notify_all();
-        }
-        std::lock_guard<std::mutex> lock(flight_mutex);
-        if (--in_flight == 0) flight_done.notify_all();
-      });
-    };
-    auto stop_all = [&] {
-      cancel = true;
-      for (auto& q : queues) {
-        std::lock_guard<std::mutex> lock(q->mutex);
-        q->changed.notify_all();
-      }
-      std::unique_lock<std::mutex> lock(flight_mutex);
-      flight_done.wait(lock, [&] { return in_flight == 0; });
-    };
-    const size_t window = static_cast<size_t>(pool_->threads()) + 1;
-    size_t submitted = 0;
-    for (; submitted < std::min(window, units.size()); ++submitted) submit(submitted);
+    for (size_t u = 0; u < plan->units.size(); ++u) pending_.push_back({plan, u});
+    pump(window());
+  }
+
+  bool deliver(ScanBatch& batch) {
+    stats_.rows_delivered += batch.num_rows;
     try {
-      for (size_t u = 0; u < units.size() && !stopped_; ++u) {
-        UnitQueue& q = *queues[u];
-        for (;;) {
-          std::unique_lock<std::mutex> lock(q.mutex);
-          q.changed.wait(lock, [&] { return !q.ready.empty() || q.done; });
-          if (q.ready.empty()) {
-            if (q.error) std::rethrow_exception(q.error);
-            break;
-          }
-          ScanBatch batch = std::move(q.ready.front());
-          q.ready.pop_front();
-          q.changed.notify_all();
-          lock.unlock();
-          if (!deliver(batch)) break;
-        }
-        if (submitted < units.size()) submit(submitted++);
-      }
-    } catch (...) {
-      stop_all();
+      if (!deliver_(batch)) stopped_ = true;
+    } catch (Error& e) {
+      e.locate_row_group(batch.row_group);
+      e.locate_file(reader_.name());
       throw;
     }
-    stop_all();
+    recycle(std::move(batch));
+    return !stopped_;
+  }
+
+  [[nodiscard]] size_t window() const {
+    return pool_ ? static_cast<size_t>(pool_->threads()) + 1 : 0;
+  }
+
+  // Starts the pending units within the window, and delivers whole units from the front until at
+  // most `keep` are pending. Stopping or an error cancels every unit.
+  void pump(size_t keep) {
+    if (!pool_) return;
+    try {
+      while (!stopped_) {
+        for (size_t i = 0; i < std::min(window(), pending_.size()); ++i) {
+          if (!pending_[i].submitted) submit(pending_[i]);
+        }
+        if (pending_.size() <= keep) return;
+        deliver_front();
+        if (!stopped_) pending_.pop_front();
+      }
+    } catch (...) {
+      cancel_units();
+      throw;
+    }
+    cancel_units();
+  }
+
+  // Delivers the batches of the first pending unit as they come, to its end.
+  void deliver_front() {
+    UnitQueue& q = *pending_.front().queue;
+    for (;;) {
+      std::unique_lock<std::mutex> lock(q.mutex);
+      q.changed.wait(lock, [&] { return !q.ready.empty() || q.done; });
+      if (q.ready.empty()) {
+        if (q.error) std::rethrow_exception(q.error);
+        return;
+      }
+      ScanBatch batch = std::move(q.ready.front());
+      q.ready.pop_front();
+      q.changed.notify_all();
+      lock.unlock();
+      if (!deliver(batch)) return;
+    }
+  }
+
+  void submit(PendingUnit& p) {
+    p.submitted = true;
+    {
+      std::lock_guard<std::mutex> lock(flight_mutex_);
+      ++in_flight_;
+    }
+    pool_->submit([this, plan = p.plan, u = p.u, q = p.queue.get()] {
+      std::exception_ptr error;
+      try {
+        if (!cancel_) {
+          read_unit(*plan, u, [&](ScanBatch&& batch) {
+            std::unique_lock<std::mutex> lock(q->mutex);
+            q->changed.wait(lock,
+                            [&] { return cancel_ || q->ready.size() < options_.queued_batches; });
+            if (cancel_) return false;
+            q->ready.push_back(std::move(batch));
+            q->changed.notify_all();
+            return true;
+          });
+        }
+      } catch (Error& e) {
+        e.locate_row_group(plan->g);
+        e.locate_file(reader_.name());
+        error = std::current_exception();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard<std::mutex> lock(q->mutex);
+        q->error = error;
+        q->done = true;
+        q->changed.notify_all();
+      }
+      std::lock_guard<std::mutex> lock(flight_mutex_);
+      if (--in_flight_ == 0) flight_done_.notify_all();
+    });
+  }
+
+  // Ends every unit task and forgets the pending units.
+  void cancel_units() {
+    cancel_ = true;
+    for (PendingUnit& p : pending_) {
+      std::lock_guard<std::mutex> lock(p.queue->mutex);
+      p.queue->changed.notify_all();
+    }
+    {
+      std::unique_lock<std::mutex> lock(flight_mutex_);
+      flight_done_.wait(lock, [&] { return in_flight_ == 0; });
+    }
+    pending_.clear();
   }
 
   // A batch to fill: one delivered before (its buffers keep their capacity, so that batches do
@@ -875,8 +946,14 @@ class Scan {
   std::vector<ScanBatch> spare_;
   const TableScan::MapFn& map_;
   const TableScan::DeliverFn& deliver_;
-  std::unique_ptr<ThreadPool> pool_;
+  // The units started or waiting to start, in delivery order (on the pool only).
+  std::deque<PendingUnit> pending_;
+  std::atomic<bool> cancel_{false};
+  std::mutex flight_mutex_;
+  std::condition_variable flight_done_;
+  size_t in_flight_ = 0;  // unit tasks submitted and not ended
   std::atomic<bool> stopped_{false};
+  std::unique_ptr<ThreadPool> pool_;  // last: its workers end before the members they use
 };
 
 }  // namespace
