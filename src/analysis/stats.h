@@ -66,8 +66,9 @@ struct LeaderboardStats {
 // as DuckDB evaluates it for DOUBLE, so results are bit-identical. The median is q = 0.5.
 [[nodiscard]] double quantile_cont(const std::vector<double>& sorted, double q);
 
-// Accumulates statistics while submissions stream past. Memory: per leaderboard the distinct
-// submission ids and user ids and the qualifying scores (8 bytes each), never code.
+// Accumulates statistics while submissions stream past. Memory: per leaderboard every submission id
+// and qualifying score (8 bytes each; ids are made distinct at the end) and the distinct user ids,
+// never code.
 class StatsBuilder {
  public:
   // Counts `s` under (source, s.leaderboard_id); code_bytes adds s.code's size when it has code.
@@ -79,10 +80,12 @@ class StatsBuilder {
  private:
   struct Accumulator {
     LeaderboardStats stats;
-    std::unordered_set<int64_t> submission_ids;
+    std::vector<int64_t> submission_ids;  // as met, repeats included
     std::unordered_set<std::string> user_ids;
-    std::vector<double> scores;  // qualifying rows
+    const std::string* last_user = nullptr;  // in user_ids: the previous row's user
+    std::vector<double> scores;              // qualifying rows
     std::set<std::string> runners;
+    const std::string* last_runner = nullptr;  // in runners: the previous row's runner
   };
   std::vector<std::string> sources_;
   std::map<std::pair<size_t, int64_t>, Accumulator> by_key_;
