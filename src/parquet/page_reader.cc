@@ -40,8 +40,9 @@ static_assert(std::numeric_limits<decltype(PageHeader::uncompressed_page_size)>:
 
 namespace {
 
-// The largest storage a PageBuffer of this thread left behind, for the thread's next PageBuffer:
-// one buffer a thread, at most kMaxSpareBytes, freed when the thread ends.
+// The largest storage a PageBuffer of this thread left behind, for the thread's next PageBuffer
+// of the same use: one buffer a thread and use, at most kMaxSpareBytes, freed when the thread
+// ends.
 constexpr size_t kMaxSpareBytes = size_t{256} << 20;
 
 struct SpareStorage {
@@ -49,34 +50,60 @@ struct SpareStorage {
   size_t capacity = 0;
 };
 
-thread_local SpareStorage spare_storage;
+thread_local SpareStorage spare_storage[2];
+
+SpareStorage& spare_for(PageBuffer::Use use) { return spare_storage[static_cast<int>(use)]; }
+
+// Whether storage of `capacity` bytes may serve a page of `size`.
+bool serves(size_t capacity, size_t size) {
+  return capacity >= size && !(capacity > PageBuffer::kKeepBytes && size < capacity / 4);
+}
 
 }  // namespace
 
 PageBuffer::~PageBuffer() {
-  SpareStorage& spare = spare_storage;
+  SpareStorage& spare = spare_for(use_);
   if (capacity_ > spare.capacity && capacity_ <= kMaxSpareBytes) {
     spare.data = std::move(data_);
     spare.capacity = capacity_;
   }
 }
 
+void PageBuffer::take(size_t size) {
+  SpareStorage& spare = spare_for(use_);
+  if (serves(spare.capacity, size)) {
+    data_ = std::move(spare.data);
+    capacity_ = spare.capacity;
+    spare.capacity = 0;
+    return;
+  }
+  if (spare.capacity < size) {
+    spare.data.reset();  // too small for this page and the like: freed first, as the old storage
+    spare.capacity = 0;
+  }
+  const size_t room = size >= (size_t{1} << 20) ? size + size / 8 : size;
+  data_ = std::make_unique_for_overwrite<uint8_t[]>(room);
+  capacity_ = room;
+}
+
 std::span<uint8_t> PageBuffer::reset(size_t size) {
-  if (size > capacity_ || (capacity_ > kKeepBytes && size < capacity_ / 4)) {
+  if (!serves(capacity_, size)) {
     data_.reset();  // before allocating: the old and the new storage are never held together
     capacity_ = 0;
-    SpareStorage& spare = spare_storage;
-    if (spare.capacity >= size && !(spare.capacity > kKeepBytes && size < spare.capacity / 4)) {
-      data_ = std::move(spare.data);
-      capacity_ = spare.capacity;
-      spare.capacity = 0;
-    } else {
-      spare.data.reset();  // too small: freed first, as the old storage is
-      spare.capacity = 0;
-      data_ = std::make_unique_for_overwrite<uint8_t[]>(size);
-      capacity_ = size;
-    }
+    take(size);
   }
+  return {data_.get(), size};
+}
+
+std::span<uint8_t> PageBuffer::reset_keeping(size_t size, size_t from, size_t keep) {
+  if (size <= capacity_) {
+    if (keep > 0 && from > 0) std::memmove(data_.get(), data_.get() + from, keep);
+    return {data_.get(), size};
+  }
+  std::unique_ptr<uint8_t[]> old = std::move(data_);
+  capacity_ = 0;
+  take(size);
+  if (keep > 0) std::memcpy(data_.get(), old.get() + from, keep);
   return {data_.get(), size};
 }
 
@@ -113,7 +140,7 @@ void PageReader::seek(int64_t offset) {
 size_t PageReader::fill(size_t n) {
   size_t available_in_chunk = static_cast<size_t>(chunk_end_ - position_);
   n = std::min(n, available_in_chunk);
-  int64_t window_end = window_start_ + static_cast<int64_t>(window_.size());
+  int64_t window_end = window_start_ + static_cast<int64_t>(window_size_);
   if (position_ >= window_start_ && position_ + static_cast<int64_t>(n) <= window_end) {
     return static_cast<size_t>(std::min<int64_t>(window_end, chunk_end_) - position_);
   }
@@ -128,14 +155,8 @@ size_t PageReader::fill(size_t n) {
                      ? static_cast<size_t>(std::min(read_ahead_end_, chunk_end_) - position_)
                      : 0;
   size_t want = std::min(std::max(n, std::min(kReadBlock, ahead)), available_in_chunk);
-  if (want > window_.capacity()) {
-    decltype(window_) grown(want);  // copies only the kept bytes, not the whole old window
-    if (keep > 0) std::memcpy(grown.data(), window_.data() + keep_from, keep);
-    window_.swap(grown);
-  } else {
-    if (keep > 0) std::memmove(window_.data(), window_.data() + keep_from, keep);
-    window_.resize(want);
-  }
+  window_.reset_keeping(want, keep_from, keep);  // copies only the kept bytes
+  window_size_ = want;
   window_start_ = position_;
   if (want > keep) {
     file_.read_at(static_cast<uint64_t>(position_) + keep,

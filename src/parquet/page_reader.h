@@ -28,21 +28,28 @@ class RandomAccessFile;
 
 namespace kbdata::parquet {
 
-// Storage for one page's decompressed bytes, reused from page to page. It is allocated with
-// make_unique_for_overwrite (not zero-filled): the pages of a large allocation become resident
-// only when written, so a hostile header declaring INT32_MAX bytes over a few compressed bytes
-// costs no resident memory before decompress() fails. Every byte handed out is written before it
-// is read: decompress() fills its output exactly or throws (compression.h).
+// Storage for one page's decompressed bytes (or a reader's window of file bytes), reused from page
+// to page. It is allocated with make_unique_for_overwrite (not zero-filled): the pages of a large
+// allocation become resident only when written, so a hostile header declaring INT32_MAX bytes over
+// a few compressed bytes costs no resident memory before decompress() fails. Every byte handed out
+// is written before it is read: decompress() fills its output exactly or throws (compression.h),
+// and the window is read from the file before use.
 class PageBuffer {
  public:
   // Storage kept across pages although a much smaller page came: beyond this, a page of less
   // than a quarter of the capacity releases it, so one huge page does not pin it for the chunk.
   static constexpr size_t kKeepBytes = size_t{64} << 20;
 
-  PageBuffer() = default;
+  // What the storage holds: each thread keeps one spare storage of each use.
+  enum class Use { PAGE, WINDOW };
+
+  explicit PageBuffer(Use use = Use::PAGE) : use_(use) {}
   PageBuffer(PageBuffer&& other) noexcept
-      : data_(std::move(other.data_)), capacity_(std::exchange(other.capacity_, 0)) {}
+      : use_(other.use_),
+        data_(std::move(other.data_)),
+        capacity_(std::exchange(other.capacity_, 0)) {}
   PageBuffer& operator=(PageBuffer&& other) noexcept {
+    use_ = other.use_;
     data_ = std::move(other.data_);
     capacity_ = std::exchange(other.capacity_, 0);
     return *this;
@@ -52,12 +59,24 @@ class PageBuffer {
 
   // `size` bytes of uninitialised storage, valid until the next reset(). Growing frees the old
   // storage first: two large pages are never held at once. Storage a PageBuffer of the same
-  // thread left behind is taken when it is large enough (a scan opens readers unit after unit on
-  // each worker: without it every page of DuckDB's 100 MB pages would be mapped afresh, and
-  // fault in again page by page).
+  // thread and use left behind is taken when it is large enough (a scan opens readers unit after
+  // unit on each worker: without it every page of DuckDB's 100 MB pages would be mapped afresh,
+  // and fault in again page by page). New storage of 1 MiB or more has an eighth more room than
+  // asked, so that pages a little larger than the last one fit too.
   std::span<uint8_t> reset(size_t size);
 
+  // As reset(), but the first `keep` bytes are those at [from, from + keep) of the storage before
+  // (the old and the new storage are then held together while they are copied).
+  std::span<uint8_t> reset_keeping(size_t size, size_t from, size_t keep);
+
+  [[nodiscard]] uint8_t* data() const { return data_.get(); }
+  [[nodiscard]] size_t capacity() const { return capacity_; }
+
  private:
+  // New storage of at least `size` bytes: the thread's spare, or an allocation.
+  void take(size_t size);
+
+  Use use_;
   std::unique_ptr<uint8_t[]> data_;
   size_t capacity_ = 0;
 };
@@ -126,9 +145,10 @@ class PageReader {
   bool verify_checksums_ = false;
   Codec codec_;
   int64_t position_;  // file offset of the next unread byte
-  // Bytes [window_start_, window_start_ + window_.size()); grown without zero-filling (read_at
-  // writes every byte before it is used).
-  std::vector<uint8_t, UninitAllocator<uint8_t>> window_;
+  // Bytes [window_start_, window_start_ + window_size_) of the file (read_at writes every byte
+  // before it is used).
+  PageBuffer window_{PageBuffer::Use::WINDOW};
+  size_t window_size_ = 0;
   int64_t window_start_;
   PageBuffer decompressed_;
 };

@@ -231,6 +231,16 @@ struct GroupColumn {
   std::vector<Cursor> unit_starts;  // resident: the position of each unit's first row
 };
 
+// Whether a chunk may start with a dictionary page: not when its metadata lists its encodings,
+// none of them a dictionary's, and gives no dictionary page offset (read_dictionary() would then
+// decompress the first data page for nothing: DuckDB's pages of code are 100 MB).
+bool may_have_dictionary(const ColumnMetaData* meta) {
+  if (meta == nullptr || meta->dictionary_page_offset || meta->encodings.empty()) return true;
+  return std::any_of(meta->encodings.begin(), meta->encodings.end(), [](Encoding e) {
+    return e == Encoding::PLAIN_DICTIONARY || e == Encoding::RLE_DICTIONARY;
+  });
+}
+
 struct Unit {
   RowRanges rows;  // surviving rows of the unit (group row numbers)
   size_t num_rows = 0;
@@ -414,7 +424,7 @@ class Scan {
     stats_.units += plan->units.size();
     for (GroupColumn& c : columns) {
       if (!c.streamed) place_unit_starts(c, plan->units);
-      if (c.streamed && plan->units.size() > 1)
+      if (c.streamed && plan->units.size() > 1 && may_have_dictionary(c.meta))
         c.dictionary = reader_.column(g, c.leaf)->read_dictionary();
     }
     stream_step(std::move(plan));
