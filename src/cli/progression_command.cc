@@ -98,24 +98,30 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.runner;
   load.filter.epoch = options.epoch;
-  // The user is matched by id or by name: rows of the problem are scanned (code is not read), and
-  // the loader drops the other users' rows before building them.
-  load.filter.user = options.user;
   load.with_details = false;  // code_id, file_name and mode are not shown
   resolve_filter(dir, load.filter);
   // A deque: rows never move as it grows (a vector's growth would copy every row it holds).
   std::deque<dataset::Submission> rows;
   std::set<std::string> by_id, by_name;  // user ids matched each way
-  load_submissions(
-      dir, options.data, load, "finding " + options.user + "'s submissions",
-      [&](dataset::Submission&& s) {
-        const bool id_match = s.user_id == options.user;
-        const bool name_match = s.user_name && *s.user_name == options.user;
-        if (!id_match && !name_match) return;
-        (id_match ? by_id : by_name).insert(s.user_id);
-        rows.push_back(std::move(s));
-      },
-      err);
+  auto keep = [&](dataset::Submission&& s) {
+    const bool id_match = s.user_id == options.user;
+    const bool name_match = s.user_name && *s.user_name == options.user;
+    if (!id_match && !name_match) return;
+    (id_match ? by_id : by_name).insert(s.user_id);
+    rows.push_back(std::move(s));
+  };
+  // An id match wins over users named like it (below), so the user's id is looked for first, as
+  // a predicate the scan tests before decoding other columns; only when no row has it are the
+  // rows of the problem read again for a user of that name (code is never read).
+  dataset::LoadOptions by_user_id = load;
+  by_user_id.filter.user_id = options.user;
+  load_submissions(dir, options.data, by_user_id, "finding " + options.user + "'s submissions",
+                   keep, err);
+  if (rows.empty()) {
+    load.filter.user = options.user;
+    load_submissions(dir, options.data, load, "finding " + options.user + "'s submissions", keep,
+                     err);
+  }
   if (rows.empty()) {
     std::string where = options.problem ? " on " + *options.problem
                         : options.leaderboard

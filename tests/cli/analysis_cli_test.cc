@@ -247,6 +247,34 @@ TEST(ProgressionCli, RunningBestAndImprovements) {
   EXPECT_EQ(by_name.out, r.out);
 }
 
+TEST(ProgressionCli, AnIdWinsOverNamesAndANameOfSeveralUsersIsRefused) {
+  // User "u9" is also the name of users "u7" and "u8"; "twin" names both u7 and u8.
+  const fs::path dir =
+      fs::temp_directory_path() / ("kbdata-progression-names-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<FlatRow> rows = {row(1, "u9", 5e-5), row(2, "u7", 4e-5), row(3, "u8", 3e-5)};
+  rows[1].user_name = rows[2].user_name = "u9";
+  FlatRow twin_a = row(4, "u7", 2e-5), twin_b = row(5, "u8", 1e-5);
+  twin_a.user_name = twin_b.user_name = "twin";
+  rows.push_back(twin_a);
+  rows.push_back(twin_b);
+  kbdata::testing::write_bytes(dir / "nvidia_nvfp4_submissions.parquet",
+                               kbdata::testing::flat_file(rows));
+  const std::string data = " --data " + dir.string();
+  Result by_id = run("progression --user u9 -p nvfp4_gemm -f jsonl" + data);
+  ASSERT_EQ(by_id.exit_code, 0) << by_id.err;
+  nlohmann::json got = jsonl(by_id.out);
+  ASSERT_EQ(got.size(), 1u);  // u9's own row, not the rows of the users named u9
+  EXPECT_EQ(got[0]["submission_id"], 1);
+  Result twin = run("progression --user twin -p nvfp4_gemm -f jsonl" + data);
+  EXPECT_EQ(twin.exit_code, 2);
+  EXPECT_NE(twin.err.find("belongs to several users (ids u7, u8)"), std::string::npos) << twin.err;
+  Result one_name = run("progression --user name-u9 -p nvfp4_gemm -f jsonl" + data);
+  ASSERT_EQ(one_name.exit_code, 0) << one_name.err;
+  EXPECT_EQ(one_name.out, by_id.out);
+  fs::remove_all(dir);
+}
+
 TEST(ProgressionCli, TableAndNotesAcrossProblems) {
   Result r = run("progression --user u1" + data());
   ASSERT_EQ(r.exit_code, 0) << r.err;
