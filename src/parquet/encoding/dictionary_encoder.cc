@@ -77,7 +77,7 @@ uint32_t DictionaryEncoder::insert(const ValueBuffer& values, size_t i) {
     values_.append_binary(value);
     plain_size_ += 4 + value.size();
   } else {
-    values_.data.insert(values_.data.end(), value.begin(), value.end());
+    append_uninit(values_.data, value.data(), value.size());
     ++values_.count;
     plain_size_ =
         values_.type == PhysicalType::BOOLEAN ? (values_.count + 7) / 8 : values_.data.size();

@@ -234,17 +234,15 @@ struct ColumnWriter::State {
       uint64_t from = v.offsets[value_begin];
       uint64_t to = v.offsets[value_end];
       uint64_t base = values.data.size();
-      values.data.insert(values.data.end(), v.data.begin() + static_cast<ptrdiff_t>(from),
-                         v.data.begin() + static_cast<ptrdiff_t>(to));
+      // One memcpy: the vector's own insert copies byte by byte through UninitAllocator.
+      append_uninit(values.data, v.data.data() + from, to - from);
       for (size_t i = value_begin; i < value_end; ++i) {
         values.offsets.push_back(base + v.offsets[i + 1] - from);
       }
       values.count += value_end - value_begin;
     } else {
       size_t w = static_cast<size_t>(v.width);
-      values.data.insert(values.data.end(),
-                         v.data.begin() + static_cast<ptrdiff_t>(value_begin * w),
-                         v.data.begin() + static_cast<ptrdiff_t>(value_end * w));
+      append_uninit(values.data, v.data.data() + value_begin * w, (value_end - value_begin) * w);
       values.count += value_end - value_begin;
     }
   }
