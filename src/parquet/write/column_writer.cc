@@ -134,6 +134,7 @@ struct ColumnWriter::State {
   DictionaryEncoder dictionary;
   bool dictionary_used = false;
   EncodedChunk chunk;
+  size_t last_data_bytes = 0;  // data page bytes of the chunk finished last
   int64_t chunk_rows = 0;
   int64_t chunk_levels = 0;
   int64_t uncompressed_bytes = 0;  // headers and uncompressed bodies, for ColumnMetaData
@@ -298,6 +299,11 @@ struct ColumnWriter::State {
   // Places a data page at the end of the chunk.
   void emit_data_page(PageHeader& header, EncodedChunk::Page page, std::span<const uint8_t> stored,
                       size_t uncompressed_body) {
+    if (chunk.data_pages.empty() && last_data_bytes > 0) {
+      // Room for a chunk like the last one (and an eighth more): growing by doubling copied a
+      // chunk of code several times over, into storage faulted in afresh.
+      chunk.data_pages.reserve(last_data_bytes + last_data_bytes / 8);
+    }
     page.offset = chunk.data_pages.size();
     page.size =
         checked_page_size(emit_page(header, stored, uncompressed_body, chunk.data_pages), column);
@@ -542,6 +548,7 @@ EncodedChunk ColumnWriter::finish() {
   s.drain();
   if (s.dictionary_used) s.write_dictionary_page();
 
+  s.last_data_bytes = s.chunk.data_pages.size();
   EncodedChunk chunk = std::move(s.chunk);
   ColumnMetaData& meta = chunk.meta;
   meta.type = s.column.physical;
