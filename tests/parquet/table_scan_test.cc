@@ -97,14 +97,18 @@ Scanned scan(FileReader& reader, const ScanOptions& options, size_t stop_after =
   return out;
 }
 
-std::vector<uint8_t> flat_file(size_t rows, bool page_index, int page_version) {
+// `dictionary_page_bytes`: the writer's limit, past which a chunk's pages fall back to PLAIN.
+std::vector<uint8_t> flat_file(size_t rows, bool page_index, int page_version,
+                               size_t dictionary_page_bytes = WriterOptions{}.dictionary_page_bytes,
+                               uint32_t seed = 1) {
   WriterOptions w;
   w.page_rows = 173;
   w.page_bytes = 4096;
   w.row_group_rows = 1500;
   w.page_index = page_index;
   w.page_version = page_version;
-  return write_table(flat_table(rows), w, 400);
+  w.dictionary_page_bytes = dictionary_page_bytes;
+  return write_table(flat_table(rows, seed), w, 400);
 }
 
 TEST(ScanBatch, FileRowsWalkTheRangesOnce) {
@@ -275,13 +279,7 @@ TEST(TableScan, FilterOnDictionaryPagesThatFallBackToPlain) {
   // and the filter decides dictionary entries once and PLAIN values one by one; `passed` is a
   // boolean, `score` tested for nulls alone (levels only).
   for (bool page_index : {true, false}) {
-    WriterOptions w;
-    w.page_rows = 173;
-    w.page_bytes = 4096;
-    w.row_group_rows = 1500;
-    w.page_index = page_index;
-    w.dictionary_page_bytes = 900;
-    auto reader = open_bytes(write_table(flat_table(4000, 7), w, 400));
+    auto reader = open_bytes(flat_file(4000, page_index, 1, 900, 7));
     const std::vector<ColumnBatch> all = read_table(*reader);
     {  // the file is what the test is about: `name` pages of both kinds in the first row group
       auto column = reader->column(0, 3);
