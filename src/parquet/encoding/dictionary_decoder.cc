@@ -61,6 +61,13 @@ void DictionaryDecoder::set_data(std::span<const uint8_t> data, size_t num_value
   indices_.reset(data.subspan(1), bit_width);
 }
 
+void DictionaryDecoder::check_left(size_t n) const {
+  if (n > values_left_) {
+    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
+                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
+  }
+}
+
 void DictionaryDecoder::read_indices(size_t n, size_t done, size_t total, uint32_t* into) {
   const size_t got = indices_.get_batch(into, n);
   if (got < n) {
@@ -78,10 +85,7 @@ void DictionaryDecoder::read_indices(size_t n, size_t done, size_t total, uint32
 
 void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
   assert(out.type == dictionary_->type && out.width == dictionary_->width);
-  if (n > values_left_) {
-    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
-                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
-  }
+  check_left(n);
   if (scratch_.size() < kScratchValues) scratch_.resize(kScratchValues);
   size_t done = 0;
   while (done < n) {
@@ -94,10 +98,7 @@ void DictionaryDecoder::decode(size_t n, ValueBuffer& out) {
 }
 
 void DictionaryDecoder::decode_indices(size_t n, std::vector<uint32_t>& out) {
-  if (n > values_left_) {
-    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
-                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
-  }
+  check_left(n);
   const size_t old_size = out.size();
   out.resize(old_size + n);
   read_indices(n, 0, n, out.data() + old_size);
@@ -105,10 +106,7 @@ void DictionaryDecoder::decode_indices(size_t n, std::vector<uint32_t>& out) {
 }
 
 bool DictionaryDecoder::skip(size_t n) {
-  if (n > values_left_) {
-    throw FormatError("dictionary-encoded page holds fewer values than requested (" +
-                      std::to_string(n) + " requested, " + std::to_string(values_left_) + " left)");
-  }
+  check_left(n);
   const size_t got = indices_.skip(n);
   if (got < n) {
     throw FormatError("dictionary indices end after " + std::to_string(got) + " of " +

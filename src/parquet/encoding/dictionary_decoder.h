@@ -61,6 +61,8 @@ class DictionaryDecoder final : public ValueDecoder {
 
  private:
   void gather(const uint32_t* indices, size_t n, ValueBuffer& out) const;
+  // Throws FormatError unless n values are left in the page.
+  void check_left(size_t n) const;
   // Reads the next n indices into `into` (room for n), checked against the dictionary's size.
   void read_indices(size_t n, size_t done, size_t total, uint32_t* into);
 
