@@ -97,6 +97,14 @@ Scanned scan(FileReader& reader, const ScanOptions& options, size_t stop_after =
   return out;
 }
 
+// Every column, with `filter` deciding the rows (filter_rows).
+Scanned scan_filtered(FileReader& reader, const Cuts& cuts, int threads, const RowFilter& filter) {
+  ScanOptions o = options_for(cuts, every_leaf(reader), threads);
+  o.filter = &filter;
+  o.filter_rows = true;
+  return scan(reader, o);
+}
+
 // `dictionary_page_bytes`: the writer's limit, past which a chunk's pages fall back to PLAIN.
 std::vector<uint8_t> flat_file(size_t rows, bool page_index, int page_version,
                                size_t dictionary_page_bytes = WriterOptions{}.dictionary_page_bytes,
@@ -251,10 +259,7 @@ TEST(TableScan, FilterRowsKeepsExactlyTheRowsWherePredicatesHold) {
     ASSERT_GT(rows.size(), 20u);
     for (const Cuts& cuts : kCuts) {
       for (int threads : {1, 2, 5}) {
-        ScanOptions o = options_for(cuts, every_leaf(*reader), threads);
-        o.filter = &filter;
-        o.filter_rows = true;
-        Scanned s = scan(*reader, o);
+        Scanned s = scan_filtered(*reader, cuts, threads, filter);
         const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads);
         expect_same(expected, s.columns, what);
         EXPECT_EQ(s.file_rows, rows) << what;
@@ -309,10 +314,7 @@ TEST(TableScan, FilterOnDictionaryPagesThatFallBackToPlain) {
       ASSERT_GT(rows.size(), 10u);
       for (const Cuts& cuts : kCuts) {
         for (int threads : {1, 3}) {
-          ScanOptions o = options_for(cuts, every_leaf(*reader), threads);
-          o.filter = &filter;
-          o.filter_rows = true;
-          Scanned s = scan(*reader, o);
+          Scanned s = scan_filtered(*reader, cuts, threads, filter);
           const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads);
           expect_same(expected, s.columns, what);
           EXPECT_EQ(s.file_rows, rows) << what;
