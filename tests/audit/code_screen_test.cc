@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "support/random_text.h"
 #include "support/run_kbdata.h"
 #include "synth/code_generator.h"
 
@@ -216,9 +217,7 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTexts) {
                                            "benchmark."};
   std::mt19937_64 rng(11);
   for (int round = 0; round < 3000; ++round) {
-    std::string text;
-    const size_t n = 1 + rng() % 60;
-    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    const std::string text = kbdata::testing::random_text(rng, pieces, 60);
     for (const CodeContext& c : contexts(nullptr)) expect_agree(text, c, "random");
   }
 }
@@ -280,9 +279,7 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
   std::mt19937_64 rng(13);
   size_t decided = 0, total = 0;
   for (int round = 0; round < 4000; ++round) {
-    std::string text;
-    const size_t n = 1 + rng() % 50;
-    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    const std::string text = kbdata::testing::random_text(rng, pieces, 50);
     for (const CodeContext& c : contexts(nullptr)) {
       expect_agree(text, c, "random");
       decided += screen_python(text, c).full ? 0 : 1;
@@ -337,9 +334,7 @@ TEST(CodeScreen, AgreesWithTheFullPassOnTheTypesOfRandomEmbeddedCpp) {
   std::mt19937_64 rng(17);
   size_t decided = 0;
   for (int round = 0; round < 3000; ++round) {
-    std::string body = "#include <x>\n";
-    const size_t n = 1 + rng() % 60;
-    for (size_t i = 0; i < n; ++i) body += pieces[rng() % pieces.size()];
+    const std::string body = "#include <x>\n" + kbdata::testing::random_text(rng, pieces, 60);
     const std::string code = "x = 1\nsrc = \"\"\"" + body + "\"\"\"\ny = 2\n";
     for (const CodeContext& c : contexts(nullptr)) {
       expect_agree(code, c, "embedded C++");

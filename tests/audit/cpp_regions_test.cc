@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "source/tokens.h"
+#include "support/random_text.h"
 
 namespace kbdata::source {
 namespace {
@@ -86,9 +87,7 @@ TEST(CppRegions, AreTheLexersCommentsAndStringsOnRandomTexts) {
       "(",     ")",    "->",  "...",   "+",    "-",  "e",  "_"};
   std::mt19937_64 rng(9);
   for (int round = 0; round < 6000; ++round) {
-    std::string text;
-    const size_t n = 1 + rng() % 50;
-    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    const std::string text = kbdata::testing::random_text(rng, pieces, 50);
     expect_scan_is_the_tokens(text);
     if (HasFailure()) return;
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "source/tokens.h"
+#include "support/random_text.h"
 
 namespace kbdata::source {
 namespace {
@@ -98,9 +99,7 @@ TEST(PythonRegions, AreTheLexersStringsAndCommentsOnRandomTexts) {
                                            "rb",   "f", "1e+",    "0x",  ".", "=",  ";",  "def "};
   std::mt19937_64 rng(5);
   for (int round = 0; round < 5000; ++round) {
-    std::string text;
-    const size_t n = 1 + rng() % 40;
-    for (size_t i = 0; i < n; ++i) text += pieces[rng() % pieces.size()];
+    const std::string text = kbdata::testing::random_text(rng, pieces, 40);
     expect_regions_are_the_tokens(text);
     if (HasFailure()) return;
   }
