@@ -318,6 +318,10 @@ class FileLoad {
   // Reads only these rows of the file (file row numbers, sorted, disjoint).
   void only_rows(parquet::RowRanges rows) { scan_.rows = std::move(rows); }
 
+  // The caller's work per batch (a prepare step) is what the threads are for: the scan uses them
+  // however few bytes it reads.
+  void threads_for_any_work() { scan_.parallel_bytes = 0; }
+
   // The columns as opened (no batch): what is present, its descriptor.
   [[nodiscard]] const Column& operator[](size_t c) const { return specs_[c]; }
 
@@ -432,6 +436,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
   }
   FileLoad file(reader, specs, load_threads(options),
                 options.with_code || options.with_code_bytes ? kBatchRowsWithCode : kBatchRows);
+  if (options.prepare) file.threads_for_any_work();
   const Filter& f = options.filter;
   file.run(
       filter, /*filter_rows=*/true, stats,
@@ -733,6 +738,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     std::vector<ColumnSpec> code_only(code_specs.size());
     code_only[L_CODE] = code_specs[L_CODE];
     FileLoad code_file(reader, code_only, load_threads(options), kBatchRowsWithCode);
+    if (options.prepare) code_file.threads_for_any_work();
     code_file.only_rows(std::move(rows));
     LoadStats ignored;
     if (!wanted.empty()) {

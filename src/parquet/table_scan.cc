@@ -318,9 +318,7 @@ class Scan {
  public:
   Scan(FileReader& reader, const ScanOptions& options, ScanStats& stats,
        const TableScan::MapFn& map, const TableScan::DeliverFn& deliver)
-      : reader_(reader), options_(options), stats_(stats), map_(map), deliver_(deliver) {
-    if (options.threads > 1) pool_ = std::make_unique<ThreadPool>(options.threads);
-  }
+      : reader_(reader), options_(options), stats_(stats), map_(map), deliver_(deliver) {}
 
   void run() {
     int64_t group_first = 0;
@@ -433,10 +431,27 @@ class Scan {
   // The pool for the steps of a row group that run while units of earlier row groups may still be
   // in progress: none (the calling thread) while a unit task runs, since such a task may be
   // waiting for the calling thread to take its batches.
-  ThreadPool* step_pool() {
-    if (!pool_) return nullptr;
+  ThreadPool* step_pool(const std::vector<ByteRange>& reads) {
+    if (!worth_threads(reads)) return nullptr;
     std::lock_guard<std::mutex> lock(flight_mutex_);
-    return in_flight_ == 0 ? pool_.get() : nullptr;
+    return in_flight_ == 0 ? pool() : nullptr;
+  }
+
+  // Whether reading `reads` is work enough for the pool (ScanOptions::parallel_bytes).
+  [[nodiscard]] bool worth_threads(const std::vector<ByteRange>& reads) const {
+    if (options_.threads < 2) return false;
+    uint64_t bytes = 0;
+    for (const ByteRange& r : reads) bytes += r.length;
+    return bytes >= options_.parallel_bytes;
+  }
+
+  // The pool, started on first need.
+  ThreadPool* pool() {
+    if (!pool_) {
+      pool_ = std::make_unique<ThreadPool>(options_.threads);
+      stats_.threads_started = static_cast<uint64_t>(options_.threads);
+    }
+    return pool_.get();
   }
 
   // Step 1: decodes the predicates' columns for `selected` and keeps the rows where every
@@ -458,9 +473,10 @@ class Scan {
                          reader_.file().size(), hint);
       }
     }
+    ThreadPool* threads = step_pool(hint);
     announce(reader_.file(), std::move(hint));
     std::vector<RowRanges> kept(leaves.size());
-    run_all(step_pool(), leaves.size(), [&](size_t k) {
+    run_all(threads, leaves.size(), [&](size_t k) {
       const int leaf = leaves[k];
       const ColumnDescriptor& d = reader_.schema().leaves()[static_cast<size_t>(leaf)];
       std::vector<size_t> mine;
@@ -601,11 +617,12 @@ class Scan {
       }
     }
     if (resident.empty()) return;
+    ThreadPool* threads = step_pool(hint);
     announce(reader_.file(), std::move(hint));
     std::atomic<size_t> bytes{0};
     const int64_t total = rows_in(survivors);
     std::vector<std::exception_ptr> overflow(resident.size());
-    run_all(step_pool(), resident.size(), [&](size_t k) {
+    run_all(threads, resident.size(), [&](size_t k) {
       GroupColumn& c = *resident[k];
       c.resident = empty_batch(*c.d);
       auto column = open_column(g, c.leaf, survivors, c.pages, group_rows);
@@ -812,14 +829,27 @@ class Scan {
   // previous group are still in progress, and at most `threads + 1` units are started and not yet
   // delivered.
   void stream_step(std::shared_ptr<const GroupPlan> plan) {
-    if (!pool_) {
+    if (pending_.empty() && !units_worth_threads(*plan)) {
       for (size_t u = 0; u < plan->units.size() && !stopped_; ++u) {
         read_unit(*plan, u, [&](ScanBatch&& batch) { return deliver(batch); });
       }
       return;
     }
+    pool();
     for (size_t u = 0; u < plan->units.size(); ++u) pending_.push_back({plan, u});
     pump(window());
+  }
+
+  // Whether a row group's units are work enough for the pool: several of them, or one reading
+  // parallel_bytes of streamed pages (decoded on a worker while the calling thread delivers).
+  [[nodiscard]] bool units_worth_threads(const GroupPlan& plan) const {
+    if (options_.threads < 2) return false;
+    if (plan.units.size() > 1) return true;
+    int64_t streamed = 0;
+    for (const GroupColumn& c : plan.columns) {
+      if (c.streamed) streamed += c.meta->total_compressed_size;
+    }
+    return streamed >= static_cast<int64_t>(options_.parallel_bytes);
   }
 
   bool deliver(ScanBatch& batch) {

@@ -66,7 +66,7 @@ struct ScanOptions {
   // Rows (records) per batch; batches end early at unit and row group ends.
   size_t batch_rows = 4096;
   // Decoding threads: 1 decodes on the calling thread alone; N > 1 starts a pool of N workers
-  // while the calling thread delivers.
+  // while the calling thread delivers, once there is work enough for them (parallel_bytes).
   int threads = 1;
 
   // How row groups are cut (the defaults suit KernelBot files; tests make them small to reach
@@ -80,6 +80,10 @@ struct ScanOptions {
   size_t unit_rows = 32768;
   size_t resident_bytes = size_t{512} << 20;
   size_t queued_batches = 2;
+  // Work below which threads cost more than they save: a step reading fewer compressed bytes runs
+  // on the calling thread, and so do the units of a row group that has a single one reading fewer
+  // (unless units of earlier groups are on the pool). The pool starts on first need.
+  uint64_t parallel_bytes = uint64_t{8} << 20;
 };
 
 // Rows of one row group, with one ColumnBatch per ScanOptions::columns entry holding exactly
@@ -107,6 +111,7 @@ struct ScanStats {
   uint64_t rows_delivered = 0;       // rows of the batches delivered
   uint64_t units = 0;                // units of the stream step
   uint64_t row_groups_fallback = 0;  // row groups read as one unit (resident_bytes passed)
+  uint64_t threads_started = 0;      // workers of the pool (0: all on the calling thread)
 };
 
 class TableScan {

@@ -19,7 +19,8 @@
 namespace kbdata::parquet {
 namespace {
 
-// How a scan cuts its row groups.
+// How a scan cuts its row groups, and the work it puts on the pool (parallel_bytes 0: every step
+// and unit, so that the small files of these tests reach the pool's paths).
 struct Cuts {
   const char* name;
   int64_t stream_bytes;
@@ -27,14 +28,17 @@ struct Cuts {
   size_t unit_rows;
   size_t resident_bytes;
   size_t batch_rows;
+  uint64_t parallel_bytes = 0;
 };
 
 const Cuts kCuts[] = {
-    {"defaults", int64_t{8} << 20, int64_t{16} << 20, 32768, size_t{512} << 20, 4096},
+    {"defaults", int64_t{8} << 20, int64_t{4} << 20, 32768, size_t{512} << 20, 4096,
+     ScanOptions{}.parallel_bytes},
     {"all_streamed_small_units", 1, 2000, 100, size_t{512} << 20, 97},
     {"some_streamed", 6000, 3000, 50, size_t{512} << 20, 33},
     {"resident_small_units", int64_t{1} << 40, 1, 7, size_t{512} << 20, 5},
     {"fallback", int64_t{1} << 40, 1, 64, 10, 61},
+    {"defaults_on_the_pool", int64_t{8} << 20, int64_t{4} << 20, 32768, size_t{512} << 20, 4096},
 };
 
 ScanOptions options_for(const Cuts& cuts, std::vector<int> columns, int threads) {
@@ -46,6 +50,7 @@ ScanOptions options_for(const Cuts& cuts, std::vector<int> columns, int threads)
   o.unit_rows = cuts.unit_rows;
   o.resident_bytes = cuts.resident_bytes;
   o.batch_rows = cuts.batch_rows;
+  o.parallel_bytes = cuts.parallel_bytes;
   return o;
 }
 
@@ -157,6 +162,29 @@ TEST(TableScan, EveryCutAndThreadCountReadsWhatTheColumnsHold) {
       }
     }
   }
+}
+
+// A scan reading less than parallel_bytes starts no thread whatever --threads says (they would
+// cost more than they save); with more work, or parallel_bytes 0, it starts the pool.
+TEST(TableScan, ThreadsStartOnlyForWorkEnough) {
+  auto reader = open_bytes(flat_file(4000, true, 1));
+  const std::vector<ColumnBatch> expected = read_table(*reader);
+  const uint64_t file_bytes = reader->file().size();
+  for (uint64_t parallel_bytes : {ScanOptions{}.parallel_bytes, file_bytes, uint64_t{0}}) {
+    for (int threads : {1, 4}) {
+      ScanOptions o = options_for(kCuts[0], every_leaf(*reader), threads);
+      o.parallel_bytes = parallel_bytes;
+      const Scanned s = scan(*reader, o);
+      const std::string what = "parallel_bytes " + std::to_string(parallel_bytes) + " threads " +
+                               std::to_string(threads);
+      expect_same(expected, s.columns, what);
+      EXPECT_EQ(s.stats.threads_started, threads > 1 && parallel_bytes == 0 ? 4u : 0u) << what;
+    }
+  }
+  // Work enough: a step reading at least parallel_bytes.
+  ScanOptions o = options_for(kCuts[0], every_leaf(*reader), 3);
+  o.parallel_bytes = file_bytes / 8;
+  EXPECT_EQ(scan(*reader, o).stats.threads_started, 3u);
 }
 
 TEST(TableScan, NestedColumnsInWholeRecords) {
