@@ -79,6 +79,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   load.threads = options.data.threads.value_or(0);
   load.filter.problem = options.problem;
   load.with_code_bytes = true;  // each row's decoded code is measured, never kept
+  load.with_details = false;    // code_id, file_name and mode are not counted
   load.with_results = true;     // legacy: each score is recomputed from its run's benchmarks
 
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);

@@ -318,6 +318,14 @@ class FileLoad {
   // Reads only these rows of the file (file row numbers, sorted, disjoint).
   void only_rows(parquet::RowRanges rows) { scan_.rows = std::move(rows); }
 
+  // Empties column `spec` of `batch` (ScanBatch::release): what the rows took from it is theirs
+  // now, and a batch waiting to be delivered holds no copy (of the code: most of its bytes).
+  void release(parquet::ScanBatch& batch, size_t spec) const {
+    if (spec < slots_.size() && slots_[spec] >= 0) {
+      batch.release(static_cast<size_t>(slots_[spec]));
+    }
+  }
+
   // The caller's work per batch (a prepare step) is what the threads are for: the scan uses them
   // however few bytes it reads.
   void threads_for_any_work() { scan_.parallel_bytes = 0; }
@@ -480,6 +488,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           out.rows.push_back(std::move(s));
         }
         batch.result = std::move(out);
+        file.release(batch, F_CODE);
       },
       [&](parquet::ScanBatch& batch) {
         auto& out = std::any_cast<FlatRows&>(batch.result);
@@ -766,6 +775,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
               options.prepare(s);
             }
             batch.result = counts;
+            code_file.release(batch, L_CODE);
           },
           [&](parquet::ScanBatch& batch) {
             stats.code += std::any_cast<CodeRepairCounts&>(batch.result);

@@ -294,6 +294,17 @@ std::vector<int64_t> ScanBatch::file_rows() const {
   return out;
 }
 
+void ScanBatch::release(size_t i) {
+  ColumnBatch& c = columns.at(i);
+  if (storage != nullptr && i < storage->size()) {
+    std::swap(c, (*storage)[i]);
+    (*storage)[i].clear();  // its values are no one's now; the capacity stays
+    c.clear();
+  } else {
+    c = ColumnBatch();
+  }
+}
+
 TableScan::TableScan(FileReader& reader, ScanOptions options)
     : reader_(reader), options_(std::move(options)) {
   const size_t leaves = reader_.schema().leaves().size();
@@ -736,6 +747,8 @@ class Scan {
     RangeCursor rows(unit.rows);
     size_t left = unit.num_rows;
     ColumnBatch scratch;
+    // Storage the map step handed back (ScanBatch::release), per batch column.
+    std::vector<ColumnBatch> storage(options_.columns.size());
     while (left > 0) {
       if (stopped_) return;
       size_t n = std::min(left, options_.batch_rows);
@@ -753,6 +766,8 @@ class Scan {
         const size_t k = read_order[i];
         const GroupColumn& c = columns[k];
         ColumnBatch& out = batch.columns[static_cast<size_t>(c.slot)];
+        ColumnBatch& kept = storage[static_cast<size_t>(c.slot)];
+        if (kept.values.data.capacity() > out.values.data.capacity()) std::swap(out, kept);
         reset_batch(out, *c.d);
         size_t got = 0;
         if (carried[k] > 0) {
@@ -819,7 +834,11 @@ class Scan {
           if (readers[k] && carried[k] == 0) expect_exhausted(*readers[k], group_rows);
         }
       }
-      if (map_) map_(batch);
+      if (map_) {
+        batch.storage = &storage;
+        map_(batch);
+        batch.storage = nullptr;
+      }
       if (!emit(std::move(batch))) return;
     }
   }

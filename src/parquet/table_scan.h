@@ -101,6 +101,14 @@ struct ScanBatch {
   [[nodiscard]] int64_t file_row(size_t i) const;
   // The file row number of every batch row, in order (one walk of `rows`).
   [[nodiscard]] std::vector<int64_t> file_rows() const;
+
+  // Empties columns[i] once the map step has taken what it needs: in the map step its storage goes
+  // back to the scan for the unit's next batch (the batch then waits to be delivered without it,
+  // and the next one is decoded into storage already grown), elsewhere it is freed.
+  void release(size_t i);
+
+  // Set by the scan while the map step runs: storage for the unit's next batch, per column.
+  std::vector<ColumnBatch>* storage = nullptr;
 };
 
 struct ScanStats {

@@ -187,6 +187,49 @@ TEST(TableScan, ThreadsStartOnlyForWorkEnough) {
   EXPECT_EQ(scan(*reader, o).stats.threads_started, 3u);
 }
 
+// A column the map step releases is delivered empty, and the batches after it (decoded into the
+// storage it handed back) hold the same values as a scan that keeps every column; released in the
+// deliver step it is freed.
+TEST(TableScan, AColumnReleasedInTheMapStepIsDeliveredEmptyAndTheNextBatchesWhole) {
+  auto reader = open_bytes(flat_file(4000, true, 2));
+  const std::vector<ColumnBatch> expected = read_table(*reader);
+  const std::vector<int> columns = every_leaf(*reader);
+  for (const Cuts& cuts : kCuts) {
+    for (int threads : {1, 2, 8}) {
+      const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads);
+      for (size_t released = 0; released < columns.size(); ++released) {
+        std::vector<ColumnBatch> taken;
+        for (int leaf : columns) {
+          taken.push_back(batch_for(reader->schema().leaves()[static_cast<size_t>(leaf)]));
+        }
+        TableScan scan(*reader, options_for(cuts, columns, threads));
+        scan.run(
+            [&](ScanBatch& batch) {
+              ColumnBatch copy =
+                  batch_for(reader->schema().leaves()[static_cast<size_t>(columns[released])]);
+              append(copy, batch.columns[released]);
+              batch.result = std::move(copy);
+              batch.release(released);
+            },
+            [&](ScanBatch& batch) {
+              const ColumnBatch& left = batch.columns[released];
+              EXPECT_EQ(left.num_levels, 0u) << what;
+              EXPECT_EQ(left.values.count, 0u) << what;
+              EXPECT_TRUE(left.def_levels.empty() && left.values.data.empty()) << what;
+              for (size_t c = 0; c < batch.columns.size(); ++c) {
+                append(taken[c], c == released ? std::any_cast<ColumnBatch&>(batch.result)
+                                               : batch.columns[c]);
+              }
+              batch.release(0);  // outside the map step: freed
+              EXPECT_EQ(batch.columns[0].values.data.capacity(), 0u) << what;
+              return true;
+            });
+        expect_same(expected, taken, what + " released " + std::to_string(released));
+      }
+    }
+  }
+}
+
 TEST(TableScan, NestedColumnsInWholeRecords) {
   WriterOptions w;
   w.page_rows = 37;
