@@ -323,7 +323,16 @@ bool ColumnReader::form_changes(const ColumnBatch& out) const {
 void ColumnReader::discard(size_t n) {
   State& s = *state_;
   start_batch(s.scratch);
-  const size_t present = take_levels(n, s.scratch);
+  size_t present = n;
+  if (column_.max_rep == 0) {
+    // A flat column's dropped levels are counted, not written out (as take_levels books them).
+    if (column_.max_def > 0) present = s.def_levels.count(n, static_cast<int16_t>(column_.max_def));
+    s.records_started += static_cast<int64_t>(n);
+    s.page_levels_left -= n;
+    s.started = s.started || n > 0;
+  } else {
+    present = take_levels(n, s.scratch);
+  }
   if (!s.current->skip(present)) s.current->decode(present, s.scratch.values);
 }
 

@@ -436,6 +436,68 @@ TEST(LevelDecoder, ManyLevelsAcrossScratchChunks) {
   }
 }
 
+// count() passes levels as decode() reads them: on RLE and bit-packed runs of every width in
+// use (width 1 counted by bytes), requests splitting groups and runs, and the deprecated
+// BIT_PACKED encoding; its errors are decode()'s.
+TEST(LevelDecoder, CountAgreesWithDecode) {
+  for (int max_level : {1, 2, 3, 5, 7, 300}) {
+    const int width = LevelDecoder::bit_width(max_level);
+    const auto values = random_values(3000, width, static_cast<uint32_t>(max_level));
+    Bytes hybrid;
+    std::vector<uint32_t> all;
+    auto capped = [&](size_t from, size_t to) {
+      std::vector<uint32_t> v(values.begin() + static_cast<long>(from),
+                              values.begin() + static_cast<long>(to));
+      for (uint32_t& x : v) x = std::min<uint32_t>(x, static_cast<uint32_t>(max_level));
+      return v;
+    };
+    const std::vector<uint32_t> a = capped(0, 1200), c = capped(1704, 3000);
+    put_bit_packed_run(hybrid, a, width);
+    put_rle_run(hybrid, static_cast<uint32_t>(max_level), 500, width);
+    put_bit_packed_run(hybrid, c, width);
+    all.insert(all.end(), a.begin(), a.end());
+    all.insert(all.end(), 500, static_cast<uint32_t>(max_level));
+    all.insert(all.end(), c.begin(), c.end());
+    for (int16_t level : {int16_t{0}, static_cast<int16_t>(max_level)}) {
+      LevelDecoder counted;
+      counted.set_data_v2(max_level, hybrid);
+      // Requests counted and decoded in turn (so that each resumes where the other stopped),
+      // splitting groups and runs; the 500-value RLE run lies in the 1,000 counted from 1,037.
+      size_t at = 0, request = 0;
+      for (size_t step : {3, 8, 13, 1, 1005, 7, 1000, 256, 5, 698}) {
+        ASSERT_LE(at + step, all.size());
+        if (request++ % 2 == 0) {
+          const size_t expected = static_cast<size_t>(std::count_if(
+              all.begin() + static_cast<long>(at), all.begin() + static_cast<long>(at + step),
+              [&](uint32_t v) { return v == static_cast<uint32_t>(level); }));
+          EXPECT_EQ(counted.count(step, level), expected)
+              << "max " << max_level << " at " << at << " step " << step;
+        } else {
+          std::vector<int16_t> levels(step);
+          counted.decode(step, levels.data());
+          for (size_t i = 0; i < step; ++i) {
+            ASSERT_EQ(levels[i], static_cast<int16_t>(all[at + i])) << at + i;
+          }
+        }
+        at += step;
+      }
+      EXPECT_EQ(at, all.size());
+      EXPECT_THROW(counted.count(1, level), FormatError);  // past the data
+    }
+  }
+  // A level above the max (bit width 2, max 2), and the deprecated encoding.
+  Bytes over;
+  put_bit_packed_run(over, {0, 1, 3, 2, 1, 0, 0, 3}, 2);
+  LevelDecoder decoder;
+  decoder.set_data_v2(2, over);
+  EXPECT_THROW(decoder.count(8, 1), FormatError);
+  const Bytes packed = {0xB2, 0xC0};  // 1011 0010 | 11: ten levels at width 1, MSB first
+  EXPECT_EQ(decoder.set_data_v1(Encoding::BIT_PACKED, 1, packed, 10), 2u);
+  EXPECT_EQ(decoder.count(4, 1), 3u);
+  EXPECT_EQ(decoder.count(6, 0), 3u);
+  EXPECT_THROW(decoder.count(1, 0), FormatError);
+}
+
 TEST(LevelDecoder, MaxLevelZeroHasNoLevels) {
   const Bytes page = {1, 2, 3};
   LevelDecoder decoder;

@@ -95,6 +95,32 @@ void LevelDecoder::decode(size_t n, int16_t* out) {
   }
 }
 
+size_t LevelDecoder::count(size_t n, int16_t level) {
+  if (mode_ == Mode::kZero) return level == 0 ? n : 0;
+  if (mode_ == Mode::kBitPacked) {
+    // The deprecated encoding, rare: decoded a block at a time.
+    int16_t block[256];
+    size_t equal = 0;
+    for (size_t done = 0; done < n;) {
+      const size_t k = std::min(n - done, std::size(block));
+      decode_bit_packed(k, block);
+      equal += static_cast<size_t>(std::count(block, block + k, level));
+      done += k;
+    }
+    return equal;
+  }
+  const RleBitPackedDecoder::Tally t = rle_.tally(n, static_cast<uint32_t>(level));
+  if (t.largest > static_cast<uint32_t>(max_level_)) {
+    throw FormatError("level " + std::to_string(t.largest) + " exceeds the max level " +
+                      std::to_string(max_level_));
+  }
+  if (t.skipped < n) {
+    throw FormatError("levels end after " + std::to_string(t.skipped) + " of " + std::to_string(n) +
+                      " requested values");
+  }
+  return t.equal;
+}
+
 void LevelDecoder::decode_rle(size_t n, int16_t* out) {
   if (scratch_.size() < kScratchValues) scratch_.resize(kScratchValues);
   size_t done = 0;

@@ -42,6 +42,9 @@ class LevelDecoder {
   // exceeds max_level.
   void decode(size_t n, int16_t* out);
 
+  // Passes the next n levels and returns how many equal `level`; throws as decode() does.
+  size_t count(size_t n, int16_t level);
+
  private:
   void decode_rle(size_t n, int16_t* out);
   void decode_bit_packed(size_t n, int16_t* out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -221,6 +222,56 @@ size_t RleBitPackedDecoder::skip(size_t n) {
     }
   }
   return done;
+}
+
+RleBitPackedDecoder::Tally RleBitPackedDecoder::tally(size_t n, uint32_t value) {
+  Tally t;
+  const auto count = [&](const uint32_t* v, size_t k) {
+    for (size_t i = 0; i < k; ++i) {
+      t.equal += v[i] == value ? 1 : 0;
+      t.largest = std::max(t.largest, v[i]);
+    }
+  };
+  while (t.skipped < n) {
+    const size_t want = n - t.skipped;
+    if (group_pos_ < group_len_) {
+      const size_t take = std::min<size_t>(want, group_len_ - group_pos_);
+      count(group_ + group_pos_, take);
+      group_pos_ += static_cast<uint32_t>(take);
+      t.skipped += take;
+    } else if (rle_left_ != 0) {
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(want, rle_left_));
+      if (rle_value_ == value) t.equal += take;
+      t.largest = std::max(t.largest, rle_value_);
+      rle_left_ -= take;
+      t.skipped += take;
+    } else if (packed_left_ != 0) {
+      // Whole groups, a block at a time; one bit a value is counted byte by byte.
+      constexpr size_t kBlockGroups = 32;
+      const size_t groups = std::min<size_t>(
+          static_cast<size_t>(std::min<uint64_t>(want, packed_left_) / 8), kBlockGroups);
+      if (groups == 0) {
+        buffer_group();
+        continue;
+      }
+      if (bit_width_ == 1) {
+        size_t ones = 0;
+        for (size_t b = 0; b < groups; ++b) ones += static_cast<size_t>(std::popcount(pos_[b]));
+        t.equal += value == 1 ? ones : value == 0 ? groups * 8 - ones : 0;
+        if (ones != 0) t.largest = std::max<uint32_t>(t.largest, 1);
+      } else {
+        uint32_t block[kBlockGroups * 8];
+        kUnpack[bit_width_](pos_, static_cast<size_t>(end_ - pos_), groups, block);
+        count(block, groups * 8);
+      }
+      pos_ += groups * static_cast<size_t>(bit_width_);
+      packed_left_ -= groups * 8;
+      t.skipped += groups * 8;
+    } else if (!next_run()) {
+      break;
+    }
+  }
+  return t;
 }
 
 }  // namespace kbdata::parquet

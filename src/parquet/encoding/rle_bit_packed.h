@@ -40,6 +40,16 @@ class RleBitPackedDecoder {
   // get_batch() does.
   size_t skip(size_t n);
 
+  // Skips up to n values as skip() does, telling how many were skipped, how many of them equal
+  // `value` and the largest of them (0 when none): what a reader dropping rows needs of their
+  // levels, without writing them out.
+  struct Tally {
+    size_t skipped = 0;
+    size_t equal = 0;
+    uint32_t largest = 0;
+  };
+  Tally tally(size_t n, uint32_t value);
+
   [[nodiscard]] int bit_width() const { return bit_width_; }
 
  private:
