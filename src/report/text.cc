@@ -89,13 +89,16 @@ void append_json_text(std::string& out, std::string_view text) {
 
 void append_csv_field(std::string& out, const std::optional<std::string>& value) {
   if (!value) return;  // null: an empty field
-  std::string text;
-  if (is_valid_utf8(*value)) {
-    text = *value;
-  } else {
-    append_utf8_repaired(text, *value);
+  std::string repaired;
+  std::string_view text = *value;
+  if (!is_valid_utf8(text)) {
+    append_utf8_repaired(repaired, *value);
+    text = repaired;
   }
-  if (text.empty() || text.find_first_of(",\"\r\n") != std::string::npos) {
+  const bool quoted = text.empty() || std::any_of(text.begin(), text.end(), [](char c) {
+                        return c == ',' || c == '"' || c == '\r' || c == '\n';
+                      });
+  if (quoted) {
     out.push_back('"');
     for (char c : text) {
       if (c == '"') out.push_back('"');
