@@ -458,6 +458,46 @@ TEST(TableScan, RowsRestrictTheScan) {
   }
 }
 
+// Rows picked out of files DuckDB wrote (its RLE and bit-packed levels, v1 and v2 pages, nulls,
+// dictionaries, several pages and row groups): the levels of the rows between them are counted
+// past, not decoded, and the rows kept hold what a full read gives for them.
+TEST(TableScan, RowsPickedOutOfFilesDuckDbWrote) {
+  for (const char* name : {"kernelbot_sample.parquet", "multi_page.parquet", "data_page_v2.parquet",
+                           "dictionary.parquet", "v2_dictionary.parquet", "all_null.parquet",
+                           "row_groups.parquet", "plain_strings.parquet", "types.parquet"}) {
+    auto reader = FileReader::open(std::string(KBDATA_TEST_DATA) + "/" + name);
+    bool flat = true;
+    for (const ColumnDescriptor& d : reader->schema().leaves()) flat = flat && d.max_rep == 0;
+    ASSERT_TRUE(flat) << name;
+    const std::vector<ColumnBatch> all = read_table(*reader);
+    const auto n = static_cast<int64_t>(all[0].num_levels);
+    ASSERT_GT(n, 6) << name;
+    // Every third row, then a run across the middle, then the last row.
+    RowRanges wanted;
+    for (int64_t r = 1; r < n / 2; r += 3) wanted.push_back({r, r + 1});
+    wanted.push_back({n / 2 + 1, n / 2 + 1 + std::max<int64_t>(1, n / 8)});
+    wanted.push_back({n - 1, n});
+    std::vector<int64_t> rows;
+    const auto expected = rows_where(
+        *reader, all,
+        [&](size_t r) {
+          for (const RowRange& w : wanted) {
+            if (static_cast<int64_t>(r) >= w.begin && static_cast<int64_t>(r) < w.end) return true;
+          }
+          return false;
+        },
+        rows);
+    for (int threads : {1, 3}) {
+      ScanOptions o = options_for(kCuts[0], every_leaf(*reader), threads);
+      o.rows = wanted;
+      const Scanned s = scan(*reader, o);
+      const std::string what = std::string(name) + " threads " + std::to_string(threads);
+      expect_same(expected, s.columns, what);
+      EXPECT_EQ(s.file_rows, rows) << what;
+    }
+  }
+}
+
 TEST(TableScan, DeliverCanStopTheScan) {
   auto reader = open_bytes(flat_file(4000, true, 1));
   for (int threads : {1, 2, 8}) {
