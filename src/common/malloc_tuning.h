@@ -1,6 +1,8 @@
 // How kbdata's programs set up glibc's malloc for reading Parquet (kbdata, bench programs).
 #pragma once
 
+#include <cstddef>
+
 namespace kbdata {
 
 // glibc's malloc serves blocks from 128 KiB up with fresh mmap()ed pages and unmaps them when
@@ -10,5 +12,11 @@ namespace kbdata {
 // memory back to the system when more than 64 MiB lies free at its top. Larger blocks are still
 // mapped. Call once at the start of main().
 void tune_malloc_for_readers();
+
+// Asks the kernel to back [data, data + bytes) with transparent huge pages where it lies on whole
+// 2 MiB pages (madvise MADV_HUGEPAGE; nothing happens where the system does not offer them): a
+// large buffer filled once is then faulted in 2 MiB at a time rather than 4 KiB, a few hundred
+// times fewer faults. For buffers of several MiB that are written whole.
+void advise_huge_pages(void* data, size_t bytes);
 
 }  // namespace kbdata

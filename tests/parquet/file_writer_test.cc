@@ -170,6 +170,42 @@ TEST(FileWriter, RowGroupsAreBoundedByRowsAndBytes) {
   expect_same(table.columns, read_table(*reader), "by bytes");
 }
 
+TEST(FileWriter, RowGroupsAreBoundedByCompressedBytesCountedWithoutWaiting) {
+  // The cut counts a page at its compressed size once two more write() calls have begun (before,
+  // at its uncompressed size: the pool may still be compressing it), so compressed row groups
+  // come within two batches of the limit, not a compression ratio below it, and the same on the
+  // pool as on the calling thread. A text column that compresses about tenfold, PLAIN pages.
+  FlatTable table;
+  table.schema = {root(1),
+                  leaf("code", PhysicalType::BYTE_ARRAY, Repetition::REQUIRED, string_type())};
+  table.columns.push_back(batch_for(Schema::from_elements(table.schema).leaves()[0]));
+  std::mt19937 rng(5);
+  for (int i = 0; i < 100'000; ++i) {
+    put_string(table.columns[0].values, "    acc += a[i * " + std::to_string(rng() % 64) +
+                                            "] * b[j]; // tile " + std::to_string(rng() % 8));
+    table.columns[0].num_levels++;
+  }
+  WriterOptions options;
+  options.codec = Codec::ZSTD;
+  options.encoding = ValueEncoding::PLAIN;
+  options.page_bytes = 2 << 10;
+  const size_t limit = 48 << 10;
+  options.row_group_bytes = limit;
+  const size_t batch_rows = 50;  // about 2 KB a batch
+  for (int threads : {1, 2}) {
+    options.threads = threads;
+    auto reader = open_bytes(write_table(table, options, batch_rows));
+    const auto& groups = reader->metadata().row_groups;
+    ASSERT_GT(groups.size(), 3u) << threads;
+    for (size_t g = 0; g + 1 < groups.size(); ++g) {
+      const int64_t compressed = groups[g].total_compressed_size.value_or(0);
+      ASSERT_LT(compressed * 5, groups[g].total_byte_size) << "the data compresses";
+      EXPECT_GT(compressed, static_cast<int64_t>(limit * 8 / 10)) << threads << " group " << g;
+      EXPECT_LT(compressed, static_cast<int64_t>(limit + (4 << 10))) << threads << " group " << g;
+    }
+  }
+}
+
 TEST(FileWriter, PagesAreBoundedByBytesAndRows) {
   FlatTable table = flat_table(50'000);
   WriterOptions options;

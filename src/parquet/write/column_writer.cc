@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "common/error.h"
+#include "common/malloc_tuning.h"
 #include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/encoding/delta_encoder.h"
@@ -141,6 +142,20 @@ struct ColumnWriter::State {
   StatisticsCollector chunk_stats;
   std::vector<Encoding> encodings;
 
+  // What the chunk's closed pages count for in buffered_bytes(), the same whatever the threads:
+  // pages closed before the last two settle() calls at their stored size (settled_bytes, the
+  // first settled_pages of chunk.pages), later ones at an estimate (`recent`, oldest first), so
+  // that counting never waits for the pages the pool is compressing now.
+  struct Recent {
+    uint64_t epoch = 0;
+    size_t estimate = 0;
+  };
+  uint64_t epoch = 0;  // settle() calls so far
+  std::deque<Recent> recent;
+  size_t recent_estimate = 0;
+  size_t settled_bytes = 0;
+  size_t settled_pages = 0;
+
   // Scratch buffers reused across pages.
   std::vector<uint8_t> levels_buf;
   std::vector<uint8_t> values_buf;
@@ -168,18 +183,41 @@ struct ColumnWriter::State {
     p.finished.wait(lock, [&] { return p.done; });
   }
 
-  // Emits the pages being compressed, in order, once each is (rethrowing a compression error).
-  void drain() {
-    while (!pending.empty()) {
-      PendingPage& p = *pending.front();
-      wait(p);
-      if (p.error) {
-        const std::exception_ptr error = p.error;
-        pending.pop_front();
-        std::rethrow_exception(error);
-      }
-      emit_data_page(p.header, std::move(p.page), p.stored, p.uncompressed_body);
+  // Emits the oldest page being compressed once it is (rethrowing a compression error).
+  void drain_one() {
+    PendingPage& p = *pending.front();
+    wait(p);
+    if (p.error) {
+      const std::exception_ptr error = p.error;
       pending.pop_front();
+      std::rethrow_exception(error);
+    }
+    emit_data_page(p.header, std::move(p.page), p.stored, p.uncompressed_body);
+    pending.pop_front();
+  }
+
+  // Emits the pages being compressed, in order, once each is.
+  void drain() {
+    while (!pending.empty()) drain_one();
+  }
+
+  static constexpr size_t kMaxPendingPages = 8;
+
+  // A page was closed: it counts at an estimate until two settle() calls later.
+  void note_closed(size_t uncompressed_body) {
+    constexpr size_t kHeaderEstimate = 32;
+    recent.push_back(Recent{epoch, uncompressed_body + kHeaderEstimate});
+    recent_estimate += recent.back().estimate;
+  }
+
+  void settle() {
+    ++epoch;
+    while (!recent.empty() && recent.front().epoch + 2 <= epoch) {
+      if (settled_pages == chunk.pages.size()) drain_one();  // the page is still pending
+      settled_bytes += static_cast<size_t>(chunk.pages[settled_pages].size);
+      ++settled_pages;
+      recent_estimate -= recent.front().estimate;
+      recent.pop_front();
     }
   }
 
@@ -301,8 +339,11 @@ struct ColumnWriter::State {
                       size_t uncompressed_body) {
     if (chunk.data_pages.empty() && last_data_bytes > 0) {
       // Room for a chunk like the last one (and an eighth more): growing by doubling copied a
-      // chunk of code several times over, into storage faulted in afresh.
+      // chunk of code several times over, into storage faulted in afresh. A chunk of code is
+      // above malloc's mmap threshold: mapped anew every row group, it was faulted in 4 KiB at a
+      // time (a tenth of dedup's calling thread), so it asks for huge pages.
       chunk.data_pages.reserve(last_data_bytes + last_data_bytes / 8);
+      advise_huge_pages(chunk.data_pages.data(), chunk.data_pages.capacity());
     }
     page.offset = chunk.data_pages.size();
     page.size =
@@ -406,11 +447,15 @@ struct ColumnWriter::State {
       }
     }
     if (later) {
+      // Memory: at most kMaxPendingPages wait for the pool (the oldest is emitted first, which
+      // changes nothing of what buffered_bytes() counts).
+      while (pending.size() >= kMaxPendingPages) drain_one();
       later->header = header;
       later->page = std::move(page);
       later->uncompressed_body = uncompressed_body;
       PendingPage* p = later.get();
       pending.push_back(std::move(later));
+      note_closed(uncompressed_body);
       pool->submit([p, codec = options.codec, level = level] {
         std::exception_ptr error;
         try {
@@ -427,6 +472,7 @@ struct ColumnWriter::State {
     } else {
       emit_data_page(header, std::move(page), stored,
                      uncompressed_body);  // (no pool: none pending)
+      note_closed(uncompressed_body);
     }
 
     chunk_rows += static_cast<int64_t>(page_rows);
@@ -535,10 +581,11 @@ size_t ColumnWriter::write(const ColumnBatch& batch, size_t level_begin, size_t 
   return vi;
 }
 
+void ColumnWriter::settle() { state_->settle(); }
+
 size_t ColumnWriter::buffered_bytes() const {
-  State& s = *state_;
-  s.drain();  // the pages' compressed sizes decide, whatever the threads
-  return s.chunk.data_pages.size() + s.page_estimate +
+  const State& s = *state_;
+  return s.settled_bytes + s.recent_estimate + s.page_estimate +
          (s.dictionary_used ? s.dictionary.plain_size() : 0);
 }
 
@@ -611,6 +658,8 @@ EncodedChunk ColumnWriter::finish() {
   s.uncompressed_bytes = 0;
   s.chunk_stats.reset();
   s.encodings.clear();
+  s.recent.clear();
+  s.recent_estimate = s.settled_bytes = s.settled_pages = 0;
   return chunk;
 }
 

@@ -53,8 +53,9 @@ struct EncodedChunk {
 class ColumnWriter {
  public:
   // `column` is copied. With `pool` (borrowed; it must outlive the writer), closed pages are
-  // compressed on it. Throws UsageError if the options cannot apply to the column (a page version
-  // other than 1 or 2, a compression level out of range).
+  // compressed on it. Throws UsageError if the
+  // options cannot apply to the column (a page version other than 1 or 2, a compression level out
+  // of range).
   ColumnWriter(const ColumnDescriptor& column, const WriterOptions& options,
                ThreadPool* pool = nullptr);
   ~ColumnWriter();
@@ -67,10 +68,16 @@ class ColumnWriter {
   // for the column (FileWriter checks). Returns the value index after the last value consumed.
   size_t write(const ColumnBatch& batch, size_t level_begin, size_t level_end, size_t value_begin);
 
-  // Bytes held for this chunk so far: encoded pages and the open page's estimate. Waits for the
-  // pages being compressed (their compressed sizes count, so that the row groups a FileWriter
-  // cuts do not depend on the threads), and throws what compressing them threw.
+  // Bytes held for this chunk so far, as the FileWriter's row group cut counts them: the open
+  // page's estimate, and the closed pages at their stored (compressed) size, but those closed
+  // since the second last settle() at their uncompressed size, so that counting never waits for
+  // the pages being compressed and the cuts do not depend on the threads.
   [[nodiscard]] size_t buffered_bytes() const;
+
+  // Starts a new step of buffered_bytes()' count (the FileWriter calls it once per write()): the
+  // pages closed before the last step now count at their stored size, waiting for those still
+  // being compressed (they have had a step's time), and throws what compressing them threw.
+  void settle();
 
   // Closes the open page and returns the chunk; the writer is then empty and ready for the next
   // row group. Throws UsageError if a page would exceed the format's 2 GiB page limit.

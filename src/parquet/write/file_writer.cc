@@ -1,6 +1,5 @@
 #include "parquet/write/file_writer.h"
 
-#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <deque>
@@ -42,11 +41,12 @@ class FileWriter::Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // Queues `bytes`, once they fit in kMaxQueuedBytes with what waits (or nothing waits).
+  // Queues `bytes`, once they fit in kMaxQueuedBytes with what waits and is being written (or
+  // nothing is).
   void put(std::vector<uint8_t>&& bytes) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] {
-      return error_ || queue_.empty() || queued_ + bytes.size() <= kMaxQueuedBytes;
+      return error_ || (queue_.empty() && !writing_) || queued_ + bytes.size() <= kMaxQueuedBytes;
     });
     if (error_) std::rethrow_exception(error_);
     queued_ += bytes.size();
@@ -218,6 +218,7 @@ void FileWriter::write(std::span<const ColumnBatch> leaves) {
     batch_bytes += leaves[leaf].values.data.size() + leaves[leaf].num_levels;
   }
   if (records == 0) return;
+  for (const auto& column : columns_) column->settle();
 
   // Cursors into each leaf's batch: the next level entry and value to write.
   std::vector<size_t> level_at(leaves.size(), 0);
