@@ -76,4 +76,32 @@ uint64_t decoded_code_size(std::string_view stored, bool binary_column, CodeRepa
   return decode_code(stored, binary_column, counts).size();
 }
 
+namespace {
+constexpr int kSizeBits = 56;
+constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
+constexpr uint64_t kHexDecoded = uint64_t{1} << 56;
+constexpr uint64_t kHexInvalid = uint64_t{1} << 57;
+constexpr uint64_t kUtf8Repaired = uint64_t{1} << 58;
+constexpr uint64_t kRepaired = uint64_t{1} << 59;
+}  // namespace
+
+uint64_t code_size_measure(std::span<const uint8_t> bytes) {
+  const std::string_view stored(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  CodeRepairCounts counts;
+  const uint64_t size = decoded_code_size(stored, false, counts);
+  return (size & kSizeMask) | (counts.hex_decoded > 0 ? kHexDecoded : 0) |
+         (counts.hex_invalid > 0 ? kHexInvalid : 0) |
+         (counts.utf8_repaired > 0 ? kUtf8Repaired : 0) | (counts.repaired > 0 ? kRepaired : 0);
+}
+
+uint64_t count_code_size_measure(uint64_t measure, bool binary_column, CodeRepairCounts& counts) {
+  ++counts.values;
+  if (binary_column) ++counts.from_binary;
+  if ((measure & kHexDecoded) != 0) ++counts.hex_decoded;
+  if ((measure & kHexInvalid) != 0) ++counts.hex_invalid;
+  if ((measure & kUtf8Repaired) != 0) ++counts.utf8_repaired;
+  if ((measure & kRepaired) != 0) ++counts.repaired;
+  return measure & kSizeMask;
+}
+
 }  // namespace kbdata::dataset

@@ -43,6 +43,17 @@ struct CodeRepairCounts {
 [[nodiscard]] uint64_t decoded_code_size(std::string_view stored, bool binary_column,
                                          CodeRepairCounts& counts);
 
+// decoded_code_size() as one number, for a scan that measures the code column where it decodes
+// it (parquet::ValueMeasure, so the text is never copied out of its page): the size in the low
+// 56 bits, and in bits 56-59 whether decoding hex-decoded the value, found its hex invalid,
+// repaired its UTF-8, changed it. Never throws.
+[[nodiscard]] uint64_t code_size_measure(std::span<const uint8_t> stored);
+
+// The size a code_size_measure() holds, with the value counted in `counts` as decoded_code_size()
+// counts it.
+[[nodiscard]] uint64_t count_code_size_measure(uint64_t measure, bool binary_column,
+                                               CodeRepairCounts& counts);
+
 // Sets `out` to the bytes of a "\x" hex escape and returns true; returns false (out unspecified)
 // when `stored` is not one: no "\x" prefix, no digits, an odd number of digits, or a non-hex
 // character.

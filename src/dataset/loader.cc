@@ -94,6 +94,8 @@ struct Column {
   const ColumnBatch* batch = nullptr;        // borrowed from the scan batch
   const parquet::ScanBatch* scan = nullptr;  // the batch, for the file row numbers of errors
   std::vector<int64_t> index;
+  // The scan delivers code_size_measure() of each value instead of the value (FileLoad::measure).
+  bool measured = false;
 
   [[nodiscard]] bool present() const { return leaf >= 0; }
   [[nodiscard]] bool is_null(size_t r) const { return !present() || index[r] < 0; }
@@ -318,6 +320,16 @@ class FileLoad {
   // Reads only these rows of the file (file row numbers, sorted, disjoint).
   void only_rows(parquet::RowRanges rows) { scan_.rows = std::move(rows); }
 
+  // Column `spec` (code, read for its decoded size alone) is measured by the scan where it decodes
+  // it (code_size_measure()): the text is never copied out of its pages.
+  void measure_code_size(size_t spec) {
+    if (spec >= slots_.size() || slots_[spec] < 0) return;
+    if (specs_[spec].d->physical != PhysicalType::BYTE_ARRAY || specs_[spec].d->max_rep > 0) return;
+    scan_.measures.resize(scan_.columns.size(), nullptr);
+    scan_.measures[static_cast<size_t>(slots_[spec])] = &code_size_measure;
+    specs_[spec].measured = true;
+  }
+
   // Empties column `spec` of `batch` (ScanBatch::release): what the rows took from it is theirs
   // now, and a batch waiting to be delivered holds no copy (of the code: most of its bytes).
   void release(parquet::ScanBatch& batch, size_t spec) const {
@@ -390,6 +402,10 @@ std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts
 }
 
 std::optional<uint64_t> decoded_size(const Column& code, size_t r, CodeRepairCounts& counts) {
+  if (code.measured) {
+    if (code.is_null(r)) return std::nullopt;
+    return count_code_size_measure(code.batch->values.measure(code.at(r)), is_binary(code), counts);
+  }
   auto raw = code.str(r);
   if (!raw) return std::nullopt;
   return decoded_code_size(*raw, is_binary(code), counts);
@@ -442,8 +458,11 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
     specs.push_back(model_columns(SchemaFamily::FLAT)[F_CODE]);
     specs.back().required = true;
   }
+  // Code measured for its size alone is 8 bytes a row in a batch: batches as without code.
+  const bool measure_code = options.with_code_bytes && !options.with_code;
   FileLoad file(reader, specs, load_threads(options),
-                options.with_code || options.with_code_bytes ? kBatchRowsWithCode : kBatchRows);
+                options.with_code ? kBatchRowsWithCode : kBatchRows);
+  if (measure_code) file.measure_code_size(F_CODE);
   if (options.prepare) file.threads_for_any_work();
   const Filter& f = options.filter;
   file.run(
@@ -613,7 +632,10 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   if (code_pass) specs[L_CODE].name = "";
   const bool reads_code = !code_pass && (options.with_code || options.with_code_bytes);
   std::vector<int64_t> first_rows;  // with code_pass: the file row of groups[i]'s first run
-  FileLoad file(reader, specs, load_threads(options), reads_code ? kBatchRowsWithCode : kBatchRows);
+  const bool measure_code = options.with_code_bytes && !options.with_code;
+  FileLoad file(reader, specs, load_threads(options),
+                reads_code && !measure_code ? kBatchRowsWithCode : kBatchRows);
+  if (reads_code && measure_code) file.measure_code_size(L_CODE);
   const auto decode_batch = [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
     if (!reads_code) return;
     std::vector<DecodedCode> out(batch.num_rows);
@@ -746,7 +768,9 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     for (const auto& w : wanted) parquet::append_range(rows, w.first, w.first + 1);
     std::vector<ColumnSpec> code_only(code_specs.size());
     code_only[L_CODE] = code_specs[L_CODE];
-    FileLoad code_file(reader, code_only, load_threads(options), kBatchRowsWithCode);
+    FileLoad code_file(reader, code_only, load_threads(options),
+                       measure_code ? kBatchRows : kBatchRowsWithCode);
+    if (measure_code) code_file.measure_code_size(L_CODE);
     if (options.prepare) code_file.threads_for_any_work();
     code_file.only_rows(std::move(rows));
     LoadStats ignored;

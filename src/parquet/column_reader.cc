@@ -76,6 +76,8 @@ struct ColumnReader::State {
   int64_t levels_in_pages = 0;  // level entries of the data pages started so far
   ColumnBatch scratch;          // for skip() and rows outside the selection
   ValueForm form = ValueForm::VALUES;
+  ValueMeasure measure = nullptr;  // with ValueForm::MEASURES
+  ValueBuffer measured;            // values decoded to be measured (decoders that need it)
   // Records (rows) whose first level entry has been consumed, or skipped with their page: the
   // index within the row group of the next record to start.
   int64_t records_started = 0;
@@ -127,7 +129,22 @@ void ColumnReader::set_value_form(ValueForm form) {
         "without repetition ('" +
         column_.dotted_path + "' is repeated)");
   }
+  if (form == ValueForm::MEASURES) {
+    throw UsageError("ColumnReader::set_value_form(): use set_measure() for measures");
+  }
   state_->form = form;
+}
+
+void ColumnReader::set_measure(ValueMeasure measure) {
+  if (column_.physical != PhysicalType::BYTE_ARRAY || column_.max_rep > 0 || measure == nullptr) {
+    throw UsageError(
+        "ColumnReader::set_measure(): measures need a BYTE_ARRAY column without "
+        "repetition ('" +
+        column_.dotted_path + "')");
+  }
+  state_->form = ValueForm::MEASURES;
+  state_->measure = measure;
+  state_->measured = ValueBuffer::for_type(column_.physical, column_.type_length);
 }
 
 void ColumnReader::set_verify_checksums(bool on) { state_->pages.set_verify_checksums(on); }
@@ -308,6 +325,8 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
   } else if (s.form == ValueForm::INDICES && s.current == s.dictionary.get()) {
     s.dictionary->decode_indices(present, out.indices);
     if (!out.dictionary) out.dictionary = s.dictionary->shared_dictionary();
+  } else if (s.form == ValueForm::MEASURES) {
+    s.current->measure(present, s.measure, out.values, s.measured);
   } else {
     s.current->decode(present, out.values);
   }

@@ -56,9 +56,10 @@ struct ColumnBatch {
 
 // What a reader makes of the values of the entries it reads (ColumnReader::set_value_form()).
 enum class ValueForm {
-  VALUES,   // decoded into ColumnBatch::values (the default)
-  INDICES,  // dictionary-encoded pages as ColumnBatch::indices, other pages as values
-  NONE,     // levels only: values are skipped (decoded and dropped where the encoding needs it)
+  VALUES,    // decoded into ColumnBatch::values (the default)
+  INDICES,   // dictionary-encoded pages as ColumnBatch::indices, other pages as values
+  NONE,      // levels only: values are skipped (decoded and dropped where the encoding needs it)
+  MEASURES,  // BYTE_ARRAY: each value replaced by its measure, 8 bytes (set_measure())
 };
 
 // Throws FormatError (located at the column) unless `values` is a well-formed buffer of
@@ -123,6 +124,12 @@ class ColumnReader {
   // without repetition (else UsageError). With INDICES a batch ends where the pages change
   // between dictionary-encoded and other pages.
   void set_value_form(ValueForm form);
+
+  // Makes later reads deliver, for each BYTE_ARRAY value, `measure` of it as an 8-byte value
+  // (ValueBuffer::measure() reads it back) instead of the value: a column whose values are only
+  // measured (their decoded size) is then never copied out of its pages. For a BYTE_ARRAY column
+  // without repetition (else UsageError).
+  void set_measure(ValueMeasure measure);
 
   // Verify page CRCs when present (see PageReader::set_verify_checksums).
   void set_verify_checksums(bool on);

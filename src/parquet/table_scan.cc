@@ -318,6 +318,21 @@ TableScan::TableScan(FileReader& reader, ScanOptions options)
     }
     seen[static_cast<size_t>(leaf)] = true;
   }
+  if (!options_.measures.empty()) {
+    if (options_.measures.size() != options_.columns.size()) {
+      throw UsageError("TableScan: " + std::to_string(options_.measures.size()) + " measures for " +
+                       std::to_string(options_.columns.size()) + " columns");
+    }
+    for (size_t k = 0; k < options_.columns.size(); ++k) {
+      const ColumnDescriptor& d =
+          reader_.schema().leaves()[static_cast<size_t>(options_.columns[k])];
+      if (options_.measures[k] != nullptr &&
+          (d.physical != PhysicalType::BYTE_ARRAY || d.max_rep > 0)) {
+        throw UsageError("TableScan: a measure needs a BYTE_ARRAY column without repetition ('" +
+                         d.dotted_path + "')");
+      }
+    }
+  }
   if (options_.batch_rows == 0) options_.batch_rows = 1;
   if (options_.threads < 1) options_.threads = 1;
 }
@@ -329,7 +344,12 @@ class Scan {
  public:
   Scan(FileReader& reader, const ScanOptions& options, ScanStats& stats,
        const TableScan::MapFn& map, const TableScan::DeliverFn& deliver)
-      : reader_(reader), options_(options), stats_(stats), map_(map), deliver_(deliver) {}
+      : reader_(reader), options_(options), stats_(stats), map_(map), deliver_(deliver) {
+    measure_of_leaf_.assign(reader_.schema().leaves().size(), nullptr);
+    for (size_t k = 0; k < options_.measures.size(); ++k) {
+      measure_of_leaf_[static_cast<size_t>(options_.columns[k])] = options_.measures[k];
+    }
+  }
 
   void run() {
     int64_t group_first = 0;
@@ -390,6 +410,8 @@ class Scan {
     if (!covers(rows, group_rows)) {
       column->select_rows(rows, pages ? &*pages : nullptr, group_rows);
     }
+    // (The filter step sets its own form on predicate columns after this.)
+    if (ValueMeasure m = measure_of_leaf_[static_cast<size_t>(leaf)]) column->set_measure(m);
     return column;
   }
 
@@ -1005,6 +1027,7 @@ class Scan {
   std::vector<ScanBatch> spare_;
   const TableScan::MapFn& map_;
   const TableScan::DeliverFn& deliver_;
+  std::vector<ValueMeasure> measure_of_leaf_;  // per leaf: its measure (ScanOptions::measures)
   // The units started or waiting to start, in delivery order (on the pool only).
   std::deque<PendingUnit> pending_;
   std::atomic<bool> cancel_{false};

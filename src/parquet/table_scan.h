@@ -55,6 +55,11 @@ struct ScanOptions {
   // Leaves to deliver (indexes into the schema's leaves), in this order: batch.columns[i] holds
   // columns[i]. A leaf may be listed once.
   std::vector<int> columns;
+  // Empty, or one per entry of `columns`: a column given a measure (a BYTE_ARRAY leaf without
+  // repetition) delivers measure(value) of each value as an 8-byte value (ValueBuffer::measure())
+  // instead of the value, worked out on the decoding thread from the page's bytes: a column read
+  // only for a number per value is never copied out of its pages.
+  std::vector<ValueMeasure> measures;
   // Row groups and pages whose statistics rule out a predicate are not read (borrowed; bound to
   // the same file's schema). With filter_rows, rows where a predicate fails are dropped too, and
   // the other columns are decoded for the surviving rows only; without it, the rows of pages the

@@ -71,6 +71,26 @@ struct ValueBuffer {
     offsets.push_back(data.size());
     ++count;
   }
+
+  // Appends a BYTE_ARRAY value of 8 bytes, `measure` little-endian (ValueForm::MEASURES).
+  void append_measure(uint64_t measure) {
+    uint8_t bytes[8];
+    for (int k = 0; k < 8; ++k) bytes[k] = static_cast<uint8_t>(measure >> (8 * k));
+    append_binary(bytes);
+  }
+
+  // Value i of a buffer of measures (append_measure()).
+  [[nodiscard]] uint64_t measure(size_t i) const {
+    const std::span<const uint8_t> b = bytes(i);
+    uint64_t m = 0;
+    for (size_t k = 0; k < b.size() && k < 8; ++k) m |= uint64_t{b[k]} << (8 * k);
+    return m;
+  }
 };
+
+// What a reader set to ValueForm::MEASURES keeps of each BYTE_ARRAY value: a number worked out
+// from its bytes (its decoded size, say), on the decoding thread. Must be safe to call
+// concurrently.
+using ValueMeasure = uint64_t (*)(std::span<const uint8_t> value);
 
 }  // namespace kbdata::parquet

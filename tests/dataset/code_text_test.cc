@@ -106,6 +106,18 @@ TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
       EXPECT_EQ(by_size.hex_invalid, by_text.hex_invalid);
       EXPECT_EQ(by_size.utf8_repaired, by_text.utf8_repaired);
       EXPECT_EQ(by_size.repaired, by_text.repaired);
+
+      // The same as one number (a scan's measure of the column), counted afterwards.
+      CodeRepairCounts by_measure;
+      const auto* bytes = reinterpret_cast<const uint8_t*>(s.data());
+      const uint64_t measure = code_size_measure({bytes, s.size()});
+      EXPECT_EQ(count_code_size_measure(measure, binary, by_measure), text.size());
+      EXPECT_EQ(by_measure.values, by_text.values);
+      EXPECT_EQ(by_measure.from_binary, by_text.from_binary);
+      EXPECT_EQ(by_measure.hex_decoded, by_text.hex_decoded) << s.substr(0, 20);
+      EXPECT_EQ(by_measure.hex_invalid, by_text.hex_invalid) << s.substr(0, 20);
+      EXPECT_EQ(by_measure.utf8_repaired, by_text.utf8_repaired) << s.substr(0, 20);
+      EXPECT_EQ(by_measure.repaired, by_text.repaired) << s.substr(0, 20);
     }
   }
 }

@@ -458,6 +458,88 @@ TEST(TableScan, RowsRestrictTheScan) {
   }
 }
 
+// A measure of a value that tells values apart: its size and a hash of its bytes.
+uint64_t size_and_hash(std::span<const uint8_t> value) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint8_t b : value) h = (h ^ b) * 1099511628211ull;
+  return (h << 20) ^ value.size();
+}
+
+// `all` with column `c`'s values replaced by their measures.
+std::vector<ColumnBatch> measured(std::vector<ColumnBatch> all, size_t c) {
+  ValueBuffer measures = ValueBuffer::for_type(PhysicalType::BYTE_ARRAY, 0);
+  for (size_t i = 0; i < all[c].values.count; ++i) {
+    measures.append_measure(size_and_hash(all[c].values.bytes(i)));
+  }
+  all[c].values = std::move(measures);
+  return all;
+}
+
+TEST(TableScan, AMeasuredColumnDeliversEachValuesMeasure) {
+  // `name` (leaf 3): nulls, dictionary pages then PLAIN ones (measured in place), every cut and
+  // thread count, the whole file, a filter on the measured column itself (which reads its values)
+  // and rows picked out (the ones between them skipped).
+  for (int version : {1, 2}) {
+    auto reader = open_bytes(flat_file(4000, version == 1, version, 900, 7));
+    const std::vector<ColumnBatch> all = read_table(*reader);
+    const std::vector<ColumnBatch> expected = measured(all, 3);
+    for (const Cuts& cuts : kCuts) {
+      for (int threads : {1, 3}) {
+        const std::string what = std::string(cuts.name) + " threads " + std::to_string(threads) +
+                                 " v" + std::to_string(version);
+        ScanOptions o = options_for(cuts, every_leaf(*reader), threads);
+        o.measures = {nullptr, nullptr, nullptr, &size_and_hash, nullptr, nullptr};
+        Scanned s = scan(*reader, o);
+        expect_same(expected, s.columns, what);
+
+        RowFilter filter(reader->schema(), {{"name", CompareOp::GE, std::string("user-17"), {}},
+                                            {"passed", CompareOp::EQ, true, {}}});
+        o.filter = &filter;
+        o.filter_rows = true;
+        std::vector<int64_t> rows;
+        const std::vector<ColumnBatch> kept = rows_where(
+            *reader, expected,
+            [&](size_t r) {
+              const std::optional<std::string> v = value_at<std::string>(*reader, all, 3, r);
+              return v && *v >= "user-17" && value_at<uint8_t>(*reader, all, 4, r) == 1;
+            },
+            rows);
+        ASSERT_GT(rows.size(), 10u);
+        s = scan(*reader, o);
+        expect_same(kept, s.columns, what + " filtered");
+        EXPECT_EQ(s.file_rows, rows) << what;
+
+        o.filter = nullptr;
+        o.filter_rows = false;
+        o.rows = RowRanges{{5, 9}, {1490, 1510}, {3990, 4000}};
+        rows.clear();
+        const std::vector<ColumnBatch> picked = rows_where(
+            *reader, expected,
+            [&](size_t r) { return r < 9      ? r >= 5
+                                   : r < 1510 ? r >= 1490
+                                              : r >= 3990; }, rows);
+        s = scan(*reader, o);
+        expect_same(picked, s.columns, what + " rows");
+        EXPECT_EQ(s.file_rows, rows) << what;
+      }
+    }
+  }
+}
+
+TEST(TableScan, AMeasureNeedsOneEntryPerColumnAndAByteArrayColumn) {
+  auto reader = open_bytes(flat_file(100, true, 1));
+  ScanOptions o = options_for(kCuts[0], {0, 3}, 1);
+  o.measures = {&size_and_hash};
+  EXPECT_THROW(TableScan(*reader, o), UsageError);
+  o.measures = {&size_and_hash, nullptr};  // leaf 0 is an INT64
+  EXPECT_THROW(TableScan(*reader, o), UsageError);
+  o.measures = {nullptr, &size_and_hash};
+  EXPECT_NO_THROW(TableScan(*reader, o));
+  auto column = reader->column(0, 0);
+  EXPECT_THROW(column->set_measure(&size_and_hash), UsageError);
+  EXPECT_THROW(column->set_value_form(ValueForm::MEASURES), UsageError);
+}
+
 // Rows picked out of files DuckDB wrote (its RLE and bit-packed levels, v1 and v2 pages, nulls,
 // dictionaries, several pages and row groups): the levels of the rows between them are counted
 // past, not decoded, and the rows kept hold what a full read gives for them.

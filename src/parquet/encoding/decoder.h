@@ -35,6 +35,16 @@ class ValueDecoder {
     (void)n;
     return false;
   }
+
+  // Appends fn(value) of the next n BYTE_ARRAY values to `out` as 8-byte values
+  // (ValueBuffer::append_measure), with the checks decode() makes. `scratch` (of the decoder's
+  // type) may be used to decode them first, which this default does; a decoder that can read its
+  // values in place does so.
+  virtual void measure(size_t n, ValueMeasure fn, ValueBuffer& out, ValueBuffer& scratch) {
+    scratch.clear();
+    decode(n, scratch);
+    for (size_t i = 0; i < n; ++i) out.append_measure(fn(scratch.bytes(i)));
+  }
 };
 
 }  // namespace kbdata::parquet

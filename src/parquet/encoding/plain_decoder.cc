@@ -159,6 +159,29 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     values_left_ -= n;
   }
 
+  void measure(size_t n, ValueMeasure fn, ValueBuffer& out, ValueBuffer&) override {
+    if (n > values_left_) throw_too_few(n, values_left_);
+    const uint8_t* const begin = data_.data() + pos_;
+    const uint8_t* const end = data_.data() + data_.size();
+    const uint8_t* p = begin;
+    for (size_t i = 0; i < n; ++i) {
+      if (end - p < 4) {
+        throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
+                          ": length is cut off by the end of the page");
+      }
+      const uint32_t length = load_le32(p);
+      p += 4;
+      if (length > static_cast<size_t>(end - p)) {
+        throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
+                          " overruns the page (" + std::to_string(end - p) + " bytes left)");
+      }
+      out.append_measure(fn({p, length}));
+      p += length;
+    }
+    pos_ += static_cast<size_t>(p - begin);
+    values_left_ -= n;
+  }
+
   bool skip(size_t n) override {
     if (n > values_left_) throw_too_few(n, values_left_);
     const uint8_t* const end = data_.data() + data_.size();
