@@ -41,12 +41,13 @@ class FileWriter::Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
-  // Queues `bytes`, once they fit in kMaxQueuedBytes with what waits and is being written (or
-  // nothing is).
+  // Queues `bytes`, once they fit in kMaxQueuedBytes with what waits (or nothing waits: a chunk of
+  // code is queued while the one before is written, and the calling thread goes on; waiting for
+  // that write too kept the pool idle, dedup --exact 7% slower for no less memory).
   void put(std::vector<uint8_t>&& bytes) {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] {
-      return error_ || (queue_.empty() && !writing_) || queued_ + bytes.size() <= kMaxQueuedBytes;
+      return error_ || queue_.empty() || queued_ + bytes.size() <= kMaxQueuedBytes;
     });
     if (error_) std::rethrow_exception(error_);
     queued_ += bytes.size();

@@ -13,8 +13,8 @@
 // page indexes (a few bytes per page) are kept until close(). With WriterOptions::threads > 1 the
 // pages are compressed on a pool and the bytes are handed, in order, to a thread of the writer's
 // own that writes them to the sink (the copy into the page cache then overlaps the next row
-// group); at most kMaxQueuedBytes are queued or being written, or one larger chunk alone: a slow
-// sink holds the writer back rather than letting its memory grow.
+// group); at most kMaxQueuedBytes wait for it, or one chunk alone, besides the chunk being
+// written: a slow sink holds the writer back rather than letting its memory grow.
 #pragma once
 
 #include <cstdint>
