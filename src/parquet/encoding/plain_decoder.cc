@@ -116,26 +116,11 @@ class PlainByteArrayDecoder final : public ValueDecoder {
 
   void decode(size_t n, ValueBuffer& out) override {
     assert(out.is_binary());
-    if (n > values_left_) throw_too_few(n, values_left_);
     // First pass: validate every length and total the bytes, so that the buffers grow once.
     const uint8_t* const begin = data_.data() + pos_;
-    const uint8_t* const end = data_.data() + data_.size();
-    const uint8_t* p = begin;
     size_t total = 0;
-    for (size_t i = 0; i < n; ++i) {
-      if (end - p < 4) {
-        throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
-                          ": length is cut off by the end of the page");
-      }
-      const uint32_t length = load_le32(p);
-      p += 4;
-      if (length > static_cast<size_t>(end - p)) {
-        throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
-                          " overruns the page (" + std::to_string(end - p) + " bytes left)");
-      }
-      p += length;
-      total += length;
-    }
+    walk(
+        n, [&](const uint8_t*, uint32_t length) { total += length; }, /*advance=*/false);
     // Second pass: one memcpy per value into storage grown once.
     const size_t old_size = out.data.size();
     resize_uninit(out.data, old_size + total);
@@ -144,7 +129,7 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     uint8_t* dst = out.data.data() + old_size;
     uint64_t* offsets = out.offsets.data() + old_offsets;
     uint64_t offset = old_size;
-    p = begin;
+    const uint8_t* p = begin;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t length = load_le32(p);
       p += 4;
@@ -160,29 +145,21 @@ class PlainByteArrayDecoder final : public ValueDecoder {
   }
 
   void measure(size_t n, ValueMeasure fn, ValueBuffer& out, ValueBuffer&) override {
-    if (n > values_left_) throw_too_few(n, values_left_);
-    const uint8_t* const begin = data_.data() + pos_;
-    const uint8_t* const end = data_.data() + data_.size();
-    const uint8_t* p = begin;
-    for (size_t i = 0; i < n; ++i) {
-      if (end - p < 4) {
-        throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
-                          ": length is cut off by the end of the page");
-      }
-      const uint32_t length = load_le32(p);
-      p += 4;
-      if (length > static_cast<size_t>(end - p)) {
-        throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
-                          " overruns the page (" + std::to_string(end - p) + " bytes left)");
-      }
-      out.append_measure(fn({p, length}));
-      p += length;
-    }
-    pos_ += static_cast<size_t>(p - begin);
-    values_left_ -= n;
+    walk(n, [&](const uint8_t* value, uint32_t length) {
+      out.append_measure(fn({value, length}));
+    });
   }
 
   bool skip(size_t n) override {
+    walk(n, [](const uint8_t*, uint32_t) {});
+    return true;
+  }
+
+ private:
+  // Calls each(value, length) for the next n values, checking every length against the page
+  // (FormatError), and moves past them unless `advance` is false.
+  template <typename Each>
+  void walk(size_t n, Each&& each, bool advance = true) {
     if (n > values_left_) throw_too_few(n, values_left_);
     const uint8_t* const end = data_.data() + data_.size();
     const uint8_t* p = data_.data() + pos_;
@@ -197,14 +174,15 @@ class PlainByteArrayDecoder final : public ValueDecoder {
         throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
                           " overruns the page (" + std::to_string(end - p) + " bytes left)");
       }
+      each(p, length);
       p += length;
     }
-    pos_ = static_cast<size_t>(p - data_.data());
-    values_left_ -= n;
-    return true;
+    if (advance) {
+      pos_ = static_cast<size_t>(p - data_.data());
+      values_left_ -= n;
+    }
   }
 
- private:
   std::span<const uint8_t> data_;  // the page's values, owned by the page buffer
   size_t pos_ = 0;
   size_t values_left_ = 0;
