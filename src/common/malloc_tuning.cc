@@ -2,14 +2,29 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 namespace kbdata {
 
 void tune_malloc_for_readers() {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  // The heap grows by 32 MiB at a time (below the trim threshold, so a free never gives it back),
+  // and its first growth, made here, is backed by huge pages.
+  constexpr size_t kTopPad = size_t{32} << 20;
+  mallopt(M_TOP_PAD, static_cast<int>(kTopPad));
+  char* const before = static_cast<char*>(::sbrk(0));
+  // A block larger than what the heap has free makes malloc extend it by the block and the pad.
+  void* grow = std::malloc(size_t{1} << 20);
+  asm volatile("" : : "r"(grow) : "memory");  // (the compiler would drop a block never used)
+  std::free(grow);
+  char* const after = static_cast<char*>(::sbrk(0));
+  if (before != reinterpret_cast<char*>(-1) && after > before) {
+    advise_huge_pages(before, static_cast<size_t>(after - before));
+  }
 }
 
 void advise_huge_pages(void* data, size_t bytes) {
