@@ -12,8 +12,8 @@ namespace kbdata {
 // memory back to the system when more than 64 MiB lies free at its top. Larger blocks are still
 // mapped. The heap grows 32 MiB at a time, and its first 32 MiB are backed by transparent huge
 // pages (as advise_huge_pages): a short command's buffers are faulted in 2 MiB at a time, a few
-// hundred faults fewer per MiB (`kbdata top` on one file: 3,900 faults -> 1,070, 2.5 ms of 20). Call
-// once at the start of main().
+// hundred faults fewer per MiB (`kbdata top` on one file: 3,900 faults -> 1,070, 2.5 ms of 20).
+// Call once at the start of main().
 void tune_malloc_for_readers();
 
 // Asks the kernel to back [data, data + bytes) with transparent huge pages where it lies on whole
