@@ -12,8 +12,8 @@ namespace kbdata {
 void tune_malloc_for_readers() {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  // The heap grows by 32 MiB at a time (below the trim threshold, so a free never gives it back),
-  // and its first growth, made here, is backed by huge pages.
+  // The heap grows by 32 MiB at a time (below the trim threshold: the pad alone never makes a free
+  // give memory back), and its first growth, made here, is backed by huge pages.
   constexpr size_t kTopPad = size_t{32} << 20;
   mallopt(M_TOP_PAD, static_cast<int>(kTopPad));
   char* const before = static_cast<char*>(::sbrk(0));
@@ -22,7 +22,8 @@ void tune_malloc_for_readers() {
   asm volatile("" : : "r"(grow) : "memory");  // (the compiler would drop a block never used)
   std::free(grow);
   char* const after = static_cast<char*>(::sbrk(0));
-  if (before != reinterpret_cast<char*>(-1) && after > before) {
+  char* const failed = reinterpret_cast<char*>(-1);  // sbrk's error
+  if (before != failed && after != failed && after > before) {
     advise_huge_pages(before, static_cast<size_t>(after - before));
   }
 }
