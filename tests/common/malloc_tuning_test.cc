@@ -12,8 +12,15 @@
 namespace kbdata {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kOwnMalloc = true;  // the sanitizers' allocators leave glibc's heap alone
+// The sanitizers' allocators leave glibc's heap alone (g++ names them by macros, clang by
+// __has_feature).
+#if defined(__has_feature)
+#define KBDATA_CLANG_SANITIZER (__has_feature(address_sanitizer) || __has_feature(thread_sanitizer))
+#else
+#define KBDATA_CLANG_SANITIZER 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || KBDATA_CLANG_SANITIZER
+constexpr bool kOwnMalloc = true;
 #else
 constexpr bool kOwnMalloc = false;
 #endif
