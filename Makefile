@@ -130,11 +130,11 @@ bench-diagnostics: deps
 	bench/export_bench.sh $(BUILD)-bench/kbdata medium
 	$(BUILD)-bench/bench/dedup_bench
 
-# libFuzzer (docs/parquet.md, "Hostile input"): builds the three targets with clang in build-fuzz/,
+# libFuzzer (docs/parquet.md, "Hostile input"): builds the four targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each
 # target for FUZZ_SECONDS. Crashes and their inputs land in build-fuzz/findings/<target>/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_read_file fuzz_footer fuzz_page
+FUZZ_TARGETS := fuzz_read_file fuzz_footer fuzz_page fuzz_snappy
 fuzz: deps
 	CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DKBDATA_FUZZ=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS) fuzz_seeds

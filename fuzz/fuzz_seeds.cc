@@ -3,6 +3,8 @@
 //   OUT_DIR/footer/     each file's footer (the FileMetaData bytes)
 //   OUT_DIR/page/       each column chunk of at most kMaxSeedBytes, prefixed with the fuzz_page
 //                       header bytes that describe its column (layout in fuzz_inputs.h)
+//   OUT_DIR/snappy/     each file's first kMaxSeedBytes, snappy-compressed (streams of every tag
+//                       kind for fuzz_snappy)
 // Usage: fuzz_seeds OUT_DIR FILE...  Files that fail to open get only their read_file seed.
 #include <cstdint>
 #include <cstdio>
@@ -14,6 +16,7 @@
 
 #include "common/error.h"
 #include "fuzz_inputs.h"
+#include "parquet/compression.h"
 #include "parquet/file_reader.h"
 
 namespace {
@@ -36,13 +39,22 @@ int main(int argc, char** argv) {
   }
   const std::filesystem::path root = argv[1];
   const std::filesystem::path out_dir = root / "page";
-  for (const char* sub : {"read_file", "footer", "page"}) {
+  for (const char* sub : {"read_file", "footer", "page", "snappy"}) {
     std::filesystem::create_directories(root / sub);
   }
   int written = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string stem =
         std::to_string(i - 1) + "_" + std::filesystem::path(argv[i]).stem().string();
+    {
+      std::ifstream in(argv[i], std::ios::binary);
+      std::vector<uint8_t> head(static_cast<size_t>(kMaxSeedBytes));
+      in.read(reinterpret_cast<char*>(head.data()), kMaxSeedBytes);
+      head.resize(static_cast<size_t>(in.gcount()));
+      std::vector<uint8_t> compressed;
+      parquet::compress(parquet::Codec::SNAPPY, 0, head, compressed);
+      write_seed(root / "snappy" / stem, compressed);
+    }
     try {
       auto reader = parquet::FileReader::open(argv[i]);
       const uint64_t file_size = reader->file().size();

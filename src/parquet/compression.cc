@@ -2,7 +2,6 @@
 
 #include <brotli/decode.h>
 #include <lz4.h>
-#include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -11,9 +10,11 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
+#include "parquet/snappy_decoder.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -46,15 +47,10 @@ const uint8_t* in_ptr(std::span<const uint8_t> input) {
 }
 
 void decompress_snappy(std::span<const uint8_t> input, std::span<uint8_t> output) {
-  const auto* in = reinterpret_cast<const char*>(in_ptr(input));
-  size_t length = 0;
-  if (!snappy::GetUncompressedLength(in, input.size(), &length)) {
-    throw_codec_error("SNAPPY", "invalid compressed data (bad length header)");
-  }
-  check_size("SNAPPY", length, output.size());
-  if (!snappy::RawUncompress(in, input.size(), reinterpret_cast<char*>(out_ptr(output)))) {
-    throw_codec_error("SNAPPY", "invalid compressed data");
-  }
+  const std::optional<uint64_t> length = snappy_uncompressed_length(input);
+  if (!length) throw_codec_error("SNAPPY", "invalid compressed data (bad length header)");
+  check_size("SNAPPY", *length, output.size());
+  if (!snappy_decompress(input, output)) throw_codec_error("SNAPPY", "invalid compressed data");
 }
 
 // An inflate stream kept per thread and reset for each page.

@@ -1,7 +1,7 @@
 // Decompression of page bodies, one codec per Parquet CompressionCodec value.
 //
 //   UNCOMPRESSED  copied as is
-//   SNAPPY        raw snappy block (libsnappy)
+//   SNAPPY        raw snappy block (kbdata's decoder, snappy_decoder.h)
 //   GZIP          gzip or zlib stream (zlib); concatenated gzip members are read as one
 //   BROTLI        brotli stream (libbrotlidec)
 //   ZSTD          zstd frames (libzstd); concatenated and skippable frames are read as one

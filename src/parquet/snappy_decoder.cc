@@ -1,0 +1,225 @@
+#include "parquet/snappy_decoder.h"
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+
+namespace kbdata::parquet {
+namespace {
+
+// What the tag byte alone says: how many bytes it produces (0 for a long literal, whose length
+// follows), whether the fast loop leaves it to decode_one_tag (a long literal, a 4-byte offset),
+// and for a 1-byte-offset copy the offset's bits 8-10.
+struct TagInfo {
+  uint8_t length;
+  bool exceptional;
+  uint16_t offset_high;
+};
+
+constexpr std::array<TagInfo, 256> make_tag_table() {
+  std::array<TagInfo, 256> table{};
+  for (unsigned tag = 0; tag < 256; ++tag) {
+    const unsigned upper = tag >> 2;
+    switch (tag & 3) {
+      case 0:  // literal; 60..63 say the length is in the next 1..4 bytes
+        table[tag] =
+            upper < 60 ? TagInfo{static_cast<uint8_t>(upper + 1), false, 0} : TagInfo{0, true, 0};
+        break;
+      case 1:
+        table[tag] = {static_cast<uint8_t>((upper & 7) + 4), false,
+                      static_cast<uint16_t>((tag >> 5) << 8)};
+        break;
+      case 2:
+        table[tag] = {static_cast<uint8_t>(upper + 1), false, 0};
+        break;
+      default:
+        table[tag] = {static_cast<uint8_t>(upper + 1), true, 0};
+        break;
+    }
+  }
+  return table;
+}
+
+constexpr std::array<TagInfo, 256> kTags = make_tag_table();
+
+// The offset bytes after a tag, by the tag's kind (a literal has none; a 4-byte offset is
+// exceptional, so its mask is never used by the fast loop).
+constexpr uint32_t kOffsetMask[4] = {0, 0xff, 0xffff, 0xffffffff};
+
+// The fast loop reads at most 65 bytes from a tag (the tag, then a literal's 64 bytes or the next
+// tag after it) and writes at most 64 bytes from the output position; it runs while that much
+// input and output remain, so it needs no bounds checks of its own. decode_one_tag decodes the
+// rest, checking everything.
+constexpr ptrdiff_t kInputSlack = 72;
+constexpr ptrdiff_t kOutputSlack = 64;
+
+// For a copy whose offset (1..7) is shorter than 8 bytes: the smallest multiple of the offset that
+// is at least 8, a distance from which 8-byte moves repeat the same pattern.
+constexpr uint8_t kPatternDistance[8] = {0, 8, 8, 9, 8, 10, 12, 14};
+
+uint32_t load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+uint32_t load_le(const uint8_t* p, size_t bytes) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < bytes; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
+  return v;
+}
+
+// Moves of N bytes that read all of `src` before writing `dst` (memmove's meaning), inline.
+template <size_t N>
+void move_bytes(uint8_t* dst, const uint8_t* src) {
+  uint8_t buffer[N];
+  std::memcpy(buffer, src, N);
+  std::memcpy(dst, buffer, N);
+}
+
+// A copy of `length` (<= 64) bytes from `offset` bytes back, offset < length allowed (the pattern
+// repeats). REQUIRES: 1 <= offset <= bytes before `op`, 64 bytes writable at `op`: it writes up to
+// the next multiple of 8 after `length`, and reads only bytes already written.
+void copy_with_slack(uint8_t* op, size_t offset, size_t length) {
+  if (offset >= 8) {
+    for (size_t i = 0; i < length; i += 8) move_bytes<8>(op + i, op + i - offset);
+    return;
+  }
+  const uint8_t* const src = op - offset;
+  for (size_t i = 0; i < 8; ++i) op[i] = src[i];
+  const size_t distance = kPatternDistance[offset];
+  for (size_t i = 8; i < length; i += 8) move_bytes<8>(op + i, op + i - distance);
+}
+
+// Decodes the tag at `ip`, checking the input, the offset and the output's room. Advances `ip`
+// and `op`; false if the stream is corrupt there.
+bool decode_one_tag(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* out, uint8_t*& op,
+                    const uint8_t* op_end) {
+  const uint32_t tag = *ip++;
+  const size_t upper = tag >> 2;
+  size_t length = 0;
+  size_t offset = 0;
+  switch (tag & 3) {
+    case 0: {
+      length = upper + 1;
+      if (upper >= 60) {
+        const size_t bytes = upper - 59;
+        if (static_cast<size_t>(ip_end - ip) < bytes) return false;
+        length = static_cast<size_t>(load_le(ip, bytes)) + 1;
+        ip += bytes;
+      }
+      if (static_cast<size_t>(ip_end - ip) < length || static_cast<size_t>(op_end - op) < length) {
+        return false;
+      }
+      std::memcpy(op, ip, length);
+      ip += length;
+      op += length;
+      return true;
+    }
+    case 1:
+      if (ip_end - ip < 1) return false;
+      length = (upper & 7) + 4;
+      offset = (tag >> 5) << 8 | *ip++;
+      break;
+    case 2:
+      if (ip_end - ip < 2) return false;
+      length = upper + 1;
+      offset = load_le(ip, 2);
+      ip += 2;
+      break;
+    default:
+      if (ip_end - ip < 4) return false;
+      length = upper + 1;
+      offset = load_le(ip, 4);
+      ip += 4;
+      break;
+  }
+  // offset - 1 wraps for an offset of 0, which is as corrupt as one beyond the output's start.
+  if (offset - 1 >= static_cast<size_t>(op - out) || static_cast<size_t>(op_end - op) < length) {
+    return false;
+  }
+  if (op_end - op >= kOutputSlack) {
+    copy_with_slack(op, offset, length);
+  } else {
+    const uint8_t* const src = op - offset;
+    for (size_t i = 0; i < length; ++i) op[i] = src[i];
+  }
+  op += length;
+  return true;
+}
+
+}  // namespace
+
+std::optional<uint64_t> snappy_uncompressed_length(std::span<const uint8_t> input) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 5 && i < input.size(); ++i) {
+    value |= static_cast<uint64_t>(input[i] & 0x7f) << (7 * i);
+    if ((input[i] & 0x80) == 0) {
+      if (value > 0xffffffffu) return std::nullopt;
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
+  if (!declared || *declared != output.size()) return false;
+  size_t header = 1;
+  while (input[header - 1] & 0x80) ++header;
+
+  const uint8_t* ip = input.data() + header;
+  const uint8_t* const ip_end = input.data() + input.size();
+  uint8_t* const out = output.data();
+  uint8_t* op = out;
+  const uint8_t* const op_end = out + output.size();
+
+  if (ip_end - ip > kInputSlack && op_end - op > kOutputSlack) {
+    // A tag at or past ip_limit, or output at or past op_limit, is left to decode_one_tag.
+    const uint8_t* const ip_limit = ip_end - kInputSlack;
+    const uint8_t* const op_limit = op_end - kOutputSlack;
+    while (ip < ip_limit && op < op_limit) {
+      uint32_t tag = *ip;
+      do {
+        // Where the next tag is, for either kind, is known from this tag alone: both candidates
+        // are loaded and one is picked, so the loop's chain of dependent loads is one load long.
+        const uint8_t* const body = ip + 1;
+        const uint32_t kind = tag & 3;
+        const bool literal = kind == 0;
+        const uint8_t* const next_if_literal = body + (tag >> 2) + 1;
+        const uint8_t* const next_if_copy = body + kind;
+        const uint32_t tag_if_literal = *next_if_literal;
+        const uint32_t tag_if_copy = *next_if_copy;
+
+        const TagInfo info = kTags[tag];
+        const size_t length = info.length;
+        const size_t offset = (load32(body) & kOffsetMask[kind]) | info.offset_high;
+        const auto produced = static_cast<size_t>(op - out);
+        // Left to decode_one_tag: long literals, 4-byte offsets, offsets out of range (0 wraps)
+        // and copies longer than their offset (a repeated pattern).
+        if (info.exceptional | (!literal && ((offset - 1 >= produced) | (length > offset)))) {
+          if (!decode_one_tag(ip, ip_end, out, op, op_end)) return false;
+          break;
+        }
+        // A literal's bytes follow its tag; a copy's come from `offset` back, and since the copy
+        // is no longer than its offset, a move of 16 or 64 bytes gives its `length` bytes right
+        // (what it writes past them is overwritten by the tags after).
+        const uint8_t* const src = literal ? body : op - offset;
+        if (length <= 16) {
+          move_bytes<16>(op, src);
+        } else {
+          move_bytes<64>(op, src);
+        }
+        op += length;
+        ip = literal ? next_if_literal : next_if_copy;
+        tag = literal ? tag_if_literal : tag_if_copy;
+      } while (ip < ip_limit && op < op_limit);
+    }
+  }
+  while (ip < ip_end) {
+    if (!decode_one_tag(ip, ip_end, out, op, op_end)) return false;
+  }
+  return op == op_end;
+}
+
+}  // namespace kbdata::parquet
