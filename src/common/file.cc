@@ -180,6 +180,12 @@ void AtomicOutputFile::write(std::span<const uint8_t> bytes) {
     }
     done += static_cast<size_t>(n);
   }
+  appended_ += bytes.size();
+  if (appended_ - writeback_from_ >= kWritebackBytes) {
+    const uint64_t length = (appended_ - writeback_from_) / kWritebackBytes * kWritebackBytes;
+    start_writeback(writeback_from_, length);
+    writeback_from_ += length;
+  }
 }
 
 void AtomicOutputFile::write_at(uint64_t offset, std::span<const uint8_t> bytes) {
@@ -226,6 +232,8 @@ void AtomicOutputFile::rewind() {
     error.locate_file(target_.path);
     throw error;
   }
+  appended_ = 0;
+  writeback_from_ = 0;
 }
 
 void AtomicOutputFile::sync() {

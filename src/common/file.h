@@ -192,6 +192,10 @@ class AtomicOutputFile final : public OutputSink {
   AtomicOutputFile(const AtomicOutputFile&) = delete;
   AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
 
+  // Appends at the end of what write() wrote. Every kWritebackBytes appended, the kernel is asked
+  // to start writing them to disk (start_writeback): a large output is then on its way to the disk
+  // while the rest is made, and sync() waits only for its tail (kbdata dedup's 1.28 GB output
+  // waited 1.37 s in fsync when all of it was still in the page cache).
   // Throws IoError naming the path on failure.
   void write(std::span<const uint8_t> bytes) override;
   void write(std::string_view text) {
@@ -207,6 +211,9 @@ class AtomicOutputFile final : public OutputSink {
   // that sync() later waits for less (a large download). Best effort: a failure here is left to
   // sync() to report.
   void start_writeback(uint64_t offset, uint64_t length);
+  static constexpr uint64_t kWritebackBytes = uint64_t{16} << 20;
+  // Bytes appended by write() whose writeback has been started, a multiple of kWritebackBytes.
+  [[nodiscard]] uint64_t writeback_started() const { return writeback_from_; }
   // Discards everything written so far (a download that must start again from byte 0). Throws
   // IoError naming the path on failure.
   void rewind();
@@ -223,6 +230,8 @@ class AtomicOutputFile final : public OutputSink {
   std::string claim_;  // claim_output()'s key, released on destruction
   std::string temp_path_;
   int fd_ = -1;
+  uint64_t appended_ = 0;        // bytes write() wrote since the start (or rewind())
+  uint64_t writeback_from_ = 0;  // where the next automatic writeback starts
   bool committed_ = false;
   bool synced_ = false;
   int signal_slot_ = -1;  // registration for remove_temporary_files_on_signals(), or -1

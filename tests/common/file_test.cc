@@ -95,6 +95,35 @@ TEST(AtomicOutputFile, RewindStartsTheOutputAgain) {
   fs::remove(path);
 }
 
+// A large output is sent towards the disk while it is written, a whole kWritebackBytes at a time,
+// so that commit()'s fsync waits only for the tail; rewind() starts the count again.
+TEST(AtomicOutputFile, StartsWritebackEveryChunkOfAppendedBytes) {
+  fs::path path = temp_dir() / "large.bin";
+  fs::remove(path);
+  constexpr uint64_t kChunk = AtomicOutputFile::kWritebackBytes;
+  const std::vector<uint8_t> piece(3 << 20, 'x');
+  {
+    AtomicOutputFile out(path.string());
+    uint64_t written = 0;
+    while (written < kChunk - piece.size()) {
+      out.write(piece);
+      written += piece.size();
+    }
+    EXPECT_EQ(out.writeback_started(), 0u);
+    while (written < 2 * kChunk + 1) {
+      out.write(piece);
+      written += piece.size();
+      EXPECT_EQ(out.writeback_started(), written / kChunk * kChunk);
+    }
+    out.rewind();
+    EXPECT_EQ(out.writeback_started(), 0u);
+    out.write("short");
+    out.commit();
+  }
+  EXPECT_EQ(slurp(path), "short");
+  fs::remove(path);
+}
+
 // A missing folder is the user's mistake, refused before any work (docs/cli.md, "Safety").
 TEST(AtomicOutputFile, FailsWhenTheFolderDoesNotExist) {
   const fs::path missing = temp_dir() / "no-such-folder";
