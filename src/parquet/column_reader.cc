@@ -14,6 +14,7 @@
 #include "parquet/metadata.h"
 #include "parquet/page_index.h"
 #include "parquet/page_reader.h"
+#include "parquet/snappy_decoder.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -82,6 +83,15 @@ struct ColumnReader::State {
   // index within the row group of the next record to start.
   int64_t records_started = 0;
 
+  // The current page when it is streamed (PageReader::stream_pages_from): its snappy stream,
+  // the decoder of its values and (DATA_PAGE) its levels, copied out of the stream.
+  SnappyStream stream;
+  StreamedByteArrayDecoder streamed_values;
+  std::vector<uint8_t> stream_levels;
+  bool streaming = false;
+  int64_t pages_streamed = 0;        // streamed pages read to their end
+  int64_t pages_streamed_whole = 0;  // of which decoded whole (a copy beyond the window)
+
   // Set by select_rows(): only the rows of `ranges` are returned.
   struct Selection {
     RowRanges ranges;
@@ -113,6 +123,7 @@ ColumnReader::ColumnReader(RandomAccessFile& file, const ColumnChunk& chunk,
     }
     state_ = std::make_unique<State>(file, meta, chunk_padding);
     state_->scratch.values = ValueBuffer::for_type(column.physical, column.type_length);
+    stream_pages_from(kStreamedPageBytes);
   } catch (Error& error) {
     error.locate_column(column.dotted_path);
     error.locate_row_group(row_group);
@@ -149,6 +160,83 @@ void ColumnReader::set_measure(ValueMeasure measure) {
 
 void ColumnReader::set_verify_checksums(bool on) { state_->pages.set_verify_checksums(on); }
 
+void ColumnReader::stream_pages_from(size_t bytes) {
+  const bool streamable = column_.physical == PhysicalType::BYTE_ARRAY && column_.max_rep == 0;
+  state_->pages.stream_pages_from(streamable ? bytes : SIZE_MAX);
+}
+
+int64_t ColumnReader::pages_streamed() const { return state_->pages_streamed; }
+int64_t ColumnReader::pages_streamed_whole() const { return state_->pages_streamed_whole; }
+
+bool ColumnReader::start_streamed_page(const PageHeader& h, std::span<const uint8_t> body) {
+  State& s = *state_;
+  size_t num_values = 0;
+  uint64_t values_at = 0;
+  if (h.type == PageType::DATA_PAGE) {
+    if (!h.data_page_header) fail("DATA_PAGE without its header");
+    const DataPageHeader& d = *h.data_page_header;
+    if (d.num_values < 0) fail("data page has a negative number of values");
+    num_values = static_cast<size_t>(d.num_values);
+    s.stream.start(body, static_cast<uint64_t>(h.uncompressed_page_size));
+    // The definition levels lead the page: copied out of the stream, they are decoded as a whole
+    // page's are.
+    size_t level_bytes = 0;
+    if (column_.max_def > 0) {
+      const uint64_t page = s.stream.length();
+      if (d.definition_level_encoding == Encoding::RLE) {
+        if (page < 4) {
+          fail("RLE levels length prefix is cut off (page has " + std::to_string(page) + " bytes)");
+        }
+        const std::span<const uint8_t> prefix = s.stream.view(0, 4);
+        const uint64_t length = static_cast<uint64_t>(prefix[0]) | uint64_t{prefix[1]} << 8 |
+                                uint64_t{prefix[2]} << 16 | uint64_t{prefix[3]} << 24;
+        if (length > page - 4) {
+          fail("RLE levels length " + std::to_string(length) + " overruns the page (" +
+               std::to_string(page - 4) + " bytes left)");
+        }
+        level_bytes = static_cast<size_t>(4 + length);
+      } else if (d.definition_level_encoding == Encoding::BIT_PACKED) {
+        const auto bits = static_cast<uint64_t>(num_values) *
+                          static_cast<uint64_t>(LevelDecoder::bit_width(column_.max_def));
+        level_bytes = static_cast<size_t>(std::min<uint64_t>(bits / 8 + (bits % 8 != 0), page));
+      }
+      const std::span<const uint8_t> levels = s.stream.view(0, level_bytes);
+      s.stream_levels.assign(levels.begin(), levels.end());
+      level_bytes = s.def_levels.set_data_v1(d.definition_level_encoding, column_.max_def,
+                                             s.stream_levels, num_values);
+    }
+    values_at = level_bytes;
+  } else {
+    if (!h.data_page_header_v2) fail("DATA_PAGE_V2 without its header");
+    const DataPageHeaderV2& d = *h.data_page_header_v2;
+    if (d.num_values < 0 || d.num_nulls < 0 || d.num_nulls > d.num_values) {
+      fail("DATA_PAGE_V2 has invalid value counts (" + std::to_string(d.num_values) + " values, " +
+           std::to_string(d.num_nulls) + " nulls)");
+    }
+    num_values = static_cast<size_t>(d.num_values);
+    // PageReader checked that the level lengths fit the page.
+    const auto rep_bytes = static_cast<size_t>(d.repetition_levels_byte_length);
+    const auto def_bytes = static_cast<size_t>(d.definition_levels_byte_length);
+    if (column_.max_def > 0) {
+      s.def_levels.set_data_v2(column_.max_def, body.subspan(rep_bytes, def_bytes));
+    }
+    s.stream.start(body.subspan(rep_bytes + def_bytes),
+                   static_cast<uint64_t>(h.uncompressed_page_size) - rep_bytes - def_bytes);
+  }
+  s.stream.release(values_at);
+  if (num_values == 0) {
+    s.stream.finish();
+    return false;
+  }
+  s.streamed_values.set_stream(s.stream, values_at, num_values);
+  s.current = &s.streamed_values;
+  s.page_value_bytes = static_cast<size_t>(s.stream.length() - values_at);
+  s.streaming = true;
+  s.page_levels_left = num_values;
+  s.levels_in_pages += static_cast<int64_t>(num_values);
+  return true;
+}
+
 std::shared_ptr<const ValueBuffer> ColumnReader::read_dictionary() {
   State& s = *state_;
   if (s.started || s.page_levels_left > 0 || s.dictionary) {
@@ -178,6 +266,7 @@ ColumnReader::~ColumnReader() = default;
 
 bool ColumnReader::next_data_page() {
   State& s = *state_;
+  s.streaming = false;  // (a streamed page left before its end is not decoded further)
   for (;;) {
     if (s.level_limit && s.levels_in_pages >= *s.level_limit) return false;
     if (s.selection && !skip_to_selected_page()) return false;
@@ -186,6 +275,10 @@ bool ColumnReader::next_data_page() {
     s.page_offset = page->offset;
     const PageHeader& h = page->header;
     std::span<const uint8_t> body = page->body;
+    if (page->streamed) {
+      if (start_streamed_page(h, body)) return true;
+      continue;
+    }
 
     if (h.type == PageType::DICTIONARY_PAGE) {
       if (s.dictionary_given) continue;  // decoded once for the chunk (use_dictionary())
@@ -330,6 +423,7 @@ void ColumnReader::consume(size_t n, ColumnBatch& out) {
   } else {
     s.current->decode(present, out.values);
   }
+  finish_streamed_page();
 }
 
 bool ColumnReader::form_changes(const ColumnBatch& out) const {
@@ -353,6 +447,18 @@ void ColumnReader::discard(size_t n) {
     present = take_levels(n, s.scratch);
   }
   if (!s.current->skip(present)) s.current->decode(present, s.scratch.values);
+  finish_streamed_page();
+}
+
+void ColumnReader::finish_streamed_page() {
+  State& s = *state_;
+  if (!s.streaming || s.page_levels_left > 0) return;
+  // A streamed page read to its end is decoded to its end, so that it is checked as a whole page
+  // is (a stream holding more or fewer bytes than it declares is corrupt).
+  s.streaming = false;
+  s.stream.finish();
+  ++s.pages_streamed;
+  if (s.stream.whole()) ++s.pages_streamed_whole;
 }
 
 size_t ColumnReader::entries_within_cap(const ColumnBatch& out) const {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ class RandomAccessFile;
 namespace kbdata::parquet {
 
 struct ColumnChunk;  // metadata.h
+struct PageHeader;   // metadata.h
 class PageReader;
 class ValueDecoder;
 class LevelDecoder;
@@ -134,6 +136,19 @@ class ColumnReader {
   // Verify page CRCs when present (see PageReader::set_verify_checksums).
   void set_verify_checksums(bool on);
 
+  // PLAIN data pages of a SNAPPY chunk of a BYTE_ARRAY column without repetition that decode to
+  // at least this many bytes are decoded a piece at a time as their values are read
+  // (SnappyStream), not whole: DuckDB writes pages of 100 MB of code, and a reader on each core
+  // held one decoded. The values, levels and errors are those of the whole page.
+  static constexpr size_t kStreamedPageBytes = size_t{16} << 20;
+  // Another threshold than kStreamedPageBytes (SIZE_MAX: never; tests stream every page). Call
+  // before the first read. No effect on other columns.
+  void stream_pages_from(size_t bytes);
+  // Streamed pages read to their end so far, and of those the ones whose stream had to be decoded
+  // whole after all (a copy from before its window; no snappy writer known makes one).
+  [[nodiscard]] int64_t pages_streamed() const;
+  [[nodiscard]] int64_t pages_streamed_whole() const;
+
   // A page of a repeated column has its repetition levels decoded at once (for look-ahead); a
   // page declaring more values than this is refused as hostile.
   static constexpr size_t kMaxRepeatedPageLevels = size_t{1} << 26;
@@ -143,6 +158,8 @@ class ColumnReader {
  private:
   struct State;
   bool next_data_page();
+  // Starts the streamed page `body` (Page::streamed) of header `h`; false if it holds no values.
+  bool start_streamed_page(const PageHeader& h, std::span<const uint8_t> body);
   // With a selection: moves the page reader to the next page holding selected rows. Returns
   // false when no selected row is left.
   bool skip_to_selected_page();
@@ -164,6 +181,9 @@ class ColumnReader {
   // Moves past the next n level entries of the current page: their levels are decoded (to count
   // the values), their values skipped without being produced where the decoder can.
   void discard(size_t n);
+  // After consume() or discard(): a streamed page whose values are all read is decoded to its
+  // end and checked.
+  void finish_streamed_page();
   // The level part of consume() and discard(): appends n entries' levels to `out`, advances the
   // page and record counters, and returns how many of the entries hold a value.
   size_t take_levels(size_t n, ColumnBatch& out);

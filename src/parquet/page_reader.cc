@@ -216,6 +216,19 @@ std::optional<Page> PageReader::next() {
         fail(fmt_crc("page checksum mismatch (stored ", stored, computed), page.offset);
       }
     }
+    // PLAIN data pages of a snappy chunk this large are left to the reader (stream_pages_from).
+    const bool streamed = codec_ == Codec::SNAPPY &&
+                          static_cast<uint64_t>(h.uncompressed_page_size) >= stream_from_ &&
+                          ((h.type == PageType::DATA_PAGE && h.data_page_header &&
+                            h.data_page_header->encoding == Encoding::PLAIN) ||
+                           (h.type == PageType::DATA_PAGE_V2 && h.data_page_header_v2 &&
+                            h.data_page_header_v2->encoding == Encoding::PLAIN &&
+                            h.data_page_header_v2->is_compressed));
+    if (streamed && h.type == PageType::DATA_PAGE) {
+      page.body = raw;
+      page.streamed = true;
+      return page;
+    }
     try {
       if (h.type == PageType::DATA_PAGE_V2) {
         if (!h.data_page_header_v2) fail("DATA_PAGE_V2 without its header", page.offset);
@@ -228,6 +241,11 @@ std::optional<Page> PageReader::next() {
                    ", " + std::to_string(v2.definition_levels_byte_length) +
                    ") do not fit the page",
                page.offset);
+        }
+        if (streamed) {
+          page.body = raw;
+          page.streamed = true;
+          return page;
         }
         size_t level_bytes = static_cast<size_t>(levels);
         size_t values_out = static_cast<size_t>(h.uncompressed_page_size) - level_bytes;

@@ -11,6 +11,7 @@
 // skipped pages are never read from the file.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -89,6 +90,10 @@ struct Page {
   // decompressed values. For other pages `body` is the whole decompressed page. Borrowed from the
   // reader: valid until the next call of next().
   std::span<const uint8_t> body;
+  // A page left compressed for its reader to decode a piece at a time (stream_pages_from()):
+  // `body` is the page as stored: for DATA_PAGE the snappy stream of the whole page, for
+  // DATA_PAGE_V2 the levels, then the snappy stream of the values.
+  bool streamed = false;
 };
 
 class PageReader {
@@ -124,6 +129,11 @@ class PageReader {
   // whole. The default is the chunk's end.
   void limit_read_ahead(int64_t end) { read_ahead_end_ = end; }
 
+  // Data pages of a SNAPPY chunk in the PLAIN encoding that decode to at least `bytes` are
+  // returned compressed (Page::streamed), for a reader that decodes them a piece at a time
+  // (SnappyStream). Off (SIZE_MAX) by default.
+  void stream_pages_from(size_t bytes) { stream_from_ = bytes; }
+
   // When on, a page whose header carries a crc is checked against CRC-32 (zlib's crc32) of its
   // bytes as stored after the header: a mismatch throws FormatError "page checksum mismatch"
   // located at the page. Off by default.
@@ -143,6 +153,7 @@ class PageReader {
   int64_t chunk_end_;
   int64_t read_ahead_end_;
   bool verify_checksums_ = false;
+  size_t stream_from_ = SIZE_MAX;
   Codec codec_;
   int64_t position_;  // file offset of the next unread byte
   // Bytes [window_start_, window_start_ + window_size_) of the file (read_at writes every byte

@@ -3,6 +3,9 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <string>
+
+#include "common/error.h"
 
 namespace kbdata::parquet {
 namespace {
@@ -91,10 +94,19 @@ void copy_with_slack(uint8_t* op, size_t offset, size_t length) {
   for (size_t i = 8; i < length; i += 8) move_bytes<8>(op + i, op + i - distance);
 }
 
-// Decodes the tag at `ip`, checking the input, the offset and the output's room. Advances `ip`
-// and `op`; false if the stream is corrupt there.
-bool decode_one_tag(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* out, uint8_t*& op,
-                    const uint8_t* op_end) {
+// Why a decoding step stopped before the end of the input, or that it reached it.
+enum class Stop {
+  END_OF_INPUT,  // every tag decoded
+  NO_ROOM,       // the next tag's bytes do not fit before op_end (it is not decoded)
+  CORRUPT,       // a tag cut short, an offset of 0
+  FAR_OFFSET,    // a copy from before `base`
+};
+
+// Decodes the tag at `ip`, checking the input, the offset and the room before `op_end`. Advances
+// `ip` and `op`, or leaves them (and sets `needed` to the tag's length) on NO_ROOM.
+Stop decode_one_tag(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* base, uint8_t*& op,
+                    const uint8_t* op_end, size_t& needed) {
+  const uint8_t* const tag_at = ip;
   const uint32_t tag = *ip++;
   const size_t upper = tag >> 2;
   size_t length = 0;
@@ -104,39 +116,45 @@ bool decode_one_tag(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* ou
       length = upper + 1;
       if (upper >= 60) {
         const size_t bytes = upper - 59;
-        if (static_cast<size_t>(ip_end - ip) < bytes) return false;
+        if (static_cast<size_t>(ip_end - ip) < bytes) return Stop::CORRUPT;
         length = static_cast<size_t>(load_le(ip, bytes)) + 1;
         ip += bytes;
       }
-      if (static_cast<size_t>(ip_end - ip) < length || static_cast<size_t>(op_end - op) < length) {
-        return false;
+      if (static_cast<size_t>(ip_end - ip) < length) return Stop::CORRUPT;
+      if (static_cast<size_t>(op_end - op) < length) {
+        ip = tag_at;
+        needed = length;
+        return Stop::NO_ROOM;
       }
       std::memcpy(op, ip, length);
       ip += length;
       op += length;
-      return true;
+      return Stop::END_OF_INPUT;  // (decoded; the caller goes on)
     }
     case 1:
-      if (ip_end - ip < 1) return false;
+      if (ip_end - ip < 1) return Stop::CORRUPT;
       length = (upper & 7) + 4;
       offset = (tag >> 5) << 8 | *ip++;
       break;
     case 2:
-      if (ip_end - ip < 2) return false;
+      if (ip_end - ip < 2) return Stop::CORRUPT;
       length = upper + 1;
       offset = load_le(ip, 2);
       ip += 2;
       break;
     default:
-      if (ip_end - ip < 4) return false;
+      if (ip_end - ip < 4) return Stop::CORRUPT;
       length = upper + 1;
       offset = load_le(ip, 4);
       ip += 4;
       break;
   }
-  // offset - 1 wraps for an offset of 0, which is as corrupt as one beyond the output's start.
-  if (offset - 1 >= static_cast<size_t>(op - out) || static_cast<size_t>(op_end - op) < length) {
-    return false;
+  if (offset == 0) return Stop::CORRUPT;
+  if (offset > static_cast<size_t>(op - base)) return Stop::FAR_OFFSET;
+  if (static_cast<size_t>(op_end - op) < length) {
+    ip = tag_at;
+    needed = length;
+    return Stop::NO_ROOM;
   }
   if (op_end - op >= kOutputSlack) {
     copy_with_slack(op, offset, length);
@@ -145,35 +163,13 @@ bool decode_one_tag(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* ou
     for (size_t i = 0; i < length; ++i) op[i] = src[i];
   }
   op += length;
-  return true;
+  return Stop::END_OF_INPUT;
 }
 
-}  // namespace
-
-std::optional<uint64_t> snappy_uncompressed_length(std::span<const uint8_t> input) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < 5 && i < input.size(); ++i) {
-    value |= static_cast<uint64_t>(input[i] & 0x7f) << (7 * i);
-    if ((input[i] & 0x80) == 0) {
-      if (value > 0xffffffffu) return std::nullopt;
-      return value;
-    }
-  }
-  return std::nullopt;
-}
-
-bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output) {
-  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
-  if (!declared || *declared != output.size()) return false;
-  size_t header = 1;
-  while (input[header - 1] & 0x80) ++header;
-
-  const uint8_t* ip = input.data() + header;
-  const uint8_t* const ip_end = input.data() + input.size();
-  uint8_t* const out = output.data();
-  uint8_t* op = out;
-  const uint8_t* const op_end = out + output.size();
-
+// Decodes tags from `ip` into `op` until the input ends or a tag stops it (Stop). Copies may
+// reach back to `base`. Writes nothing at or past `op_end`.
+Stop decode_tags(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* base, uint8_t*& op,
+                 const uint8_t* op_end, size_t& needed) {
   if (ip_end - ip > kInputSlack && op_end - op > kOutputSlack) {
     // A tag at or past ip_limit, or output at or past op_limit, is left to decode_one_tag.
     const uint8_t* const ip_limit = ip_end - kInputSlack;
@@ -194,11 +190,12 @@ bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output
         const TagInfo info = kTags[tag];
         const size_t length = info.length;
         const size_t offset = (load32(body) & kOffsetMask[kind]) | info.offset_high;
-        const auto produced = static_cast<size_t>(op - out);
+        const auto reach = static_cast<size_t>(op - base);
         // Left to decode_one_tag: long literals, 4-byte offsets, offsets out of range (0 wraps)
         // and copies longer than their offset (a repeated pattern).
-        if (info.exceptional | (!literal && ((offset - 1 >= produced) | (length > offset)))) {
-          if (!decode_one_tag(ip, ip_end, out, op, op_end)) return false;
+        if (info.exceptional | (!literal && ((offset - 1 >= reach) | (length > offset)))) {
+          const Stop stop = decode_one_tag(ip, ip_end, base, op, op_end, needed);
+          if (stop != Stop::END_OF_INPUT) return stop;
           break;
         }
         // A literal's bytes follow its tag; a copy's come from `offset` back, and since the copy
@@ -217,9 +214,139 @@ bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output
     }
   }
   while (ip < ip_end) {
-    if (!decode_one_tag(ip, ip_end, out, op, op_end)) return false;
+    const Stop stop = decode_one_tag(ip, ip_end, base, op, op_end, needed);
+    if (stop != Stop::END_OF_INPUT) return stop;
   }
-  return op == op_end;
+  return Stop::END_OF_INPUT;
+}
+
+// The length header's size in bytes. REQUIRES: snappy_uncompressed_length(input) has a value.
+size_t header_size(std::span<const uint8_t> input) {
+  size_t header = 1;
+  while (input[header - 1] & 0x80) ++header;
+  return header;
+}
+
+}  // namespace
+
+std::optional<uint64_t> snappy_uncompressed_length(std::span<const uint8_t> input) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < 5 && i < input.size(); ++i) {
+    value |= static_cast<uint64_t>(input[i] & 0x7f) << (7 * i);
+    if ((input[i] & 0x80) == 0) {
+      if (value > 0xffffffffu) return std::nullopt;
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
+  if (!declared || *declared != output.size()) return false;
+  const uint8_t* ip = input.data() + header_size(input);
+  uint8_t* op = output.data();
+  size_t needed = 0;
+  const Stop stop = decode_tags(ip, input.data() + input.size(), output.data(), op,
+                                output.data() + output.size(), needed);
+  return stop == Stop::END_OF_INPUT && op == output.data() + output.size();
+}
+
+void SnappyStream::corrupt() { throw FormatError("SNAPPY: invalid compressed data"); }
+
+void SnappyStream::start(std::span<const uint8_t> input, uint64_t length) {
+  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
+  if (!declared) throw FormatError("SNAPPY: invalid compressed data (bad length header)");
+  if (*declared != length) {
+    throw FormatError("SNAPPY: page decompresses to " + std::to_string(*declared) +
+                      " bytes, header says " + std::to_string(length));
+  }
+  input_ = input;
+  ip_ = input.data() + header_size(input);
+  length_ = length;
+  buffer_start_ = 0;
+  filled_ = 0;
+  released_ = 0;
+  whole_ = false;
+  if (buffer_.size() > 4 * (kStep + kWindow)) {
+    buffer_.clear();  // (a stream that fell back to whole does not keep its page's storage)
+    buffer_.shrink_to_fit();
+  }
+}
+
+std::span<const uint8_t> SnappyStream::view(uint64_t offset, size_t n) {
+  if (offset > length_ || n > length_ - offset) {
+    throw FormatError("SNAPPY: reading " + std::to_string(n) + " bytes at " +
+                      std::to_string(offset) + " of a page of " + std::to_string(length_) +
+                      " bytes");
+  }
+  decode_to(offset + n);
+  return {buffer_.data() + (offset - buffer_start_), n};
+}
+
+void SnappyStream::finish() {
+  decode_to(length_);
+  if (ip_ != input_.data() + input_.size()) corrupt();  // more tags than the declared length
+}
+
+void SnappyStream::make_room(size_t bytes) {
+  const size_t wanted = filled_ + bytes + kOutputSlack;
+  if (wanted <= buffer_.size()) return;
+  // Keep what is not released and the window before the next byte.
+  const uint64_t produced = buffer_start_ + filled_;
+  uint64_t keep_from = std::min<uint64_t>(released_, produced > kWindow ? produced - kWindow : 0);
+  keep_from = std::max(keep_from, buffer_start_);
+  const auto drop = static_cast<size_t>(keep_from - buffer_start_);
+  if (drop > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + drop, filled_ - drop);
+    filled_ -= drop;
+    buffer_start_ = keep_from;
+  }
+  const size_t needed = filled_ + bytes + kOutputSlack;
+  if (needed > buffer_.size()) buffer_.resize(std::max(needed, buffer_.size() * 2));
+}
+
+void SnappyStream::decode_whole() {
+  std::vector<uint8_t, UninitAllocator<uint8_t>> whole(static_cast<size_t>(length_));
+  if (!snappy_decompress(input_, whole)) corrupt();
+  buffer_ = std::move(whole);
+  buffer_start_ = 0;
+  filled_ = static_cast<size_t>(length_);
+  ip_ = input_.data() + input_.size();
+  whole_ = true;
+}
+
+void SnappyStream::decode_to(uint64_t end) {
+  const uint8_t* const ip_end = input_.data() + input_.size();
+  size_t room = kStep;
+  while (buffer_start_ + filled_ < end) {
+    if (ip_ == ip_end) corrupt();  // the stream ends before its declared length
+    make_room(std::max<size_t>(room, static_cast<size_t>(end - buffer_start_ - filled_)));
+    uint8_t* op = buffer_.data() + filled_;
+    // Never past the declared length: a tag that would be is corrupt, not short of room.
+    const uint64_t left = length_ - (buffer_start_ + filled_);
+    const size_t space = buffer_.size() - filled_ - kOutputSlack;
+    const bool at_end = left <= space;
+    uint8_t* const op_end = op + (at_end ? static_cast<size_t>(left) : space);
+    size_t needed = 0;
+    const Stop stop = decode_tags(ip_, ip_end, buffer_.data(), op, op_end, needed);
+    filled_ = static_cast<size_t>(op - buffer_.data());
+    switch (stop) {
+      case Stop::END_OF_INPUT:
+        if (buffer_start_ + filled_ < end) corrupt();
+        return;
+      case Stop::NO_ROOM:
+        if (at_end) corrupt();
+        room = std::max(kStep, needed);
+        break;
+      case Stop::CORRUPT:
+        corrupt();
+      case Stop::FAR_OFFSET:
+        if (buffer_start_ == 0) corrupt();  // before the stream's first byte
+        decode_whole();
+        return;
+    }
+  }
 }
 
 }  // namespace kbdata::parquet

@@ -407,6 +407,7 @@ class Scan {
                                             const std::optional<OffsetIndex>& pages,
                                             int64_t group_rows) {
     auto column = reader_.column(g, leaf);
+    column->stream_pages_from(options_.streamed_page_bytes);
     if (!covers(rows, group_rows)) {
       column->select_rows(rows, pages ? &*pages : nullptr, group_rows);
     }

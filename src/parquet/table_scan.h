@@ -89,6 +89,9 @@ struct ScanOptions {
   // on the calling thread, and so do the units of a row group that has a single one reading fewer
   // (unless units of earlier groups are on the pool). The pool starts on first need.
   uint64_t parallel_bytes = uint64_t{8} << 20;
+  // Snappy PLAIN pages of BYTE_ARRAY columns this large are decoded a piece at a time
+  // (ColumnReader::stream_pages_from); tests lower it to stream every such page.
+  size_t streamed_page_bytes = ColumnReader::kStreamedPageBytes;
 };
 
 // Rows of one row group, with one ColumnBatch per ScanOptions::columns entry holding exactly

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
+
 namespace kbdata::parquet {
 namespace {
 
@@ -329,6 +331,157 @@ TEST(SnappyDecoder, TheDeclaredLengthMustBeTheOutputs) {
   const Bytes stream = b.stream();
   Bytes wrong_size(b.produced() + 1);
   EXPECT_FALSE(snappy_decompress(stream, wrong_size));
+}
+
+// Reads `stream` through a SnappyStream in views of random sizes, releasing as a page's reader
+// does; returns what the views held, in order, and the largest capacity the stream reached.
+std::pair<Bytes, size_t> read_streamed(const Bytes& stream, uint64_t length, std::mt19937_64& rng,
+                                       size_t max_view, bool release = true) {
+  SnappyStream s;
+  s.start(stream, length);
+  Bytes out;
+  size_t peak = 0;
+  uint64_t at = 0;
+  while (at < length) {
+    const size_t n = std::min<uint64_t>(length - at, 1 + rng() % max_view);
+    const std::span<const uint8_t> view = s.view(at, n);
+    out.insert(out.end(), view.begin(), view.end());
+    at += n;
+    if (release) s.release(at);
+    peak = std::max(peak, s.capacity());
+  }
+  s.finish();
+  return {out, peak};
+}
+
+TEST(SnappyStream, ViewsGiveTheStreamsBytesInBoundedMemory) {
+  std::mt19937_64 rng(6);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{100}, size_t{70000}, size_t{5} << 20}) {
+    for (const Bytes& text :
+         {repetitive_text(rng, n), random_bytes(rng, n, 256), random_bytes(rng, n, 4)}) {
+      const Bytes stream = library_compress(text);
+      for (size_t max_view : {size_t{1}, size_t{300}, size_t{20000}, size_t{1} << 20}) {
+        if (n > 100000 && max_view == 1) continue;  // (slow, and no different)
+        const auto [out, peak] = read_streamed(stream, n, rng, max_view);
+        ASSERT_EQ(out, text) << n << " " << max_view;
+        // Bounded by the step, the window and the largest view, not by the stream.
+        EXPECT_LE(peak, 2 * (SnappyStream::kStep + SnappyStream::kWindow + max_view) + 4096)
+            << n << " " << max_view;
+      }
+    }
+  }
+}
+
+TEST(SnappyStream, RandomStreamsOfEveryTagReadInPieces) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 50; ++round) {
+    StreamBuilder b;
+    b.literal(random_bytes(rng, 1 + rng() % 80, 256));
+    const size_t tags = 2000 + rng() % 20000;
+    for (size_t t = 0; t < tags; ++t) {
+      const int pick = static_cast<int>(rng() % 10);
+      if (pick < 3) {
+        b.literal(random_bytes(rng, 1 + rng() % (pick == 0 ? 3000 : 20), 256));
+      } else {
+        const int kind = pick < 6 ? 1 : pick < 9 ? 2 : 4;
+        const uint32_t length = kind == 1 ? 4 + rng() % 8 : 1 + rng() % 64;
+        const size_t reach = std::min<size_t>(b.produced(), kind == 1 ? 2047 : 65535);
+        const uint32_t offset =
+            static_cast<uint32_t>(1 + rng() % (rng() % 2 ? std::min<size_t>(reach, 20) : reach));
+        b.copy(kind, offset, length);
+      }
+    }
+    const Bytes stream = b.stream();
+    const std::optional<Bytes> expected = reference_decode(stream);
+    ASSERT_TRUE(expected);
+    const auto [out, peak] = read_streamed(stream, expected->size(), rng, 5000);
+    ASSERT_EQ(out, *expected) << round;
+  }
+}
+
+// A copy from further back than the window (no snappy writer kbdata knows of makes one, but the
+// format allows it): the stream is decoded again whole, and the views still give its bytes.
+TEST(SnappyStream, ACopyFromBeyondTheWindowFallsBackToTheWholeStream) {
+  std::mt19937_64 rng(8);
+  StreamBuilder b;
+  const Bytes start = random_bytes(rng, 1000, 256);
+  b.literal(start);
+  for (int k = 0; k < 40; ++k) b.literal(random_bytes(rng, 20000, 256));  // 800 KB later
+  b.copy(4, static_cast<uint32_t>(b.produced()), 64);  // the first 64 bytes again
+  b.literal(random_bytes(rng, 100, 256));
+  const Bytes stream = b.stream();
+  const std::optional<Bytes> expected = reference_decode(stream);
+  ASSERT_TRUE(expected);
+  SnappyStream s;
+  s.start(stream, expected->size());
+  Bytes out;
+  for (uint64_t at = 0; at < expected->size(); at += 1000) {
+    const size_t n = std::min<uint64_t>(1000, expected->size() - at);
+    const auto view = s.view(at, n);
+    out.insert(out.end(), view.begin(), view.end());
+    s.release(at + n);
+  }
+  s.finish();
+  EXPECT_TRUE(s.whole());
+  EXPECT_EQ(out, *expected);
+  // Unreleased, the same stream keeps every byte and needs no second decoding.
+  const auto [kept, peak] = read_streamed(stream, expected->size(), rng, 1000, false);
+  EXPECT_EQ(kept, *expected);
+}
+
+TEST(SnappyStream, CorruptStreamsThrowWhenDecodingReachesThem) {
+  std::mt19937_64 rng(9);
+  int thrown = 0;
+  for (int round = 0; round < 1000; ++round) {
+    const Bytes text = repetitive_text(rng, 1000 + rng() % (round % 10 == 0 ? 400000 : 40000));
+    Bytes stream = library_compress(text);
+    switch (rng() % 3) {
+      case 0:
+        stream[1 + rng() % (stream.size() - 1)] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        break;
+      case 1:
+        stream.resize(1 + rng() % (stream.size() - 1));
+        break;
+      default:
+        stream.push_back(static_cast<uint8_t>(rng()));
+        break;
+    }
+    const std::optional<Bytes> expected = library_decompress(stream);
+    try {
+      const auto [out, peak] = read_streamed(stream, text.size(), rng, 7000);
+      ASSERT_TRUE(expected) << round;  // accepted only what libsnappy accepts
+      ASSERT_EQ(out, *expected) << round;
+    } catch (const FormatError& e) {
+      ASSERT_FALSE(expected && expected->size() == text.size()) << round << ": " << e.what();
+      ++thrown;
+    }
+  }
+  EXPECT_GT(thrown, 300);
+}
+
+TEST(SnappyStream, TheDeclaredLengthIsChecked) {
+  StreamBuilder b;
+  b.literal(text_bytes("hello, hello, hello"));
+  const Bytes stream = b.stream();
+  SnappyStream s;
+  EXPECT_THROW(s.start(stream, b.produced() + 1), FormatError);
+  EXPECT_THROW(s.start(Bytes{0x80}, 0), FormatError);
+  s.start(stream, b.produced());
+  EXPECT_THROW((void)s.view(10, b.produced()), FormatError);  // past the declared length
+  EXPECT_EQ(s.view(0, 5).size(), 5u);
+  s.finish();
+  // More tags than the declared length: finish() finds them.
+  StreamBuilder longer;
+  longer.literal(text_bytes("hello"));
+  longer.literal(text_bytes("world"));
+  Bytes lying = longer.stream(5);
+  s.start(lying, 5);
+  EXPECT_THROW(
+      {
+        (void)s.view(0, 5);  // (decoding goes on past the view, and may find it here)
+        s.finish();
+      },
+      FormatError);
 }
 
 // Inputs fuzz_snappy found (fuzz/fuzz_snappy.cc), each kept with what libsnappy makes of it.

@@ -14,6 +14,18 @@
 
 namespace kbdata::parquet {
 
+// A page's bytes decoded a piece at a time rather than held whole (SnappyStream, for pages of
+// hundreds of MB): view() gives the bytes [offset, offset + n) of the page, valid until the next
+// call; release() says the bytes before `offset` will not be viewed again.
+class PageStream {
+ public:
+  virtual ~PageStream() = default;
+  // Throws FormatError if the range passes the end of the page or its bytes cannot be decoded.
+  virtual std::span<const uint8_t> view(uint64_t offset, size_t n) = 0;
+  virtual void release(uint64_t offset) = 0;
+  [[nodiscard]] virtual uint64_t length() const = 0;
+};
+
 class ValueDecoder {
  public:
   virtual ~ValueDecoder() = default;

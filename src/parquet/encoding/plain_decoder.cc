@@ -190,6 +190,53 @@ class PlainByteArrayDecoder final : public ValueDecoder {
 
 }  // namespace
 
+void StreamedByteArrayDecoder::set_stream(PageStream& stream, uint64_t offset, size_t num_values) {
+  stream_ = &stream;
+  pos_ = offset;
+  values_left_ = num_values;
+}
+
+void StreamedByteArrayDecoder::set_data(std::span<const uint8_t>, size_t) {
+  assert(false && "StreamedByteArrayDecoder reads a PageStream");
+}
+
+template <typename Each>
+void StreamedByteArrayDecoder::walk(size_t n, Each&& each) {
+  if (n > values_left_) throw_too_few(n, values_left_);
+  const uint64_t end = stream_->length();
+  for (size_t i = 0; i < n; ++i) {
+    if (end - pos_ < 4) {
+      throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
+                        ": length is cut off by the end of the page");
+    }
+    const uint32_t length = load_le32(stream_->view(pos_, 4).data());
+    pos_ += 4;
+    if (length > end - pos_) {
+      throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
+                        " overruns the page (" + std::to_string(end - pos_) + " bytes left)");
+    }
+    each(stream_->view(pos_, length));
+    pos_ += length;
+    stream_->release(pos_);
+    --values_left_;
+  }
+}
+
+void StreamedByteArrayDecoder::decode(size_t n, ValueBuffer& out) {
+  assert(out.is_binary());
+  out.offsets.reserve(out.offsets.size() + n);
+  walk(n, [&](std::span<const uint8_t> value) { out.append_binary(value); });
+}
+
+bool StreamedByteArrayDecoder::skip(size_t n) {
+  walk(n, [](std::span<const uint8_t>) {});
+  return true;
+}
+
+void StreamedByteArrayDecoder::measure(size_t n, ValueMeasure fn, ValueBuffer& out, ValueBuffer&) {
+  walk(n, [&](std::span<const uint8_t> value) { out.append_measure(fn(value)); });
+}
+
 std::unique_ptr<ValueDecoder> make_plain_decoder(PhysicalType type, int type_length) {
   switch (type) {
     case PhysicalType::BOOLEAN:

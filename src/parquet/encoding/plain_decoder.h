@@ -19,4 +19,27 @@ namespace kbdata::parquet {
 // type_length <= 0.
 [[nodiscard]] std::unique_ptr<ValueDecoder> make_plain_decoder(PhysicalType type, int type_length);
 
+// PLAIN BYTE_ARRAY values read from a PageStream (a page decoded a piece at a time) instead of a
+// page's bytes: decode(), skip() and measure() give what the span decoder gives for the same
+// bytes, with the same checks, and release each value's bytes once past them.
+class StreamedByteArrayDecoder final : public ValueDecoder {
+ public:
+  // Starts on `num_values` values at `offset` of `stream` (borrowed until the next set_stream()).
+  void set_stream(PageStream& stream, uint64_t offset, size_t num_values);
+  // Not used: this decoder reads a stream. REQUIRES: never called.
+  void set_data(std::span<const uint8_t> data, size_t num_values) override;
+  void decode(size_t n, ValueBuffer& out) override;
+  [[nodiscard]] bool skip(size_t n) override;
+  void measure(size_t n, ValueMeasure fn, ValueBuffer& out, ValueBuffer& scratch) override;
+
+ private:
+  // Calls each(value) for the next n values, checking each length against the page.
+  template <typename Each>
+  void walk(size_t n, Each&& each);
+
+  PageStream* stream_ = nullptr;
+  uint64_t pos_ = 0;
+  size_t values_left_ = 0;
+};
+
 }  // namespace kbdata::parquet
