@@ -1,8 +1,10 @@
 // libFuzzer target: any bytes as a snappy stream, decoded by kbdata's decoder
-// (parquet/snappy_decoder.h) and by libsnappy's. Both must accept the same streams and give the
-// same bytes; a difference, a crash or a sanitizer report is a finding.
+// (parquet/snappy_decoder.h), whole and a piece at a time (SnappyStream), and by libsnappy's. All
+// must accept the same streams and give the same bytes; a difference, a crash or a sanitizer
+// report is a finding.
 #include <snappy.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "common/error.h"
 #include "parquet/snappy_decoder.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -30,5 +33,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                reinterpret_cast<char*>(theirs.data()));
   if (ours_ok != theirs_ok) std::abort();
   if (ours_ok && ours != theirs) std::abort();
+
+  // The same stream read a piece at a time (SnappyStream): the same bytes, or an error.
+  bool stream_ok = true;
+  try {
+    kbdata::parquet::SnappyStream stream;
+    stream.start(input, *declared);
+    const size_t step = 1 + size % 3000;
+    for (uint64_t at = 0; at < *declared; at += step) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(step, *declared - at));
+      const std::span<const uint8_t> view = stream.view(at, n);
+      if (theirs_ok && std::memcmp(view.data(), theirs.data() + at, n) != 0) std::abort();
+      stream.release(at + n);
+    }
+    stream.finish();
+  } catch (const kbdata::FormatError&) {
+    stream_ok = false;
+  }
+  if (stream_ok != theirs_ok) std::abort();
   return 0;
 }
