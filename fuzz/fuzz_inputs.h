@@ -9,7 +9,8 @@
 //   byte 0   physical type (mod 8)
 //   byte 1   codec (mod 8)
 //   byte 2   bits 0-1 max_def, bits 2-3 max_rep (at most max_def), bit 4 legacy chunk padding
-//            (reading stops after num_values levels), bit 5 skip() before reading
+//            (reading stops after num_values levels), bit 5 skip() before reading, bit 6 every
+//            snappy PLAIN page of a BYTE_ARRAY column streamed (ColumnReader::stream_pages_from)
 //   byte 3   FIXED_LEN_BYTE_ARRAY width - 1 (mod 32)
 //   byte 4   bit 0 read_records instead of read_batch; bits 1-7 the batch size - 1
 //   byte 5-6 the chunk's num_values (little endian)
@@ -88,6 +89,7 @@ inline void run_page_input(const uint8_t* data, size_t size) {
   meta.total_uncompressed_size = chunk_size;
 
   ColumnReader reader(file, chunk, column, 0, padding ? 100 : 0);
+  if ((data[2] & 0x40) != 0) reader.stream_pages_from(0);
   ColumnBatch out;
   if (skip_first) (void)reader.skip(batch);
   if (records) {
