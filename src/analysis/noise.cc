@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "analysis/ranking.h"
+#include "common/cpu.h"
 #include "dataset/run_result.h"
 
 namespace kbdata::analysis {
@@ -406,6 +407,112 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi"))) void ad
 }
 #pragma GCC diagnostic pop
 
+// 64-bit multiplies lane by lane with AVX2, which has only 32 x 32 -> 64: the low product plus
+// the two cross products shifted up (the high x high product falls outside 64 bits).
+__attribute__((target("avx2"))) inline __m256i mullo64_avx2(__m256i x, __m256i k_low,
+                                                            __m256i k_high) {
+  const __m256i low = _mm256_mul_epu32(x, k_low);
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), k_low),
+                                         _mm256_mul_epu32(x, k_high));
+  return _mm256_add_epi64(low, _mm256_slli_epi64(cross, 32));
+}
+
+__attribute__((target("avx2"))) inline __m256i mix64_avx2(__m256i x, const __m256i k[4]) {
+  x = mullo64_avx2(x, k[0], k[1]);
+  x = _mm256_xor_si256(x, _mm256_srli_epi64(x, 32));
+  x = mullo64_avx2(x, k[2], k[3]);
+  return _mm256_xor_si256(x, _mm256_srli_epi64(x, 32));
+}
+
+// Byte shuffles of a 16-byte window repeated in both 128-bit halves: lane j (of 4) takes bytes
+// first + j .. first + j + 4, the other three bytes of the lane are zero (top bit set).
+constexpr std::array<int8_t, 32> shingle_lanes_avx2(int first) {
+  std::array<int8_t, 32> index{};
+  for (int lane = 0; lane < 4; ++lane) {
+    for (int b = 0; b < 8; ++b) {
+      index[static_cast<size_t>(8 * lane + b)] =
+          b < 5 ? static_cast<int8_t>(first + lane + b) : static_cast<int8_t>(-128);
+    }
+  }
+  return index;
+}
+
+// For each 4-bit mask of 64-bit lanes, the 32-bit element indexes that move the masked lanes to
+// the front, in order (AVX2's stand-in for AVX-512's compress).
+constexpr std::array<std::array<int32_t, 8>, 16> compress_lanes_avx2() {
+  std::array<std::array<int32_t, 8>, 16> table{};
+  for (int mask = 0; mask < 16; ++mask) {
+    int out = 0;
+    for (int lane = 0; lane < 4; ++lane) {
+      if ((mask >> lane & 1) == 0) continue;
+      table[static_cast<size_t>(mask)][static_cast<size_t>(2 * out)] = 2 * lane;
+      table[static_cast<size_t>(mask)][static_cast<size_t>(2 * out + 1)] = 2 * lane + 1;
+      ++out;
+    }
+  }
+  return table;
+}
+
+// Appends to `kept` the hashes of `h` whose low 56 bits are at most `highest` (the others cannot
+// lower their bin), without a branch on which; the low 56 bits are below 2^63, so the signed
+// compare is the unsigned one. `kept` has room for 4 more than `count`.
+__attribute__((target("avx2"))) inline void keep_avx2(__m256i h, __m256i highest, __m256i low56,
+                                                      uint64_t* kept, size_t& count) {
+  static constexpr std::array<std::array<int32_t, 8>, 16> kCompress = compress_lanes_avx2();
+  const __m256i above = _mm256_cmpgt_epi64(_mm256_and_si256(h, low56), highest);
+  const int may_lower = ~_mm256_movemask_pd(_mm256_castsi256_pd(above)) & 0xF;
+  const __m256i order =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kCompress[may_lower].data()));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(kept + count),
+                      _mm256_permutevar8x32_epi32(h, order));
+  count += static_cast<size_t>(__builtin_popcount(static_cast<unsigned>(may_lower)));
+}
+
+// With AVX2 (CPUs without AVX-512, such as AMD's Zen 3), 8 shingles at a time as two vectors of
+// 4: the 12 bytes they span are loaded as 16 (only where 16 are readable: the last shingles go
+// to the portable loop), lower-cased, spread into lanes by a byte shuffle of each 128-bit half
+// and mixed with 64-bit multiplies built from 32-bit ones. As with VBMI, a hash whose low 56
+// bits exceed those of every bin's least hash cannot lower its bin and is dropped before the bin
+// is looked at (a bin's least hash only falls, so the maximum taken once per call stays valid).
+__attribute__((target("avx2"))) void add_shingles_avx2(const unsigned char* p, size_t n,
+                                                       uint64_t* mins) {
+  static_assert(kShingleBytes == 5);
+  static constexpr std::array<int8_t, 32> kLanesLow = shingle_lanes_avx2(0);
+  static constexpr std::array<int8_t, 32> kLanesHigh = shingle_lanes_avx2(4);
+  constexpr uint64_t kLow56 = (uint64_t{1} << 56) - 1;
+  uint64_t highest_bin = 0;
+  for (size_t b = 0; b < kSketchBins; ++b) highest_bin = std::max(highest_bin, mins[b] & kLow56);
+  const __m256i highest = _mm256_set1_epi64x(static_cast<long long>(highest_bin));
+  const __m256i low56 = _mm256_set1_epi64x(static_cast<long long>(kLow56));
+  const __m256i k[4] = {_mm256_set1_epi64x(static_cast<long long>(kMix1 & 0xFFFFFFFF)),
+                        _mm256_set1_epi64x(static_cast<long long>(kMix1 >> 32)),
+                        _mm256_set1_epi64x(static_cast<long long>(kMix2 & 0xFFFFFFFF)),
+                        _mm256_set1_epi64x(static_cast<long long>(kMix2 >> 32))};
+  const __m256i lanes_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanesLow.data()));
+  const __m256i lanes_high =
+      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanesHigh.data()));
+  const __m128i a = _mm_set1_epi8('A');
+  const __m128i span = _mm_set1_epi8('Z' - 'A');
+  const __m128i to_lower = _mm_set1_epi8('a' - 'A');
+  std::array<uint64_t, kHashBlock + 8> kept;
+  size_t count = 0;
+  // Shingles i..i+7 need bytes i..i+11; 16 are loaded, and the text holds n + 4 bytes from p.
+  size_t i = 0;
+  for (; i + 8 <= n && i + 16 <= n + kShingleBytes - 1; i += 8) {
+    __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i offset = _mm_sub_epi8(w, a);
+    const __m128i upper = _mm_cmpeq_epi8(_mm_min_epu8(offset, span), offset);
+    w = _mm_add_epi8(w, _mm_and_si128(upper, to_lower));
+    const __m256i both = _mm256_broadcastsi128_si256(w);
+    keep_avx2(mix64_avx2(_mm256_shuffle_epi8(both, lanes_low), k), highest, low56, kept.data(),
+              count);
+    keep_avx2(mix64_avx2(_mm256_shuffle_epi8(both, lanes_high), k), highest, low56, kept.data(),
+              count);
+  }
+  lower_bins(kept.data(), count, mins);
+  if (i < n) add_shingles_portable(p + i, n - i, mins);
+}
+
 // The CPU's fastest path, chosen at the call (not by an ifunc resolver, which runs before a
 // sanitizer's runtime is ready); the same bins either way.
 bool has_vbmi() {
@@ -445,8 +552,12 @@ CodeSketch sketch_with(std::string_view code, AddShingles add_shingles) {
 }  // namespace
 
 CodeSketch code_sketch(std::string_view code) {
-  return sketch_with(code, has_vbmi() ? add_shingles_vbmi : add_shingles_portable);
+  return sketch_with(code, has_vbmi()   ? add_shingles_vbmi
+                           : use_avx2() ? add_shingles_avx2
+                                        : add_shingles_portable);
 }
+
+CodeSketch code_sketch_avx2(std::string_view code) { return sketch_with(code, add_shingles_avx2); }
 
 CodeSketch code_sketch_portable(std::string_view code) {
   return sketch_with(code, add_shingles_portable);

@@ -155,8 +155,10 @@ inline constexpr uint32_t kEmptySketchBin = UINT32_MAX;
 using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empty code
 [[nodiscard]] CodeSketch code_sketch(std::string_view code);
 // The same sketch without the CPU's vector extensions (code_sketch uses AVX-512 VBMI where the CPU
-// has it); tests compare the two.
+// has it, else AVX2 where it has that and $KBDATA_SIMD is not 0), and with AVX2 alone (REQUIRES:
+// the CPU has AVX2); tests compare them.
 [[nodiscard]] CodeSketch code_sketch_portable(std::string_view code);
+[[nodiscard]] CodeSketch code_sketch_avx2(std::string_view code);
 [[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);
 
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.

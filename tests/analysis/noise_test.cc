@@ -218,11 +218,23 @@ TEST(NoiseEstimators, SketchIsItsDefinition) {
     }
     EXPECT_EQ(code_sketch(code), definition_sketch(code)) << length;
     EXPECT_EQ(code_sketch_portable(code), definition_sketch(code)) << length;
+    if (__builtin_cpu_supports("avx2")) {
+      EXPECT_EQ(code_sketch_avx2(code), definition_sketch(code)) << length;
+    }
   }
   std::string kernels;  // code, whose shingles repeat
   for (int k = 1; k <= 30; ++k) kernels += kernel(k, k);
   EXPECT_EQ(code_sketch(kernels), definition_sketch(kernels));
   EXPECT_EQ(code_sketch_portable(kernels), definition_sketch(kernels));
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_EQ(code_sketch_avx2(kernels), definition_sketch(kernels));
+    // Every length near the vector loop's ends, and text past the end that must not be read
+    // (a sanitizer sees a read past the string).
+    for (size_t length = 1; length < 300; ++length) {
+      const std::string part = kernels.substr(1000, length);
+      EXPECT_EQ(code_sketch_avx2(part), definition_sketch(part)) << length;
+    }
+  }
 }
 
 TEST(NoiseEstimators, SketchesEstimateTheShingleJaccard) {
