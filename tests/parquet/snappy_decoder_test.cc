@@ -171,6 +171,28 @@ Bytes repetitive_text(std::mt19937_64& rng, size_t n) {
   return out;
 }
 
+// A valid stream of `tags` random tags after a first literal: literals of 1..20 bytes and a tenth
+// of 1..`long_literal`, copies of every kind, half of them from at most 20 bytes back (patterns),
+// the others from anywhere up to `reach` back (2047 for 1-byte offsets).
+Bytes random_stream(std::mt19937_64& rng, size_t tags, size_t long_literal, size_t reach) {
+  StreamBuilder b;
+  b.literal(random_bytes(rng, 1 + rng() % 80, 256));
+  for (size_t t = 0; t < tags; ++t) {
+    const int pick = static_cast<int>(rng() % 10);
+    if (pick < 3) {
+      b.literal(random_bytes(rng, 1 + rng() % (pick == 0 ? long_literal : 20), 256));
+    } else {
+      const int kind = pick < 6 ? 1 : pick < 9 ? 2 : 4;
+      const uint32_t length = kind == 1 ? 4 + rng() % 8 : 1 + rng() % 64;
+      const size_t back = std::min<size_t>(b.produced(), kind == 1 ? 2047 : reach);
+      const uint32_t offset =
+          static_cast<uint32_t>(1 + rng() % (rng() % 2 ? std::min<size_t>(back, 20) : back));
+      b.copy(kind, offset, length);
+    }
+  }
+  return b.stream();
+}
+
 TEST(SnappyDecoder, DecodesWhatLibsnappyCompressesAtEverySmallSize) {
   std::mt19937_64 rng(1);
   for (size_t n = 0; n <= 400; ++n) {
@@ -252,23 +274,7 @@ TEST(SnappyDecoder, EveryTagKindAgreesWithTheFormatDescription) {
 TEST(SnappyDecoder, RandomStreamsOfEveryTagAgreeWithTheFormatDescription) {
   std::mt19937_64 rng(4);
   for (int round = 0; round < 3000; ++round) {
-    StreamBuilder b;
-    b.literal(random_bytes(rng, 1 + rng() % 80, 256));
-    const size_t tags = rng() % 200;
-    for (size_t t = 0; t < tags; ++t) {
-      const int pick = static_cast<int>(rng() % 10);
-      if (pick < 3) {
-        b.literal(random_bytes(rng, 1 + rng() % (pick == 0 ? 300 : 20), 256));
-      } else {
-        const int kind = pick < 6 ? 1 : pick < 9 ? 2 : 4;
-        const uint32_t length = kind == 1 ? 4 + rng() % 8 : 1 + rng() % 64;
-        const size_t reach = std::min<size_t>(b.produced(), kind == 1 ? 2047 : 100000);
-        const uint32_t offset =
-            static_cast<uint32_t>(1 + rng() % (rng() % 2 ? std::min<size_t>(reach, 20) : reach));
-        b.copy(kind, offset, length);
-      }
-    }
-    const Bytes stream = b.stream();
+    const Bytes stream = random_stream(rng, rng() % 200, 300, 100000);
     const std::optional<Bytes> expected = reference_decode(stream);
     ASSERT_TRUE(expected) << round;
     ASSERT_EQ(decode(stream), expected) << round;
@@ -375,23 +381,8 @@ TEST(SnappyStream, ViewsGiveTheStreamsBytesInBoundedMemory) {
 TEST(SnappyStream, RandomStreamsOfEveryTagReadInPieces) {
   std::mt19937_64 rng(7);
   for (int round = 0; round < 50; ++round) {
-    StreamBuilder b;
-    b.literal(random_bytes(rng, 1 + rng() % 80, 256));
-    const size_t tags = 2000 + rng() % 20000;
-    for (size_t t = 0; t < tags; ++t) {
-      const int pick = static_cast<int>(rng() % 10);
-      if (pick < 3) {
-        b.literal(random_bytes(rng, 1 + rng() % (pick == 0 ? 3000 : 20), 256));
-      } else {
-        const int kind = pick < 6 ? 1 : pick < 9 ? 2 : 4;
-        const uint32_t length = kind == 1 ? 4 + rng() % 8 : 1 + rng() % 64;
-        const size_t reach = std::min<size_t>(b.produced(), kind == 1 ? 2047 : 65535);
-        const uint32_t offset =
-            static_cast<uint32_t>(1 + rng() % (rng() % 2 ? std::min<size_t>(reach, 20) : reach));
-        b.copy(kind, offset, length);
-      }
-    }
-    const Bytes stream = b.stream();
+    // Copies reach back at most 65535 bytes, inside the stream's window.
+    const Bytes stream = random_stream(rng, 2000 + rng() % 20000, 3000, 65535);
     const std::optional<Bytes> expected = reference_decode(stream);
     ASSERT_TRUE(expected);
     const auto [out, peak] = read_streamed(stream, expected->size(), rng, 5000);
