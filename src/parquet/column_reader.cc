@@ -183,27 +183,13 @@ bool ColumnReader::start_streamed_page(const PageHeader& h, std::span<const uint
     size_t level_bytes = 0;
     if (column_.max_def > 0) {
       const uint64_t page = s.stream.length();
-      if (d.definition_level_encoding == Encoding::RLE) {
-        if (page < 4) {
-          fail("RLE levels length prefix is cut off (page has " + std::to_string(page) + " bytes)");
-        }
-        const std::span<const uint8_t> prefix = s.stream.view(0, 4);
-        const uint64_t length = static_cast<uint64_t>(prefix[0]) | uint64_t{prefix[1]} << 8 |
-                                uint64_t{prefix[2]} << 16 | uint64_t{prefix[3]} << 24;
-        if (length > page - 4) {
-          fail("RLE levels length " + std::to_string(length) + " overruns the page (" +
-               std::to_string(page - 4) + " bytes left)");
-        }
-        level_bytes = static_cast<size_t>(4 + length);
-      } else if (d.definition_level_encoding == Encoding::BIT_PACKED) {
-        const auto bits = static_cast<uint64_t>(num_values) *
-                          static_cast<uint64_t>(LevelDecoder::bit_width(column_.max_def));
-        level_bytes = static_cast<size_t>(std::min<uint64_t>(bits / 8 + (bits % 8 != 0), page));
-      }
+      level_bytes =
+          LevelDecoder::v1_bytes(d.definition_level_encoding, column_.max_def,
+                                 s.stream.view(0, std::min<uint64_t>(page, 4)), page, num_values);
       const std::span<const uint8_t> levels = s.stream.view(0, level_bytes);
       s.stream_levels.assign(levels.begin(), levels.end());
-      level_bytes = s.def_levels.set_data_v1(d.definition_level_encoding, column_.max_def,
-                                             s.stream_levels, num_values);
+      s.def_levels.set_data_v1(d.definition_level_encoding, column_.max_def, s.stream_levels,
+                               num_values);
     }
     values_at = level_bytes;
   } else {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/byte_cursor.h"
 #include "common/error.h"
 
 namespace kbdata::parquet {
@@ -220,31 +221,37 @@ Stop decode_tags(const uint8_t*& ip, const uint8_t* ip_end, const uint8_t* base,
   return Stop::END_OF_INPUT;
 }
 
-// The length header's size in bytes. REQUIRES: snappy_uncompressed_length(input) has a value.
-size_t header_size(std::span<const uint8_t> input) {
-  size_t header = 1;
-  while (input[header - 1] & 0x80) ++header;
-  return header;
+// The declared length and the bytes its varint takes, read by the one ULEB128 reader
+// (common/byte_cursor.h); nullopt when the varint is cut short, longer than 5 bytes or above
+// 2^32 - 1 (libsnappy's limits).
+struct LengthHeader {
+  uint64_t length;
+  size_t bytes;
+};
+
+std::optional<LengthHeader> read_length_header(std::span<const uint8_t> input) {
+  ByteCursor cursor(input);
+  try {
+    const uint64_t length = cursor.read_uleb128("snappy length");
+    if (cursor.position() > 5 || length > 0xffffffffu) return std::nullopt;
+    return LengthHeader{length, cursor.position()};
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
 
 std::optional<uint64_t> snappy_uncompressed_length(std::span<const uint8_t> input) {
-  uint64_t value = 0;
-  for (size_t i = 0; i < 5 && i < input.size(); ++i) {
-    value |= static_cast<uint64_t>(input[i] & 0x7f) << (7 * i);
-    if ((input[i] & 0x80) == 0) {
-      if (value > 0xffffffffu) return std::nullopt;
-      return value;
-    }
-  }
-  return std::nullopt;
+  const std::optional<LengthHeader> header = read_length_header(input);
+  if (!header) return std::nullopt;
+  return header->length;
 }
 
 bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output) {
-  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
-  if (!declared || *declared != output.size()) return false;
-  const uint8_t* ip = input.data() + header_size(input);
+  const std::optional<LengthHeader> header = read_length_header(input);
+  if (!header || header->length != output.size()) return false;
+  const uint8_t* ip = input.data() + header->bytes;
   uint8_t* op = output.data();
   size_t needed = 0;
   const Stop stop = decode_tags(ip, input.data() + input.size(), output.data(), op,
@@ -255,14 +262,15 @@ bool snappy_decompress(std::span<const uint8_t> input, std::span<uint8_t> output
 void SnappyStream::corrupt() { throw FormatError("SNAPPY: invalid compressed data"); }
 
 void SnappyStream::start(std::span<const uint8_t> input, uint64_t length) {
-  const std::optional<uint64_t> declared = snappy_uncompressed_length(input);
-  if (!declared) throw FormatError("SNAPPY: invalid compressed data (bad length header)");
-  if (*declared != length) {
-    throw FormatError("SNAPPY: page decompresses to " + std::to_string(*declared) +
+  const std::optional<LengthHeader> header = read_length_header(input);
+  if (!header) throw FormatError("SNAPPY: invalid compressed data (bad length header)");
+  if (header->length != length) {
+    // (decompress()'s message for the same page decoded whole)
+    throw FormatError("SNAPPY: page decompressed to " + std::to_string(header->length) +
                       " bytes, header says " + std::to_string(length));
   }
   input_ = input;
-  ip_ = input.data() + header_size(input);
+  ip_ = input.data() + header->bytes;
   length_ = length;
   buffer_start_ = 0;
   filled_ = 0;

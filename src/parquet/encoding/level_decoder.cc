@@ -25,48 +25,57 @@ int LevelDecoder::bit_width(int max_level) {
   return max_level <= 0 ? 0 : std::bit_width(static_cast<unsigned>(max_level));
 }
 
-size_t LevelDecoder::set_data_v1(Encoding encoding, int max_level, std::span<const uint8_t> data,
-                                 size_t num_values) {
+size_t LevelDecoder::v1_bytes(Encoding encoding, int max_level, std::span<const uint8_t> prefix,
+                              uint64_t page_bytes, size_t num_values) {
   check_max_level(max_level);
-  max_level_ = max_level;
-  bit_width_ = bit_width(max_level);
-  if (max_level == 0) {
-    mode_ = Mode::kZero;
-    return 0;
-  }
+  if (max_level == 0) return 0;
   if (encoding == Encoding::RLE) {
-    if (data.size() < 4) {
+    if (page_bytes < 4 || prefix.size() < 4) {
       throw FormatError("RLE levels length prefix is cut off (page has " +
-                        std::to_string(data.size()) + " bytes)");
+                        std::to_string(page_bytes) + " bytes)");
     }
-    const uint32_t length = static_cast<uint32_t>(data[0]) | static_cast<uint32_t>(data[1]) << 8 |
-                            static_cast<uint32_t>(data[2]) << 16 |
-                            static_cast<uint32_t>(data[3]) << 24;
-    if (length > data.size() - 4) {
+    const uint32_t length =
+        static_cast<uint32_t>(prefix[0]) | static_cast<uint32_t>(prefix[1]) << 8 |
+        static_cast<uint32_t>(prefix[2]) << 16 | static_cast<uint32_t>(prefix[3]) << 24;
+    if (length > page_bytes - 4) {
       throw FormatError("RLE levels length " + std::to_string(length) + " overruns the page (" +
-                        std::to_string(data.size() - 4) + " bytes left)");
+                        std::to_string(page_bytes - 4) + " bytes left)");
     }
-    mode_ = Mode::kRle;
-    rle_.reset(data.subspan(4, length), bit_width_);
     return 4 + static_cast<size_t>(length);
   }
   if (encoding == Encoding::BIT_PACKED) {
-    // bit_width_ <= 15: the product fits in 64 bits once num_values is below 2^60.
-    const uint64_t bits = static_cast<uint64_t>(num_values) * static_cast<uint64_t>(bit_width_);
+    // bit_width <= 15: the product fits in 64 bits once num_values is below 2^60.
+    const uint64_t bits =
+        static_cast<uint64_t>(num_values) * static_cast<uint64_t>(bit_width(max_level));
     const uint64_t bytes = bits / 8 + (bits % 8 != 0 ? 1 : 0);
-    if (static_cast<uint64_t>(num_values) >= (uint64_t{1} << 60) || bytes > data.size()) {
+    if (static_cast<uint64_t>(num_values) >= (uint64_t{1} << 60) || bytes > page_bytes) {
       throw FormatError("BIT_PACKED levels of " + std::to_string(num_values) +
                         " values overrun the page (need " + std::to_string(bytes) + " bytes, " +
-                        std::to_string(data.size()) + " left)");
+                        std::to_string(page_bytes) + " left)");
     }
-    mode_ = Mode::kBitPacked;
-    packed_ = data.first(static_cast<size_t>(bytes));
-    packed_left_ = num_values;
-    packed_bit_ = 0;
     return static_cast<size_t>(bytes);
   }
   throw UnsupportedError(std::string("level encoding ") + to_string(encoding) +
                          " is not supported");
+}
+
+size_t LevelDecoder::set_data_v1(Encoding encoding, int max_level, std::span<const uint8_t> data,
+                                 size_t num_values) {
+  const size_t bytes = v1_bytes(encoding, max_level, data, data.size(), num_values);
+  max_level_ = max_level;
+  bit_width_ = bit_width(max_level);
+  if (max_level == 0) {
+    mode_ = Mode::kZero;
+  } else if (encoding == Encoding::RLE) {
+    mode_ = Mode::kRle;
+    rle_.reset(data.subspan(4, bytes - 4), bit_width_);
+  } else {
+    mode_ = Mode::kBitPacked;
+    packed_ = data.first(bytes);
+    packed_left_ = num_values;
+    packed_bit_ = 0;
+  }
+  return bytes;
 }
 
 void LevelDecoder::set_data_v2(int max_level, std::span<const uint8_t> data) {

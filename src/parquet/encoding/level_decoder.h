@@ -33,6 +33,14 @@ class LevelDecoder {
   size_t set_data_v1(Encoding encoding, int max_level, std::span<const uint8_t> data,
                      size_t num_values);
 
+  // The bytes set_data_v1() would find the levels to occupy at the front of a page of
+  // `page_bytes` bytes whose first bytes are `prefix` (at least 4 of them, or the whole page),
+  // with the same checks: for a page decoded a piece at a time, whose levels are copied out of
+  // it first.
+  [[nodiscard]] static size_t v1_bytes(Encoding encoding, int max_level,
+                                       std::span<const uint8_t> prefix, uint64_t page_bytes,
+                                       size_t num_values);
+
   // Starts on a v2 data page's levels: `data` is exactly the levels section (RLE hybrid, no
   // prefix), borrowed until the next set_data call. Throws FormatError if max_level is outside
   // 0..32767.

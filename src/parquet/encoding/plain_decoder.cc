@@ -15,6 +15,17 @@ uint32_t load_le32(const uint8_t* p) {
          static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
 }
 
+// The errors of a BYTE_ARRAY value's length, read from a page's bytes or from a PageStream.
+[[noreturn]] void throw_length_cut_off(size_t i) {
+  throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
+                    ": length is cut off by the end of the page");
+}
+
+[[noreturn]] void throw_value_overruns(uint32_t length, uint64_t left) {
+  throw FormatError("BYTE_ARRAY value length " + std::to_string(length) + " overruns the page (" +
+                    std::to_string(left) + " bytes left)");
+}
+
 [[noreturn]] void throw_too_few(size_t n, size_t left) {
   throw FormatError("PLAIN page holds fewer values than requested (" + std::to_string(n) +
                     " requested, " + std::to_string(left) + " left)");
@@ -164,15 +175,11 @@ class PlainByteArrayDecoder final : public ValueDecoder {
     const uint8_t* const end = data_.data() + data_.size();
     const uint8_t* p = data_.data() + pos_;
     for (size_t i = 0; i < n; ++i) {
-      if (end - p < 4) {
-        throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
-                          ": length is cut off by the end of the page");
-      }
+      if (end - p < 4) throw_length_cut_off(i);
       const uint32_t length = load_le32(p);
       p += 4;
       if (length > static_cast<size_t>(end - p)) {
-        throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
-                          " overruns the page (" + std::to_string(end - p) + " bytes left)");
+        throw_value_overruns(length, static_cast<uint64_t>(end - p));
       }
       each(p, length);
       p += length;
@@ -205,16 +212,10 @@ void StreamedByteArrayDecoder::walk(size_t n, Each&& each) {
   if (n > values_left_) throw_too_few(n, values_left_);
   const uint64_t end = stream_->length();
   for (size_t i = 0; i < n; ++i) {
-    if (end - pos_ < 4) {
-      throw FormatError("BYTE_ARRAY value " + std::to_string(i) +
-                        ": length is cut off by the end of the page");
-    }
+    if (end - pos_ < 4) throw_length_cut_off(i);
     const uint32_t length = load_le32(stream_->view(pos_, 4).data());
     pos_ += 4;
-    if (length > end - pos_) {
-      throw FormatError("BYTE_ARRAY value length " + std::to_string(length) +
-                        " overruns the page (" + std::to_string(end - pos_) + " bytes left)");
-    }
+    if (length > end - pos_) throw_value_overruns(length, end - pos_);
     each(stream_->view(pos_, length));
     pos_ += length;
     stream_->release(pos_);
