@@ -122,13 +122,14 @@ bench-diagnostics: deps
 	node bench/make-bench-data.mjs
 	node bench/make-bench-data.mjs --large
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata memory_bench write_bench load_bench dedup_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata memory_bench write_bench load_bench dedup_bench audit_bench
 	@$(BENCH_SYNTH)
 	$(BUILD)-bench/bench/memory_bench
 	$(BUILD)-bench/bench/write_bench
 	$(BUILD)-bench/bench/load_bench
 	bench/export_bench.sh $(BUILD)-bench/kbdata medium
 	$(BUILD)-bench/bench/dedup_bench
+	$(BUILD)-bench/bench/audit_bench
 
 # libFuzzer (docs/parquet.md, "Hostile input"): builds the four targets with clang in build-fuzz/,
 # seeds build-fuzz/corpus/ from tests/data and the corpus's files of at most 64 KiB, and runs each

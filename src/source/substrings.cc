@@ -13,8 +13,9 @@ Substrings::Substrings(const std::vector<std::string_view>& needles) : needles_(
   for (size_t i = 0; i < needles_.size(); ++i) {
     const std::string_view n = needles_[i];
     if (n.size() < 3) throw std::invalid_argument("Substrings: a needle shorter than 3 bytes");
-    bucket_[i % 8].push_back(static_cast<uint16_t>(i));
-    filter_.add(n, i % 8);
+    const size_t b = filter_.narrowest_bucket_for(n);
+    bucket_[b].push_back(static_cast<uint16_t>(i));
+    filter_.add(n, b);
   }
 }
 

@@ -31,6 +31,39 @@ struct NibbleFilter {
     }
   }
 
+  // How many three-byte starts `bucket` lets through: the product, over the three positions, of
+  // the low and the high nibbles it takes (0 while it is empty).
+  [[nodiscard]] constexpr uint64_t width(size_t bucket) const {
+    uint64_t w = 1;
+    for (size_t k = 0; k < 3; ++k) {
+      uint64_t l = 0;
+      uint64_t h = 0;
+      for (size_t v = 0; v < 16; ++v) {
+        l += (low[k][v] >> bucket) & 1;
+        h += (high[k][v] >> bucket) & 1;
+      }
+      w *= l * h;
+    }
+    return w;
+  }
+
+  // The bucket `s` widens least: added there, words alike in their first bytes share a bucket and
+  // the filter lets fewer starts through than with words dealt round the buckets.
+  [[nodiscard]] constexpr size_t narrowest_bucket_for(std::string_view s) const {
+    size_t best = 0;
+    uint64_t best_growth = UINT64_MAX;
+    for (size_t b = 0; b < 8; ++b) {
+      NibbleFilter with = *this;
+      with.add(s, b);
+      const uint64_t growth = with.width(b) - width(b);
+      if (growth < best_growth) {
+        best = b;
+        best_growth = growth;
+      }
+    }
+    return best;
+  }
+
   // The buckets position p passes for (p[0..2] readable).
   [[nodiscard]] uint8_t buckets_at(const char* p) const {
     uint8_t b = 0xFF;

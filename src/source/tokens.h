@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -77,12 +78,13 @@ struct PythonLexStart {
 
 // Whether `t` is a token of `kind` spelled `s` (not empty) in `text`. The length and the first
 // byte are compared first: most tests of a rule fail there, before any call to compare the rest.
-[[nodiscard]] inline bool token_is(std::string_view text, const Token& t, TokenKind kind,
-                                   std::string_view s) {
+// Inlined wherever a rule asks (several times per token): a token holds its bytes in `text`.
+[[nodiscard, gnu::always_inline]] inline bool token_is(std::string_view text, const Token& t,
+                                                       TokenKind kind, std::string_view s) {
   if (t.kind != kind || s.empty() || t.end - t.begin != s.size() || text[t.begin] != s[0]) {
     return false;
   }
-  return s.size() == 1 || text.substr(t.begin + 1, s.size() - 1) == s.substr(1);
+  return s.size() == 1 || std::memcmp(text.data() + t.begin + 1, s.data() + 1, s.size() - 1) == 0;
 }
 
 }  // namespace kbdata::source

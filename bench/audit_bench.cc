@@ -1,0 +1,150 @@
+// Throughput of the audit's code rules over real-shaped code, one stage at a time, on one core: a
+// diagnostic of where `kbdata audit`'s own work goes (its figure against `kbdata stats` is
+// bench/analysis_bench.sh's, of the commands).
+//
+//   BM_Regions          python_regions: the strings and comments of each Python code
+//   BM_Screen           screen_python: the screen in front of the code rules
+//   BM_AuditSubmission  audit_submission: every rule, as `kbdata audit` runs it per row
+//
+// Each reports bytes_per_second over the codes' bytes. The codes are the first $KBDATA_AUDIT_ROWS
+// (default 20000) submissions with code of the folder $KBDATA_BENCH_DIR (default
+// build/bench-data/nvfp4, the full synthetic NVFP4 file; bench/README.md), held in memory.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "audit/audit.h"
+#include "audit/code_rules.h"
+#include "audit/code_screen.h"
+#include "audit/folder_audit.h"
+#include "dataset/data_dir.h"
+#include "dataset/loader.h"
+#include "source/python_regions.h"
+
+namespace {
+
+using kbdata::audit::CodeContext;
+
+struct Corpus {
+  std::vector<kbdata::dataset::Submission> rows;
+  std::vector<CodeContext> contexts;
+  kbdata::audit::References references;
+  int64_t bytes = 0;
+};
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+const Corpus& corpus() {
+  static const Corpus c = [] {
+    Corpus out;
+    const std::string dir =
+        env_or("KBDATA_BENCH_DIR", std::string(KBDATA_SOURCE_DIR) + "/build/bench-data/nvfp4");
+    const size_t limit = std::stoul(env_or("KBDATA_AUDIT_ROWS", "20000"));
+    const kbdata::dataset::DataDir data = kbdata::dataset::scan_data_dir(dir);
+    out.references = kbdata::audit::folder_references(data);
+    kbdata::dataset::LoadOptions load;
+    load.with_code = true;
+    kbdata::dataset::LoadStats stats;
+    kbdata::dataset::load_dir(
+        data, load,
+        [&](kbdata::dataset::Submission&& s) {
+          if (out.rows.size() >= limit || !s.code) return;
+          out.bytes += static_cast<int64_t>(s.code->size());
+          out.rows.push_back(std::move(s));
+        },
+        stats);
+    for (const auto& s : out.rows) {
+      CodeContext context;
+      context.cpp_file = kbdata::audit::is_cpp_source(*s.code, s.file_name.value_or(""));
+      if (const auto* r = out.references.find(s)) {
+        context.reference_float_bits = r->float_bits;
+        context.reference_normalised = &r->normalised;
+      }
+      out.contexts.push_back(context);
+    }
+    size_t full = 0;
+    size_t cpp = 0;
+    size_t types_only = 0;
+    size_t cpp_rules = 0;
+    size_t cpp_bytes = 0;
+    for (size_t i = 0; i < out.rows.size(); ++i) {
+      if (out.contexts[i].cpp_file) {
+        ++cpp;
+        continue;
+      }
+      const auto screen = kbdata::audit::screen_python(*out.rows[i].code, out.contexts[i]);
+      full += screen.full ? 1 : 0;
+      for (const auto& c : screen.cpp) {
+        (c.types_only ? types_only : cpp_rules) += 1;
+        cpp_bytes += c.string.body_end - c.string.body_begin;
+      }
+    }
+    std::fprintf(stderr,
+                 "%zu codes, %lld bytes: %zu C++ files, %zu Python codes to the full pass; "
+                 "embedded C++ the screen passes on: %zu sources to the C++ rules, %zu to the "
+                 "type rule, %zu bytes\n",
+                 out.rows.size(), static_cast<long long>(out.bytes), cpp, full, cpp_rules,
+                 types_only, cpp_bytes);
+    return out;
+  }();
+  return c;
+}
+
+void BM_Regions(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& s : c.rows) n += kbdata::source::python_regions(*s.code).size();
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
+void BM_Screen(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (size_t i = 0; i < c.rows.size(); ++i) {
+      if (c.contexts[i].cpp_file) continue;
+      n += kbdata::audit::screen_python(*c.rows[i].code, c.contexts[i]).full ? 1 : 0;
+    }
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
+void BM_AuditSubmission(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& s : c.rows) n += kbdata::audit::audit_submission(s, c.references).size();
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
+BENCHMARK(BM_Regions)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Screen)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AuditSubmission)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    benchmark::Initialize(&argc, argv);
+    corpus();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "audit_bench: %s\n", e.what());
+    return 1;
+  }
+}
