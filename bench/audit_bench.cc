@@ -81,9 +81,9 @@ const Corpus& corpus() {
       }
       const auto screen = kbdata::audit::screen_python(*out.rows[i].code, out.contexts[i]);
       full += screen.full ? 1 : 0;
-      for (const auto& c : screen.cpp) {
-        (c.types_only ? types_only : cpp_rules) += 1;
-        cpp_bytes += c.string.body_end - c.string.body_begin;
+      for (const auto& source : screen.cpp) {
+        (source.types_only ? types_only : cpp_rules) += 1;
+        cpp_bytes += source.string.body_end - source.string.body_begin;
       }
     }
     std::fprintf(stderr,

@@ -37,15 +37,15 @@ bool Substrings::scan_portable(std::string_view text, size_t from, bool all,
   for (size_t at = from; at + 3 <= text.size(); ++at) {
     const uint8_t b = filter_.buckets_at(text.data() + at);
     if (b != 0 && matches_at(text, at, b)) {
+      if (out != nullptr) out->push_back(static_cast<uint32_t>(at));
       if (!all) return true;
       found = true;
-      out->push_back(static_cast<uint32_t>(at));
     }
   }
   return found;
 }
 
-__attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view text,
+__attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view text, size_t from,
                                                                const char* readable_end, bool all,
                                                                std::vector<uint32_t>* out) const {
   const char* p = text.data();
@@ -54,7 +54,7 @@ __attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view 
       readable_end != nullptr && readable_end > p + n ? static_cast<size_t>(readable_end - p) : n;
   const NibbleFilterAvx2 filter = load_avx2(filter_);
   bool found = false;
-  size_t at = 0;
+  size_t at = from;
   // Positions at..at+31, each with the two bytes after it loaded (at + 34 bytes readable); the
   // positions past the text are masked.
   for (; at < n && at + 34 <= readable; at += 32) {
@@ -68,9 +68,9 @@ __attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view 
     for (; hits != 0; hits &= hits - 1) {
       const unsigned i = _tzcnt_u32(hits);
       if (matches_at(text, at + i, buckets[i])) {
+        if (out != nullptr) out->push_back(static_cast<uint32_t>(at + i));
         if (!all) return true;
         found = true;
-        out->push_back(static_cast<uint32_t>(at + i));
       }
     }
   }
@@ -78,18 +78,25 @@ __attribute__((target("avx2,bmi"))) bool Substrings::scan_avx2(std::string_view 
 }
 
 bool Substrings::any_in(std::string_view text, const char* readable_end) const {
-  return use_avx2() ? scan_avx2(text, readable_end, false, nullptr)
+  return use_avx2() ? scan_avx2(text, 0, readable_end, false, nullptr)
                     : scan_portable(text, 0, false, nullptr);
 }
 
 std::vector<uint32_t> Substrings::positions(std::string_view text) const {
   std::vector<uint32_t> out;
   if (use_avx2()) {
-    scan_avx2(text, nullptr, true, &out);
+    scan_avx2(text, 0, nullptr, true, &out);
   } else {
     scan_portable(text, 0, true, &out);
   }
   return out;
+}
+
+size_t Substrings::find(std::string_view text, size_t from) const {
+  std::vector<uint32_t> at;
+  const bool found = use_avx2() ? scan_avx2(text, from, nullptr, false, &at)
+                                : scan_portable(text, from, false, &at);
+  return found ? at.front() : std::string_view::npos;
 }
 
 }  // namespace kbdata::source

@@ -118,11 +118,16 @@ class Substrings {
   // Where in `text` a needle starts, in order, each position once.
   [[nodiscard]] std::vector<uint32_t> positions(std::string_view text) const;
 
+  // Where the first needle at or after `from` starts in `text`, or npos: positions() one at a
+  // time, for a reader that may stop early.
+  [[nodiscard]] size_t find(std::string_view text, size_t from) const;
+
  private:
-  // The first match from `from` on (all of them when `all`, into `out`); whether there was one.
+  // The first match from `from` on (all of them when `all`), into `out` when given; whether there
+  // was one.
   bool scan_portable(std::string_view text, size_t from, bool all,
                      std::vector<uint32_t>* out) const;
-  bool scan_avx2(std::string_view text, const char* readable_end, bool all,
+  bool scan_avx2(std::string_view text, size_t from, const char* readable_end, bool all,
                  std::vector<uint32_t>* out) const;
   [[nodiscard]] bool matches_at(std::string_view text, size_t at, uint8_t buckets) const;
 

@@ -1,6 +1,7 @@
 // scan_cpp finds the STRING and COMMENT tokens of tokenize_cpp; a name token starts exactly where
-// cpp_name_starts_at says, outside the regions and what numbers swallow; and a name's line is the
-// first line plus the newlines before it, less those strings step over.
+// cpp_name_starts_at says, outside the regions and what numbers swallow; a name's line is the
+// first line plus the newlines before it, less those strings step over; and CppScanner, read a
+// piece at a time, knows at every position what the whole scan found before it.
 #include "source/cpp_regions.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +62,33 @@ void expect_scan_is_the_tokens(const std::string& text) {
     newlines += text[p] == '\n';
   }
   EXPECT_EQ(found, names) << text;
+  // A piece at a time: at every position, what is known is the start of the whole scan, with
+  // every region that opens before it and every swallowed position before it.
+  CppScanner scanner(text);
+  for (size_t pos = 0; pos <= text.size() + 1; ++pos) {
+    const CppScan& part = scanner.scan_to(pos);
+    ASSERT_LE(part.regions.size(), scan.regions.size()) << text;
+    for (size_t i = 0; i < part.regions.size(); ++i) {
+      EXPECT_EQ(part.regions[i].region.begin, scan.regions[i].region.begin) << text;
+      EXPECT_EQ(part.regions[i].region.end, scan.regions[i].region.end) << text;
+      EXPECT_EQ(part.regions[i].uncounted_newlines, scan.regions[i].uncounted_newlines) << text;
+    }
+    // A string counts from its quote (a prefix such as u8R starts before it).
+    const size_t regions_before = static_cast<size_t>(
+        std::count_if(scan.regions.begin(), scan.regions.end(), [&](const CppRegion& r) {
+          return (r.region.comment ? r.region.begin : r.region.quote) < pos;
+        }));
+    EXPECT_GE(part.regions.size(), regions_before) << "at " << pos << " of " << text;
+    const std::vector<uint32_t> swallowed_before(
+        scan.swallowed.begin(),
+        std::lower_bound(scan.swallowed.begin(), scan.swallowed.end(), pos));
+    ASSERT_GE(part.swallowed.size(), swallowed_before.size()) << text;
+    EXPECT_TRUE(
+        std::equal(swallowed_before.begin(), swallowed_before.end(), part.swallowed.begin()))
+        << "at " << pos << " of " << text;
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_EQ(std::move(scanner).take().regions.size(), scan.regions.size()) << text;
 }
 
 TEST(CppRegions, AreTheLexersCommentsAndStrings) {

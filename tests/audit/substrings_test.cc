@@ -1,9 +1,11 @@
 // Substrings finds what std::string_view::find finds, whatever the needles share and wherever in
-// the text (the first positions, the last bytes the vector loop leaves to the byte loop).
+// the text (the first positions, the last bytes the vector loop leaves to the byte loop), all at
+// once or one at a time from any position.
 #include "source/substrings.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -39,6 +41,12 @@ TEST(Substrings, FindsWhatFindFinds) {
       if (here) starts.push_back(at);
     }
     ASSERT_EQ(set.positions(text), starts) << text;
+    // One at a time, from every position.
+    for (size_t from = 0; from <= text.size(); ++from) {
+      const auto next = std::lower_bound(starts.begin(), starts.end(), from);
+      ASSERT_EQ(set.find(text, from), next == starts.end() ? std::string::npos : size_t{*next})
+          << "from " << from << " in " << text;
+    }
     // The same text inside a longer buffer that may be read past it.
     const std::string buffer = text + std::string(rng() % 80, 'a') + owned[0];
     ASSERT_EQ(
