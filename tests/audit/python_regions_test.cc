@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -102,6 +103,32 @@ TEST(PythonRegions, AreTheLexersStringsAndCommentsOnRandomTexts) {
     const std::string text = kbdata::testing::random_text(rng, pieces, 40);
     expect_regions_are_the_tokens(text);
     if (HasFailure()) return;
+  }
+}
+
+// Lines far into long texts: the vector count of newlines adds its byte counters up every 255
+// steps of 32 bytes (8 KiB), so texts of several such runs, and their ends, are checked.
+TEST(PythonRegions, LinesFarIntoLongTexts) {
+  std::mt19937_64 rng(7);
+  for (const size_t size : {size_t{8159}, size_t{8160}, size_t{8161}, size_t{70'000}}) {
+    for (const unsigned one_in : {5U, 1U}) {  // a newline one byte in 5, or every byte
+      std::string text;
+      while (text.size() < size) text += (rng() % one_in == 0) ? '\n' : 'x';
+      text.resize(size);
+      const std::vector<Region> regions = python_regions(text);
+      // In one step to the end, then a few thousand bytes at a time.
+      const auto newlines = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+      EXPECT_EQ(PythonLines(text, regions).at(static_cast<uint32_t>(size)), 1 + newlines) << size;
+      PythonLines lines(text, regions);
+      uint32_t expected = 1;
+      size_t counted = 0;
+      for (size_t pos = 0; pos <= size; pos += 1 + rng() % 3000) {
+        for (; counted < pos; ++counted) expected += text[counted] == '\n' ? 1 : 0;
+        ASSERT_EQ(lines.at(static_cast<uint32_t>(pos)), expected) << "at " << pos << " of " << size;
+      }
+      for (; counted < size; ++counted) expected += text[counted] == '\n' ? 1 : 0;
+      EXPECT_EQ(lines.at(static_cast<uint32_t>(size)), expected) << size;
+    }
   }
 }
 
