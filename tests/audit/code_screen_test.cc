@@ -222,60 +222,66 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTexts) {
   }
 }
 
+// Mostly what the screen lets through, with the forms at its edges: the function rules' shapes,
+// attributes across comments, newlines and continuations, C++ strings with types.
+const std::vector<std::string>& quiet_pieces() {
+  static const std::vector<std::string> pieces = {
+      "def ",
+      "custom_kernel",
+      "(data",
+      ")",
+      ":\n",
+      "    ",
+      "return ",
+      "data",
+      "[0]",
+      "[:128]",
+      "a, b, c = data\n",
+      "a",
+      ".zero_()",
+      ".view(",
+      "\"",
+      "'",
+      "\"\"\"",
+      "'''",
+      "#",
+      "\\",
+      "\n",
+      "\r",
+      "\r\n",
+      " ",
+      "(",
+      ")",
+      "[",
+      "]",
+      "{",
+      "}",
+      "=",
+      "+=",
+      ".",
+      ";",
+      "x",
+      "y",
+      "half",
+      "float16",
+      "bfloat16",
+      "torch",
+      "(\"__global__ void k(__half* p, __nv_fp8_e4m3 q) {}\")",
+      "\"#include <x>\\n// __nv_fp4_e2m1\\nfloat f;\"",
+      "0x1f",
+      ", ",
+      "k = 1\n",
+      "@dec\n",
+      "class C:\n",
+      "self",
+      "if ",
+      "else",
+      "  # note\n"};
+  return pieces;
+}
+
 TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
-  // Mostly what the screen lets through, with the forms at its edges: the function rules' shapes,
-  // attributes across comments, newlines and continuations, C++ strings with types.
-  const std::vector<std::string> pieces = {"def ",
-                                           "custom_kernel",
-                                           "(data",
-                                           ")",
-                                           ":\n",
-                                           "    ",
-                                           "return ",
-                                           "data",
-                                           "[0]",
-                                           "[:128]",
-                                           "a, b, c = data\n",
-                                           "a",
-                                           ".zero_()",
-                                           ".view(",
-                                           "\"",
-                                           "'",
-                                           "\"\"\"",
-                                           "'''",
-                                           "#",
-                                           "\\",
-                                           "\n",
-                                           "\r",
-                                           "\r\n",
-                                           " ",
-                                           "(",
-                                           ")",
-                                           "[",
-                                           "]",
-                                           "{",
-                                           "}",
-                                           "=",
-                                           "+=",
-                                           ".",
-                                           ";",
-                                           "x",
-                                           "y",
-                                           "half",
-                                           "float16",
-                                           "bfloat16",
-                                           "torch",
-                                           "(\"__global__ void k(__half* p, __nv_fp8_e4m3 q) {}\")",
-                                           "\"#include <x>\\n// __nv_fp4_e2m1\\nfloat f;\"",
-                                           "0x1f",
-                                           ", ",
-                                           "k = 1\n",
-                                           "@dec\n",
-                                           "class C:\n",
-                                           "self",
-                                           "if ",
-                                           "else",
-                                           "  # note\n"};
+  const std::vector<std::string>& pieces = quiet_pieces();
   std::mt19937_64 rng(13);
   size_t decided = 0, total = 0;
   for (int round = 0; round < 4000; ++round) {
@@ -288,6 +294,54 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
     if (HasFailure()) return;
   }
   EXPECT_GT(decided, total / 4) << decided << " of " << total;
+}
+
+// Texts of thousands of bytes: names, `=` and brackets across the screen's 64-byte blocks, code
+// between strings and comments of every length, the line of a `def custom_kernel` far in.
+TEST(CodeScreen, AgreesWithTheFullPassOnLongTextsItDecidesAlone) {
+  std::mt19937_64 rng(19);
+  size_t decided = 0, total = 0;
+  for (int round = 0; round < 150; ++round) {
+    const std::string text = kbdata::testing::random_text(rng, quiet_pieces(), 1500);
+    for (const CodeContext& c : contexts(nullptr)) {
+      expect_agree(text, c, "long random");
+      decided += screen_python(text, c).full ? 0 : 1;
+      ++total;
+    }
+    if (HasFailure()) return;
+  }
+  EXPECT_GT(decided, total / 8) << decided << " of " << total;
+}
+
+// The screen reads code in blocks of 64 bytes: a name that runs across a block's edge is one name
+// (`xtime` holds no vocabulary word, `time` would be one), and brackets counted across the edges
+// leave `def custom_kernel` at depth 0, wherever the edges fall.
+TEST(CodeScreen, DecidesAloneWhateverItsBlocksCut) {
+  for (size_t pad = 1; pad < 200; ++pad) {
+    const std::string names = "x = (" + std::string(pad, 'y') + "time)\n";
+    const std::string brackets = "a = [" + std::string(pad, '1') + "]\n";
+    for (const std::string& text :
+         {names + names + names,
+          brackets + brackets + "def custom_kernel(data):\n    return 1\n"}) {
+      const Screen screen = screen_python(text, CodeContext{});
+      EXPECT_FALSE(screen.full) << "pad " << pad << ":\n" << text;
+      expect_agree(text, CodeContext{}, "pad " + std::to_string(pad));
+    }
+  }
+  // A closing bracket with none open (the lexer keeps the depth at 0), then one left open: the
+  // `def` after it is inside brackets, where the function rules do not look, wherever the edges
+  // fall.
+  for (size_t pad = 0; pad < 140; ++pad) {
+    const std::string text = "x = 1" + std::string(pad, ' ') + ") (1,\n" + std::string(70, ' ') +
+                             "\n2,\ndef custom_kernel(data):\n    return data\n";
+    expect_agree(text, CodeContext{}, "open bracket, pad " + std::to_string(pad));
+  }
+  const std::string kernel = std::string(300, '\n') + "b = (1,\n" + std::string(150, ' ') +
+                             "2)\ndef custom_kernel(d):\n  return 1\n";
+  const Screen screen = screen_python(kernel, CodeContext{});
+  ASSERT_FALSE(screen.full);
+  ASSERT_TRUE(screen.custom_kernel.has_value());
+  EXPECT_EQ(screen.custom_kernel->line, 303U);
 }
 
 TEST(CodeScreen, AgreesWithTheFullPassOnTheTypesOfRandomEmbeddedCpp) {
