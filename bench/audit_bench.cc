@@ -3,6 +3,7 @@
 // bench/analysis_bench.sh's, of the commands).
 //
 //   BM_Regions          python_regions: the strings and comments of each Python code
+//   BM_Tokens           tokenize_python: every token of each code (the full pass's lexer)
 //   BM_Screen           screen_python: the screen in front of the code rules
 //   BM_AuditSubmission  audit_submission: every rule, as `kbdata audit` runs it per row
 //
@@ -24,6 +25,7 @@
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
 #include "source/python_regions.h"
+#include "source/tokens.h"
 
 namespace {
 
@@ -74,6 +76,7 @@ const Corpus& corpus() {
     size_t types_only = 0;
     size_t cpp_rules = 0;
     size_t cpp_bytes = 0;
+    size_t kernel_tail = 0;
     for (size_t i = 0; i < out.rows.size(); ++i) {
       if (out.contexts[i].cpp_file) {
         ++cpp;
@@ -81,6 +84,7 @@ const Corpus& corpus() {
       }
       const auto screen = kbdata::audit::screen_python(*out.rows[i].code, out.contexts[i]);
       full += screen.full ? 1 : 0;
+      if (screen.custom_kernel) kernel_tail += out.rows[i].code->size() - screen.custom_kernel->pos;
       for (const auto& source : screen.cpp) {
         (source.types_only ? types_only : cpp_rules) += 1;
         cpp_bytes += source.string.body_end - source.string.body_begin;
@@ -89,9 +93,9 @@ const Corpus& corpus() {
     std::fprintf(stderr,
                  "%zu codes, %lld bytes: %zu C++ files, %zu Python codes to the full pass; "
                  "embedded C++ the screen passes on: %zu sources to the C++ rules, %zu to the "
-                 "type rule, %zu bytes\n",
+                 "type rule, %zu bytes; %zu bytes from the custom_kernel lines on\n",
                  out.rows.size(), static_cast<long long>(out.bytes), cpp, full, cpp_rules,
-                 types_only, cpp_bytes);
+                 types_only, cpp_bytes, kernel_tail);
     return out;
   }();
   return c;
@@ -130,7 +134,20 @@ void BM_AuditSubmission(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
 
+// The Python lexer over every code (the full pass's first step; the screen's path lexes the
+// function custom_kernel only).
+void BM_Tokens(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& s : c.rows) n += kbdata::source::tokenize_python(*s.code).size();
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
 BENCHMARK(BM_Regions)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Tokens)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Screen)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AuditSubmission)->Unit(benchmark::kMillisecond);
 
