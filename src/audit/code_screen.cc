@@ -628,16 +628,14 @@ class Screener {
     const ClassifyConstants k{
         nibble_table(kNibbleClasses.low), nibble_table(kNibbleClasses.high), _mm256_set1_epi8(15),
         _mm256_set1_epi8(kLettersAtoO | kLettersPtoZ | kUnderscore), source::load_avx2(kTrigrams)};
-    // Whole blocks where the text goes on 66 bytes (the bytes past `to` are masked; the two after
-    // a block are read by the names' first look).
-    const uint32_t vector_end =
-        text_.size() >= kBlock + 2 ? static_cast<uint32_t>(text_.size() - kBlock - 2) : 0;
     const size_t blocks = (to - from + kBlock - 1) / kBlock;
     if (blocks_.size() < blocks) blocks_.resize(blocks);
     Chunk* out = blocks_.data();
     bool ident_before = false;
     uint32_t at = from;
-    for (; at < to && at <= vector_end; at += kBlock, ++out) {
+    // Whole blocks where the text goes on 66 bytes (the bytes past `to` are masked; the two after
+    // a block are read by the names' first look).
+    for (; at < to && size_t{at} + kBlock + 2 <= text_.size(); at += kBlock, ++out) {
       Chunk c = classify_avx2(t + at, ident_before, k);
       const uint32_t n = to - at < kBlock ? to - at : kBlock;
       const uint64_t valid = n == kBlock ? ~uint64_t{0} : (uint64_t{1} << n) - 1;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "support/guarded_text.h"
 #include "support/random_text.h"
 #include "support/run_kbdata.h"
 #include "synth/code_generator.h"
@@ -342,6 +343,24 @@ TEST(CodeScreen, DecidesAloneWhateverItsBlocksCut) {
   ASSERT_FALSE(screen.full);
   ASSERT_TRUE(screen.custom_kernel.has_value());
   EXPECT_EQ(screen.custom_kernel->line, 303U);
+}
+
+// Texts that end where a page the process may not read starts: the screen's vector loads (and
+// the first look's two bytes past each block) stop before the text's end, at every length around
+// a block's, with the code, a string or a comment last.
+TEST(CodeScreen, ReadsNothingPastTheText) {
+  kbdata::testing::GuardedText guarded(4096);
+  const std::string code = "x = torch.float16(y)  # a\ns = '#include <x>\\n__half h;'\n";
+  for (size_t size = 0; size <= 200; ++size) {
+    std::string text;
+    while (text.size() < size) text += code;
+    text.resize(size);
+    const std::string_view placed = guarded.place(text);
+    for (const CodeContext& c : contexts(nullptr)) {
+      EXPECT_EQ(screen_python(placed, c).full, screen_python(text, c).full) << size;
+      EXPECT_TRUE(audit_code(placed, c) == audit_code(text, c)) << size;
+    }
+  }
 }
 
 TEST(CodeScreen, AgreesWithTheFullPassOnTheTypesOfRandomEmbeddedCpp) {
