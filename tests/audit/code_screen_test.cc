@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "audit/code_rules.h"
@@ -281,36 +282,32 @@ const std::vector<std::string>& quiet_pieces() {
   return pieces;
 }
 
-TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
-  const std::vector<std::string>& pieces = quiet_pieces();
-  std::mt19937_64 rng(13);
+// Random texts of up to `max_pieces` quiet pieces, each held to the full pass under every context
+// of no reference; how many of them the screen decided alone, of how many.
+std::pair<size_t, size_t> agree_on_quiet_texts(uint64_t seed, int rounds, size_t max_pieces) {
+  std::mt19937_64 rng(seed);
   size_t decided = 0, total = 0;
-  for (int round = 0; round < 4000; ++round) {
-    const std::string text = kbdata::testing::random_text(rng, pieces, 50);
+  for (int round = 0; round < rounds; ++round) {
+    const std::string text = kbdata::testing::random_text(rng, quiet_pieces(), max_pieces);
     for (const CodeContext& c : contexts(nullptr)) {
       expect_agree(text, c, "random");
       decided += screen_python(text, c).full ? 0 : 1;
       ++total;
     }
-    if (HasFailure()) return;
+    if (::testing::Test::HasFailure()) break;
   }
+  return {decided, total};
+}
+
+TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
+  const auto [decided, total] = agree_on_quiet_texts(13, 4000, 50);
   EXPECT_GT(decided, total / 4) << decided << " of " << total;
 }
 
 // Texts of thousands of bytes: names, `=` and brackets across the screen's 64-byte blocks, code
 // between strings and comments of every length, the line of a `def custom_kernel` far in.
 TEST(CodeScreen, AgreesWithTheFullPassOnLongTextsItDecidesAlone) {
-  std::mt19937_64 rng(19);
-  size_t decided = 0, total = 0;
-  for (int round = 0; round < 150; ++round) {
-    const std::string text = kbdata::testing::random_text(rng, quiet_pieces(), 1500);
-    for (const CodeContext& c : contexts(nullptr)) {
-      expect_agree(text, c, "long random");
-      decided += screen_python(text, c).full ? 0 : 1;
-      ++total;
-    }
-    if (HasFailure()) return;
-  }
+  const auto [decided, total] = agree_on_quiet_texts(19, 150, 1500);
   EXPECT_GT(decided, total / 8) << decided << " of " << total;
 }
 
