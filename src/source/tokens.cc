@@ -93,6 +93,7 @@ class PythonLexer {
         }
         pos_ = p;
         line_start = false;
+        if (pos_ == text_.size()) break;  // the text ends in indentation
         // A blank or comment-only line is not a logical line: its indentation does not count.
         if (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r')) {
           newline();

@@ -71,6 +71,22 @@ TEST(PythonTokens, UnterminatedStringRunsToTheLineEnd) {
   EXPECT_EQ(names, (std::vector<std::string>{"x", "y"}));
 }
 
+// A text that ends in a line's indentation: the tokens of the same text with that last line
+// ended (a blank line adds none), none past its end (fuzz_audit found the lexer reading the byte
+// after such a text; from a std::string, the terminating NUL became an operator).
+TEST(PythonTokens, ATextEndingInIndentationHasNoTokenPastItsEnd) {
+  for (const std::string text : {"x\n   ", "x\n\t", "def f():\n    return 1\n        ", " "}) {
+    const std::vector<Token> tokens = tokenize_python(text);
+    const std::vector<Token> ended = tokenize_python(text + "\n");
+    ASSERT_EQ(tokens.size(), ended.size()) << text;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      EXPECT_EQ(tokens[i].kind, ended[i].kind) << text;
+      EXPECT_EQ(tokens[i].begin, ended[i].begin) << text;
+      EXPECT_LE(tokens[i].end, text.size()) << text;
+    }
+  }
+}
+
 TEST(CppTokens, CommentsStringsRawStringsAndOperators) {
   const std::string code =
       "// cudaStreamCreate\n/* getenv(\"X\") */ auto s = R\"x(a\"b)x\"; a->b::c; printf(\"%d\\n\", "

@@ -1,7 +1,8 @@
 // Replays the fuzz findings kept in tests/data/fuzz/<target>/ (the minimized inputs of crashes
-// found by `make fuzz`; <target> is read_file, footer or page) through the same code path as the
-// fuzz target (fuzz/fuzz_inputs.h), each in a forked child: the input must end in success or a
-// kbdata::Error, never a crash, a hang or another exception.
+// found by `make fuzz`; <target> is read_file, footer, page or audit) through the same code path
+// as the fuzz target (fuzz/fuzz_inputs.h, fuzz/fuzz_audit_input.h), each in a forked child: the
+// input must end in success or a kbdata::Error, never a crash, a hang or another exception. The
+// audit's inputs end where an unreadable page starts, so a read past them faults in any build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,8 +14,10 @@
 #include <vector>
 
 #include "common/error.h"
+#include "fuzz_audit_input.h"
 #include "fuzz_inputs.h"
 #include "hostile_support.h"
+#include "support/guarded_text.h"
 
 namespace kbdata::hostile {
 namespace {
@@ -57,6 +60,14 @@ void replay(const std::string& target, void (*run)(const uint8_t*, size_t)) {
 TEST(FuzzRegression, ReadFile) { replay("read_file", fuzz::run_read_file_input); }
 TEST(FuzzRegression, Footer) { replay("footer", fuzz::run_footer_input); }
 TEST(FuzzRegression, Page) { replay("page", fuzz::run_page_input); }
+TEST(FuzzRegression, Audit) {
+  replay("audit", [](const uint8_t* data, size_t size) {
+    kbdata::testing::GuardedText guarded(size);
+    const std::string_view placed =
+        guarded.place(std::string_view(reinterpret_cast<const char*>(data), size));
+    fuzz::run_audit_input(reinterpret_cast<const uint8_t*>(placed.data()), placed.size());
+  });
+}
 
 }  // namespace
 }  // namespace kbdata::hostile
