@@ -201,7 +201,7 @@ bool contains(std::string_view s, std::string_view part) {
 }
 
 // The positions of byte classes in a block of code, 64 at a time (bit i: the block's byte i).
-struct Chunk {
+struct Block {
   uint64_t starts =
       0;  // a name's first byte: an identifier byte, not a digit, after a non-identifier
   uint64_t ident = 0;   // identifier bytes
@@ -309,12 +309,12 @@ __attribute__((target("avx2"))) inline Classes32 classify32_avx2(const char* p,
 
 // The classes of the 64 bytes at p (p[0..65] readable); a name's start only where a vocabulary
 // word may start.
-__attribute__((target("avx2"))) inline Chunk classify_avx2(const char* p, bool ident_before,
+__attribute__((target("avx2"))) inline Block classify_avx2(const char* p, bool ident_before,
                                                            const ClassifyConstants& k) {
   const Classes32 lo = classify32_avx2(p, k);
   const Classes32 hi = classify32_avx2(p + 32, k);
   const auto wide = [](uint32_t l, uint32_t h) { return uint64_t{l} | (uint64_t{h} << 32); };
-  Chunk c;
+  Block c;
   c.ident = wide(lo.ident, hi.ident);
   c.starts = wide(lo.word, hi.word) & ~((c.ident << 1) | (ident_before ? 1U : 0U)) &
              wide(lo.maybe_vocabulary, hi.maybe_vocabulary);
@@ -324,8 +324,8 @@ __attribute__((target("avx2"))) inline Chunk classify_avx2(const char* p, bool i
   return c;
 }
 
-Chunk classify_portable(const char* p, size_t n, bool ident_before) {
-  Chunk c;
+Block classify_portable(const char* p, size_t n, bool ident_before) {
+  Block c;
   for (size_t i = 0; i < n; ++i) {
     const uint64_t bit = uint64_t{1} << i;
     if (source::is_ident(p[i])) c.ident |= bit;
@@ -556,7 +556,7 @@ class Screener {
   }
 
   // The bracket depth at the newline before the line of `d` (0 at the text's first line), from the
-  // last chunks read: the line's newline is a few bytes before `d`, in its gap.
+  // last blocks read: the line's newline is a few bytes before `d`, in its gap.
   [[nodiscard]] uint32_t depth_before_line(uint32_t d) const {
     uint32_t p0 = d;
     while (p0 > 0 && (text_[p0 - 1] == ' ' || text_[p0 - 1] == '\t' || text_[p0 - 1] == '\f')) {
@@ -565,7 +565,7 @@ class Screener {
     if (p0 == 0) return 0;
     uint32_t nl = p0 - 1;
     if (text_[nl] == '\n' && nl > 0 && text_[nl - 1] == '\r') --nl;
-    // The latest chunk that starts at or before nl.
+    // The latest block that starts at or before nl.
     const std::pair<uint32_t, uint32_t>* from = nullptr;
     for (const auto& r : recent_) {
       if (r.first <= nl && (from == nullptr || r.first > from->first)) from = &r;
@@ -632,13 +632,13 @@ class Screener {
         _mm256_set1_epi8(kLettersAtoO | kLettersPtoZ | kUnderscore), source::load_avx2(kTrigrams)};
     const size_t blocks = (to - from + kBlock - 1) / kBlock;
     if (blocks_.size() < blocks) blocks_.resize(blocks);
-    Chunk* out = blocks_.data();
+    Block* out = blocks_.data();
     bool ident_before = false;
     uint32_t at = from;
     // Whole blocks where the text goes on 66 bytes (the bytes past `to` are masked; the two after
     // a block are read by the names' first look).
     for (; at < to && size_t{at} + kBlock + 2 <= text_.size(); at += kBlock, ++out) {
-      Chunk c = classify_avx2(t + at, ident_before, k);
+      Block c = classify_avx2(t + at, ident_before, k);
       const uint32_t n = to - at < kBlock ? to - at : kBlock;
       const uint64_t valid = n == kBlock ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
@@ -658,7 +658,7 @@ class Screener {
     }
     for (; at < to; at += kBlock) {
       const uint32_t n = to - at < kBlock ? to - at : kBlock;
-      const Chunk c = classify_portable(t + at, n, ident_before);
+      const Block c = classify_portable(t + at, n, ident_before);
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
       if (!block_is_quiet<true>(at, c, to, regions_before)) return false;
     }
@@ -670,7 +670,7 @@ class Screener {
     bool ident_before = false;
     for (uint32_t at = from; at < to; at += kBlock) {
       const uint32_t n = to - at < kBlock ? to - at : kBlock;
-      const Chunk c = classify_portable(t + at, n, ident_before);
+      const Block c = classify_portable(t + at, n, ident_before);
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
       if (!block_is_quiet<false>(at, c, to, regions_before)) return false;
     }
@@ -680,7 +680,7 @@ class Screener {
   // The block at `at` with its classes `c` (nothing set past the gap's end `to`): its brackets
   // counted, its `=` and its names looked at.
   template <bool kPopcnt>
-  [[gnu::always_inline]] bool block_is_quiet(uint32_t at, const Chunk& c, uint32_t to,
+  [[gnu::always_inline]] bool block_is_quiet(uint32_t at, const Block& c, uint32_t to,
                                              size_t regions_before) {
     const char* t = text_.data();
     recent_[recent_next_++ % recent_.size()] = {at, depth_};
@@ -710,11 +710,11 @@ class Screener {
   const CodeContext& context_;
   std::vector<Region> regions_;
   std::vector<std::pair<const Region*, bool>> cpp_;  // a C++ string, and whether types only
-  std::vector<Chunk> blocks_;                        // screen_code_avx2's classes of a gap's blocks
+  std::vector<Block> blocks_;                        // screen_code_avx2's classes of a gap's blocks
   uint32_t first_kernel_ = UINT32_MAX;
   int mode_words_ = -1;  // mode_word_in_a_string, once known
-  uint32_t depth_ = 0;   // the bracket depth after the chunks read
-  // The last chunks' starts and the depth there; kernel_depth_: the depth at the newline before
+  uint32_t depth_ = 0;   // the bracket depth after the blocks read
+  // The last blocks' starts and the depth there; kernel_depth_: the depth at the newline before
   // the first `def custom_kernel` (UINT32_MAX: not known).
   std::array<std::pair<uint32_t, uint32_t>, 4> recent_{};
   size_t recent_next_ = 0;
