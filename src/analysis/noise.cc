@@ -586,9 +586,8 @@ bool measured(const dataset::Submission& s) { return qualifies(s) && *s.score > 
 
 bool NoiseBuilder::wants_code(const dataset::Submission& s) { return measured(s); }
 
-void NoiseBuilder::prepare(dataset::Submission& s) {
-  if (measured(s) && s.code && !s.code->empty()) s.prepared = code_sketch(*s.code);
-  s.code.reset();
+void NoiseBuilder::prepare(dataset::Submission& s, std::optional<std::string_view> code) {
+  if (measured(s) && code && !code->empty()) s.prepared = code_sketch(*code);
 }
 
 const uint32_t* NoiseBuilder::sketch_of(int64_t index) const {

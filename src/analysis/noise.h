@@ -164,8 +164,8 @@ using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empt
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.
 // Memory: about 60 bytes per row, and a vector of kSketchBins x 4 bytes per qualifying row with
 // code; never the code. A load that feeds add() sets LoadOptions::prepare to NoiseBuilder::prepare:
-// each qualifying row's code is sketched on the scan's worker that built the row, and the code
-// dropped there; add() keeps the sketch. Without it add() sketches the code itself. The result is
+// each qualifying row's code is sketched on the scan's worker that built the row (the row never
+// holds its code); add() keeps the sketch. Without it add() sketches the code itself. The result is
 // the same either way, and whatever the threads. near_identical needs the code
 // (LoadOptions::with_code), same_code the code_id (with_details), harness_err the results
 // (with_results) and public_secret also the runs (with_runs) of legacy files.
@@ -175,9 +175,9 @@ class NoiseBuilder {
   ~NoiseBuilder();
   NoiseBuilder(const NoiseBuilder&) = delete;
   NoiseBuilder& operator=(const NoiseBuilder&) = delete;
-  // LoadOptions::prepare of a load feeding add(): the sketch of a qualifying row's code, kept in
-  // s.prepared, and the code dropped. Safe to call from several threads at once.
-  static void prepare(dataset::Submission& s);
+  // LoadOptions::prepare of a load feeding add(): the sketch of a qualifying row's `code`, kept in
+  // s.prepared. Safe to call from several threads at once.
+  static void prepare(dataset::Submission& s, std::optional<std::string_view> code);
   // LoadOptions::code_wanted of such a load: the rows whose code is sketched (those that
   // qualify with a positive score); the others' code need not be decoded.
   [[nodiscard]] static bool wants_code(const dataset::Submission& s);

@@ -36,7 +36,9 @@ bool qualifies(const dataset::Submission& s) {
          s.status != "hacked";
 }
 
-std::vector<Finding> audit_submission(const dataset::Submission& s, const References& references) {
+std::vector<Finding> audit_submission(const dataset::Submission& s,
+                                      std::optional<std::string_view> code,
+                                      const References& references) {
   std::vector<Finding> out;
   if (s.status == "hacked") out.push_back({RuleId::STATUS_HACKED, 0, "status hacked"});
   if (s.score && s.runner && !std::isnan(*s.score)) {
@@ -47,17 +49,18 @@ std::vector<Finding> audit_submission(const dataset::Submission& s, const Refere
            "score " + seconds(*s.score) + " < floor " + seconds(*floor) + " on " + *s.runner});
     }
   }
-  if (!s.code) return out;
+  if (!code) return out;
   const Reference* reference = references.find(s);
   CodeContext context;
-  context.cpp_file = is_cpp_source(*s.code, s.file_name.value_or(""));
+  context.cpp_file = is_cpp_source(*code, s.file_name.value_or(""));
   if (reference != nullptr) {
     context.reference_float_bits = reference->float_bits;
     context.reference_normalised = &reference->normalised;
   }
-  std::vector<Finding> code = audit_code(*s.code, context);
+  std::vector<Finding> found = audit_code(*code, context);
   // Score rules first, then the code rules in rule order.
-  out.insert(out.end(), std::make_move_iterator(code.begin()), std::make_move_iterator(code.end()));
+  out.insert(out.end(), std::make_move_iterator(found.begin()),
+             std::make_move_iterator(found.end()));
   return out;
 }
 

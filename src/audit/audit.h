@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "audit/rules.h"
@@ -40,11 +41,12 @@ class References {
   std::map<std::string, Reference, std::less<>> by_name_;
 };
 
-// The findings of every rule that one submission alone decides: the code rules when it has code
-// (precision-downgrade and reference-copy against its problem's reference, when known), the
-// status rule, and the physical floor of its score on its runner. Safe to call from several
-// threads at once (it reads `references` only).
+// The findings of every rule that one submission alone decides: the code rules when it has
+// `code` (its decoded text; precision-downgrade and reference-copy against its problem's
+// reference, when known), the status rule, and the physical floor of its score on its runner.
+// Safe to call from several threads at once (it reads `references` only).
 [[nodiscard]] std::vector<Finding> audit_submission(const dataset::Submission& s,
+                                                    std::optional<std::string_view> code,
                                                     const References& references);
 
 // Whether a row may set a leaderboard record: a finite, non-negative score that passed, on a

@@ -95,9 +95,8 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
   load.with_code = true;
   load.with_code_bytes = false;
   load.with_details = true;
-  load.prepare = [&references](dataset::Submission& s) {
-    s.prepared = audit_submission(s, references);
-    s.code.reset();
+  load.prepare = [&references](dataset::Submission& s, std::optional<std::string_view> code) {
+    s.prepared = audit_submission(s, code, references);
   };
   dataset::load_dir(
       dir, load,

@@ -39,31 +39,38 @@ bool decode_hex_escape(std::string_view stored, std::string& out) {
   return true;
 }
 
-std::string decode_code(std::string_view stored, bool binary_column, CodeRepairCounts& counts) {
+std::string_view decode_code_view(std::string_view stored, bool binary_column,
+                                  CodeRepairCounts& counts, std::string& scratch) {
   ++counts.values;
   if (binary_column) ++counts.from_binary;
   bool changed = false;
-  std::string hex_bytes;
   std::string_view text = stored;
   if (stored.size() >= 2 && stored[0] == '\\' && stored[1] == 'x') {
-    if (decode_hex_escape(stored, hex_bytes)) {
+    if (decode_hex_escape(stored, scratch)) {
       ++counts.hex_decoded;
-      text = hex_bytes;
+      text = scratch;
       changed = true;
     } else {
       ++counts.hex_invalid;
     }
   }
-  std::string out;
-  if (is_valid_utf8(text)) {
-    out.assign(text);
-  } else {
-    append_utf8_repaired(out, text);
+  if (!is_valid_utf8(text)) {
+    std::string repaired;
+    append_utf8_repaired(repaired, text);
+    scratch = std::move(repaired);
+    text = scratch;
     ++counts.utf8_repaired;
     changed = true;
   }
   if (changed) ++counts.repaired;
-  return out;
+  return text;
+}
+
+std::string decode_code(std::string_view stored, bool binary_column, CodeRepairCounts& counts) {
+  std::string scratch;
+  const std::string_view text = decode_code_view(stored, binary_column, counts, scratch);
+  if (text.data() == scratch.data() && text.size() == scratch.size()) return scratch;
+  return std::string(text);
 }
 
 uint64_t decoded_code_size(std::string_view stored, bool binary_column, CodeRepairCounts& counts) {

@@ -37,6 +37,12 @@ struct CodeRepairCounts {
 [[nodiscard]] std::string decode_code(std::string_view stored, bool binary_column,
                                       CodeRepairCounts& counts);
 
+// decode_code() without a copy where decoding changes nothing: `stored` itself when it needs no
+// decoding (no valid "\x" escape, valid UTF-8: the common case), else the decoded text, built in
+// `scratch`. The view lives as long as `stored` and `scratch` do. Counts as decode_code() does.
+[[nodiscard]] std::string_view decode_code_view(std::string_view stored, bool binary_column,
+                                                CodeRepairCounts& counts, std::string& scratch);
+
 // The size in bytes of what decode_code() returns for `stored`, counted in `counts` as decode_code
 // counts it, without building the text when nothing needs decoding (no "\x" escape, valid UTF-8):
 // the common case costs one UTF-8 check. Never throws.

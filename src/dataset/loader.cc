@@ -401,6 +401,15 @@ std::optional<std::string> decode(const Column& code, size_t r, CodeRepairCounts
   return decode_code(*raw, is_binary(code), counts);
 }
 
+// The code of row r for a prepare step: a view into the batch where decoding changes nothing,
+// else into `scratch` (decode_code_view).
+std::optional<std::string_view> decode_view(const Column& code, size_t r, CodeRepairCounts& counts,
+                                            std::string& scratch) {
+  auto raw = code.str(r);
+  if (!raw) return std::nullopt;
+  return decode_code_view(*raw, is_binary(code), counts, scratch);
+}
+
 std::optional<uint64_t> decoded_size(const Column& code, size_t r, CodeRepairCounts& counts) {
   if (code.measured) {
     if (code.is_null(r)) return std::nullopt;
@@ -470,6 +479,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
         FlatRows out;
         out.rows.reserve(batch.num_rows);  // no regrowth: a Submission moves in ~30 stores
+        std::string scratch;               // a repaired code handed to prepare
         for (size_t r = 0; r < batch.num_rows; ++r) {
           // Rows that cannot match are dropped before their Submission (a dozen strings) is
           // built. Only certain mismatches are dropped here; matches() below stays the exact
@@ -498,12 +508,17 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           s.mode = load[F_MODE].text(r);
           s.runner = load[F_RUNNER].text(r);
           if (!matches(options.filter, s)) continue;
+          std::optional<std::string_view> code;
           if (options.with_code && (!options.code_wanted || options.code_wanted(s))) {
-            s.code = decode(load[F_CODE], r, out.code);
+            if (options.prepare) {
+              code = decode_view(load[F_CODE], r, out.code, scratch);
+            } else {
+              s.code = decode(load[F_CODE], r, out.code);
+            }
           } else if (options.with_code_bytes) {
             s.code_bytes = decoded_size(load[F_CODE], r, out.code);
           }
-          if (options.prepare) options.prepare(s);
+          if (options.prepare) options.prepare(s, code);
           out.rows.push_back(std::move(s));
         }
         batch.result = std::move(out);
@@ -784,19 +799,21 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
             const std::vector<int64_t> file_rows = batch.file_rows();
             auto w = std::lower_bound(wanted.begin(), wanted.end(),
                                       std::pair<int64_t, size_t>{file_rows.front(), 0});
+            std::string scratch;  // a repaired code handed to prepare
             for (size_t r = 0; r < batch.num_rows; ++r, ++w) {
               if (w == wanted.end() || w->first != file_rows[r]) {
                 throw std::logic_error("legacy code pass: a row that was not asked for");
               }
               Submission& s = groups[w->second];  // each group on one worker only
+              std::optional<std::string_view> code;
               if (options.code_wanted && !options.code_wanted(s)) {
                 // Its code is not decoded (the submission is complete: the rule may use its score).
               } else if (options.with_code) {
-                s.code = decode(load[L_CODE], r, counts);
+                code = decode_view(load[L_CODE], r, counts, scratch);
               } else {
                 s.code_bytes = decoded_size(load[L_CODE], r, counts);
               }
-              options.prepare(s);
+              options.prepare(s, code);
             }
             batch.result = counts;
             code_file.release(batch, L_CODE);
@@ -816,7 +833,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     run_all(pool.get(), blocks, [&](size_t block) {
       const size_t end = std::min(groups.size(), (block + 1) * kBlock);
       for (size_t i = block * kBlock; i < end; ++i) {
-        if (kept[i] != 0) options.prepare(groups[i]);
+        if (kept[i] != 0) options.prepare(groups[i], std::nullopt);
       }
     });
   }

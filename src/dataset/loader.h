@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dataset/code_text.h"
@@ -54,11 +56,13 @@ struct LoadOptions {
   // it (several batches at once, so it must be safe to call concurrently); in a legacy file, once
   // the file's runs are grouped, on the scan worker that decoded the submission's code in a
   // second pass over the code column (so the file's code is never held at once), or, for a load
-  // without code, on the load's threads (all submissions at once). It may change
-  // the submission: work out something from its code and drop the code, keeping the result in
-  // Submission::prepared. This is how work per submission uses every core while the sink still sees
-  // submissions in file order.
-  std::function<void(Submission&)> prepare;
+  // without code, on the load's threads (all submissions at once). With a prepare step the code
+  // is never kept in the submission: it is handed to the step as `code`, the decoded text (a view
+  // into the scan's batch, or into a buffer of the worker where decoding changed it), valid only
+  // during the call; nullopt when the load reads no code for the row or it is null. The step may
+  // change the submission, keeping what it worked out in Submission::prepared. This is how work per
+  // submission uses every core while the sink still sees submissions in file order.
+  std::function<void(Submission&, std::optional<std::string_view> code)> prepare;
 };
 
 // What a load did, for --verbose and for tests of pushdown.

@@ -84,14 +84,14 @@ TEST(ScoreRules, AuditSubmissionAppliesStatusAndFloor) {
   s.score = 1e-6;
   s.passed = true;
   s.status = "hacked";
-  const auto findings = audit_submission(s, References{});
+  const auto findings = audit_submission(s, std::nullopt, References{});
   ASSERT_EQ(findings.size(), 2U);
   EXPECT_EQ(findings[0].rule, RuleId::STATUS_HACKED);
   EXPECT_EQ(findings[1].rule, RuleId::BELOW_PHYSICAL_FLOOR);
   EXPECT_EQ(verdict_of(findings), Verdict::CHEAT);
   s.status = "succeeded";
   s.score = 20e-6;
-  EXPECT_TRUE(audit_submission(s, References{}).empty());
+  EXPECT_TRUE(audit_submission(s, std::nullopt, References{}).empty());
 }
 
 TEST(ScoreRules, ReferenceCopy) {
@@ -106,7 +106,7 @@ TEST(ScoreRules, ReferenceCopy) {
   dataset::Submission s;
   s.leaderboard_id = 7;
   s.code = "import torch\n\ndef ref_kernel( data ):\n    return data[0] + data[1]  # mine\n";
-  const auto findings = audit_submission(s, refs);
+  const auto findings = audit_submission(s, *s.code, refs);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].rule, RuleId::REFERENCE_COPY);
   EXPECT_EQ(verdict_of(findings), Verdict::CLEAN);

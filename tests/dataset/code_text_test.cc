@@ -122,5 +122,31 @@ TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
   }
 }
 
+// The view a prepare step gets: the stored bytes themselves when decoding changes nothing (no
+// copy), else the decoded text in the scratch; the same text and counts as decode_code either way.
+TEST(CodeText, TheViewIsTheStoredTextWhenDecodingChangesNothing) {
+  const std::vector<std::string> stored = {
+      "",     "import torch\n", "\\x696d706f7274",    "\\x41",   "\\xZZ",
+      "\\x4", "caf\xc3\xa9",    "bad \xff\xfe bytes", "\\xff41", std::string(1000, 'k') + "\xc3"};
+  for (bool binary : {false, true}) {
+    for (const std::string& s : stored) {
+      CodeRepairCounts by_view, by_text;
+      std::string scratch = "left over";
+      const std::string_view view = decode_code_view(s, binary, by_view, scratch);
+      EXPECT_EQ(std::string(view), decode_code(s, binary, by_text)) << s.substr(0, 20);
+      const bool changed = by_text.repaired != 0;
+      EXPECT_EQ(view.data() == s.data(), !changed) << s.substr(0, 20);
+      if (changed) {
+        EXPECT_EQ(view.data(), scratch.data()) << s.substr(0, 20);
+      }
+      EXPECT_EQ(by_view.values, by_text.values);
+      EXPECT_EQ(by_view.hex_decoded, by_text.hex_decoded);
+      EXPECT_EQ(by_view.hex_invalid, by_text.hex_invalid);
+      EXPECT_EQ(by_view.utf8_repaired, by_text.utf8_repaired);
+      EXPECT_EQ(by_view.repaired, by_text.repaired);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kbdata::dataset

@@ -403,20 +403,20 @@ TEST(FlatLoad, PrepareRunsOnTheWorkersAndItsResultReachesTheSinkInOrder) {
   many.threads = 4;
   std::mutex mutex;
   std::set<std::thread::id> threads;
-  many.prepare = [&](Submission& s) {
+  many.prepare = [&](Submission& s, std::optional<std::string_view> code) {
     {
       std::lock_guard lock(mutex);
       threads.insert(std::this_thread::get_id());
+      EXPECT_FALSE(s.code.has_value());  // handed beside the row, never kept in it
     }
-    s.prepared = s.code ? s.code->size() : size_t{0};
-    s.code.reset();  // what was needed of it is kept
+    s.prepared = code ? std::string(*code) : std::string();
   };
   const Loaded prepared = load(bytes, SchemaFamily::FLAT, many);
   ASSERT_EQ(plain.rows.size(), prepared.rows.size());
   for (size_t r = 0; r < plain.rows.size(); ++r) {
     EXPECT_EQ(plain.rows[r].submission_id, prepared.rows[r].submission_id);
     EXPECT_FALSE(prepared.rows[r].code.has_value());
-    EXPECT_EQ(std::any_cast<size_t>(prepared.rows[r].prepared), plain.rows[r].code->size());
+    EXPECT_EQ(std::any_cast<std::string>(prepared.rows[r].prepared), *plain.rows[r].code);
   }
   EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
 }
@@ -476,14 +476,13 @@ TEST(LegacyLoad, PrepareRunsOnceForEveryKeptSubmissionOnTheLoadsThreads) {
   std::mutex mutex;
   std::set<std::thread::id> threads;
   std::atomic<int> calls{0};
-  prepared.prepare = [&](Submission& s) {
+  prepared.prepare = [&](Submission& s, std::optional<std::string_view> code) {
     ++calls;
     {
       std::lock_guard lock(mutex);
       threads.insert(std::this_thread::get_id());
     }
-    s.prepared = s.code.value_or("");
-    s.code.reset();
+    s.prepared = std::string(code.value_or(""));
   };
   const Loaded many = load(bytes, SchemaFamily::LEGACY_RUNS, prepared);
   ASSERT_EQ(one.rows.size(), many.rows.size());
@@ -565,9 +564,9 @@ TEST(LegacyLoad, CodeDecodedOnTheWorkersIsTheFirstRunsWhateverTheThreads) {
         ++asked;
         return s.score && *s.score < 0.2;  // submissions 1-199
       };
-      prepared.prepare = [&](Submission& s) {
-        s.prepared = text ? s.code.value_or("(none)") : std::to_string(s.code_bytes.value_or(0));
-        s.code.reset();
+      prepared.prepare = [&](Submission& s, std::optional<std::string_view> code) {
+        s.prepared =
+            text ? std::string(code.value_or("(none)")) : std::to_string(s.code_bytes.value_or(0));
       };
       const Loaded p = load(bytes, SchemaFamily::LEGACY_RUNS, prepared);
       ASSERT_EQ(p.rows.size(), 400u);
@@ -620,9 +619,8 @@ TEST(LegacyLoad, APrepareLoadOfAFileDuckDbWroteGivesEachSubmissionItsCode) {
     options.with_code = true;
     options.threads = threads;
     options.code_wanted = [](const Submission& s) { return s.score.has_value(); };
-    options.prepare = [](Submission& s) {
-      s.prepared = s.code.value_or("(none)");
-      s.code.reset();
+    options.prepare = [](Submission& s, std::optional<std::string_view> code) {
+      s.prepared = std::string(code.value_or("(none)"));
     };
     std::vector<Submission> rows;
     LoadStats stats;
