@@ -91,12 +91,18 @@ TEST(CodeText, CountsAdd) {
 }
 
 // decoded_code_size() measures what decode_code() returns, and counts it the same way.
-TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
-  const std::vector<std::string> stored = {
+// Stored values of every kind: plain, hex (valid, invalid, odd), UTF-8 (valid, invalid, cut at
+// the end of a long value).
+const std::vector<std::string>& stored_values() {
+  static const std::vector<std::string> values = {
       "",     "import torch\n", "\\x696d706f7274",    "\\x41",   "\\xZZ",
       "\\x4", "caf\xc3\xa9",    "bad \xff\xfe bytes", "\\xff41", std::string(100000, 'k') + "\xc3"};
+  return values;
+}
+
+TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
   for (bool binary : {false, true}) {
-    for (const std::string& s : stored) {
+    for (const std::string& s : stored_values()) {
       CodeRepairCounts by_text, by_size;
       const std::string text = decode_code(s, binary, by_text);
       EXPECT_EQ(decoded_code_size(s, binary, by_size), text.size()) << s.substr(0, 20);
@@ -125,11 +131,8 @@ TEST(CodeText, DecodedSizeIsTheDecodedTextsSize) {
 // The view a prepare step gets: the stored bytes themselves when decoding changes nothing (no
 // copy), else the decoded text in the scratch; the same text and counts as decode_code either way.
 TEST(CodeText, TheViewIsTheStoredTextWhenDecodingChangesNothing) {
-  const std::vector<std::string> stored = {
-      "",     "import torch\n", "\\x696d706f7274",    "\\x41",   "\\xZZ",
-      "\\x4", "caf\xc3\xa9",    "bad \xff\xfe bytes", "\\xff41", std::string(1000, 'k') + "\xc3"};
   for (bool binary : {false, true}) {
-    for (const std::string& s : stored) {
+    for (const std::string& s : stored_values()) {
       CodeRepairCounts by_view, by_text;
       std::string scratch = "left over";
       const std::string_view view = decode_code_view(s, binary, by_view, scratch);
