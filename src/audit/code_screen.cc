@@ -338,28 +338,11 @@ Block classify_portable(const char* p, size_t n, bool ident_before) {
   return c;
 }
 
-// The bracket depth tokenize_python has at `pos` (in code), counting the brackets of the code
-// before it: an opening one adds one, a closing one takes one if there is one to take.
+// The bracket depth after a block's brackets, from `depth` before them, as tokenize_python counts
+// it: an opening one adds one, a closing one takes one if there is one to take. Worked out from the
+// lowest the brackets take the depth below its start (a walk without a branch per bracket): the
+// depth after is the start, or that lowest point lifted to zero, plus the block's sum.
 uint32_t brackets(uint32_t depth, uint64_t open, uint64_t close) {
-  for (uint64_t m = open | close; m != 0; m &= m - 1) {
-    if ((open & m & -m) != 0) {
-      ++depth;
-    } else if (depth > 0) {
-      --depth;
-    }
-  }
-  return depth;
-}
-
-// The same, counted at once when no closing bracket can find the depth at zero (every CPU with
-// AVX2 has POPCNT); else from the lowest the block's brackets take the depth below its start (a
-// walk without a branch per bracket): the depth after is the start, or that lowest point lifted
-// to zero, plus the block's sum.
-__attribute__((target("popcnt"))) inline uint32_t brackets_popcnt(uint32_t depth, uint64_t open,
-                                                                  uint64_t close) {
-  const auto closes = static_cast<int64_t>(__builtin_popcountll(close));
-  const auto opens = static_cast<int64_t>(__builtin_popcountll(open));
-  if (depth >= closes) return static_cast<uint32_t>(depth + opens - closes);
   int64_t sum = 0;
   int64_t lowest = 0;
   for (uint64_t m = open | close; m != 0; m &= m - 1) {
@@ -367,6 +350,15 @@ __attribute__((target("popcnt"))) inline uint32_t brackets_popcnt(uint32_t depth
     lowest = sum < lowest ? sum : lowest;
   }
   return static_cast<uint32_t>(sum + std::max<int64_t>(depth, -lowest));
+}
+
+// The same, counted at once when no closing bracket can find the depth at zero (every CPU with
+// AVX2 has POPCNT).
+__attribute__((target("popcnt"))) inline uint32_t brackets_popcnt(uint32_t depth, uint64_t open,
+                                                                  uint64_t close) {
+  const auto closes = static_cast<uint32_t>(__builtin_popcountll(close));
+  if (depth >= closes) return depth + static_cast<uint32_t>(__builtin_popcountll(open)) - closes;
+  return brackets(depth, open, close);
 }
 
 class Screener {
@@ -656,23 +648,23 @@ class Screener {
         return false;
       }
     }
-    for (; at < to; at += kBlock) {
-      const uint32_t n = to - at < kBlock ? to - at : kBlock;
-      const Block c = classify_portable(t + at, n, ident_before);
-      ident_before = ((c.ident >> (n - 1)) & 1) != 0;
-      if (!block_is_quiet<true>(at, c, to, regions_before)) return false;
-    }
-    return true;
+    // The last bytes, too near the text's end for a whole load.
+    return screen_bytes<true>(at, to, ident_before, regions_before);
   }
 
   bool screen_code_portable(uint32_t from, uint32_t to, size_t regions_before) {
-    const char* t = text_.data();
-    bool ident_before = false;
-    for (uint32_t at = from; at < to; at += kBlock) {
+    return screen_bytes<false>(from, to, false, regions_before);
+  }
+
+  // The code [at, to) classified byte by byte, a block at a time (`ident_before`: whether the
+  // byte before `at` is an identifier byte).
+  template <bool kPopcnt>
+  bool screen_bytes(uint32_t at, uint32_t to, bool ident_before, size_t regions_before) {
+    for (; at < to; at += kBlock) {
       const uint32_t n = to - at < kBlock ? to - at : kBlock;
-      const Block c = classify_portable(t + at, n, ident_before);
+      const Block c = classify_portable(text_.data() + at, n, ident_before);
       ident_before = ((c.ident >> (n - 1)) & 1) != 0;
-      if (!block_is_quiet<false>(at, c, to, regions_before)) return false;
+      if (!block_is_quiet<kPopcnt>(at, c, to, regions_before)) return false;
     }
     return true;
   }

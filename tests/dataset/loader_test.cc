@@ -392,33 +392,40 @@ TEST(FlatLoad, EveryThreadCountLoadsWhatOneLoads) {
   }
 }
 
+// On a file kbdata wrote and on the flat sample DuckDB wrote (snappy, its dictionaries and pages).
 TEST(FlatLoad, PrepareRunsOnTheWorkersAndItsResultReachesTheSinkInOrder) {
-  auto rows = flat_rows(300);
-  const auto bytes = testing::flat_file(rows);
-  LoadOptions one;
-  one.with_code = true;
-  one.threads = 1;
-  const Loaded plain = load(bytes, SchemaFamily::FLAT, one);
-  LoadOptions many = one;
-  many.threads = 4;
-  std::mutex mutex;
-  std::set<std::thread::id> threads;
-  many.prepare = [&](Submission& s, std::optional<std::string_view> code) {
-    {
-      std::lock_guard lock(mutex);
-      threads.insert(std::this_thread::get_id());
-      EXPECT_FALSE(s.code.has_value());  // handed beside the row, never kept in it
+  std::ifstream in(std::string(KBDATA_TEST_DATA) + "/kernelbot_sample.parquet", std::ios::binary);
+  const std::vector<uint8_t> duckdb{std::istreambuf_iterator<char>(in),
+                                    std::istreambuf_iterator<char>()};
+  ASSERT_FALSE(duckdb.empty());
+  for (const std::vector<uint8_t>& bytes : {testing::flat_file(flat_rows(300)), duckdb}) {
+    LoadOptions one;
+    one.with_code = true;
+    one.threads = 1;
+    const Loaded plain = load(bytes, SchemaFamily::FLAT, one);
+    LoadOptions many = one;
+    many.threads = 4;
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    many.prepare = [&](Submission& s, std::optional<std::string_view> code) {
+      {
+        std::lock_guard lock(mutex);
+        threads.insert(std::this_thread::get_id());
+        EXPECT_FALSE(s.code.has_value());  // handed beside the row, never kept in it
+      }
+      s.prepared = code ? std::string(*code) : std::string("(null)");
+    };
+    const Loaded prepared = load(bytes, SchemaFamily::FLAT, many);
+    ASSERT_GT(plain.rows.size(), 100U);
+    ASSERT_EQ(plain.rows.size(), prepared.rows.size());
+    for (size_t r = 0; r < plain.rows.size(); ++r) {
+      EXPECT_EQ(plain.rows[r].submission_id, prepared.rows[r].submission_id);
+      EXPECT_FALSE(prepared.rows[r].code.has_value());
+      EXPECT_EQ(std::any_cast<std::string>(prepared.rows[r].prepared),
+                plain.rows[r].code.value_or("(null)"));
     }
-    s.prepared = code ? std::string(*code) : std::string();
-  };
-  const Loaded prepared = load(bytes, SchemaFamily::FLAT, many);
-  ASSERT_EQ(plain.rows.size(), prepared.rows.size());
-  for (size_t r = 0; r < plain.rows.size(); ++r) {
-    EXPECT_EQ(plain.rows[r].submission_id, prepared.rows[r].submission_id);
-    EXPECT_FALSE(prepared.rows[r].code.has_value());
-    EXPECT_EQ(std::any_cast<std::string>(prepared.rows[r].prepared), *plain.rows[r].code);
+    EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
   }
-  EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
 }
 
 // code_wanted sees each row before its code is decoded: the rows it refuses have none, the others
