@@ -87,7 +87,7 @@ sanitize: deps
 # made again when the sources that decide its bytes change) and runs the comparison of the kbdata
 # binary with DuckDB (duckdb_compare, ~12 min on 2 cores: it writes build/bench-data/duckdb-copy/
 # with DuckDB first; DuckDB's dedup and convert of the 1.37 GB file take 6-8 GB of RAM each),
-# decode_bench, noise and audit against stats (analysis_bench.sh, ~2 min) and the hub against curl
+# decode_bench, noise and audit against stats with the audit's bound (analysis_bench.sh, ~3 min) and the hub against curl
 # (hub_bench.sh, ~1 min). Figures are ratios within one run.
 BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
 	for set in published kbdata full; do \
@@ -109,11 +109,12 @@ BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | 
 bench: deps
 	node bench/make-bench-data.mjs
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata duckdb_query duckdb_compare decode_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata duckdb_query duckdb_compare decode_bench audit_bench
 	@$(BENCH_SYNTH)
 	$(BUILD)-bench/bench/duckdb_compare
 	$(BUILD)-bench/bench/decode_bench
-	bench/analysis_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-full build/bench-data/nvfp4
+	bench/analysis_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-full build/bench-data/nvfp4 3 \
+	  $(BUILD)-bench/bench/audit_bench
 	bench/hub_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-published build/bench-data/synth-kbdata
 
 # The diagnostics of single library layers (bench/README.md): memory, writer, loader, fuzzy dedup,

@@ -5,7 +5,13 @@
 # one process of each, timed one after the other (wall, user CPU, peak RSS); PAIRS pairs, every
 # other one with stats first; the ratio is per pair. Prints one line per run and per pair.
 #
-#   bench/analysis_bench.sh KBDATA FULL_DIR NVFP4_DIR [PAIRS]
+#   bench/analysis_bench.sh KBDATA FULL_DIR NVFP4_DIR [PAIRS] [AUDIT_BENCH]
+#
+# With AUDIT_BENCH (build-bench/bench/audit_bench), also the bound of the audit against the same
+# pairs' stats (docs/BENCHMARKS.md, "The audit's bound"): stats plus the two things any audit of its
+# rules must add, spread over every core: telling strings and comments from code (BM_Regions) and
+# finding the rules' words (BM_VocabularyHyperscan, a dedicated matcher, nothing checked), at the
+# rates audit_bench measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise out.
 #
 # FULL_DIR: `kbdata synth --scale full --seed 1 --out FULL_DIR` (both families, published layout).
 # NVFP4_DIR: a folder holding nvidia_nvfp4_submissions.parquet and leaderboards.parquet of the
@@ -20,6 +26,7 @@ kbdata=$1
 full=$2
 nvfp4=$3
 pairs=${4:-3}
+audit_bench=${5:-}
 for d in "$full" "$nvfp4"; do
   if [ ! -d "$d" ]; then
     echo "$0: $d is not a folder" >&2
@@ -59,13 +66,43 @@ compare() {
     fi
     awk -v l="$label" -v i="$i" -v a="$analysis" -v s="$stats" \
       'BEGIN { printf "%s pair %d: %.2f s against stats %.2f s: %.2fx\n", l, i, a, s, a / s }'
+    echo "$stats" >> "$work/stats-$1"
   done
+}
+
+# rate BENCHMARK: audit_bench's median bytes per second of BENCHMARK over three runs (one
+# benchmark per call: the CSV report wants every row to have the same counters).
+rate() {
+  "$audit_bench" --benchmark_filter="^$1\$" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_format=csv 2> /dev/null |
+    awk -F, '/_median"/ { print $6 }'
+}
+
+# bound DIR: the audit's bound against each audit pair's stats.
+bound() {
+  local dir=$1 bytes regions vocabulary cores
+  bytes=$("$kbdata" stats -f csv --data "$dir" 2> /dev/null |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "code_bytes") c = i; next }
+             { b += $c } END { printf "%.0f", b }')
+  regions=$(rate BM_Regions)
+  vocabulary=$(rate BM_VocabularyHyperscan)
+  cores=$(nproc)
+  local i=0 stats
+  while read -r stats; do
+    i=$((i + 1))
+    awk -v i="$i" -v s="$stats" -v b="$bytes" -v r="$regions" -v v="$vocabulary" -v n="$cores" \
+      'BEGIN { extra = (b / r + b / v) / n
+               printf "audit bound pair %d: stats %.2f s + (%.2f s regions at %.2f GB/s + %.2f s " \
+                      "vocabulary at %.2f GB/s) / %d cores = %.2f s: %.2fx\n",
+                      i, s, b / r, r / 1e9, b / v, v / 1e9, n, s + extra, (s + extra) / s }'
+  done < "$work/stats-audit"
 }
 
 # The files in the page cache before any timing (one untimed stats over each folder).
 "$kbdata" stats -f csv --data "$full" > /dev/null 2>&1
 "$kbdata" stats -f csv --data "$nvfp4" > /dev/null 2>&1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-compare "noise (all of FULL_DIR)" "$full" noise -f csv
+[ -n "${ONLY_AUDIT:-}" ] || compare "noise (all of FULL_DIR)" "$full" noise -f csv
 compare "audit (NVFP4_DIR)" "$nvfp4" audit -f csv
+if [ -n "$audit_bench" ]; then bound "$nvfp4"; fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

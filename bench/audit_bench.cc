@@ -6,16 +6,25 @@
 //   BM_Tokens           tokenize_python: every token of each code (the full pass's lexer)
 //   BM_Screen           screen_python: the screen in front of the code rules
 //   BM_AuditSubmission  audit_submission: every rule, as `kbdata audit` runs it per row
+//   BM_VocabularyHyperscan
+//                       a bound, not kbdata: Hyperscan (a dedicated multi-pattern matcher) finding
+//                       the screen's vocabulary (screen_vocabulary) in each code, as literals, each
+//                       word reported once per code, nothing checked; less than any audit of these
+//                       rules must do (docs/BENCHMARKS.md, "the bound")
 //
 // Each reports bytes_per_second over the codes' bytes. The codes are the first $KBDATA_AUDIT_ROWS
 // (default 20000) submissions with code of the folder $KBDATA_BENCH_DIR (default
 // build/bench-data/nvfp4, the full synthetic NVFP4 file; bench/README.md), held in memory.
 #include <benchmark/benchmark.h>
+#include <hs/hs.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "audit/audit.h"
@@ -147,10 +156,58 @@ void BM_Tokens(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
 
+int count_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long /*to*/,
+                unsigned /*flags*/, void* context) {
+  ++*static_cast<size_t*>(context);
+  return 0;
+}
+
+void BM_VocabularyHyperscan(benchmark::State& state) {
+  const Corpus& c = corpus();
+  const std::vector<std::string_view> words = kbdata::audit::screen_vocabulary();
+  std::vector<const char*> texts;
+  std::vector<size_t> lengths;
+  std::vector<unsigned> flags(words.size(), HS_FLAG_SINGLEMATCH);
+  std::vector<unsigned> ids;
+  for (std::string_view w : words) {
+    texts.push_back(w.data());
+    lengths.push_back(w.size());
+    ids.push_back(static_cast<unsigned>(ids.size()));
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* error = nullptr;
+  if (hs_compile_lit_multi(texts.data(), flags.data(), ids.data(), lengths.data(),
+                           static_cast<unsigned>(words.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &error) != HS_SUCCESS) {
+    const std::string message = error != nullptr ? error->message : "unknown error";
+    hs_free_compile_error(error);
+    throw std::runtime_error("hyperscan: " + message);
+  }
+  const std::unique_ptr<hs_database_t, decltype(&hs_free_database)> database(db, hs_free_database);
+  hs_scratch_t* raw_scratch = nullptr;
+  if (hs_alloc_scratch(db, &raw_scratch) != HS_SUCCESS)
+    throw std::runtime_error("hyperscan scratch");
+  const std::unique_ptr<hs_scratch_t, decltype(&hs_free_scratch)> scratch(raw_scratch,
+                                                                          hs_free_scratch);
+  size_t matches = 0;
+  for (auto _ : state) {
+    matches = 0;
+    for (const auto& s : c.rows) {
+      hs_scan(db, s.code->data(), static_cast<unsigned>(s.code->size()), 0, scratch.get(),
+              count_match, &matches);
+    }
+    benchmark::DoNotOptimize(matches);
+  }
+  state.counters["words"] = static_cast<double>(words.size());
+  state.counters["matches"] = static_cast<double>(matches);
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
 BENCHMARK(BM_Regions)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tokens)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Screen)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AuditSubmission)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VocabularyHyperscan)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -129,6 +129,16 @@ const source::Substrings* narrow_cpp_type_parts(int bits) {
   return p ? &*p : nullptr;
 }
 
+std::vector<std::string_view> screen_vocabulary() {
+  std::vector<std::string_view> out(std::begin(kPythonWords), std::end(kPythonWords));
+  for (const FloatName& f : kPythonFloats) out.push_back(f.name);
+  out.insert(out.end(), std::begin(kStringParts), std::end(kStringParts));
+  for (const FloatName& f : kCppFloatParts) out.push_back(f.name);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 namespace {
 
 bool ident(char c) { return source::is_ident(c); }

@@ -39,6 +39,12 @@ struct Screen {
 // such name holds one: __nv_fp8, half, ...), searched at once; nullptr when there are none.
 [[nodiscard]] const source::Substrings* narrow_cpp_type_parts(int bits);
 
+// Every text the screen looks for, each once: the Python words and floating-point names it checks
+// names against, the texts it looks for in strings and the parts of the C++ type names. The
+// cheapest any audit of these rules can be is to find these in every code (bench/audit_bench's
+// BM_VocabularyHyperscan measures that with a dedicated multi-pattern matcher).
+[[nodiscard]] std::vector<std::string_view> screen_vocabulary();
+
 // The screen of Python `code` (not a C++ file) under `context`.
 [[nodiscard]] Screen screen_python(std::string_view code, const CodeContext& context);
 

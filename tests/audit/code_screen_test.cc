@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -140,6 +141,31 @@ const char* const kSplices[] = {
     "a = 1\rb.c = 2\r",
     "POPCORN_FD\n",
 };
+
+// The vocabulary is what the screen looks for: every entry once, and each, written where some rule
+// reads it (as a call, after a dot, indexed by a mode's name, or in a string; the floating-point
+// names under a reference wider than any), sends a code the screen decides alone otherwise to the
+// full pass.
+TEST(CodeScreen, EveryWordOfItsVocabularySendsACodeToTheFullPass) {
+  const std::vector<std::string_view> words = screen_vocabulary();
+  EXPECT_TRUE(std::is_sorted(words.begin(), words.end()));
+  EXPECT_EQ(std::adjacent_find(words.begin(), words.end()), words.end());
+  for (std::string_view w : {"perf_counter", "float16", "benchmark.", "__nv_fp8", "install"}) {
+    EXPECT_NE(std::find(words.begin(), words.end(), w), words.end()) << w;
+  }
+  CodeContext context;
+  context.reference_float_bits = 128;
+  const std::string quiet = "import torch\n\ndef f(x):\n    return x + 1\n";
+  ASSERT_FALSE(screen_python(quiet, context).full);
+  for (std::string_view w : words) {
+    if (w == "custom_kernel") continue;  // where the function rules look, not a trigger
+    const std::string word(w);
+    const std::string code = quiet + "y = " + word + "(x)\nz = x." + word + "\nu = os." + word +
+                             "[\"BENCH_MODE\"]\ns = \"" + word +
+                             "\"\nt = \"__global__ void k() { " + word + " v; }\"\n";
+    EXPECT_TRUE(screen_python(code, context).full) << word;
+  }
+}
 
 TEST(CodeScreen, AgreesWithTheFullPassWhereARulesTelltaleIsSplicedIn) {
   const std::vector<std::string> codes = synth_codes(6);
