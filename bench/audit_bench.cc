@@ -33,6 +33,7 @@
 #include "audit/folder_audit.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
+#include "source/embedded.h"
 #include "source/python_regions.h"
 #include "source/tokens.h"
 
@@ -73,7 +74,7 @@ const Corpus& corpus() {
         stats);
     for (const auto& s : out.rows) {
       CodeContext context;
-      context.cpp_file = kbdata::audit::is_cpp_source(*s.code, s.file_name.value_or(""));
+      context.cpp_file = kbdata::source::is_cpp_source(*s.code, s.file_name.value_or(""));
       if (const auto* r = out.references.find(s)) {
         context.reference_float_bits = r->float_bits;
         context.reference_normalised = &r->normalised;

@@ -5,6 +5,7 @@
 
 #include "audit/code_rules.h"
 #include "audit/score_rules.h"
+#include "source/embedded.h"
 
 namespace kbdata::audit {
 namespace {
@@ -19,7 +20,7 @@ std::string seconds(double v) {
 
 void References::add(const dataset::LeaderboardEntry& entry) {
   if (!entry.reference) return;
-  const bool cpp = entry.lang == "cu" || is_cpp_source(*entry.reference, "");
+  const bool cpp = entry.lang == "cu" || source::is_cpp_source(*entry.reference, "");
   Reference r{normalised_code(*entry.reference, cpp), narrowest_float_bits(*entry.reference, cpp)};
   if (entry.id) by_id_[*entry.id] = r;
   if (!entry.name.empty()) by_name_[entry.name] = std::move(r);
@@ -52,7 +53,7 @@ std::vector<Finding> audit_submission(const dataset::Submission& s,
   if (!code) return out;
   const Reference* reference = references.find(s);
   CodeContext context;
-  context.cpp_file = is_cpp_source(*code, s.file_name.value_or(""));
+  context.cpp_file = source::is_cpp_source(*code, s.file_name.value_or(""));
   if (reference != nullptr) {
     context.reference_float_bits = reference->float_bits;
     context.reference_normalised = &reference->normalised;

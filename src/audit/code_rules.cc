@@ -1019,25 +1019,6 @@ void file_rules(const FileFacts& facts, Findings& out) {
   }
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-}  // namespace
-
-bool is_cpp_source(std::string_view code, std::string_view file_name) {
-  for (std::string_view ext : {".cu", ".cuh", ".cpp", ".cc", ".hip", ".h", ".hpp"}) {
-    if (ends_with(file_name, ext)) return true;
-  }
-  if (!file_name.empty()) return false;
-  size_t i = 0;
-  while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
-  const std::string_view rest = code.substr(i);
-  return starts_with(rest, "#include") || starts_with(rest, "#pragma");
-}
-
-namespace {
-
 // Whether normalised_code would make `reference` of `code` (its `tokens`, the first ones when not
 // `complete`): the same tokens joined by one space, compared as they come. nullopt: the first
 // tokens are the reference's start, and more are needed.

@@ -46,10 +46,6 @@ inline constexpr std::array<FloatTypeName, 9> kPythonFloatTypes = {{{"float64", 
                                                                     {"float8", 8, true},
                                                                     {"float4", 4, true}}};
 
-// Whether a submission is a C++ file: its file name ends in .cu, .cuh, .cpp, .cc, .hip or .h, or,
-// without a name, its text starts with #include or #pragma.
-[[nodiscard]] bool is_cpp_source(std::string_view code, std::string_view file_name);
-
 // The code rules' findings on `code`, in rule order, then line order; at most a few per rule
 // (kMaxFindingsPerRule), one per line; then reference-copy, when the context has a reference.
 // The screen (audit/code_screen.h) decides most Python codes without the full pass; the findings

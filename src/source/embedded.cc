@@ -1,6 +1,7 @@
 #include "source/embedded.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <unordered_map>
 
@@ -124,6 +125,17 @@ std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
 
 std::vector<Token> tokenize_embedded(std::string_view text, const Token& string) {
   return tokenize_cpp(token_body(text, string), string.line, string.body_begin);
+}
+
+bool is_cpp_source(std::string_view code, std::string_view file_name) {
+  for (std::string_view ext : {".cu", ".cuh", ".cpp", ".cc", ".hip", ".h", ".hpp"}) {
+    if (file_name.ends_with(ext)) return true;
+  }
+  if (!file_name.empty()) return false;
+  size_t i = 0;
+  while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+  const std::string_view rest = code.substr(i);
+  return rest.starts_with("#include") || rest.starts_with("#pragma");
 }
 
 }  // namespace kbdata::source

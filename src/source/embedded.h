@@ -21,6 +21,10 @@ struct EmbeddedSource {
   bool passed_to_compiler = false;
 };
 
+// Whether a submission is a C++ file: its file name ends in .cu, .cuh, .cpp, .cc, .hip or .h, or,
+// without a name, its text starts with #include or #pragma.
+[[nodiscard]] bool is_cpp_source(std::string_view code, std::string_view file_name);
+
 // Whether a string's body reads as C++ on its own: it holds __global__, __device__, #include or
 // extern "C".
 [[nodiscard]] bool reads_as_cpp(std::string_view body);

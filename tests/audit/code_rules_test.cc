@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "source/embedded.h"
+
 namespace kbdata::audit {
 namespace {
 
@@ -139,10 +141,10 @@ TEST(CodeRules, EvidenceNamesTheLineAndItsText) {
 }
 
 TEST(CodeRules, CppSourceDetection) {
-  EXPECT_TRUE(is_cpp_source("int x;", "submission.cu"));
-  EXPECT_FALSE(is_cpp_source("#include <x>", "submission.py"));
-  EXPECT_TRUE(is_cpp_source("  #include <x>\n", ""));
-  EXPECT_FALSE(is_cpp_source("# comment\nimport torch\n", ""));
+  EXPECT_TRUE(source::is_cpp_source("int x;", "submission.cu"));
+  EXPECT_FALSE(source::is_cpp_source("#include <x>", "submission.py"));
+  EXPECT_TRUE(source::is_cpp_source("  #include <x>\n", ""));
+  EXPECT_FALSE(source::is_cpp_source("# comment\nimport torch\n", ""));
 }
 
 TEST(CodeRules, NormalisationIgnoresCommentsAndLayout) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "source/embedded.h"
 #include "support/guarded_text.h"
 #include "support/random_text.h"
 #include "support/run_kbdata.h"
@@ -74,7 +75,7 @@ TEST(CodeScreen, AgreesWithTheFullPassOnTheLabelledSet) {
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       const std::string code = kbdata::testing::read_file(entry.path().string());
       for (CodeContext c : contexts(&reference)) {
-        c.cpp_file = is_cpp_source(code, entry.path().filename().string());
+        c.cpp_file = source::is_cpp_source(code, entry.path().filename().string());
         expect_agree(code, c, entry.path().string());
       }
     }

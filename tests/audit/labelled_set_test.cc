@@ -8,6 +8,7 @@
 #include <string>
 
 #include "audit/code_rules.h"
+#include "source/embedded.h"
 #include "support/run_kbdata.h"
 
 namespace kbdata::audit {
@@ -29,7 +30,7 @@ TEST(LabelledSet, PrecisionAndRecall) {
       const std::string label = header_value(code, "label");
       ASSERT_EQ(label, group) << entry.path();
       CodeContext context;
-      context.cpp_file = is_cpp_source(code, entry.path().filename().string());
+      context.cpp_file = source::is_cpp_source(code, entry.path().filename().string());
       const std::string bits = header_value(code, "reference-float-bits");
       if (!bits.empty()) context.reference_float_bits = std::stoi(bits);
       const std::vector<Finding> findings = audit_code(code, context);
