@@ -1,6 +1,7 @@
 // Every kbdata command, in the order `kbdata --help` lists them: reading Parquet files, the data
 // model, making data, the analyses (docs/analyses.md), the hub, deduplication.
 #include "cli/audit_command.h"
+#include "cli/techniques_command.h"
 #include "cli/cat_command.h"
 #include "cli/command.h"
 #include "cli/configs_command.h"
@@ -39,6 +40,7 @@ void add_all_commands(CLI::App& app, Commands& commands) {
   add_noise_command(app, commands);
   add_extract_command(app, commands);
   add_audit_command(app, commands);
+  add_techniques_command(app, commands);
   add_pull_command(app, commands);
   add_dedup_command(app, commands);
 }

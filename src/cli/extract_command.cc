@@ -28,6 +28,7 @@
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "report/text.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::cli {
 namespace {
@@ -145,7 +146,7 @@ void require_made_by_extract(const fs::path& target, const std::string& shown) {
 // What was written for one entry.
 struct Written {
   std::string path;  // relative to the export folder
-  std::string language;
+  techniques::Techniques techniques;
   uint64_t bytes = 0;
   std::string sha256;
 };
@@ -199,8 +200,30 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
   } else {
     j += "null";
   }
+  const techniques::Techniques& t = w.techniques;
   j += ",\"language\":";
-  report::append_json_text(j, w.language);
+  report::append_json_text(j, std::string(techniques::to_string(t.language)));
+  const auto names = [&j](const std::string& list) {
+    j += '[';
+    size_t from = 0;
+    while (from < list.size()) {
+      size_t comma = list.find(',', from);
+      if (comma == std::string::npos) comma = list.size();
+      if (from > 0) j += ',';
+      report::append_json_text(j, list.substr(from, comma - from));
+      from = comma + 1;
+    }
+    j += ']';
+  };
+  j += ",\"languages_all\":";
+  names(techniques::languages_text(t));
+  j += ",\"features\":";
+  names(techniques::features_text(t));
+  j += ",\"autotune_configs\":" + std::to_string(t.autotune_configs);
+  j += ",\"lines\":" + std::to_string(t.lines);
+  j += ",\"kernel_lines\":" + std::to_string(t.kernel_lines);
+  j += ",\"kernels\":" + std::to_string(t.kernels);
+  j += ",\"shape_branches\":" + std::to_string(t.shape_branches);
   j += ",\"bytes\":" + std::to_string(w.bytes);
   j += ",\"sha256\":\"" + w.sha256 + "\"";
   j += ",\"rank\":" + (e.rank ? std::to_string(*e.rank) : std::string("null"));
@@ -362,6 +385,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           auto it = wanted.find({s.submission_id, s.runner});
           if (it == wanted.end() || written[it->second] || !s.code) return;
           const analysis::ExtractEntry& e = entries[it->second];
+          // The extension follows the file's kind (C++, HIP, Python, text); the manifest says
+          // what it uses (docs/techniques.md).
           const analysis::CodeLanguage language =
               analysis::detect_language(*s.code, s.file_name.value_or(""));
           Written w;
@@ -380,7 +405,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                           dir_error.message());
           }
           write_whole_file(file, *s.code);
-          w.language = std::string(language.name);
+          w.techniques = techniques::classify(*s.code, s.file_name.value_or(""));
           w.bytes = s.code->size();
           w.sha256 = sha256_hex(*s.code);
           written[it->second] = std::move(w);

@@ -1,5 +1,6 @@
 #include "synth/code_generator.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <span>
@@ -20,6 +21,15 @@ constexpr std::string_view kPyHeader =
     "# $N\n"
     "from task import input_t, output_t\n"
     "import torch\n";
+
+// What each template writes, by the names of docs/techniques.md (synth's record, CodeRecord): the
+// feature tags of its tokens, the kernels it defines and the autotune configurations it lists. A
+// block's record is at its index in the matching *Records array.
+struct TemplateRecord {
+  std::array<std::string_view, 3> features;  // empty ones are none
+  uint32_t kernels = 0;
+  uint32_t autotune_configs = 0;
+};
 
 constexpr std::string_view kTritonHeader =
     "import triton\n"
@@ -72,6 +82,9 @@ constexpr std::string_view kTritonBlocks[] = {
     "    tl.store(out_ptr + offsets, y.to(out_ptr.dtype.element_ty), mask=mask)\n",
 };
 
+// tl.dot under two triton.Config; the second block is a plain @triton.jit.
+const TemplateRecord kTritonRecords[] = {{{"tensor_cores", "autotune"}, 1, 2}, {{}, 1, 0}};
+
 constexpr std::string_view kCudaHeader =
     "from torch.utils.cpp_extension import load_inline\n\n"
     "$b_src = r\"\"\"\n"
@@ -117,6 +130,10 @@ constexpr std::string_view kCudaBlocks[] = {
     "}\n",
 };
 
+// __shared__ with the fp4 and fp8 types; cp.async in asm.
+const TemplateRecord kCudaRecords[] = {{{"shared_memory", "fp4", "fp8"}, 1, 0},
+                                       {{"async_copy"}, 0, 0}};
+
 constexpr std::string_view kCudaFooter =
     "\ntorch::Tensor $a_launch(torch::Tensor a, torch::Tensor b, torch::Tensor c) {\n"
     "  dim3 block(kTileN, kTileM / $3);\n"
@@ -133,6 +150,9 @@ constexpr std::string_view kCudaFooter =
     "                        cuda_sources=$b_src, functions=['$a_launch'],\n"
     "                        extra_cuda_cflags=['-O3', '--use_fast_math', "
     "'-gencode=arch=compute_100a,code=sm_100a'])\n";
+
+// The launcher casts to the fp4 and fp8 types.
+const TemplateRecord kCudaFooterRecord = {{"fp4", "fp8"}, 0, 0};
 
 constexpr std::string_view kHipHeader =
     "import os\nos.environ['PYTORCH_ROCM_ARCH'] = 'gfx942'\n"
@@ -169,6 +189,9 @@ constexpr std::string_view kHipBlocks[] = {
     "}\n",
 };
 
+// An MFMA builtin on fp8 tiles in __shared__; a wave reduction.
+const TemplateRecord kHipRecords[] = {{{"tensor_cores", "shared_memory", "fp8"}, 1, 0}, {{}, 0, 0}};
+
 constexpr std::string_view kHipFooter =
     "\ntorch::Tensor $a_launch(torch::Tensor a, torch::Tensor b, torch::Tensor as, torch::Tensor "
     "bs, torch::Tensor c) {\n"
@@ -184,6 +207,8 @@ constexpr std::string_view kHipFooter =
     "                        cuda_sources=[$b_src], functions=['$a_launch'], verbose=False,\n"
     "                        extra_cuda_cflags=['-O3', '--offload-arch=gfx942', "
     "'-std=c++20'])\n";
+
+const TemplateRecord kHipFooterRecord = {{"fp8"}, 0, 0};
 
 constexpr std::string_view kCuteHeader =
     "import cutlass\nimport cutlass.cute as cute\nfrom cutlass.cute.runtime import from_dlpack\n\n"
@@ -215,6 +240,9 @@ constexpr std::string_view kCuteBlocks[] = {
     "1])\n",
 };
 
+// cute.gemm in a @cute.kernel; a tcgen05 MMA atom and make_tiled_mma in a @cute.jit launcher.
+const TemplateRecord kCuteRecords[] = {{{"tensor_cores"}, 1, 0}, {{"tensor_cores"}, 0, 0}};
+
 constexpr std::string_view kTorchBlocks[] = {
     "\ndef $a_chunk_$k($c: torch.Tensor, $d: torch.Tensor, chunk: int = $6) -> torch.Tensor:\n"
     "    out = torch.empty(($c.shape[0], $d.shape[-1]), dtype=torch.float32, device=$c.device)\n"
@@ -228,6 +256,8 @@ constexpr std::string_view kTorchBlocks[] = {
     "    $g = x.float() * scale.repeat_interleave($9, dim=-1)[..., : x.shape[-1]]\n"
     "    return torch.clamp($g, min=-$7.0, max=$7.0).to(torch.bfloat16)\n",
 };
+
+const TemplateRecord kTorchRecords[] = {{{}, 0, 0}, {{}, 0, 0}};
 
 constexpr std::string_view kCudaFileHeader =
     "// $N\n#include <cuda_runtime.h>\n#include <cstdint>\n\n"
@@ -251,6 +281,8 @@ constexpr std::string_view kCudaFileBlocks[] = {
     "  if (threadIdx.x == 0) atomicAdd($e, $f[0] * $5.0f / $9);\n"
     "}\n",
 };
+
+const TemplateRecord kCudaFileRecords[] = {{{"shared_memory"}, 1, 0}};
 
 constexpr std::string_view kCudaFileFooter =
     "\nvoid solution(const float* input, float* output, int n) {\n"
@@ -516,7 +548,8 @@ std::string_view planted_text(PlantedCheat cheat) {
 
 }  // namespace
 
-void generate_code(const CodeKey& key, std::string_view problem, std::string& out) {
+void generate_code(const CodeKey& key, std::string_view problem, std::string& out,
+                   CodeRecord* record) {
   Rng shape(derive(key.lineage, 1));
   Lineage l;
   for (size_t i = 0; i < l.idents.size(); ++i) l.idents[i] = random_ident(shape, i >= 2);
@@ -538,38 +571,64 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
   const size_t start = out.size();
   std::string_view header;
   std::span<const std::string_view> blocks;
+  std::span<const TemplateRecord> block_records;
   std::string_view footer;
+  const TemplateRecord* footer_record = nullptr;
+  std::string_view language;  // docs/techniques.md's name
   bool python = true;
   switch (key.language) {
     case Language::TRITON:
       header = kTritonHeader;
       blocks = kTritonBlocks;
+      block_records = kTritonRecords;
+      language = "triton";
       break;
     case Language::CUDA_INLINE:
       header = kCudaHeader;
       blocks = kCudaBlocks;
+      block_records = kCudaRecords;
       footer = kCudaFooter;
+      footer_record = &kCudaFooterRecord;
+      language = "cuda";
       break;
     case Language::HIP_INLINE:
       header = kHipHeader;
       blocks = kHipBlocks;
+      block_records = kHipRecords;
       footer = kHipFooter;
+      footer_record = &kHipFooterRecord;
+      language = "hip";
       break;
     case Language::CUTE_DSL:
       header = kCuteHeader;
       blocks = kCuteBlocks;
+      block_records = kCuteRecords;
+      language = "cute_dsl";
       break;
     case Language::PYTORCH:
       header = "";
       blocks = kTorchBlocks;
+      block_records = kTorchRecords;
+      language = "pytorch";
       break;
     case Language::CUDA_FILE:
       header = kCudaFileHeader;
       blocks = kCudaFileBlocks;
+      block_records = kCudaFileRecords;
       footer = kCudaFileFooter;
+      language = "cuda_file";
       python = false;
       break;
   }
+  const auto note_record = [&](const TemplateRecord& r) {
+    if (record == nullptr) return;
+    for (std::string_view f : r.features) {
+      if (!f.empty()) record->features.push_back(f);
+    }
+    record->kernels += r.kernels;
+    record->autotune_configs += r.autotune_configs;
+  };
+  if (record != nullptr) *record = CodeRecord{language, {}, 0, 0, python ? 1U : 0U};
   if (python) expand(kPyHeader, l, 0, problem, note, shape, out);
   expand(header, l, 0, problem, note, shape, out);
   // Blocks until the lineage's size is reached (leaving room for the footer).
@@ -587,10 +646,13 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
       out.append(shape.pick(kComments));
       out.append("\n");
     }
-    expand(blocks[shape.below(blocks.size())], l, block, problem, note, shape, out);
+    const size_t which = shape.below(blocks.size());
+    expand(blocks[which], l, block, problem, note, shape, out);
+    note_record(block_records[which]);
     ++block;
   }
   expand(footer, l, 0, problem, note, shape, out);
+  if (footer_record != nullptr) note_record(*footer_record);
   if (python) {
     expand("\n$T", l, 0, problem, note, shape, out, table_bytes);
     expand(kPyDispatch, l, 0, problem, note, shape, out);
@@ -601,7 +663,15 @@ void generate_code(const CodeKey& key, std::string_view problem, std::string& ou
                "_small_path(a, b, c)\n");
     expand(kPyFooter, l, 0, problem, note, shape, out);
   }
-  out.append(planted_text(planted_cheat(key)));
+  const PlantedCheat cheat = planted_cheat(key);
+  out.append(planted_text(cheat));
+  if (record != nullptr) {
+    // The side stream of the unsynced-stream cheat is torch.cuda.Stream.
+    if (cheat == PlantedCheat::UNSYNCED_STREAM) record->features.emplace_back("streams");
+    std::sort(record->features.begin(), record->features.end());
+    record->features.erase(std::unique(record->features.begin(), record->features.end()),
+                           record->features.end());
+  }
 }
 
 std::string reference_code(std::string_view problem, bool cuda, uint64_t seed) {

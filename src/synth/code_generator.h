@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kbdata::synth {
 
@@ -42,8 +43,21 @@ enum class PlantedCheat {
 [[nodiscard]] PlantedCheat planted_cheat(const CodeKey& key);
 [[nodiscard]] const char* to_string(PlantedCheat cheat);
 
-// Appends the source of `key`, written for problem `problem`, to `out`.
-void generate_code(const CodeKey& key, std::string_view problem, std::string& out);
+// Synth's own record of what a generated code holds, by the names of docs/techniques.md: the
+// technology of its hot loop, and the feature tags, kernels, autotune configurations and shape
+// branches of the templates it wrote (`kbdata techniques` is tested against it).
+struct CodeRecord {
+  std::string_view language;
+  std::vector<std::string_view> features;  // each once, sorted
+  uint32_t kernels = 0;
+  uint32_t autotune_configs = 0;
+  uint32_t shape_branches = 0;
+};
+
+// Appends the source of `key`, written for problem `problem`, to `out`; with `record`, also what
+// it wrote there.
+void generate_code(const CodeKey& key, std::string_view problem, std::string& out,
+                   CodeRecord* record = nullptr);
 
 // The reference implementation of a problem (leaderboards.parquet `reference`): plain PyTorch, or
 // CUDA C++ for a "cu" leaderboard.

@@ -246,6 +246,13 @@ int config_pool_size(const dataset::ConfigInfo& config, Scale scale) {
   return pool_size(config, scale);
 }
 
+Population config_population(const dataset::ConfigInfo& config,
+                             std::span<const LeaderboardModel> models, Scale scale, uint64_t seed) {
+  const bool legacy = config.family == dataset::SchemaFamily::LEGACY_RUNS;
+  return make_population(models, pool_size(config, scale), derive(seed, hash_text(config.name)),
+                         id_base(config), id_base(config), legacy);
+}
+
 std::string synth_command(const SynthOptions& options) {
   return std::string("kbdata synth --scale ") + to_string(options.scale) + " --seed " +
          std::to_string(options.seed) + " --family " + to_string(options.family) + " --layout " +
@@ -305,8 +312,7 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     if (config.name == "amd_successful_submissions") continue;  // written with amd_submissions
     std::vector<LeaderboardModel> models = config_models(config, options.scale);
     const uint64_t seed = derive(options.seed, hash_text(config.name));
-    Population population = make_population(models, pool_size(config, options.scale), seed,
-                                            id_base(config), id_base(config), is_legacy);
+    Population population = config_population(config, models, options.scale, options.seed);
     if (is_legacy) {
       const dataset::ConfigInfo* passed = dataset::find_config("amd_successful_submissions");
       ProgressLine line(options, config.file);

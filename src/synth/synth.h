@@ -77,6 +77,12 @@ inline constexpr int64_t kFirstPmppId = 901;
 // The size of `config`'s user pool at `scale`.
 [[nodiscard]] int config_pool_size(const dataset::ConfigInfo& config, Scale scale);
 
+// The users and submissions `kbdata synth --seed seed` writes for `config` (modelled by `models`,
+// config_models at the options' scale): what run_synth writes, without writing it.
+[[nodiscard]] Population config_population(const dataset::ConfigInfo& config,
+                                           std::span<const LeaderboardModel> models, Scale scale,
+                                           uint64_t seed);
+
 // The command recorded in every file's kbdata.command: the options without the folder, so the
 // files do not depend on where they are written.
 [[nodiscard]] std::string synth_command(const SynthOptions& options);

@@ -53,12 +53,17 @@ FlatRow flat(int64_t id, int64_t lb, const std::string& user, std::optional<doub
   return r;
 }
 
-const std::string kTriton = "import torch\nimport triton\n# alice v1\n";
-const std::string kCuda = "__global__ void k(float* x) { x[0] = 1.0f; }\n";
+const std::string kTriton =
+    "import torch\nimport triton\nimport triton.language as tl\n# alice v1\n\n@triton.jit\n"
+    "def k(a, b):\n    c = tl.dot(tl.load(a), tl.load(b))\n";
+const std::string kCuda = "__global__ void k(float* x) { __shared__ float s[32]; x[0] = s[0]; }\n";
 const std::string kHacked = "import torch\n# cheat\n";
 const std::string kFailed = "def custom_kernel(x):\n    return x\n";
-const std::string kDual1 = "from torch.utils.cpp_extension import load_inline\n";
-const std::string kDual2 = "import cutlass\nimport cutlass.cute as cute\n";
+const std::string kDual1 =
+    "from torch.utils.cpp_extension import load_inline\n\nm = load_inline(name='k', "
+    "cpp_sources='', cuda_sources='__global__ void k(float* x) { x[0] = 1; }')\n";
+const std::string kDual2 =
+    "import cutlass\nimport cutlass.cute as cute\n\n@cute.kernel\ndef k(a):\n    pass\n";
 
 // The hand-built folder, made once per test program.
 //
@@ -358,9 +363,16 @@ TEST(Extract, AllOfAProblemWithManifest) {
   for (const json& e : m) ids.push_back(e["submission_id"]);
   EXPECT_EQ(ids, (std::vector<int64_t>{101, 102, 103, 104, 105}));
   EXPECT_EQ(m[0]["path"], "nvfp4_gemm/B200/user-u-alice_101.py");
+  // What each kernel uses (docs/techniques.md).
   EXPECT_EQ(m[0]["language"], "triton");
+  EXPECT_EQ(m[0]["languages_all"], json({"triton", "pytorch"}));
+  EXPECT_EQ(m[0]["features"], json({"tensor_cores"}));
+  EXPECT_EQ(m[0]["kernels"], 1);
   EXPECT_EQ(m[1]["path"], "nvfp4_gemm/B200/user-u-bob_102.cu");
-  EXPECT_EQ(m[1]["language"], "cuda");
+  EXPECT_EQ(m[1]["language"], "cuda_file");
+  EXPECT_EQ(m[1]["features"], json({"shared_memory"}));
+  EXPECT_EQ(m[1]["lines"], 1);
+  EXPECT_EQ(m[1]["kernel_lines"], 1);
   EXPECT_EQ(m[4]["path"], "nvfp4_gemm/no-runner/user-u-carol_105.py");
   EXPECT_EQ(m[4]["language"], "python");
   EXPECT_TRUE(m[4]["score"].is_null());
@@ -405,7 +417,7 @@ TEST(Extract, TopUsersAndNotes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   m = manifest(dual);
   ASSERT_EQ(m.size(), 2u);
-  EXPECT_EQ(m[0]["language"], "cuda_inline");
+  EXPECT_EQ(m[0]["language"], "cuda");
   EXPECT_EQ(m[1]["language"], "cute_dsl");
   EXPECT_NE(m[0]["note"].get<std::string>().find("unreliable"), std::string::npos);
   EXPECT_NE(r.err.find("kbdata: note: nvfp4_dual_gemm (598)"), std::string::npos) << r.err;

@@ -1,0 +1,30 @@
+// `kbdata techniques`: one row per submission with the technology of its hot loop, every
+// technology present, feature tags and size measures (techniques/, docs/techniques.md).
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/data_options.h"
+
+namespace kbdata::cli {
+
+struct TechniquesOptions {
+  DataOptions data;
+  std::optional<std::string> problem;
+  std::optional<std::string> user;
+  std::optional<std::string> runner;
+  std::optional<std::string> since;
+  std::optional<std::string> until;
+  std::string format = "table";
+  std::optional<std::string> out;
+};
+
+void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err);
+
+// Adds `techniques` to `app`.
+void add_techniques_command(CLI::App& app, Commands& commands);
+
+}  // namespace kbdata::cli

@@ -1,0 +1,651 @@
+#include "techniques/techniques.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "source/bytes.h"
+#include "source/embedded.h"
+#include "source/tokens.h"
+
+namespace kbdata::techniques {
+
+using source::Token;
+using source::TokenKind;
+
+namespace {
+
+constexpr std::array<std::string_view, kLanguages> kLanguageNames = {
+    "thunderkittens", "cute_dsl",  "helion",  "triton",  "hip",
+    "cuda",           "cuda_file", "library", "pytorch", "python"};
+constexpr std::array<std::string_view, kFeatures> kFeatureNames = {
+    "tensor_cores",        "tma",        "async_copy", "shared_memory", "mbarrier",
+    "warp_specialization", "persistent", "fp8",        "fp4",           "autotune",
+    "cuda_graphs",         "streams",    "split_k"};
+
+bool starts(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+
+// The names split_k reads, in Python and C++ alike.
+bool split_k_name(std::string_view w) {
+  return w == "SPLIT_K" || w == "split_k" || w == "splitk" || w == "SPLITK" || w == "num_splits" ||
+         w == "NUM_SPLITS";
+}
+
+// The lines covered by tokens given in text order (each starting at or after the one before): a
+// token covers its first line and, a string, the lines it runs across.
+class LineSet {
+ public:
+  void add(std::string_view text, const Token& t) {
+    uint32_t last = t.line;
+    if (t.kind == TokenKind::STRING) {
+      last += static_cast<uint32_t>(std::count(text.begin() + t.begin, text.begin() + t.end, '\n'));
+    }
+    if (last <= last_) return;
+    count_ += last - std::max(t.line - 1, last_);
+    last_ = last;
+  }
+  [[nodiscard]] uint32_t count() const { return count_; }
+
+ private:
+  uint32_t last_ = 0;  // the last line counted
+  uint32_t count_ = 0;
+};
+
+// Whether a shape is compared with an integer literal in tokens [from, to) of `text`: a comparison
+// operator, an integer NUMBER and a shape (`.shape`, `.size(`, or one of the shape names).
+bool compares_shape(std::string_view text, const std::vector<const Token*>& toks, size_t from,
+                    size_t to) {
+  bool comparison = false;
+  bool integer = false;
+  bool shape = false;
+  for (size_t k = from; k < to; ++k) {
+    const Token& t = *toks[k];
+    const std::string_view s = source::token_text(text, t);
+    if (t.kind == TokenKind::OP) {
+      comparison =
+          comparison || s == "==" || s == "!=" || s == "<" || s == "<=" || s == ">" || s == ">=";
+    } else if (t.kind == TokenKind::NUMBER) {
+      integer = integer || std::all_of(s.begin(), s.end(), [](char c) {
+                  return (c >= '0' && c <= '9') || c == '_' || c == '\'';
+                });
+    } else if (t.kind == TokenKind::NAME) {
+      const bool after_dot = k > from && toks[k - 1]->kind == TokenKind::OP &&
+                             source::token_text(text, *toks[k - 1]) == ".";
+      if (after_dot) {
+        shape = shape || s == "shape" ||
+                (s == "size" && k + 1 < to && source::token_text(text, *toks[k + 1]) == "(");
+      } else {
+        shape = shape || s == "M" || s == "N" || s == "K" || s == "m" || s == "n" || s == "k" ||
+                s == "B" || s == "H" || s == "D" || s == "S" || s == "seq_len" || s == "batch" ||
+                s == "num_tokens";
+      }
+    }
+  }
+  return comparison && integer && shape;
+}
+
+// The instructions of a PTX text (an asm string's body): the dotted name at its start and after
+// each `;` or line break (a real one or a `\n` escape), past labels and predicates.
+template <typename Fn>
+void ptx_instructions(std::string_view body, Fn&& fn) {
+  size_t i = 0;
+  while (i < body.size()) {
+    // Skip separators and blanks: ; { } whitespace, \n \t escapes, a predicate @p / @!p.
+    while (i < body.size()) {
+      const char c = body[i];
+      if (c == ';' || c == '{' || c == '}' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++i;
+      } else if (c == '\\' && i + 1 < body.size()) {
+        i += 2;
+      } else if (c == '@') {
+        while (i < body.size() && body[i] != ' ' && body[i] != '\t') ++i;
+      } else {
+        break;
+      }
+    }
+    size_t e = i;
+    while (e < body.size() && (source::is_ident(body[e]) || body[e] == '.')) ++e;
+    if (e > i && e < body.size() && body[e] == ':' &&
+        (e + 1 == body.size() || body[e + 1] != ':')) {  // a label, not a state space's ::
+      i = e + 1;
+      continue;
+    }
+    if (e > i) fn(body.substr(i, e - i));
+    // To the end of this instruction.
+    while (e < body.size() && body[e] != ';' && body[e] != '\n' &&
+           !(body[e] == '\\' && e + 1 < body.size() && body[e + 1] == 'n')) {
+      ++e;
+    }
+    i = std::max(e, i + 1);
+  }
+}
+
+// The C++ of one embedded source or file: features, languages, kernels, shape branches.
+struct CppFacts {
+  bool hip = false;
+  bool thunderkittens = false;
+  bool global_kernel = false;
+  bool launch = false;
+  bool library = false;
+  uint32_t kernels = 0;
+};
+
+void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& out,
+              CppFacts& facts, LineSet* kernel_lines) {
+  std::vector<const Token*> toks;
+  toks.reserve(all.size());
+  for (const Token& t : all) {
+    if (t.kind == TokenKind::COMMENT) continue;
+    toks.push_back(&t);
+    if (kernel_lines != nullptr) kernel_lines->add(text, t);
+  }
+  const auto txt = [&](size_t k) {
+    return k < toks.size() ? source::token_text(text, *toks[k]) : std::string_view();
+  };
+  const auto op = [&](size_t k, std::string_view s) {
+    return k < toks.size() && toks[k]->kind == TokenKind::OP && txt(k) == s;
+  };
+  for (size_t k = 0; k < toks.size(); ++k) {
+    const Token& t = *toks[k];
+    if (t.kind == TokenKind::STRING) {
+      const std::string_view body = source::token_body(text, t);
+      if (body.find("kittens.cuh") != std::string_view::npos && k >= 1 && txt(k - 1) == "include") {
+        facts.thunderkittens = true;
+      }
+      continue;
+    }
+    if (t.kind == TokenKind::OP) {
+      // A launch, kernel<<<grid, block>>>: << then < (nothing else spells that in C++).
+      if (txt(k) == "<<" && op(k + 1, "<")) facts.launch = true;
+      continue;
+    }
+    if (t.kind != TokenKind::NAME) continue;
+    const std::string_view w = txt(k);
+    // Preprocessor includes: #include <hip/...>, "kittens.cuh".
+    if (w == "include" && k >= 1 && op(k - 1, "#")) {
+      if (op(k + 1, "<") && txt(k + 2) == "hip" && op(k + 3, "/")) facts.hip = true;
+      continue;
+    }
+    if (w == "kittens" && (op(k + 1, "::") || (k >= 1 && txt(k - 1) == "namespace"))) {
+      facts.thunderkittens = true;
+    }
+    if (starts(w, "hip") && w.size() > 3 && w[3] >= 'A' && w[3] <= 'Z' && op(k + 1, "(")) {
+      facts.hip = true;
+    }
+    if (starts(w, "__builtin_amdgcn_")) facts.hip = true;
+    if (starts(w, "cublas") || starts(w, "hipblas")) facts.library = true;
+    if (w == "__global__") {
+      // A definition: its parameter list is followed by a body before any `;`.
+      size_t j = k + 1;
+      while (j < toks.size() && !op(j, "{") && !op(j, ";")) ++j;
+      if (op(j, "{")) {
+        ++facts.kernels;
+        facts.global_kernel = true;
+      }
+    }
+    if ((w == "asm" || w == "__asm__" || w == "__asm") &&
+        (op(k + 1, "(") || (txt(k + 1) == "volatile" && op(k + 2, "(")) ||
+         (txt(k + 1) == "__volatile__" && op(k + 2, "(")))) {
+      const size_t open = op(k + 1, "(") ? k + 1 : k + 2;
+      const uint16_t depth = toks[open]->depth;
+      for (size_t j = open + 1; j < toks.size(); ++j) {
+        if (toks[j]->kind == TokenKind::OP && toks[j]->depth == depth && txt(j) == ")") break;
+        if (toks[j]->kind != TokenKind::STRING) continue;
+        ptx_instructions(source::token_body(text, *toks[j]), [&](std::string_view ins) {
+          if (ins == "mma" || starts(ins, "mma.") || starts(ins, "wgmma.") ||
+              starts(ins, "tcgen05.mma")) {
+            out.add(Feature::TENSOR_CORES);
+          } else if (starts(ins, "cp.async.bulk.tensor")) {
+            out.add(Feature::TMA);
+          } else if (starts(ins, "cp.async.") && !starts(ins, "cp.async.bulk")) {
+            out.add(Feature::ASYNC_COPY);
+          } else if (ins == "mbarrier" || starts(ins, "mbarrier.")) {
+            out.add(Feature::MBARRIER);
+          } else if (starts(ins, "setmaxnreg")) {
+            out.add(Feature::WARP_SPECIALIZATION);
+          }
+        });
+      }
+      continue;
+    }
+    if (w == "if" && (op(k + 1, "(") || (txt(k + 1) == "constexpr" && op(k + 2, "(")))) {
+      const size_t open = op(k + 1, "(") ? k + 1 : k + 2;
+      const uint16_t depth = toks[open]->depth;
+      size_t close = open + 1;
+      while (close < toks.size() && !(toks[close]->kind == TokenKind::OP &&
+                                      toks[close]->depth == depth && txt(close) == ")")) {
+        ++close;
+      }
+      if (compares_shape(text, toks, open + 1, close)) ++out.shape_branches;
+      continue;
+    }
+    if (w == "mma_sync" || w == "wmma" || w == "MMA_Atom" || w == "TiledMMA" ||
+        w == "make_tiled_mma" || w == "UMMA" || starts(w, "SM80_16x8") || starts(w, "SM90_64x") ||
+        starts(w, "SM100_MMA") || starts(w, "__builtin_amdgcn_mfma_") ||
+        starts(w, "__builtin_amdgcn_wmma_") || starts(w, "__builtin_amdgcn_smfmac_")) {
+      out.add(Feature::TENSOR_CORES);
+    } else if (w == "CUtensorMap" || w == "cuTensorMapEncodeTiled" || w == "make_tma_copy" ||
+               starts(w, "SM90_TMA_") || starts(w, "SM100_TMA_")) {
+      out.add(Feature::TMA);
+    } else if (w == "__pipeline_memcpy_async" || w == "memcpy_async" || w == "cp_async_wait" ||
+               starts(w, "SM80_CP_ASYNC")) {
+      out.add(Feature::ASYNC_COPY);
+    } else if (w == "__shared__") {
+      out.add(Feature::SHARED_MEMORY);
+    } else if (w == "ClusterBarrier" || w == "ClusterTransactionBarrier" ||
+               (w == "barrier" && k >= 2 && op(k - 1, "::") && txt(k - 2) == "cuda")) {
+      out.add(Feature::MBARRIER);
+    } else if (w == "warpgroup_reg_alloc" || w == "warpgroup_reg_dealloc") {
+      out.add(Feature::WARP_SPECIALIZATION);
+    } else if (w == "cudaDevAttrMultiProcessorCount" ||
+               w == "hipDeviceAttributeMultiprocessorCount" || w == "multiProcessorCount" ||
+               w.ends_with("TileScheduler")) {
+      out.add(Feature::PERSISTENT);
+    } else if (starts(w, "__nv_fp8") || starts(w, "__hip_fp8") || w == "float_e4m3_t" ||
+               w == "float_e5m2_t" || w == "fp8_e4m3" || w == "fp8_e5m2") {
+      out.add(Feature::FP8);
+    } else if (starts(w, "__nv_fp4") || starts(w, "__hip_fp4") || w == "float_e2m1_t" ||
+               w == "fp4_e2m1") {
+      out.add(Feature::FP4);
+    } else if (w == "cudaGraphLaunch" || w == "cudaStreamBeginCapture" || w == "hipGraphLaunch" ||
+               w == "hipStreamBeginCapture") {
+      out.add(Feature::CUDA_GRAPHS);
+    } else if (starts(w, "cudaStreamCreate") || starts(w, "hipStreamCreate") ||
+               w == "getStreamFromPool") {
+      out.add(Feature::STREAMS);
+    } else if (split_k_name(w)) {
+      out.add(Feature::SPLIT_K);
+    }
+  }
+}
+
+// Whether the STRING tokens[i] is a statement of its own (a docstring): prose, even when it reads
+// as C++, unless it is passed to a compiler.
+bool is_statement_string(const std::vector<Token>& tokens, size_t i) {
+  size_t before = i;
+  while (before > 0 && tokens[before - 1].kind == TokenKind::COMMENT) --before;
+  size_t after = i + 1;
+  while (after < tokens.size() && tokens[after].kind == TokenKind::COMMENT) ++after;
+  return (before == 0 || tokens[before - 1].kind == TokenKind::NEWLINE) &&
+         (after == tokens.size() || tokens[after].kind == TokenKind::NEWLINE);
+}
+
+// Adds the languages one C++ text (an embedded source, or a file when `file`) makes present.
+void add_cpp_languages(const CppFacts& facts, bool file, Techniques& out) {
+  if (facts.thunderkittens) out.add(Language::THUNDERKITTENS);
+  if (facts.library) out.add(Language::LIBRARY);
+  if (file) {
+    out.add(facts.hip ? Language::HIP : Language::CUDA_FILE);
+  } else if (facts.hip) {
+    out.add(Language::HIP);
+  } else if (facts.global_kernel || facts.launch) {
+    out.add(Language::CUDA);
+  }
+}
+
+// The Python side: imports resolved, decorators, dotted names, keyword arguments.
+class PythonReader {
+ public:
+  PythonReader(std::string_view text, const std::vector<Token>& all, Techniques& out)
+      : text_(text), out_(out) {
+    for (const Token& t : all) {
+      if (t.kind == TokenKind::COMMENT) continue;
+      toks_.push_back(&t);
+      if (t.kind != TokenKind::NEWLINE) lines_.add(text, t);
+    }
+  }
+
+  void run() {
+    collect_imports();
+    for (size_t k = 0; k < toks_.size(); ++k) {
+      if (op(k, "@") && line_start(k) && is_name(k + 1)) {
+        decorator(k + 1);
+        continue;
+      }
+      if ((name(k, "if") || name(k, "elif")) && line_start(k)) {
+        size_t e = k + 1;
+        while (e < toks_.size() && !newline(e) &&
+               !(op(e, ":") && toks_[e]->depth == toks_[k]->depth)) {
+          ++e;
+        }
+        if (compares_shape(text_, toks_, k + 1, e)) ++out_.shape_branches;
+        continue;
+      }
+      if (!is_name(k) || (k > 0 && op(k - 1, "."))) continue;
+      const std::string_view w = txt(k);
+      if (w == "warp_specialize" && op(k + 1, "=") && toks_[k]->depth > 0) {
+        out_.add(Feature::WARP_SPECIALIZATION);
+      }
+      // The dotted name from here: its parts are whole tokens; only a name whose root is an
+      // import (or a module a rule names) is resolved into text.
+      size_t end = k + 1;
+      std::string_view last = w;
+      while (op(end, ".") && is_name(end + 1)) {
+        last = txt(end + 1);
+        end += 2;
+      }
+      by_parts(w, last);
+      if (aliases_.contains(w) || rule_module(w)) by_resolved(dotted(k));
+      k = end - 1;
+    }
+  }
+
+  [[nodiscard]] const LineSet& lines() const { return lines_; }
+
+ private:
+  struct Dotted {
+    std::string resolved;
+    std::string_view last;
+    size_t end = 0;  // one past its last token
+  };
+
+  [[nodiscard]] std::string_view txt(size_t k) const {
+    return k < toks_.size() ? source::token_text(text_, *toks_[k]) : std::string_view();
+  }
+  [[nodiscard]] bool op(size_t k, std::string_view s) const {
+    return k < toks_.size() && source::token_is(text_, *toks_[k], TokenKind::OP, s);
+  }
+  [[nodiscard]] bool name(size_t k, std::string_view s) const {
+    return k < toks_.size() && source::token_is(text_, *toks_[k], TokenKind::NAME, s);
+  }
+  [[nodiscard]] bool is_name(size_t k) const {
+    return k < toks_.size() && toks_[k]->kind == TokenKind::NAME;
+  }
+  [[nodiscard]] bool newline(size_t k) const {
+    return k >= toks_.size() || toks_[k]->kind == TokenKind::NEWLINE;
+  }
+  [[nodiscard]] bool line_start(size_t k) const {
+    return k == 0 || newline(k - 1) || op(k - 1, ";");
+  }
+  // The bracket closing the one at k, or the end.
+  [[nodiscard]] size_t closing(size_t k) const {
+    const uint16_t depth = toks_[k]->depth;
+    for (size_t j = k + 1; j < toks_.size(); ++j) {
+      if (toks_[j]->kind == TokenKind::OP && toks_[j]->depth == depth &&
+          (txt(j) == ")" || txt(j) == "]" || txt(j) == "}")) {
+        return j;
+      }
+    }
+    return toks_.size();
+  }
+
+  [[nodiscard]] Dotted dotted(size_t k) const {
+    Dotted d;
+    const std::string_view root = txt(k);
+    const auto it = aliases_.find(root);
+    d.resolved = it != aliases_.end() ? it->second : std::string(root);
+    d.last = root;
+    size_t j = k + 1;
+    while (op(j, ".") && is_name(j + 1)) {
+      d.resolved += '.';
+      d.resolved += txt(j + 1);
+      d.last = txt(j + 1);
+      j += 2;
+    }
+    d.end = j;
+    return d;
+  }
+
+  // import A.B [as C], from A.B import C [as D] (at a line's start, any depth of code).
+  void collect_imports() {
+    for (size_t k = 0; k < toks_.size(); ++k) {
+      if (!line_start(k)) continue;
+      if (name(k, "import")) {
+        size_t j = k + 1;
+        while (is_name(j)) {
+          Dotted d = dotted_plain(j);
+          std::string_view bound = txt(j);
+          std::string target = std::string(bound);
+          j = d.end;
+          if (name(j, "as") && is_name(j + 1)) {
+            bound = txt(j + 1);
+            target = d.resolved;
+            j += 2;
+          }
+          aliases_[bound] = target;
+          imported_.push_back(d.resolved);
+          if (!op(j, ",")) break;
+          ++j;
+        }
+      } else if (name(k, "from") && is_name(k + 1)) {
+        const Dotted d = dotted_plain(k + 1);
+        size_t j = d.end;
+        if (!name(j, "import")) continue;
+        imported_.push_back(d.resolved);
+        ++j;
+        if (op(j, "(")) ++j;
+        while (is_name(j)) {
+          std::string_view bound = txt(j);
+          const std::string target = d.resolved + "." + std::string(txt(j));
+          if (name(j + 1, "as") && is_name(j + 2)) {
+            bound = txt(j + 2);
+            j += 3;
+          } else {
+            ++j;
+          }
+          aliases_[bound] = target;
+          if (!op(j, ",")) break;
+          ++j;
+        }
+      }
+    }
+    for (const std::string& m : imported_) {
+      if (m == "torch" || starts(m, "torch.")) out_.add(Language::PYTORCH);
+      if (m == "aiter" || starts(m, "aiter.") || m == "hipblaslt" || starts(m, "hipblaslt.") ||
+          m == "cuda.compute" || starts(m, "cuda.compute.")) {
+        out_.add(Language::LIBRARY);
+      }
+    }
+  }
+  // A dotted name as written (an import's module path: not resolved).
+  [[nodiscard]] Dotted dotted_plain(size_t k) const {
+    Dotted d;
+    d.resolved = std::string(txt(k));
+    d.last = txt(k);
+    size_t j = k + 1;
+    while (op(j, ".") && is_name(j + 1)) {
+      d.resolved += '.';
+      d.resolved += txt(j + 1);
+      d.last = txt(j + 1);
+      j += 2;
+    }
+    d.end = j;
+    return d;
+  }
+
+  void decorator(size_t k) {
+    const Dotted d = dotted(k);
+    const std::string& r = d.resolved;
+    if (r == "triton.jit") {
+      out_.add(Language::TRITON);
+      ++out_.kernels;
+    } else if (r == "triton.autotune") {
+      out_.add(Feature::AUTOTUNE);
+      if (op(d.end, "(")) {
+        const size_t close = closing(d.end);
+        for (size_t j = d.end + 1; j < close; ++j) {
+          if (is_name(j) && !op(j - 1, ".")) {
+            const Dotted c = dotted(j);
+            if (c.resolved == "triton.Config" && op(c.end, "(")) ++out_.autotune_configs;
+            j = c.end - 1;
+          }
+        }
+      }
+    } else if (r == "cutlass.cute.kernel") {
+      out_.add(Language::CUTE_DSL);
+      ++out_.kernels;
+    } else if (r == "cutlass.cute.jit") {
+      out_.add(Language::CUTE_DSL);
+    } else if (r == "helion.kernel") {
+      out_.add(Language::HELION);
+      ++out_.kernels;
+      if (op(d.end, "(")) helion_configs(d.end);
+    }
+  }
+
+  // helion.kernel(..., configs=[a, b, ...]): autotuned over the list's entries.
+  void helion_configs(size_t open) {
+    const size_t close = closing(open);
+    for (size_t j = open + 1; j < close; ++j) {
+      if (!(name(j, "configs") && op(j + 1, "=") && toks_[j]->depth == toks_[open]->depth + 1)) {
+        continue;
+      }
+      out_.add(Feature::AUTOTUNE);
+      if (!op(j + 2, "[")) return;
+      const size_t end = closing(j + 2);
+      uint32_t entries = 0;
+      bool pending = false;
+      for (size_t e = j + 3; e < end; ++e) {
+        if (op(e, ",") && toks_[e]->depth == toks_[j + 2]->depth + 1) {
+          entries += pending ? 1 : 0;
+          pending = false;
+        } else {
+          pending = true;
+        }
+      }
+      out_.autotune_configs += entries + (pending ? 1 : 0);
+      return;
+    }
+  }
+
+  // The roots of the dotted names by_resolved compares (before any import renames them).
+  static bool rule_module(std::string_view root) {
+    return root == "torch" || root == "triton" || root == "cutlass" || root == "helion" ||
+           root == "aiter" || root == "cuda" || root == "hipblaslt";
+  }
+
+  // The rules that read a name's first or last part alone, whatever it resolves to.
+  void by_parts(std::string_view root, std::string_view last) {
+    if (split_k_name(last) || split_k_name(root)) out_.add(Feature::SPLIT_K);
+    if (last == "multi_processor_count" || last == "NUM_SMS" || last == "num_sms") {
+      out_.add(Feature::PERSISTENT);
+    } else if (last == "TensorDescriptor" || last == "make_tiled_tma_atom" ||
+               last == "CopyBulkTensorTileG2SOp" || last == "CopyBulkTensorTileS2GOp") {
+      out_.add(Feature::TMA);
+    } else if (last == "CopyG2SOp") {
+      out_.add(Feature::ASYNC_COPY);
+    } else if (last == "SmemAllocator") {
+      out_.add(Feature::SHARED_MEMORY);
+    } else if (last == "mbarrier_init" || last == "mbarrier_wait" || last == "mbarrier_arrive") {
+      out_.add(Feature::MBARRIER);
+    }
+  }
+
+  // The rules that read a dotted name resolved through the imports.
+  void by_resolved(const Dotted& d) {
+    const std::string& r = d.resolved;
+    const std::string_view last = d.last;
+    if (r == "torch._scaled_mm" || r == "torch._scaled_grouped_mm" || starts(r, "aiter.") ||
+        r == "aiter" || starts(r, "cuda.compute") || starts(r, "hipblaslt")) {
+      out_.add(Language::LIBRARY);
+    }
+    if (r == "triton.language.dot" || r == "triton.language.dot_scaled" ||
+        r == "helion.language.dot" || r == "cutlass.cute.gemm" ||
+        r == "cutlass.cute.make_tiled_mma" ||
+        (starts(r, "cutlass.cute.nvgpu.") && starts(last, "Mma") && last.ends_with("Op"))) {
+      out_.add(Feature::TENSOR_CORES);
+    } else if (r == "triton.language.make_tensor_descriptor" ||
+               r == "triton.language._experimental_descriptor_load") {
+      out_.add(Feature::TMA);
+    } else if (starts(r, "torch.float8_") || starts(r, "triton.language.float8") ||
+               starts(r, "cutlass.Float8")) {
+      out_.add(Feature::FP8);
+    } else if (starts(r, "torch.float4_") || starts(r, "cutlass.Float4")) {
+      out_.add(Feature::FP4);
+    } else if (r == "torch.cuda.CUDAGraph" || r == "torch.cuda.graph" ||
+               r == "torch.cuda.make_graphed_callables") {
+      out_.add(Feature::CUDA_GRAPHS);
+    } else if (r == "torch.cuda.Stream" || r == "torch.cuda.stream" ||
+               r == "torch.cuda.ExternalStream") {
+      out_.add(Feature::STREAMS);
+    }
+  }
+
+  std::string_view text_;
+  Techniques& out_;
+  std::vector<const Token*> toks_;
+  LineSet lines_;
+  std::unordered_map<std::string_view, std::string> aliases_;
+  std::vector<std::string> imported_;
+};
+
+}  // namespace
+
+std::string_view to_string(Language language) {
+  return kLanguageNames[static_cast<size_t>(language)];
+}
+std::string_view to_string(Feature feature) { return kFeatureNames[static_cast<size_t>(feature)]; }
+
+std::optional<Language> parse_language(std::string_view name) {
+  for (size_t i = 0; i < kLanguages; ++i) {
+    if (kLanguageNames[i] == name) return static_cast<Language>(i);
+  }
+  return std::nullopt;
+}
+std::optional<Feature> parse_feature(std::string_view name) {
+  for (size_t i = 0; i < kFeatures; ++i) {
+    if (kFeatureNames[i] == name) return static_cast<Feature>(i);
+  }
+  return std::nullopt;
+}
+
+Techniques classify(std::string_view code, std::string_view file_name) {
+  Techniques out;
+  if (source::is_cpp_source(code, file_name)) {
+    const std::vector<Token> tokens = source::tokenize_cpp(code);
+    CppFacts facts;
+    LineSet lines;
+    read_cpp(code, tokens, out, facts, &lines);
+    out.kernels += facts.kernels;
+    add_cpp_languages(facts, true, out);
+    out.lines = lines.count();
+    out.kernel_lines = out.lines;
+  } else {
+    const std::vector<Token> tokens = source::tokenize_python(code);
+    PythonReader reader(code, tokens, out);
+    reader.run();
+    LineSet kernel_lines;
+    for (const source::EmbeddedSource& e : source::embedded_cpp_sources(code, tokens)) {
+      if (!e.passed_to_compiler && is_statement_string(tokens, e.token)) continue;
+      const std::vector<Token> cpp = source::tokenize_embedded(code, tokens[e.token]);
+      CppFacts facts;
+      read_cpp(code, cpp, out, facts, &kernel_lines);
+      out.kernels += facts.kernels;
+      add_cpp_languages(facts, false, out);
+    }
+    out.lines = reader.lines().count();
+    out.kernel_lines = kernel_lines.count();
+  }
+  if (out.languages == 0) out.add(Language::PYTHON);
+  for (size_t i = 0; i < kLanguages; ++i) {
+    if (out.has(static_cast<Language>(i))) {
+      out.language = static_cast<Language>(i);
+      break;
+    }
+  }
+  return out;
+}
+
+std::string languages_text(const Techniques& t) {
+  std::string s;
+  for (size_t i = 0; i < kLanguages; ++i) {
+    if (!t.has(static_cast<Language>(i))) continue;
+    if (!s.empty()) s += ',';
+    s += kLanguageNames[i];
+  }
+  return s;
+}
+
+std::string features_text(const Techniques& t) {
+  std::string s;
+  for (size_t i = 0; i < kFeatures; ++i) {
+    if (!t.has(static_cast<Feature>(i))) continue;
+    if (!s.empty()) s += ',';
+    s += kFeatureNames[i];
+  }
+  return s;
+}
+
+}  // namespace kbdata::techniques

@@ -1,0 +1,75 @@
+// What a kernel uses (kbdata techniques, docs/techniques.md): the technology that runs its hot
+// loop, every technology present, feature tags (tensor cores, TMA, fp8, ...) and size measures,
+// read from the tokens of its Python and of the C++ it embeds (source/), never from substrings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kbdata::techniques {
+
+// In the order of docs/techniques.md's table: `language` is the first present.
+enum class Language : uint8_t {
+  THUNDERKITTENS,
+  CUTE_DSL,
+  HELION,
+  TRITON,
+  HIP,
+  CUDA,
+  CUDA_FILE,
+  LIBRARY,
+  PYTORCH,
+  PYTHON,
+};
+inline constexpr size_t kLanguages = 10;
+
+enum class Feature : uint8_t {
+  TENSOR_CORES,
+  TMA,
+  ASYNC_COPY,
+  SHARED_MEMORY,
+  MBARRIER,
+  WARP_SPECIALIZATION,
+  PERSISTENT,
+  FP8,
+  FP4,
+  AUTOTUNE,
+  CUDA_GRAPHS,
+  STREAMS,
+  SPLIT_K,
+};
+inline constexpr size_t kFeatures = 13;
+
+[[nodiscard]] std::string_view to_string(Language language);
+[[nodiscard]] std::string_view to_string(Feature feature);
+[[nodiscard]] std::optional<Language> parse_language(std::string_view name);
+[[nodiscard]] std::optional<Feature> parse_feature(std::string_view name);
+
+struct Techniques {
+  Language language = Language::PYTHON;
+  uint32_t languages = 0;  // bit i: Language i is present
+  uint32_t features = 0;   // bit i: Feature i
+  uint32_t autotune_configs = 0;
+  uint32_t lines = 0;
+  uint32_t kernel_lines = 0;
+  uint32_t kernels = 0;
+  uint32_t shape_branches = 0;
+
+  [[nodiscard]] bool has(Language l) const { return (languages >> static_cast<int>(l)) & 1U; }
+  [[nodiscard]] bool has(Feature f) const { return (features >> static_cast<int>(f)) & 1U; }
+  void add(Language l) { languages |= 1U << static_cast<int>(l); }
+  void add(Feature f) { features |= 1U << static_cast<int>(f); }
+};
+
+// What `code` uses; `file_name` (may be empty) tells a C++ file from Python as the audit does
+// (source::is_cpp_source).
+[[nodiscard]] Techniques classify(std::string_view code, std::string_view file_name);
+
+// `languages` and `features` as docs/techniques.md writes them: names comma-separated, in the
+// tables' order.
+[[nodiscard]] std::string languages_text(const Techniques& t);
+[[nodiscard]] std::string features_text(const Techniques& t);
+
+}  // namespace kbdata::techniques

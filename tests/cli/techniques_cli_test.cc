@@ -1,0 +1,103 @@
+// kbdata techniques on a synthetic folder (synth --scale small --seed 3): one row per submission
+// row with code, each with a known language and tags, the rows of the CUDA-file leaderboards
+// cuda_file, the same bytes whatever the threads, a summary per leaderboard under a table, and
+// one-line errors for wrong usage.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "support/run_kbdata.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kbdata::testing::lines;
+using kbdata::testing::run;
+
+class TechniquesCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = (fs::temp_directory_path() / ("kbdata-techniques-cli-" + std::to_string(::getpid())))
+               .string();
+    fs::remove_all(dir_);
+    const auto r = run("synth --scale small --seed 3 --out " + dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static std::string dir_;
+};
+std::string TechniquesCli::dir_;
+
+TEST_F(TechniquesCli, OneRowPerSubmissionWithItsLanguageAndTags) {
+  const auto all = run("techniques --data " + dir_ + " -f jsonl");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto rows = run("submissions --data " + dir_ + " -f jsonl");
+  ASSERT_EQ(rows.exit_code, 0);
+  EXPECT_EQ(lines(all.out).size(), lines(rows.out).size());
+
+  const std::set<std::string> languages = {
+      "thunderkittens", "cute_dsl",  "helion",  "triton",  "hip",
+      "cuda",           "cuda_file", "library", "pytorch", "python"};
+  std::map<std::string, int> seen;
+  for (const std::string& line : lines(all.out)) {
+    const auto j = nlohmann::json::parse(line);
+    const std::string language = j["language"];
+    EXPECT_TRUE(languages.contains(language)) << line;
+    ++seen[language];
+    const std::string all_languages = j["languages_all"];
+    EXPECT_NE(all_languages.find(language), std::string::npos) << line;
+    EXPECT_GT(j["lines"].get<int64_t>(), 0) << line;
+    // synth's CUDA-file problems (PMPP grayscale, histogram, vectoradd) are CUDA files.
+    const std::string problem = j["problem_name"];
+    if (problem == "grayscale" || problem == "histogram" || problem == "vectoradd") {
+      EXPECT_EQ(language, "cuda_file") << line;
+      EXPECT_EQ(j["kernel_lines"], j["lines"]) << line;
+    }
+    if (language == "triton") {
+      EXPECT_GE(j["kernels"].get<int64_t>(), 1) << line;
+    }
+  }
+  // Every language synth writes.
+  for (const char* l : {"triton", "cuda", "hip", "cute_dsl", "pytorch", "cuda_file"}) {
+    EXPECT_GT(seen[l], 0) << l;
+  }
+}
+
+TEST_F(TechniquesCli, TheSameBytesWhateverTheThreads) {
+  const auto one = run("techniques --data " + dir_ + " -f csv --threads 1");
+  const auto two = run("techniques --data " + dir_ + " -f csv --threads 2");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(one.out, two.out);
+}
+
+TEST_F(TechniquesCli, TheTableEndsWithASummaryPerLeaderboard) {
+  // The first example of --help.
+  const auto r = run("techniques --data " + dir_ + " -p nvfp4_gemm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nvfp4_gemm (597): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" rows; language "), std::string::npos) << r.out;
+  const auto help = run("techniques --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("kbdata techniques -p nvfp4_gemm"), std::string::npos);
+}
+
+TEST_F(TechniquesCli, WrongUsageIsOneLineAndExitTwo) {
+  const auto format = run("techniques --data " + dir_ + " -f xml");
+  EXPECT_EQ(format.exit_code, 2);
+  EXPECT_EQ(lines(format.err).size(), 1U) << format.err;
+  const auto flag = run("techniques --data " + dir_ + " --feature tma");
+  EXPECT_EQ(flag.exit_code, 2);
+  const auto range = run("techniques --data " + dir_ + " --since 2026-01-02 --until 2026-01-01");
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find("empty time range"), std::string::npos) << range.err;
+  const auto missing = run("techniques --data " + dir_ + "/none");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_EQ(lines(missing.err).size(), 1U) << missing.err;
+}
+
+}  // namespace
