@@ -141,7 +141,15 @@ PlotTarget::PlotTarget(const std::optional<std::string>& path) {
 }
 
 void PlotTarget::write(const plot::TimeChart& chart, std::FILE* err) {
-  file_->write(plot::render_svg(chart));
+  write_svg(plot::render_svg(chart), err);
+}
+
+void PlotTarget::write(const plot::SmallMultiples& chart, std::FILE* err) {
+  write_svg(plot::render_small_multiples(chart), err);
+}
+
+void PlotTarget::write_svg(const std::string& svg, std::FILE* err) {
+  file_->write(svg);
   file_->commit();
   report::write_all(err, "kbdata: wrote " + path_ + "\n");
 }

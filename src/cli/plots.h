@@ -11,6 +11,7 @@
 #include "analysis/progression.h"
 #include "analysis/records.h"
 #include "common/file.h"
+#include "plot/small_multiples.h"
 #include "plot/svg_chart.h"
 
 namespace kbdata::cli {
@@ -37,8 +38,11 @@ class PlotTarget {
   [[nodiscard]] bool wanted() const { return file_ != nullptr; }
   // Renders `chart` into the file and commits it; says so on `err`.
   void write(const plot::TimeChart& chart, std::FILE* err);
+  void write(const plot::SmallMultiples& chart, std::FILE* err);
 
  private:
+  void write_svg(const std::string& svg, std::FILE* err);
+
   std::string path_;
   std::unique_ptr<AtomicOutputFile> file_;
 };

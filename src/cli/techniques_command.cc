@@ -1,11 +1,15 @@
 #include "cli/techniques_command.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
+#include "analysis/technique_trend.h"
 #include "cli/filter_checks.h"
+#include "cli/plots.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "report/writer.h"
@@ -60,6 +64,187 @@ std::string summary_line(int64_t id, const LeaderboardCounts& c) {
   return line;
 }
 
+constexpr const char* kTrendRule =
+    "kbdata techniques --trend: per week of the competition (week 1 starts at the problem's first "
+    "submission), the share of the week's submissions and users using each language (the hot "
+    "loop's) and feature, and the share among the best kernels of the top users of the ranking at "
+    "the week's end (the platform's ranking rules, on the runner with the most scores)";
+constexpr const char* kWinnersRule =
+    "kbdata techniques --winners: per language and feature, its share among the best kernels of "
+    "the top users of the final ranking (ties at the cut stay) against the other ranked users' "
+    "best kernels, and the median score of the best kernels with it against those without it "
+    "(ratio below 1: faster with it)";
+
+report::Cell share(uint64_t n, uint64_t of) {
+  if (of == 0) return {};
+  return static_cast<double>(n) / static_cast<double>(of);
+}
+
+report::Cell text_or_null(const std::optional<std::string>& v) {
+  return v ? report::Cell{*v} : report::Cell{};
+}
+
+void write_trend(const std::vector<analysis::TrendRow>& rows, report::Writer& writer) {
+  for (const analysis::TrendRow& r : rows) {
+    writer.row(
+        {r.leaderboard_id, r.problem_name, text_or_null(r.runner), r.week, r.week_start,
+         std::string(r.tag.kind()), std::string(r.tag.name()), static_cast<int64_t>(r.submissions),
+         share(r.submissions, r.week_submissions), static_cast<int64_t>(r.users),
+         share(r.users, r.week_users), static_cast<int64_t>(r.top),
+         static_cast<int64_t>(r.top_size), share(r.top, r.top_size)},
+        r.leaderboard_id, r.problem_name);
+  }
+}
+
+void write_winners(const std::vector<analysis::WinnersRow>& rows, report::Writer& writer) {
+  for (const analysis::WinnersRow& r : rows) {
+    report::Cell ratio;
+    if (r.median_with && r.median_without && *r.median_without > 0) {
+      ratio = *r.median_with / *r.median_without;
+    }
+    writer.row({r.leaderboard_id, r.problem_name, text_or_null(r.runner), std::string(r.tag.kind()),
+                std::string(r.tag.name()), static_cast<int64_t>(r.top_kernels),
+                static_cast<int64_t>(r.top_with), share(r.top_with, r.top_kernels),
+                static_cast<int64_t>(r.rest_kernels), static_cast<int64_t>(r.rest_with),
+                share(r.rest_with, r.rest_kernels),
+                r.median_with ? report::Cell{*r.median_with} : report::Cell{},
+                r.median_without ? report::Cell{*r.median_without} : report::Cell{}, ratio},
+               r.leaderboard_id, r.problem_name);
+  }
+}
+
+// The trend as small multiples: a panel per tag, the shares of submissions, users and the top.
+plot::SmallMultiples trend_chart(const std::vector<analysis::TrendRow>& rows, size_t top) {
+  plot::SmallMultiples chart;
+  const analysis::TrendRow& first = rows.front();
+  chart.title = "Techniques on " + first.problem_name + " (" +
+                std::to_string(first.leaderboard_id) + ")" +
+                (first.runner ? ", top " + std::to_string(top) + " on " + *first.runner : "");
+  chart.subtitle =
+      "share of each week's submissions, of its users, and of the best kernels of "
+      "the top " +
+      std::to_string(top) + " users at the week's end";
+  std::map<std::string, size_t> panel_of;
+  for (const analysis::TrendRow& r : rows) {
+    if (r.leaderboard_id != first.leaderboard_id) continue;
+    chart.periods = std::max<size_t>(chart.periods, static_cast<size_t>(r.week));
+    const std::string name = std::string(r.tag.name()) + (r.tag.feature ? "" : " (language)");
+    auto [it, added] = panel_of.try_emplace(name, chart.panels.size());
+    if (added) {
+      plot::SharePanel panel;
+      panel.name = name;
+      for (const std::string& series :
+           {std::string("submissions"), std::string("users"), "top " + std::to_string(top)}) {
+        panel.series.push_back({series, {}});
+      }
+      chart.panels.push_back(std::move(panel));
+    }
+    plot::SharePanel& panel = chart.panels[it->second];
+    const auto value = [](uint64_t n, uint64_t of) -> std::optional<double> {
+      if (of == 0) return std::nullopt;
+      return static_cast<double>(n) / static_cast<double>(of);
+    };
+    panel.series[0].values.push_back(value(r.submissions, r.week_submissions));
+    panel.series[1].values.push_back(value(r.users, r.week_users));
+    panel.series[2].values.push_back(value(r.top, r.top_size));
+  }
+  return chart;
+}
+
+}  // namespace
+
+namespace {
+
+// --trend and --winners: every row's technique, then the report over the rows of the problem.
+void run_techniques_report(const TechniquesOptions& options, const dataset::LoadOptions& load,
+                           size_t top, PlotTarget& plot, std::FILE* out, std::FILE* err) {
+  std::vector<report::Column> columns = {{"leaderboard_id", report::ColumnType::INT64},
+                                         {"problem_name", report::ColumnType::STRING},
+                                         {"runner", report::ColumnType::STRING}};
+  if (options.trend) {
+    for (report::Column c :
+         std::initializer_list<report::Column>{{"week", report::ColumnType::INT64},
+                                               {"week_start", report::ColumnType::TIMESTAMP},
+                                               {"kind", report::ColumnType::STRING},
+                                               {"tag", report::ColumnType::STRING},
+                                               {"submissions", report::ColumnType::INT64},
+                                               {"submissions_share", report::ColumnType::DOUBLE},
+                                               {"users", report::ColumnType::INT64},
+                                               {"users_share", report::ColumnType::DOUBLE},
+                                               {"top", report::ColumnType::INT64},
+                                               {"top_size", report::ColumnType::INT64},
+                                               {"top_share", report::ColumnType::DOUBLE}}) {
+      columns.push_back(c);
+    }
+  } else {
+    for (report::Column c :
+         std::initializer_list<report::Column>{{"kind", report::ColumnType::STRING},
+                                               {"tag", report::ColumnType::STRING},
+                                               {"top_kernels", report::ColumnType::INT64},
+                                               {"top_with", report::ColumnType::INT64},
+                                               {"top_share", report::ColumnType::DOUBLE},
+                                               {"rest_kernels", report::ColumnType::INT64},
+                                               {"rest_with", report::ColumnType::INT64},
+                                               {"rest_share", report::ColumnType::DOUBLE},
+                                               {"median_with", report::ColumnType::SCORE},
+                                               {"median_without", report::ColumnType::SCORE},
+                                               {"ratio", report::ColumnType::FACTOR}}) {
+      columns.push_back(c);
+    }
+  }
+  dataset::LoadOptions rows_load = load;
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  resolve_filter(dir, rows_load.filter);
+  report::Writer writer(report::parse_format(options.format), columns, out, err, options.out,
+                        options.trend ? kTrendRule : kWinnersRule);
+  std::vector<analysis::TechniqueRow> rows;
+  dataset::LoadStats stats;
+  Progress progress(err, "techniques");
+  uint64_t without_code = 0;
+  dataset::load_dir(
+      dir, rows_load,
+      [&](dataset::Submission&& s) {
+        progress.update(rows.size() + without_code + 1, "rows");
+        if (!s.prepared.has_value()) {
+          ++without_code;
+          return;
+        }
+        rows.push_back(analysis::TechniqueRow::of(
+            s, std::any_cast<const techniques::Techniques&>(s.prepared)));
+      },
+      stats);
+  progress.finish();
+  report_load(options.data, stats, err);
+  if (rows.empty()) {
+    report::write_all(err, "kbdata: no submissions with code" + why_empty(dir, rows_load.filter) +
+                               " in " + dir.path + "\n");
+    writer.finish();
+    return;
+  }
+  if (without_code > 0) {
+    report::write_all(err, "kbdata: " + std::to_string(without_code) +
+                               " submission rows have no code and are left out\n");
+  }
+  std::set<std::string> runners;
+  for (const analysis::TechniqueRow& r : rows) {
+    if (r.qualifies && r.runner) runners.insert(*r.runner);
+  }
+  const std::optional<std::string> runner = analysis::ranking_runner(rows);
+  if (runners.size() > 1 && runner) {
+    report::write_all(err, "kbdata: note: the ranking is on " + *runner +
+                               ", the runner with the most scores; --runner picks another\n");
+  }
+  if (options.trend) {
+    const std::vector<analysis::TrendRow> trend = analysis::technique_trend(rows, top);
+    write_trend(trend, writer);
+    writer.finish();
+    if (plot.wanted() && !trend.empty()) plot.write(trend_chart(trend, top), err);
+  } else {
+    write_winners(analysis::technique_winners(rows, top), writer);
+    writer.finish();
+  }
+}
+
 }  // namespace
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
@@ -75,12 +260,33 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
     throw UsageError("empty time range: --since " + *options.since + " is not before --until " +
                      *options.until);
   }
+  if (options.trend && options.winners) {
+    throw UsageError("--trend and --winners are two reports: give one of them");
+  }
+  const bool report_over_rows = options.trend || options.winners;
+  if (report_over_rows && !options.problem) {
+    throw UsageError(std::string(options.trend ? "--trend" : "--winners") +
+                     " reads one problem: give it with --problem (-p)");
+  }
+  if (options.plot && !options.trend) throw UsageError("--plot draws the --trend report");
+  if (options.top && !report_over_rows) {
+    throw UsageError("--top sizes the top of --trend and --winners");
+  }
+  if (options.top && *options.top < 1) {
+    throw UsageError("--top " + std::to_string(*options.top) + ": expected 1 or more");
+  }
+  const size_t top = static_cast<size_t>(options.top.value_or(10));
+  PlotTarget plot(options.plot);
   load.with_code = true;
   load.with_details = true;
   load.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
     if (code) s.prepared = techniques::classify(*code, s.file_name.value_or(""));
   };
 
+  if (report_over_rows) {
+    run_techniques_report(options, load, top, plot, out, err);
+    return;
+  }
   const std::vector<report::Column> columns = {{"submission_id", report::ColumnType::INT64},
                                                {"leaderboard_id", report::ColumnType::INT64},
                                                {"problem_name", report::ColumnType::STRING},
@@ -162,6 +368,17 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--runner", options->runner, "Only this runner (GPU)");
   cmd->add_option("--since", options->since, "Submitted at or after (UTC)");
   cmd->add_option("--until", options->until, "Submitted before (UTC)");
+  cmd->add_flag("--trend", options->trend,
+                "Per week of the problem's competition: the share of submissions, of users and "
+                "of the week's top users' best kernels using each language and feature "
+                "(needs --problem)");
+  cmd->add_flag("--winners", options->winners,
+                "Per language and feature: its share among the top users' best kernels against "
+                "the rest, with the median score with and without it (needs --problem)");
+  cmd->add_option("--top", options->top,
+                  "The top's size for --trend and --winners: users ranked at most K (default 10)");
+  cmd->add_option("--plot", options->plot,
+                  "With --trend: draw it as small multiples, one panel per tag, into FILE.svg");
   add_format_options(*cmd, options->format, options->out);
   cmd->footer(
       "\nColumns (docs/techniques.md): language (the first present of thunderkittens,\n"
@@ -175,6 +392,8 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
       "  kbdata techniques -p nvfp4_gemm\n"
       "  kbdata techniques --data ~/kernelbot -f csv -o techniques.csv\n"
       "  kbdata techniques -p amd-fp8-mm --user saton -f jsonl\n"
+      "  kbdata techniques --trend -p nvfp4_gemm --plot nvfp4-techniques.svg\n"
+      "  kbdata techniques --winners -p nvfp4_gemm --top 20\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_techniques(*options, stdout, stderr); }});
 }

@@ -20,6 +20,10 @@ struct TechniquesOptions {
   std::optional<std::string> until;
   std::string format = "table";
   std::optional<std::string> out;
+  bool trend = false;               // per week: shares of submissions, users and the week's top
+  bool winners = false;             // per tag: the top users' best kernels against the rest
+  std::optional<int64_t> top;       // the top's size (default 10)
+  std::optional<std::string> plot;  // --trend: small multiples SVG
 };
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err);

@@ -13,9 +13,16 @@
 #include "common/calendar.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "plot/svg_text.h"
 
 namespace kbdata::plot {
 namespace {
+
+using svg::append_coord;
+using svg::append_escaped;
+using svg::append_escaped_sanitized;
+using svg::kPalette;
+using svg::sanitize_text;
 
 // Canvas and layout, in SVG user units (pixels).
 constexpr double kWidth = 960;
@@ -33,9 +40,6 @@ constexpr double kGlyphWidth = 0.6;
 // markers are not cut by the frame.
 constexpr double kAxisPad = 0.03;
 
-constexpr std::array<std::string_view, 10> kPalette = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                                       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                                                       "#bcbd22", "#17becf"};
 constexpr std::string_view kSubtitleColour = "#b35900";
 
 constexpr int64_t kMinuteUs = 60'000'000;
@@ -43,58 +47,6 @@ constexpr int64_t kHourUs = 60 * kMinuteUs;
 constexpr int64_t kDayUs = 24 * kHourUs;
 
 // ---- text ----------------------------------------------------------------------------------
-
-// `text` as well-formed UTF-8 holding only characters XML 1.0 allows: ill-formed bytes, control
-// characters other than tab, newline and carriage return, and U+FFFE / U+FFFF become U+FFFD.
-std::string sanitize_text(std::string_view text) {
-  std::string utf8;
-  append_utf8_repaired(utf8, text);
-  std::string out;
-  out.reserve(utf8.size());
-  for (size_t i = 0; i < utf8.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(utf8[i]);
-    if (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') {
-      out += "\xEF\xBF\xBD";
-    } else if (byte == 0xEF && i + 2 < utf8.size() && utf8[i + 1] == '\xBF' &&
-               (utf8[i + 2] == '\xBE' || utf8[i + 2] == '\xBF')) {
-      out += "\xEF\xBF\xBD";
-      i += 2;
-    } else {
-      out += utf8[i];
-    }
-  }
-  return out;
-}
-
-// Appends sanitized text escaped for both element content and double- or single-quoted
-// attribute values.
-void append_escaped_sanitized(std::string& out, std::string_view sanitized) {
-  for (char c : sanitized) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-}
-
-void append_escaped(std::string& out, std::string_view text) {
-  append_escaped_sanitized(out, sanitize_text(text));
-}
 
 // Estimated rendered width of sanitized text.
 double text_width(std::string_view sanitized, double font_size) {
@@ -148,23 +100,6 @@ std::vector<std::string> wrap_text(std::string_view sanitized, size_t max_chars,
 }
 
 // ---- numbers -------------------------------------------------------------------------------
-
-// A coordinate with at most one decimal ("12.5", "40", never "-0"): enough for a 960-pixel canvas
-// and keeps large charts small. std::to_chars is locale-independent, so output is deterministic.
-void append_coord(std::string& out, double value) {
-  char buffer[32];
-  double rounded = std::round(value * 10) / 10;
-  if (rounded == 0) {
-    rounded = 0;  // no "-0"
-  }
-  auto result =
-      std::to_chars(buffer, buffer + sizeof(buffer), rounded, std::chars_format::fixed, 1);
-  std::string_view text(buffer, static_cast<size_t>(result.ptr - buffer));
-  if (text.ends_with(".0")) {
-    text.remove_suffix(2);
-  }
-  out += text;
-}
 
 // A value for people: 6 significant digits in plain decimal notation, without trailing zeros
 // ("150", "0.25", "1000000"; never "1e+06").

@@ -4,6 +4,7 @@
 // one-line errors for wrong usage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -86,7 +87,69 @@ TEST_F(TechniquesCli, TheTableEndsWithASummaryPerLeaderboard) {
   EXPECT_NE(help.out.find("kbdata techniques -p nvfp4_gemm"), std::string::npos);
 }
 
+TEST_F(TechniquesCli, TrendPerWeekWithItsPlot) {
+  const fs::path svg = fs::path(dir_) / "trend.svg";
+  const auto r =
+      run("techniques --data " + dir_ + " --trend -p nvfp4_gemm -f jsonl --plot " + svg.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> tags;
+  int64_t weeks = 0;
+  for (const std::string& line : lines(r.out)) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["problem_name"], "nvfp4_gemm");
+    weeks = std::max<int64_t>(weeks, j["week"].get<int64_t>());
+    tags.insert(j["tag"].get<std::string>());
+    EXPECT_LE(j["submissions"].get<int64_t>(), 1000000);
+    if (!j["top_share"].is_null()) {
+      EXPECT_GE(j["top_share"].get<double>(), 0.0);
+      EXPECT_LE(j["top_share"].get<double>(), 1.0);
+      EXPECT_LE(j["top_size"].get<int64_t>(), 12) << line;  // 10, or ties at the cut
+    }
+  }
+  EXPECT_GT(weeks, 1);
+  EXPECT_TRUE(tags.contains("cuda")) << r.out;
+  // Every week has a row per tag.
+  EXPECT_EQ(lines(r.out).size(), static_cast<size_t>(weeks) * tags.size());
+  ASSERT_TRUE(fs::exists(svg)) << r.err;
+  const std::string drawn = kbdata::testing::read_file(svg.string());
+  EXPECT_NE(drawn.find("class=\"kbdata-small-multiples\""), std::string::npos);
+  size_t panels = 0;
+  for (size_t at = drawn.find("<g class=\"panel\""); at != std::string::npos;
+       at = drawn.find("<g class=\"panel\"", at + 1)) {
+    ++panels;
+  }
+  EXPECT_EQ(panels, tags.size());
+  EXPECT_NE(r.err.find("kbdata: wrote "), std::string::npos) << r.err;
+}
+
+TEST_F(TechniquesCli, WinnersAgainstTheRest) {
+  const auto r = run("techniques --data " + dir_ + " --winners -p nvfp4_gemm --top 5 -f jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(lines(r.out).empty());
+  double last_lead = 2;
+  for (const std::string& line : lines(r.out)) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["runner"], "B200");
+    EXPECT_GE(j["top_kernels"].get<int64_t>(), 5);
+    const double lead = j["top_share"].get<double>() - j["rest_share"].get<double>();
+    EXPECT_LE(lead, last_lead + 1e-12) << line;  // the top's lead, largest first
+    last_lead = lead;
+    if (!j["median_with"].is_null() && !j["median_without"].is_null()) {
+      EXPECT_NEAR(j["ratio"].get<double>(),
+                  j["median_with"].get<double>() / j["median_without"].get<double>(), 1e-9);
+    }
+  }
+}
+
 TEST_F(TechniquesCli, WrongUsageIsOneLineAndExitTwo) {
+  for (const std::string args :
+       {" --trend", " --winners", " --trend --winners -p nvfp4_gemm", " -p nvfp4_gemm --plot x.svg",
+        " -p nvfp4_gemm --top 3", " --trend -p nvfp4_gemm --top 0",
+        " --trend -p nvfp4_gemm --plot x.png"}) {
+    const auto r = run("techniques --data " + dir_ + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1U) << args << ": " << r.err;
+  }
   const auto format = run("techniques --data " + dir_ + " -f xml");
   EXPECT_EQ(format.exit_code, 2);
   EXPECT_EQ(lines(format.err).size(), 1U) << format.err;

@@ -1,0 +1,234 @@
+#include "analysis/technique_trend.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "analysis/ranking.h"
+
+namespace kbdata::analysis {
+namespace {
+
+constexpr int64_t kWeek = int64_t{7} * 24 * 3600 * 1000 * 1000;
+
+// Every tag, languages first, in docs/techniques.md's order.
+std::vector<TechniqueTag> all_tags() {
+  std::vector<TechniqueTag> out;
+  for (size_t i = 0; i < techniques::kLanguages; ++i) out.push_back({false, i});
+  for (size_t i = 0; i < techniques::kFeatures; ++i) out.push_back({true, i});
+  return out;
+}
+
+// The tags some row of `rows` uses.
+std::vector<TechniqueTag> tags_present(const std::vector<const TechniqueRow*>& rows) {
+  std::vector<TechniqueTag> out;
+  for (const TechniqueTag& tag : all_tags()) {
+    if (std::any_of(rows.begin(), rows.end(),
+                    [&](const TechniqueRow* r) { return tag.of(r->techniques); })) {
+      out.push_back(tag);
+    }
+  }
+  return out;
+}
+
+// The ranking's order of two qualifying rows: score, then time, then id.
+bool better(const TechniqueRow& a, const TechniqueRow& b) {
+  return std::tie(*a.score, a.submission_time, a.submission_id) <
+         std::tie(*b.score, b.submission_time, b.submission_id);
+}
+
+// The rows of each leaderboard, in time order (then id).
+std::map<int64_t, std::vector<const TechniqueRow*>> by_leaderboard(
+    const std::vector<TechniqueRow>& rows) {
+  std::map<int64_t, std::vector<const TechniqueRow*>> out;
+  for (const TechniqueRow& r : rows) out[r.leaderboard_id].push_back(&r);
+  for (auto& [id, list] : out) {
+    std::stable_sort(list.begin(), list.end(), [](const TechniqueRow* a, const TechniqueRow* b) {
+      return std::tie(a->submission_time, a->submission_id) <
+             std::tie(b->submission_time, b->submission_id);
+    });
+  }
+  return out;
+}
+
+std::optional<std::string> runner_of(const std::vector<const TechniqueRow*>& rows) {
+  std::map<std::string, uint64_t> counts;
+  for (const TechniqueRow* r : rows) {
+    if (r->qualifies && r->runner) ++counts[*r->runner];
+  }
+  std::optional<std::string> best;
+  uint64_t most = 0;
+  for (const auto& [runner, n] : counts) {
+    if (n > most) {
+      most = n;
+      best = runner;
+    }
+  }
+  return best;
+}
+
+bool ranks_on(const TechniqueRow& r, const std::optional<std::string>& runner) {
+  return r.qualifies && r.runner == runner;
+}
+
+// The best rows of the users, ranked (RANK() order), those of rank at most `top` first.
+std::vector<const TechniqueRow*> ranked(
+    const std::unordered_map<std::string, const TechniqueRow*>& best) {
+  std::vector<const TechniqueRow*> out;
+  out.reserve(best.size());
+  for (const auto& [user, row] : best) out.push_back(row);
+  std::sort(out.begin(), out.end(), [](const TechniqueRow* a, const TechniqueRow* b) {
+    if (*a->score != *b->score) return *a->score < *b->score;
+    return std::tie(a->submission_time, a->submission_id, a->user_id) <
+           std::tie(b->submission_time, b->submission_id, b->user_id);
+  });
+  return out;
+}
+
+// How many of `ranked` have rank at most `top` (RANK() semantics: ties at the cut stay).
+size_t top_count(const std::vector<const TechniqueRow*>& ranked, size_t top) {
+  size_t n = std::min(top, ranked.size());
+  while (n > 0 && n < ranked.size() && *ranked[n]->score == *ranked[n - 1]->score) ++n;
+  return n;
+}
+
+std::optional<double> median(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+TechniqueRow TechniqueRow::of(const dataset::Submission& s, const techniques::Techniques& t) {
+  TechniqueRow r;
+  r.leaderboard_id = s.leaderboard_id;
+  r.problem_name = s.problem_name;
+  r.user_id = s.user_id;
+  r.runner = s.runner;
+  r.submission_time = s.submission_time;
+  r.submission_id = s.submission_id;
+  r.score = s.score;
+  r.qualifies = analysis::qualifies(s);
+  r.techniques = t;
+  return r;
+}
+
+std::string_view TechniqueTag::name() const {
+  return feature ? techniques::to_string(static_cast<techniques::Feature>(index))
+                 : techniques::to_string(static_cast<techniques::Language>(index));
+}
+
+bool TechniqueTag::of(const techniques::Techniques& t) const {
+  return feature ? t.has(static_cast<techniques::Feature>(index))
+                 : t.language == static_cast<techniques::Language>(index);
+}
+
+std::optional<std::string> ranking_runner(const std::vector<TechniqueRow>& rows) {
+  std::vector<const TechniqueRow*> all;
+  for (const TechniqueRow& r : rows) all.push_back(&r);
+  return runner_of(all);
+}
+
+std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, size_t top) {
+  std::vector<TrendRow> out;
+  for (const auto& [id, list] : by_leaderboard(rows)) {
+    const std::vector<TechniqueTag> tags = tags_present(list);
+    const std::optional<std::string> runner = runner_of(list);
+    const int64_t start = list.front()->submission_time;
+    std::unordered_map<std::string, const TechniqueRow*> best;  // by user, up to the week's end
+    size_t next = 0;
+    for (int64_t week = 1; next < list.size(); ++week) {
+      const int64_t week_start = start + (week - 1) * kWeek;
+      const int64_t week_end = week_start + kWeek;
+      std::vector<TrendRow> rows_of_week(tags.size());
+      std::vector<std::set<std::string_view>> users(tags.size());
+      std::set<std::string_view> week_users;
+      uint64_t week_submissions = 0;
+      for (; next < list.size() && list[next]->submission_time < week_end; ++next) {
+        const TechniqueRow& r = *list[next];
+        ++week_submissions;
+        week_users.insert(r.user_id);
+        for (size_t i = 0; i < tags.size(); ++i) {
+          if (!tags[i].of(r.techniques)) continue;
+          ++rows_of_week[i].submissions;
+          users[i].insert(r.user_id);
+        }
+        if (ranks_on(r, runner)) {
+          auto [it, added] = best.try_emplace(r.user_id, &r);
+          if (!added && better(r, *it->second)) it->second = &r;
+        }
+      }
+      const std::vector<const TechniqueRow*> ranking = ranked(best);
+      const size_t top_size = top_count(ranking, top);
+      for (size_t i = 0; i < tags.size(); ++i) {
+        TrendRow& t = rows_of_week[i];
+        t.leaderboard_id = id;
+        t.problem_name = list.front()->problem_name;
+        t.runner = runner;
+        t.week = week;
+        t.week_start = week_start;
+        t.tag = tags[i];
+        t.week_submissions = week_submissions;
+        t.users = users[i].size();
+        t.week_users = week_users.size();
+        t.top_size = top_size;
+        for (size_t k = 0; k < top_size; ++k) t.top += tags[i].of(ranking[k]->techniques) ? 1 : 0;
+        out.push_back(std::move(t));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows, size_t top) {
+  std::vector<WinnersRow> out;
+  for (const auto& [id, list] : by_leaderboard(rows)) {
+    const std::optional<std::string> runner = runner_of(list);
+    std::unordered_map<std::string, const TechniqueRow*> best;
+    for (const TechniqueRow* r : list) {
+      if (!ranks_on(*r, runner)) continue;
+      auto [it, added] = best.try_emplace(r->user_id, r);
+      if (!added && better(*r, *it->second)) it->second = r;
+    }
+    const std::vector<const TechniqueRow*> ranking = ranked(best);
+    if (ranking.empty()) continue;
+    const size_t cut = top_count(ranking, top);
+    const std::vector<TechniqueTag> tags = tags_present(ranking);
+    std::vector<WinnersRow> rows_of_board;
+    for (const TechniqueTag& tag : tags) {
+      WinnersRow w;
+      w.leaderboard_id = id;
+      w.problem_name = list.front()->problem_name;
+      w.runner = runner;
+      w.tag = tag;
+      std::vector<double> with;
+      std::vector<double> without;
+      for (size_t k = 0; k < ranking.size(); ++k) {
+        const bool has = tag.of(ranking[k]->techniques);
+        (k < cut ? w.top_kernels : w.rest_kernels) += 1;
+        if (has) (k < cut ? w.top_with : w.rest_with) += 1;
+        (has ? with : without).push_back(*ranking[k]->score);
+      }
+      w.median_with = median(std::move(with));
+      w.median_without = median(std::move(without));
+      rows_of_board.push_back(std::move(w));
+    }
+    const auto lead = [](const WinnersRow& w) {
+      const double top_share =
+          w.top_kernels == 0 ? 0 : static_cast<double>(w.top_with) / w.top_kernels;
+      const double rest_share =
+          w.rest_kernels == 0 ? 0 : static_cast<double>(w.rest_with) / w.rest_kernels;
+      return top_share - rest_share;
+    };
+    std::stable_sort(rows_of_board.begin(), rows_of_board.end(),
+                     [&](const WinnersRow& a, const WinnersRow& b) { return lead(a) > lead(b); });
+    out.insert(out.end(), rows_of_board.begin(), rows_of_board.end());
+  }
+  return out;
+}
+
+}  // namespace kbdata::analysis

@@ -1,0 +1,213 @@
+#include "plot/small_multiples.h"
+
+#include <cmath>
+
+#include "common/error.h"
+#include "plot/svg_text.h"
+
+namespace kbdata::plot {
+namespace {
+
+constexpr double kWidth = 960;
+constexpr size_t kColumns = 4;
+constexpr double kMarginLeft = 48;
+constexpr double kMarginRight = 16;
+constexpr double kTop = 44;  // under the title
+constexpr double kSubtitleHeight = 18;
+constexpr double kPanelGap = 16;  // between panels, horizontally
+constexpr double kPanelHeight = 110;
+constexpr double kPanelTitle = 16;  // above each panel's frame
+constexpr double kRowGap = 14;      // under each panel (its x labels)
+constexpr double kBottom = 64;      // x label and legend
+
+void text_open(std::string& out, std::string_view cls, double x, double y,
+               std::string_view anchor = "start", double size = 11) {
+  out += "<text class=\"";
+  out += cls;
+  out += "\" x=\"";
+  svg::append_coord(out, x);
+  out += "\" y=\"";
+  svg::append_coord(out, y);
+  out += "\" font-size=\"";
+  svg::append_coord(out, size);
+  out += "\" text-anchor=\"";
+  out += anchor;
+  out += "\">";
+}
+
+void validate(const SmallMultiples& chart) {
+  if (chart.panels.empty()) throw UsageError("small multiples: no panel to draw");
+  if (chart.periods == 0) throw UsageError("small multiples: no period to draw");
+  const SharePanel& first = chart.panels.front();
+  for (const SharePanel& panel : chart.panels) {
+    if (panel.series.size() != first.series.size()) {
+      throw UsageError("small multiples: panel '" + panel.name + "' has " +
+                       std::to_string(panel.series.size()) + " series, panel '" + first.name +
+                       "' " + std::to_string(first.series.size()));
+    }
+    for (size_t s = 0; s < panel.series.size(); ++s) {
+      const ShareSeries& series = panel.series[s];
+      if (series.name != first.series[s].name) {
+        throw UsageError("small multiples: panel '" + panel.name + "' series " +
+                         std::to_string(s + 1) + " is '" + series.name + "', not '" +
+                         first.series[s].name + "'");
+      }
+      if (series.values.size() != chart.periods) {
+        throw UsageError("small multiples: panel '" + panel.name + "' series '" + series.name +
+                         "' has " + std::to_string(series.values.size()) + " values for " +
+                         std::to_string(chart.periods) + " periods");
+      }
+      for (size_t i = 0; i < series.values.size(); ++i) {
+        const std::optional<double>& v = series.values[i];
+        if (v && !(std::isfinite(*v) && *v >= 0 && *v <= 1)) {
+          throw UsageError("small multiples: panel '" + panel.name + "' series '" + series.name +
+                           "' period " + std::to_string(i + 1) + ": a share must be within [0, 1]");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string render_small_multiples(const SmallMultiples& chart) {
+  validate(chart);
+  const size_t rows = (chart.panels.size() + kColumns - 1) / kColumns;
+  const double top = kTop + (chart.subtitle.empty() ? 0 : kSubtitleHeight);
+  const double panel_width =
+      (kWidth - kMarginLeft - kMarginRight - kPanelGap * (kColumns - 1)) / kColumns;
+  const double row_height = kPanelTitle + kPanelHeight + kRowGap;
+  const double height = top + static_cast<double>(rows) * row_height + kBottom;
+
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out +=
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"kbdata-small-multiples\" width=\"960\" "
+      "height=\"";
+  svg::append_coord(out, height);
+  out += "\" viewBox=\"0 0 960 ";
+  svg::append_coord(out, height);
+  out += "\" font-family=\"sans-serif\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  text_open(out, "title", kWidth / 2, 24, "middle", 16);
+  svg::append_escaped(out, chart.title);
+  out += "</text>\n";
+  if (!chart.subtitle.empty()) {
+    text_open(out, "subtitle", kWidth / 2, 42, "middle", 12);
+    svg::append_escaped(out, chart.subtitle);
+    out += "</text>\n";
+  }
+
+  const double x_step =
+      chart.periods > 1 ? panel_width / static_cast<double>(chart.periods - 1) : 0;
+  for (size_t p = 0; p < chart.panels.size(); ++p) {
+    const SharePanel& panel = chart.panels[p];
+    const size_t column = p % kColumns;
+    const size_t row = p / kColumns;
+    const double x0 = kMarginLeft + static_cast<double>(column) * (panel_width + kPanelGap);
+    const double y0 = top + static_cast<double>(row) * row_height + kPanelTitle;
+    const auto x_of = [&](size_t i) {
+      return chart.periods > 1 ? x0 + x_step * static_cast<double>(i) : x0 + panel_width / 2;
+    };
+    const auto y_of = [&](double v) { return y0 + kPanelHeight * (1 - v); };
+
+    out += "<g class=\"panel\" data-name=\"";
+    svg::append_escaped(out, panel.name);
+    out += "\">\n";
+    text_open(out, "panel-title", x0, y0 - 4, "start", 12);
+    svg::append_escaped(out, panel.name);
+    out += "</text>\n";
+    out += "<rect class=\"frame\" x=\"";
+    svg::append_coord(out, x0);
+    out += "\" y=\"";
+    svg::append_coord(out, y0);
+    out += "\" width=\"";
+    svg::append_coord(out, panel_width);
+    out += "\" height=\"";
+    svg::append_coord(out, kPanelHeight);
+    out += "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+    // The 50% gridline; the axis labels on the left column and under the bottom row.
+    out += "<line class=\"grid\" x1=\"";
+    svg::append_coord(out, x0);
+    out += "\" x2=\"";
+    svg::append_coord(out, x0 + panel_width);
+    out += "\" y1=\"";
+    svg::append_coord(out, y_of(0.5));
+    out += "\" y2=\"";
+    svg::append_coord(out, y_of(0.5));
+    out += "\" stroke=\"#ddd\" stroke-width=\"0.5\"/>\n";
+    if (column == 0) {
+      for (const auto& [v, label] : {std::pair{0.0, "0%"}, {0.5, "50%"}, {1.0, "100%"}}) {
+        text_open(out, "tick y", x0 - 4, y_of(v) + 4, "end", 10);
+        out += label;
+        out += "</text>\n";
+      }
+    }
+    if (row + 1 == rows || p + kColumns >= chart.panels.size()) {
+      text_open(out, "tick x", x_of(0), y0 + kPanelHeight + 12, "middle", 10);
+      out += "1</text>\n";
+      if (chart.periods > 1) {
+        text_open(out, "tick x", x_of(chart.periods - 1), y0 + kPanelHeight + 12, "middle", 10);
+        out += std::to_string(chart.periods);
+        out += "</text>\n";
+      }
+    }
+    for (size_t s = 0; s < panel.series.size(); ++s) {
+      const ShareSeries& series = panel.series[s];
+      size_t points = 0;
+      for (const auto& v : series.values) points += v ? 1 : 0;
+      out += "<g class=\"series\" data-name=\"";
+      svg::append_escaped(out, series.name);
+      out += "\" data-points=\"" + std::to_string(points) + "\" fill=\"none\" stroke=\"";
+      out += svg::kPalette[s % svg::kPalette.size()];
+      out += "\" stroke-width=\"1.5\">\n";
+      std::string path;
+      for (size_t i = 0; i <= series.values.size(); ++i) {
+        const bool present = i < series.values.size() && series.values[i].has_value();
+        if (present) {
+          path += path.empty() ? "M " : " L ";
+          svg::append_coord(path, x_of(i));
+          path += ',';
+          svg::append_coord(path, y_of(*series.values[i]));
+          continue;
+        }
+        if (path.empty()) continue;
+        // A single point is drawn as a dot-sized segment.
+        if (path.find(" L ") == std::string::npos) path += " h 0.1";
+        out += "<path d=\"" + path + "\" stroke-linecap=\"round\"/>\n";
+        path.clear();
+      }
+      out += "</g>\n";
+    }
+    out += "</g>\n";
+  }
+
+  const double bottom = top + static_cast<double>(rows) * row_height;
+  text_open(out, "x-label", kWidth / 2, bottom + 14, "middle", 12);
+  svg::append_escaped(out, chart.x_label);
+  out += "</text>\n<g class=\"legend\">\n";
+  const std::vector<ShareSeries>& legend = chart.panels.front().series;
+  double x = kMarginLeft;
+  for (size_t s = 0; s < legend.size(); ++s) {
+    out += "<g class=\"legend-item\" data-name=\"";
+    svg::append_escaped(out, legend[s].name);
+    out += "\"><line x1=\"";
+    svg::append_coord(out, x);
+    out += "\" x2=\"";
+    svg::append_coord(out, x + 18);
+    out += "\" y1=\"";
+    svg::append_coord(out, bottom + 36);
+    out += "\" y2=\"";
+    svg::append_coord(out, bottom + 36);
+    out += "\" stroke=\"";
+    out += svg::kPalette[s % svg::kPalette.size()];
+    out += "\" stroke-width=\"2\"/>";
+    text_open(out, "legend-label", x + 24, bottom + 40, "start", 11);
+    svg::append_escaped(out, legend[s].name);
+    out += "</text></g>\n";
+    x += 24 + 7.0 * static_cast<double>(legend[s].name.size()) + 24;
+  }
+  out += "</g>\n</svg>\n";
+  return out;
+}
+
+}  // namespace kbdata::plot
