@@ -1,7 +1,6 @@
 // Every kbdata command, in the order `kbdata --help` lists them: reading Parquet files, the data
 // model, making data, the analyses (docs/analyses.md), the hub, deduplication.
 #include "cli/audit_command.h"
-#include "cli/techniques_command.h"
 #include "cli/cat_command.h"
 #include "cli/command.h"
 #include "cli/configs_command.h"
@@ -19,6 +18,7 @@
 #include "cli/stats_command.h"
 #include "cli/submissions_command.h"
 #include "cli/synth_command.h"
+#include "cli/techniques_command.h"
 #include "cli/top_command.h"
 
 namespace kbdata::cli {
