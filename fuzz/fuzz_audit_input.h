@@ -3,7 +3,8 @@
 // (the screen first, audit/code_screen.h) and by audit_code_in_full (every rule's pass), as Python
 // and as a C++ file. The two must give the same findings: a difference aborts. The first byte
 // picks the reference: none, or one of 4, 8, 16, 32 or 64 bits whose normalised text is the
-// code's own (so reference-copy is compared too) or another.
+// code's own (so reference-copy is compared too) or another. The same bytes are classified by
+// techniques::classify, as Python and as a C++ file, which must hold its invariants.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "audit/code_rules.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::fuzz {
 
@@ -35,6 +37,10 @@ inline void run_audit_input(const uint8_t* data, size_t size) {
     const std::vector<audit::Finding> screened = audit::audit_code(code, context);
     const std::vector<audit::Finding> full = audit::audit_code_in_full(code, context);
     if (!(screened == full)) std::abort();
+    // The techniques read the same tokens (docs/techniques.md): the hot loop's language is one of
+    // those present, and the embedded C++ lines are lines of the code.
+    const techniques::Techniques t = techniques::classify(code, cpp ? "s.cu" : "s.py");
+    if (!t.has(t.language) || t.kernel_lines > t.lines) std::abort();
   }
 }
 

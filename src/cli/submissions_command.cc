@@ -11,6 +11,7 @@
 #include "dataset/loader.h"
 #include "report/submissions.h"
 #include "report/text.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::cli {
 
@@ -81,8 +82,18 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   if (options.with_code && std::find(fields.begin(), fields.end(), "code") == fields.end()) {
     fields.push_back("code");
   }
-  load.with_code = std::find(fields.begin(), fields.end(), "code") != fields.end();
+  const bool code_field = std::find(fields.begin(), fields.end(), "code") != fields.end();
+  load.with_code = code_field;
   load.with_results = std::find(fields.begin(), fields.end(), "benchmarks") != fields.end();
+  if (report::wants_techniques(fields)) {
+    // What the code uses, worked out on the load's threads; the code itself kept only when shown.
+    load.with_code = true;
+    load.prepare = [code_field](dataset::Submission& s, std::optional<std::string_view> code) {
+      if (!code) return;
+      s.prepared = techniques::classify(*code, s.file_name.value_or(""));
+      if (code_field) s.code = std::string(*code);
+    };
+  }
 
   // The writer checks the fields (and --out) before anything is read.
   // The data folder first: its files are inputs, which no output may replace (checked below).
@@ -113,6 +124,8 @@ void add_submissions_command(CLI::App& app, Commands& commands) {
       "  kbdata submissions --data ~/kernelbot -p nvfp4_gemm --scored --since 2025-10-01\n"
       "  kbdata submissions -p amd-fp8-mm --user-id 17 --with-code -f jsonl\n"
       "  kbdata submissions --runner B200 --passed -f parquet -o passing.parquet --with-code\n"
+      "  kbdata submissions -p nvfp4_gemm --columns "
+      "submission_id,user_name,score,language,features\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage (an unknown\n"
       "problem lists the folder's problems).");
   cmd->add_option("--problem,-p", options->problem, "Problem (leaderboard) name");

@@ -390,7 +390,7 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
       "names. A table ends with a summary per leaderboard: languages and features by share.\n"
       "\nExamples:\n"
       "  kbdata techniques -p nvfp4_gemm\n"
-      "  kbdata techniques --data ~/kernelbot -f csv -o techniques.csv\n"
+      "  kbdata techniques --data ~/kernelbot -f parquet -o techniques.parquet\n"
       "  kbdata techniques -p amd-fp8-mm --user saton -f jsonl\n"
       "  kbdata techniques --trend -p nvfp4_gemm --plot nvfp4-techniques.svg\n"
       "  kbdata techniques --winners -p nvfp4_gemm --top 20\n"

@@ -43,6 +43,12 @@ const char* added_column_name(AddedColumn column) {
       return "kept";
     case AddedColumn::BENCHMARKS:
       return "benchmarks";
+    case AddedColumn::LANGUAGE:
+      return "language";
+    case AddedColumn::LANGUAGES_ALL:
+      return "languages_all";
+    case AddedColumn::FEATURES:
+      return "features";
   }
   return "?";
 }
@@ -58,6 +64,10 @@ parquet::Field added_field(AddedColumn column) {
       return Field::leaf(added_column_name(column), FieldType::BOOLEAN).required();
     case AddedColumn::BENCHMARKS:
       return Field::leaf(added_column_name(column), FieldType::JSON);
+    case AddedColumn::LANGUAGE:
+    case AddedColumn::LANGUAGES_ALL:
+    case AddedColumn::FEATURES:
+      return Field::leaf(added_column_name(column), FieldType::STRING);
   }
   return Field::leaf("?", FieldType::BINARY);
 }
@@ -119,6 +129,15 @@ void FlatFileWriter::write(const Submission& s, const AddedValues& added) {
           break;
         case AddedColumn::BENCHMARKS:
           RowFileWriter::column<std::string_view>(i).optional(added.benchmarks_json);
+          break;
+        case AddedColumn::LANGUAGE:
+          RowFileWriter::column<std::string_view>(i).optional(added.language);
+          break;
+        case AddedColumn::LANGUAGES_ALL:
+          RowFileWriter::column<std::string_view>(i).optional(added.languages_all);
+          break;
+        case AddedColumn::FEATURES:
+          RowFileWriter::column<std::string_view>(i).optional(added.features);
           break;
       }
       continue;

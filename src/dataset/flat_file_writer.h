@@ -27,9 +27,15 @@ enum class AddedColumn {
   KEPT,          // BOOLEAN, REQUIRED: whether this row is the one the cluster keeps
   BENCHMARKS,    // JSON: a legacy submission's benchmark results (docs/data-model.md); null when
                  // it has none
+  // STRING: what the code uses (`kbdata submissions --columns language,...`, docs/techniques.md);
+  // null for a row without code
+  LANGUAGE,
+  LANGUAGES_ALL,
+  FEATURES,
 };
 
-// The name and field of an added column ("cluster_id", "cluster_size", "kept", "benchmarks").
+// The name and field of an added column ("cluster_id", "cluster_size", "kept", "benchmarks",
+// "language", "languages_all", "features").
 [[nodiscard]] const char* added_column_name(AddedColumn column);
 [[nodiscard]] parquet::Field added_field(AddedColumn column);
 
@@ -45,6 +51,9 @@ struct AddedValues {
   int64_t cluster_size = 0;
   bool kept = false;
   std::optional<std::string> benchmarks_json;  // BENCHMARKS: the JSON text, or null
+  std::optional<std::string> language;         // LANGUAGE, LANGUAGES_ALL, FEATURES
+  std::optional<std::string> languages_all;
+  std::optional<std::string> features;
 };
 
 // A RowFileWriter of flat-schema columns: closed, synced and committed as one.

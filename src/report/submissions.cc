@@ -1,6 +1,7 @@
 #include "report/submissions.h"
 
 #include <algorithm>
+#include <any>
 #include <cmath>
 
 #include "common/error.h"
@@ -8,6 +9,7 @@
 #include "dataset/flat_file_writer.h"
 #include "dataset/flat_schema.h"
 #include "report/text.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::report {
 namespace {
@@ -19,8 +21,16 @@ using enum dataset::FlatColumn;
 // Rows reach the Parquet writer 1,024 at a time.
 constexpr parquet::RowBatchLimits kParquetBatch{.rows = 1024, .bytes = SIZE_MAX};
 
-// The field beyond the flat schema's columns: a legacy submission's benchmark results.
+// The fields beyond the flat schema's columns: a legacy submission's benchmark results, and what
+// the code uses (the submission's `prepared` techniques::Techniques).
 constexpr int kBenchmarks = dataset::kFlatColumnCount;
+constexpr int kLanguage = kBenchmarks + 1;
+constexpr int kLanguagesAll = kBenchmarks + 2;
+constexpr int kFeatures = kBenchmarks + 3;
+
+const techniques::Techniques* techniques_of(const Submission& s) {
+  return std::any_cast<techniques::Techniques>(&s.prepared);
+}
 
 constexpr const char* kRule =
     "kbdata submissions: the submission model in the flat schema (docs/dataset.md §4.1), "
@@ -120,10 +130,18 @@ const std::vector<std::string>& submission_fields() { return dataset::flat_colum
 const std::vector<std::string>& selectable_submission_fields() {
   static const std::vector<std::string> kFields = [] {
     std::vector<std::string> all = dataset::flat_column_names();
-    all.push_back("benchmarks");
+    for (const char* added : {"benchmarks", "language", "languages_all", "features"}) {
+      all.push_back(added);
+    }
     return all;
   }();
   return kFields;
+}
+
+bool wants_techniques(const std::vector<std::string>& fields) {
+  return std::any_of(fields.begin(), fields.end(), [](const std::string& f) {
+    return f == "language" || f == "languages_all" || f == "features";
+  });
 }
 
 struct SubmissionWriter::Parquet {
@@ -165,6 +183,12 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
     if (f == kBenchmarks) {
       // The benchmarks as JSON text: the flat schema has no column for them.
       columns.emplace_back(dataset::AddedColumn::BENCHMARKS);
+    } else if (f == kLanguage) {
+      columns.emplace_back(dataset::AddedColumn::LANGUAGE);
+    } else if (f == kLanguagesAll) {
+      columns.emplace_back(dataset::AddedColumn::LANGUAGES_ALL);
+    } else if (f == kFeatures) {
+      columns.emplace_back(dataset::AddedColumn::FEATURES);
     } else {
       columns.emplace_back(static_cast<dataset::FlatColumn>(f));
     }
@@ -180,6 +204,15 @@ Cell SubmissionWriter::cell(const Submission& s, int field) const {
   switch (field) {
     case kBenchmarks:
       return s.benchmarks ? Cell{benchmarks_json(*s.benchmarks)} : Cell{};
+    case kLanguage:
+    case kLanguagesAll:
+    case kFeatures: {
+      const techniques::Techniques* t = techniques_of(s);
+      if (t == nullptr) return Cell{};
+      if (field == kLanguage) return std::string(techniques::to_string(t->language));
+      return field == kLanguagesAll ? techniques::languages_text(*t)
+                                    : techniques::features_text(*t);
+    }
     case SUBMISSION_ID:
       return s.submission_id;
     case LEADERBOARD_ID:
@@ -220,6 +253,11 @@ void SubmissionWriter::write(const Submission& s) {
     dataset::AddedValues added;
     if (parquet_->benchmarks && s.benchmarks)
       added.benchmarks_json = benchmarks_json(*s.benchmarks);
+    if (const techniques::Techniques* t = techniques_of(s)) {
+      added.language = std::string(techniques::to_string(t->language));
+      added.languages_all = techniques::languages_text(*t);
+      added.features = techniques::features_text(*t);
+    }
     parquet_->file.write(s, added);
     return;
   }

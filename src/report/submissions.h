@@ -23,8 +23,13 @@ namespace kbdata::report {
 [[nodiscard]] const std::vector<std::string>& submission_fields();
 
 // The fields --columns may name: submission_fields(), then "benchmarks" (a legacy submission's
-// benchmark results, docs/data-model.md; a JSON array in every format, JSON text in Parquet).
+// benchmark results, docs/data-model.md; a JSON array in every format, JSON text in Parquet), then
+// "language", "languages_all" and "features" (what the code uses, docs/techniques.md: read from
+// the submission's `prepared` techniques::Techniques, null without it).
 [[nodiscard]] const std::vector<std::string>& selectable_submission_fields();
+
+// Whether `fields` name one of the techniques' fields (the code must be read and classified).
+[[nodiscard]] bool wants_techniques(const std::vector<std::string>& fields);
 
 // A legacy submission's benchmark results as a JSON array: one object per benchmark with mean,
 // std, err, runs, best, worst (nanoseconds; null where the run result lacks the key).

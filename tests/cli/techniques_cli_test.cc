@@ -141,6 +141,41 @@ TEST_F(TechniquesCli, WinnersAgainstTheRest) {
   }
 }
 
+TEST_F(TechniquesCli, SubmissionsShowsTheSameLanguageAndFeatures) {
+  const auto tech = run("techniques --data " + dir_ + " -p nvfp4_gemm -f jsonl");
+  ASSERT_EQ(tech.exit_code, 0) << tech.err;
+  std::map<int64_t, std::pair<std::string, std::string>> expected;
+  for (const std::string& line : lines(tech.out)) {
+    const auto j = nlohmann::json::parse(line);
+    expected[j["submission_id"]] = {j["language"], j["features"]};
+  }
+  const auto subs = run("submissions --data " + dir_ +
+                        " -p nvfp4_gemm --columns submission_id,language,features,code -f jsonl");
+  ASSERT_EQ(subs.exit_code, 0) << subs.err;
+  ASSERT_EQ(lines(subs.out).size(), expected.size());
+  for (const std::string& line : lines(subs.out)) {
+    const auto j = nlohmann::json::parse(line);
+    const auto& [language, features] = expected.at(j["submission_id"]);
+    EXPECT_EQ(j["language"], language) << line.substr(0, 200);
+    EXPECT_EQ(j["features"], features);
+    EXPECT_FALSE(j["code"].get<std::string>().empty());  // still shown beside them
+  }
+  // In Parquet, as string columns after the flat schema's.
+  const fs::path file = fs::path(dir_) / "with-language.parquet";
+  const auto parquet = run(
+      "submissions --data " + dir_ +
+      " -p nvfp4_gemm --columns submission_id,language,features -f parquet -o " + file.string());
+  ASSERT_EQ(parquet.exit_code, 0) << parquet.err;
+  const auto back = run("cat " + file.string() + " -f jsonl");
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  ASSERT_EQ(lines(back.out).size(), expected.size());
+  for (const std::string& line : lines(back.out)) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["language"], expected.at(j["submission_id"]).first) << line;
+  }
+  fs::remove(file);
+}
+
 TEST_F(TechniquesCli, WrongUsageIsOneLineAndExitTwo) {
   for (const std::string args :
        {" --trend", " --winners", " --trend --winners -p nvfp4_gemm", " -p nvfp4_gemm --plot x.svg",
