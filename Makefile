@@ -133,8 +133,8 @@ bench-diagnostics: deps
 	$(BUILD)-bench/bench/audit_bench
 
 # libFuzzer (docs/parquet.md, "Hostile input"; docs/audit.md for fuzz_audit): builds the five
-# targets with clang in build-fuzz/, seeds build-fuzz/corpus/ from tests/data (the audit's from its
-# labelled kernels) and the corpus's files of at most 64 KiB, and runs each target for
+# targets with clang in build-fuzz/, seeds build-fuzz/corpus/ from tests/data (the audit's from the
+# labelled kernels of the audit and the techniques) and the corpus's files of at most 64 KiB, and runs each target for
 # FUZZ_SECONDS. Crashes and their inputs land in build-fuzz/findings/<target>/.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_read_file fuzz_footer fuzz_page fuzz_snappy fuzz_audit
@@ -143,7 +143,8 @@ fuzz: deps
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGETS) fuzz_seeds
 	build-fuzz/fuzz/fuzz_seeds build-fuzz/corpus $$( (find tests/data -name '*.parquet'; \
 	  [ -d $(CORPUS) ] && find $(CORPUS) -size -65k -type f -name '*.parquet*') | sort)
-	@mkdir -p build-fuzz/corpus/audit; for f in tests/data/audit/*/*; do \
+	@mkdir -p build-fuzz/corpus/audit; for f in tests/data/audit/*/* tests/data/techniques/*.py \
+	    tests/data/techniques/*.cu; do \
 	  for pick in 00 83; do { printf "\x$$pick"; cat "$$f"; } \
 	    > build-fuzz/corpus/audit/$$pick-$$(basename "$$f"); done; done
 	@failed=; for t in $(FUZZ_TARGETS); do \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The analyses whose targets are set against `kbdata stats` over the same bytes (docs/BENCHMARKS.md):
-# `kbdata noise` over a whole data folder (issue 21: at most 2x stats) and `kbdata audit` over the
-# NVFP4-shaped file (issue 19: at most 1.5x stats, memory constant in the file size). Each pair is
+# `kbdata noise` over a whole data folder (issue 21: at most 2x stats), and `kbdata audit` (issue
+# 19: at most 1.5x stats, memory constant in the file size) and `kbdata techniques` (issue 20: at
+# most 1.5x stats) over the NVFP4-shaped file. Each pair is
 # one process of each, timed one after the other (wall, user CPU, peak RSS); PAIRS pairs, every
 # other one with stats first; the ratio is per pair. Prints one line per run and per pair.
 #
@@ -11,7 +12,7 @@
 # pairs' stats (docs/BENCHMARKS.md, "The audit's bound"): stats plus the two things any audit of its
 # rules must add, spread over every core: telling strings and comments from code (BM_Regions) and
 # finding the rules' words (BM_VocabularyHyperscan, a dedicated matcher, nothing checked), at the
-# rates audit_bench measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise out.
+# rates audit_bench measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise and techniques out.
 #
 # FULL_DIR: `kbdata synth --scale full --seed 1 --out FULL_DIR` (both families, published layout).
 # NVFP4_DIR: a folder holding nvidia_nvfp4_submissions.parquet and leaderboards.parquet of the
@@ -105,4 +106,5 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "${ONLY_AUDIT:-}" ] || compare "noise (all of FULL_DIR)" "$full" noise -f csv
 compare "audit (NVFP4_DIR)" "$nvfp4" audit -f csv
 if [ -n "$audit_bench" ]; then bound "$nvfp4"; fi
+[ -n "${ONLY_AUDIT:-}" ] || compare "techniques (NVFP4_DIR)" "$nvfp4" techniques -f csv
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,6 +12,7 @@
 #include "source/bytes.h"
 #include "source/cpp_regions.h"
 #include "source/embedded.h"
+#include "source/python_imports.h"
 #include "source/substrings.h"
 #include "source/tokens.h"
 
@@ -454,42 +455,8 @@ class PythonAudit {
   void collect_bindings() {
     for (size_t k = 0; k < sig_.size(); ++k) {
       if (!line_start(k)) continue;
-      if (name(k, "import")) {
-        size_t j = k + 1;
-        while (is_name(j)) {
-          const Dotted d = dotted(j);
-          std::string_view bound = txt(j);
-          std::string target = d.resolved;
-          j = d.end;
-          if (name(j, "as") && is_name(j + 1)) {
-            bound = txt(j + 1);
-            j += 2;
-          } else {
-            target = std::string(bound);
-          }
-          aliases_[bound] = target;
-          if (!op(j, ",")) break;
-          ++j;
-        }
-      } else if (name(k, "from") && is_name(k + 1)) {
-        const Dotted d = dotted(k + 1);
-        size_t j = d.end;
-        if (!name(j, "import")) continue;
-        ++j;
-        if (op(j, "(")) ++j;
-        while (is_name(j)) {
-          std::string_view bound = txt(j);
-          const std::string target = d.resolved + "." + std::string(txt(j));
-          if (name(j + 1, "as") && is_name(j + 2)) {
-            bound = txt(j + 2);
-            j += 3;
-          } else {
-            ++j;
-          }
-          aliases_[bound] = target;
-          if (!op(j, ",")) break;
-          ++j;
-        }
+      if (name(k, "import") || name(k, "from")) {
+        (void)source::add_import_bindings(text_, sig_, k, aliases_);
       } else if (name(k, "def") && is_name(k + 1)) {
         Function f;
         f.name = txt(k + 1);
@@ -1000,7 +967,7 @@ class PythonAudit {
   FileFacts& facts_;
   std::unordered_set<const Token*> embedded_;
   std::vector<const Token*> sig_;
-  std::unordered_map<std::string_view, std::string> aliases_;
+  source::ImportAliases aliases_;
   std::unordered_set<std::string_view> module_names_;
   std::unordered_set<std::string_view> module_functions_;
   std::unordered_set<std::string_view> globals_;

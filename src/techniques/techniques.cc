@@ -8,6 +8,7 @@
 
 #include "source/bytes.h"
 #include "source/embedded.h"
+#include "source/python_imports.h"
 #include "source/tokens.h"
 
 namespace kbdata::techniques {
@@ -26,6 +27,25 @@ constexpr std::array<std::string_view, kFeatures> kFeatureNames = {
     "cuda_graphs",         "streams",    "split_k"};
 
 bool starts(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+
+// A table of the bytes some name of a rule starts with: most names of a code start with another
+// one and are passed over without a comparison.
+struct FirstBytes {
+  constexpr explicit FirstBytes(std::string_view bytes) {
+    for (char c : bytes) seen[static_cast<unsigned char>(c)] = true;
+  }
+  [[nodiscard]] constexpr bool operator()(std::string_view w) const {
+    return !w.empty() && seen[static_cast<unsigned char>(w[0])];
+  }
+  std::array<bool, 256> seen{};
+};
+// read_cpp's names (include, kittens, hip*, __*, cublas, asm, if, mma_sync, wmma, MMA_Atom,
+// TiledMMA, make_*, UMMA, SM*, CU*, cu*, memcpy_async, cp_async_wait, Cluster*, barrier,
+// warpgroup_*, cudaDevAttr*, multiProcessorCount, float_e*, fp*, cudaGraph*, cudaStream*,
+// getStreamFromPool, split_k's names) but the TileScheduler suffix.
+constexpr FirstBytes kCppFirstBytes("ikh_camwMTUSCbfgsnN");
+// PythonReader::by_parts's names.
+constexpr FirstBytes kPythonPartBytes("SsnNmTC");
 
 // The names split_k reads, in Python and C++ alike.
 bool split_k_name(std::string_view w) {
@@ -145,7 +165,7 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
     return k < toks.size() ? source::token_text(text, *toks[k]) : std::string_view();
   };
   const auto op = [&](size_t k, std::string_view s) {
-    return k < toks.size() && toks[k]->kind == TokenKind::OP && txt(k) == s;
+    return k < toks.size() && source::token_is(text, *toks[k], TokenKind::OP, s);
   };
   for (size_t k = 0; k < toks.size(); ++k) {
     const Token& t = *toks[k];
@@ -158,11 +178,12 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
     }
     if (t.kind == TokenKind::OP) {
       // A launch, kernel<<<grid, block>>>: << then < (nothing else spells that in C++).
-      if (txt(k) == "<<" && op(k + 1, "<")) facts.launch = true;
+      if (op(k, "<<") && op(k + 1, "<")) facts.launch = true;
       continue;
     }
     if (t.kind != TokenKind::NAME) continue;
     const std::string_view w = txt(k);
+    if (!kCppFirstBytes(w) && !w.ends_with("TileScheduler")) continue;
     // Preprocessor includes: #include <hip/...>, "kittens.cuh".
     if (w == "include" && k >= 1 && op(k - 1, "#")) {
       if (op(k + 1, "<") && txt(k + 2) == "hip" && op(k + 3, "/")) facts.hip = true;
@@ -285,7 +306,8 @@ void add_cpp_languages(const CppFacts& facts, bool file, Techniques& out) {
   }
 }
 
-// The Python side: imports resolved, decorators, dotted names, keyword arguments.
+// The Python side: imports resolved (source/python_imports.h), decorators, dotted names, keyword
+// arguments.
 class PythonReader {
  public:
   PythonReader(std::string_view text, const std::vector<Token>& all, Techniques& out)
@@ -326,8 +348,8 @@ class PythonReader {
         last = txt(end + 1);
         end += 2;
       }
-      by_parts(w, last);
-      if (aliases_.contains(w) || rule_module(w)) by_resolved(dotted(k));
+      if (kPythonPartBytes(w) || kPythonPartBytes(last)) by_parts(w, last);
+      if (resolvable_(w) && (aliases_.contains(w) || rule_module(w))) by_resolved(dotted(k));
       k = end - 1;
     }
   }
@@ -391,46 +413,14 @@ class PythonReader {
   // import A.B [as C], from A.B import C [as D] (at a line's start, any depth of code).
   void collect_imports() {
     for (size_t k = 0; k < toks_.size(); ++k) {
-      if (!line_start(k)) continue;
-      if (name(k, "import")) {
-        size_t j = k + 1;
-        while (is_name(j)) {
-          Dotted d = dotted_plain(j);
-          std::string_view bound = txt(j);
-          std::string target = std::string(bound);
-          j = d.end;
-          if (name(j, "as") && is_name(j + 1)) {
-            bound = txt(j + 1);
-            target = d.resolved;
-            j += 2;
-          }
-          aliases_[bound] = target;
-          imported_.push_back(d.resolved);
-          if (!op(j, ",")) break;
-          ++j;
-        }
-      } else if (name(k, "from") && is_name(k + 1)) {
-        const Dotted d = dotted_plain(k + 1);
-        size_t j = d.end;
-        if (!name(j, "import")) continue;
-        imported_.push_back(d.resolved);
-        ++j;
-        if (op(j, "(")) ++j;
-        while (is_name(j)) {
-          std::string_view bound = txt(j);
-          const std::string target = d.resolved + "." + std::string(txt(j));
-          if (name(j + 1, "as") && is_name(j + 2)) {
-            bound = txt(j + 2);
-            j += 3;
-          } else {
-            ++j;
-          }
-          aliases_[bound] = target;
-          if (!op(j, ",")) break;
-          ++j;
-        }
+      if (!line_start(k) || !(name(k, "import") || name(k, "from"))) continue;
+      for (std::string& m : source::add_import_bindings(text_, toks_, k, aliases_)) {
+        imported_.push_back(std::move(m));
       }
     }
+    resolvable_ = FirstBytes("tcha");  // the rule modules' roots (torch, triton, cutlass, ...)
+    for (const auto& [bound, target] : aliases_)
+      resolvable_.seen[static_cast<uint8_t>(bound[0])] = true;
     for (const std::string& m : imported_) {
       if (m == "torch" || starts(m, "torch.")) out_.add(Language::PYTORCH);
       if (m == "aiter" || starts(m, "aiter.") || m == "hipblaslt" || starts(m, "hipblaslt.") ||
@@ -438,21 +428,6 @@ class PythonReader {
         out_.add(Language::LIBRARY);
       }
     }
-  }
-  // A dotted name as written (an import's module path: not resolved).
-  [[nodiscard]] Dotted dotted_plain(size_t k) const {
-    Dotted d;
-    d.resolved = std::string(txt(k));
-    d.last = txt(k);
-    size_t j = k + 1;
-    while (op(j, ".") && is_name(j + 1)) {
-      d.resolved += '.';
-      d.resolved += txt(j + 1);
-      d.last = txt(j + 1);
-      j += 2;
-    }
-    d.end = j;
-    return d;
   }
 
   void decorator(size_t k) {
@@ -567,7 +542,8 @@ class PythonReader {
   Techniques& out_;
   std::vector<const Token*> toks_;
   LineSet lines_;
-  std::unordered_map<std::string_view, std::string> aliases_;
+  source::ImportAliases aliases_;
+  FirstBytes resolvable_{""};  // the first bytes of the names resolved: aliases and rule modules
   std::vector<std::string> imported_;
 };
 
