@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "source/substrings.h"
+
 namespace kbdata::source {
 namespace {
 
@@ -26,6 +28,18 @@ constexpr std::string_view kSourceKeywords[] = {"cpp_sources", "cuda_sources", "
                                                 "kernel_source", "source"};
 
 }  // namespace
+
+bool may_embed_cpp(std::string_view text) {
+  static const Substrings telltales = [] {
+    std::vector<std::string_view> words;
+    for (const CompilingCall& c : kCalls) words.push_back(c.name);
+    for (std::string_view w : {"#include", "__global__", "__device__", "extern \"C\""}) {
+      words.push_back(w);
+    }
+    return Substrings(words);
+  }();
+  return telltales.any_in(text);
+}
 
 bool reads_as_cpp(std::string_view body) {
   // #include first: rare elsewhere, and most sources start with one.

@@ -29,6 +29,11 @@ struct EmbeddedSource {
 // extern "C".
 [[nodiscard]] bool reads_as_cpp(std::string_view body);
 
+// Whether Python `text` may embed a C++ source: it holds the name of a compiling call or a text
+// that makes a string read as C++ (one pass over the bytes). When not, embedded_cpp_sources finds
+// none, and need not be asked.
+[[nodiscard]] bool may_embed_cpp(std::string_view text);
+
 // The embedded C++ sources of Python `text` (its tokens `tokens`), in token order, each once.
 [[nodiscard]] std::vector<EmbeddedSource> embedded_cpp_sources(std::string_view text,
                                                                const std::vector<Token>& tokens);

@@ -78,12 +78,12 @@ class PythonLexer {
       : text_(text), pos_(start.pos), line_(start.line) {}
 
   // flatten: the token pushes and the helpers are inlined into the one loop that runs per byte.
-  [[gnu::flatten]] std::vector<Token> run(size_t max_tokens) {
-    std::vector<Token> out;
+  [[gnu::flatten]] void run(size_t max_tokens, std::vector<Token>& out) {
+    out.clear();
     out.reserve(std::min<size_t>((text_.size() - pos_) / 5, max_tokens));
     bool line_start = true;
     while (pos_ < text_.size()) {
-      if (out.size() >= max_tokens) return out;  // stopped between tokens: no closing NEWLINE
+      if (out.size() >= max_tokens) return;  // stopped between tokens: no closing NEWLINE
       if (line_start) {
         indent_ = 0;
         size_t p = pos_;
@@ -179,7 +179,7 @@ class PythonLexer {
     if (!out.empty() && out.back().kind != TokenKind::NEWLINE) {
       out.push_back(make(TokenKind::NEWLINE, text_.size(), text_.size()));
     }
-    return out;
+    return;
   }
 
  private:
@@ -256,13 +256,21 @@ class PythonLexer {
 
 }  // namespace
 
+void tokenize_python(std::string_view text, std::vector<Token>& out) {
+  PythonLexer(text, {}).run(SIZE_MAX, out);
+}
+
 std::vector<Token> tokenize_python(std::string_view text) {
-  return PythonLexer(text, {}).run(SIZE_MAX);
+  std::vector<Token> out;
+  PythonLexer(text, {}).run(SIZE_MAX, out);
+  return out;
 }
 
 std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, size_t max_tokens) {
   if (start.pos > text.size()) start.pos = static_cast<uint32_t>(text.size());
-  return PythonLexer(text, start).run(max_tokens);
+  std::vector<Token> out;
+  PythonLexer(text, start).run(max_tokens, out);
+  return out;
 }
 
 size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view delim) {

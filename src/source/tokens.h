@@ -44,6 +44,8 @@ struct Token {
 // characters, a string left open at the end) become one-byte OP tokens or a STRING running to the
 // end, so rules see everything that is there.
 [[nodiscard]] std::vector<Token> tokenize_python(std::string_view text);
+// The same into `out` (cleared first), whose storage a caller reading many texts reuses.
+void tokenize_python(std::string_view text, std::vector<Token>& out);
 
 // Where a lexer starts in the text: the first byte of a physical line that starts a logical line
 // at bracket depth 0 (or 0), and that line's number. From such a start the tokens are the ones

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,7 +27,102 @@ constexpr std::array<std::string_view, kFeatures> kFeatureNames = {
     "warp_specialization", "persistent", "fp8",        "fp4",           "autotune",
     "cuda_graphs",         "streams",    "split_k"};
 
-bool starts(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
+// Whether `s` starts with the literal `prefix`: a compare of known length, inlined.
+template <size_t N>
+[[gnu::always_inline]] inline bool starts(std::string_view s, const char (&prefix)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data(), prefix, N - 1) == 0;
+}
+template <size_t N>
+[[gnu::always_inline]] inline bool is(std::string_view s, const char (&word)[N]) {
+  return s.size() == N - 1 && std::memcmp(s.data(), word, N - 1) == 0;
+}
+
+// The feature a C++ name sets on its own (docs/techniques.md's C++ names), by its first byte;
+// `cuda::barrier` is read where the name's context is known.
+std::optional<Feature> cpp_name_feature(std::string_view w) {
+  switch (w[0]) {
+    case 'm':
+      if (is(w, "mma_sync") || is(w, "make_tiled_mma")) return Feature::TENSOR_CORES;
+      if (is(w, "make_tma_copy")) return Feature::TMA;
+      if (is(w, "memcpy_async")) return Feature::ASYNC_COPY;
+      if (is(w, "multiProcessorCount")) return Feature::PERSISTENT;
+      break;
+    case 'w':
+      if (is(w, "wmma")) return Feature::TENSOR_CORES;
+      if (is(w, "warpgroup_reg_alloc") || is(w, "warpgroup_reg_dealloc")) {
+        return Feature::WARP_SPECIALIZATION;
+      }
+      break;
+    case 'M':
+      if (is(w, "MMA_Atom")) return Feature::TENSOR_CORES;
+      break;
+    case 'T':
+      if (is(w, "TiledMMA")) return Feature::TENSOR_CORES;
+      break;
+    case 'U':
+      if (is(w, "UMMA")) return Feature::TENSOR_CORES;
+      break;
+    case 'S':
+      if (starts(w, "SM80_16x8") || starts(w, "SM90_64x") || starts(w, "SM100_MMA")) {
+        return Feature::TENSOR_CORES;
+      }
+      if (starts(w, "SM90_TMA_") || starts(w, "SM100_TMA_")) return Feature::TMA;
+      if (starts(w, "SM80_CP_ASYNC")) return Feature::ASYNC_COPY;
+      if (is(w, "SPLIT_K") || is(w, "SPLITK")) return Feature::SPLIT_K;
+      break;
+    case '_':
+      if (starts(w, "__builtin_amdgcn_mfma_") || starts(w, "__builtin_amdgcn_wmma_") ||
+          starts(w, "__builtin_amdgcn_smfmac_")) {
+        return Feature::TENSOR_CORES;
+      }
+      if (is(w, "__pipeline_memcpy_async")) return Feature::ASYNC_COPY;
+      if (is(w, "__shared__")) return Feature::SHARED_MEMORY;
+      if (starts(w, "__nv_fp8") || starts(w, "__hip_fp8")) return Feature::FP8;
+      if (starts(w, "__nv_fp4") || starts(w, "__hip_fp4")) return Feature::FP4;
+      break;
+    case 'C':
+      if (is(w, "CUtensorMap")) return Feature::TMA;
+      if (is(w, "ClusterBarrier") || is(w, "ClusterTransactionBarrier")) return Feature::MBARRIER;
+      break;
+    case 'c':
+      if (is(w, "cuTensorMapEncodeTiled")) return Feature::TMA;
+      if (is(w, "cp_async_wait")) return Feature::ASYNC_COPY;
+      if (is(w, "cudaDevAttrMultiProcessorCount")) return Feature::PERSISTENT;
+      if (is(w, "cudaGraphLaunch") || is(w, "cudaStreamBeginCapture")) {
+        return Feature::CUDA_GRAPHS;
+      }
+      if (starts(w, "cudaStreamCreate")) return Feature::STREAMS;
+      break;
+    case 'h':
+      if (is(w, "hipDeviceAttributeMultiprocessorCount")) return Feature::PERSISTENT;
+      if (is(w, "hipGraphLaunch") || is(w, "hipStreamBeginCapture")) return Feature::CUDA_GRAPHS;
+      if (starts(w, "hipStreamCreate")) return Feature::STREAMS;
+      break;
+    case 'f':
+      if (is(w, "float_e4m3_t") || is(w, "float_e5m2_t") || is(w, "fp8_e4m3") ||
+          is(w, "fp8_e5m2")) {
+        return Feature::FP8;
+      }
+      if (is(w, "float_e2m1_t") || is(w, "fp4_e2m1")) return Feature::FP4;
+      break;
+    case 'g':
+      if (is(w, "getStreamFromPool")) return Feature::STREAMS;
+      break;
+    case 's':
+      if (is(w, "split_k") || is(w, "splitk")) return Feature::SPLIT_K;
+      break;
+    case 'n':
+      if (is(w, "num_splits")) return Feature::SPLIT_K;
+      break;
+    case 'N':
+      if (is(w, "NUM_SPLITS")) return Feature::SPLIT_K;
+      break;
+    default:
+      break;
+  }
+  if (w.ends_with("TileScheduler")) return Feature::PERSISTENT;
+  return std::nullopt;
+}
 
 // A table of the bytes some name of a rule starts with: most names of a code start with another
 // one and are passed over without a comparison.
@@ -242,42 +338,10 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
       if (compares_shape(text, toks, open + 1, close)) ++out.shape_branches;
       continue;
     }
-    if (w == "mma_sync" || w == "wmma" || w == "MMA_Atom" || w == "TiledMMA" ||
-        w == "make_tiled_mma" || w == "UMMA" || starts(w, "SM80_16x8") || starts(w, "SM90_64x") ||
-        starts(w, "SM100_MMA") || starts(w, "__builtin_amdgcn_mfma_") ||
-        starts(w, "__builtin_amdgcn_wmma_") || starts(w, "__builtin_amdgcn_smfmac_")) {
-      out.add(Feature::TENSOR_CORES);
-    } else if (w == "CUtensorMap" || w == "cuTensorMapEncodeTiled" || w == "make_tma_copy" ||
-               starts(w, "SM90_TMA_") || starts(w, "SM100_TMA_")) {
-      out.add(Feature::TMA);
-    } else if (w == "__pipeline_memcpy_async" || w == "memcpy_async" || w == "cp_async_wait" ||
-               starts(w, "SM80_CP_ASYNC")) {
-      out.add(Feature::ASYNC_COPY);
-    } else if (w == "__shared__") {
-      out.add(Feature::SHARED_MEMORY);
-    } else if (w == "ClusterBarrier" || w == "ClusterTransactionBarrier" ||
-               (w == "barrier" && k >= 2 && op(k - 1, "::") && txt(k - 2) == "cuda")) {
+    if (const std::optional<Feature> f = cpp_name_feature(w)) {
+      out.add(*f);
+    } else if (is(w, "barrier") && k >= 2 && op(k - 1, "::") && txt(k - 2) == "cuda") {
       out.add(Feature::MBARRIER);
-    } else if (w == "warpgroup_reg_alloc" || w == "warpgroup_reg_dealloc") {
-      out.add(Feature::WARP_SPECIALIZATION);
-    } else if (w == "cudaDevAttrMultiProcessorCount" ||
-               w == "hipDeviceAttributeMultiprocessorCount" || w == "multiProcessorCount" ||
-               w.ends_with("TileScheduler")) {
-      out.add(Feature::PERSISTENT);
-    } else if (starts(w, "__nv_fp8") || starts(w, "__hip_fp8") || w == "float_e4m3_t" ||
-               w == "float_e5m2_t" || w == "fp8_e4m3" || w == "fp8_e5m2") {
-      out.add(Feature::FP8);
-    } else if (starts(w, "__nv_fp4") || starts(w, "__hip_fp4") || w == "float_e2m1_t" ||
-               w == "fp4_e2m1") {
-      out.add(Feature::FP4);
-    } else if (w == "cudaGraphLaunch" || w == "cudaStreamBeginCapture" || w == "hipGraphLaunch" ||
-               w == "hipStreamBeginCapture") {
-      out.add(Feature::CUDA_GRAPHS);
-    } else if (starts(w, "cudaStreamCreate") || starts(w, "hipStreamCreate") ||
-               w == "getStreamFromPool") {
-      out.add(Feature::STREAMS);
-    } else if (split_k_name(w)) {
-      out.add(Feature::SPLIT_K);
     }
   }
 }
@@ -310,10 +374,20 @@ void add_cpp_languages(const CppFacts& facts, bool file, Techniques& out) {
 // arguments.
 class PythonReader {
  public:
-  PythonReader(std::string_view text, const std::vector<Token>& all, Techniques& out)
-      : text_(text), out_(out) {
+  // `storage` holds the tokens but comments (reused by the caller from code to code).
+  PythonReader(std::string_view text, const std::vector<Token>& all,
+               std::vector<const Token*>& storage, Techniques& out)
+      : text_(text), out_(out), toks_(storage) {
+    toks_.clear();
+    toks_.reserve(all.size());
     for (const Token& t : all) {
       if (t.kind == TokenKind::COMMENT) continue;
+      // An import at a line's start (read before any name: collect_imports).
+      if (t.kind == TokenKind::NAME && (toks_.empty() || toks_.back()->kind == TokenKind::NEWLINE ||
+                                        token_is(text, *toks_.back(), TokenKind::OP, ";"))) {
+        const std::string_view w = source::token_text(text, t);
+        if (w == "import" || w == "from") imports_.push_back(toks_.size());
+      }
       toks_.push_back(&t);
       if (t.kind != TokenKind::NEWLINE) lines_.add(text, t);
     }
@@ -412,8 +486,7 @@ class PythonReader {
 
   // import A.B [as C], from A.B import C [as D] (at a line's start, any depth of code).
   void collect_imports() {
-    for (size_t k = 0; k < toks_.size(); ++k) {
-      if (!line_start(k) || !(name(k, "import") || name(k, "from"))) continue;
+    for (size_t k : imports_) {
       for (std::string& m : source::add_import_bindings(text_, toks_, k, aliases_)) {
         imported_.push_back(std::move(m));
       }
@@ -540,7 +613,8 @@ class PythonReader {
 
   std::string_view text_;
   Techniques& out_;
-  std::vector<const Token*> toks_;
+  std::vector<const Token*>& toks_;
+  std::vector<size_t> imports_;  // indexes in toks_ of the import statements
   LineSet lines_;
   source::ImportAliases aliases_;
   FirstBytes resolvable_{""};  // the first bytes of the names resolved: aliases and rule modules
@@ -579,11 +653,17 @@ Techniques classify(std::string_view code, std::string_view file_name) {
     out.lines = lines.count();
     out.kernel_lines = out.lines;
   } else {
-    const std::vector<Token> tokens = source::tokenize_python(code);
-    PythonReader reader(code, tokens, out);
+    // The tokens' storage is the thread's, reused from code to code (a code's tokens take about
+    // six times its bytes).
+    thread_local std::vector<Token> tokens;
+    thread_local std::vector<const Token*> code_tokens;
+    source::tokenize_python(code, tokens);
+    PythonReader reader(code, tokens, code_tokens, out);
     reader.run();
     LineSet kernel_lines;
-    for (const source::EmbeddedSource& e : source::embedded_cpp_sources(code, tokens)) {
+    std::vector<source::EmbeddedSource> embedded;
+    if (source::may_embed_cpp(code)) embedded = source::embedded_cpp_sources(code, tokens);
+    for (const source::EmbeddedSource& e : embedded) {
       if (!e.passed_to_compiler && is_statement_string(tokens, e.token)) continue;
       const std::vector<Token> cpp = source::tokenize_embedded(code, tokens[e.token]);
       CppFacts facts;
