@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "source/byte_search.h"
 #include "source/bytes.h"
 
 namespace kbdata::source {
@@ -210,19 +211,24 @@ class PythonLexer {
     const size_t body = p;
     size_t body_end = text_.size();
     size_t end = text_.size();
+    const char* const base = text_.data();
+    const char* const limit = base + text_.size();
     while (p < text_.size()) {
+      // To the next byte that may end the string: its quote, a backslash, and (one-line strings
+      // end there) a newline; a triple-quoted string's newlines are counted on the way.
+      const char* stop = find3(base + p, limit, q, '\\', triple ? q : '\n');
+      if (triple) line_ += static_cast<uint32_t>(count_newlines(base + p, stop));
+      p = static_cast<size_t>(stop - base);
+      if (p >= text_.size()) break;
       const char c = text_[p];
       if (c == '\\' && p + 1 < text_.size()) {
         if (text_[p + 1] == '\n') ++line_;
         p += 2;
         continue;
       }
-      if (c == '\n') {
-        if (!triple) {  // an unterminated one-line string ends at the line's end
-          body_end = end = p;
-          break;
-        }
-        ++line_;
+      if (c == '\n') {  // an unterminated one-line string ends at the line's end
+        body_end = end = p;
+        break;
       }
       if (c == q && (!triple || (p + 2 < text_.size() && text_[p + 1] == q && text_[p + 2] == q))) {
         body_end = p;

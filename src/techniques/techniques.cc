@@ -684,6 +684,42 @@ Techniques classify(std::string_view code, std::string_view file_name) {
   return out;
 }
 
+std::vector<std::string_view> vocabulary() {
+  std::vector<std::string_view> out = {
+      // statements, decorators and their arguments, keyword arguments
+      "import", "from", "elif", "jit", "autotune", "Config", "kernel", "configs", "warp_specialize",
+      // Python names by their parts, and the modules and last parts resolved names end in
+      "multi_processor_count", "NUM_SMS", "num_sms", "TensorDescriptor", "make_tiled_tma_atom",
+      "CopyBulkTensorTileG2SOp", "CopyBulkTensorTileS2GOp", "CopyG2SOp", "SmemAllocator",
+      "mbarrier_init", "mbarrier_wait", "mbarrier_arrive", "torch", "triton", "cutlass", "helion",
+      "aiter", "hipblaslt", "compute", "_scaled_mm", "_scaled_grouped_mm", "dot", "dot_scaled",
+      "gemm", "make_tiled_mma", "Mma", "make_tensor_descriptor", "_experimental_descriptor_load",
+      "float8", "float4", "Float8", "Float4", "CUDAGraph", "graph", "make_graphed_callables",
+      "Stream", "stream", "ExternalStream", "shape", "size", "seq_len", "batch", "num_tokens",
+      // split_k's names
+      "SPLIT_K", "split_k", "splitk", "SPLITK", "num_splits", "NUM_SPLITS",
+      // embedded sources: the compiling calls and what makes a string C++
+      "load_inline", "compile_kernel", "RawKernel", "RawModule", "SourceModule", "#include",
+      "__global__", "__device__", "extern",
+      // C++: languages, kernels, launches, asm
+      "include", "kittens", "hip", "__builtin_amdgcn_", "cublas", "hipblas", "asm", "<<<",
+      // C++ names of the features
+      "mma_sync", "wmma", "MMA_Atom", "TiledMMA", "UMMA", "SM80_16x8", "SM90_64x", "SM100_MMA",
+      "CUtensorMap", "cuTensorMapEncodeTiled", "make_tma_copy", "SM90_TMA_", "SM100_TMA_",
+      "__pipeline_memcpy_async", "memcpy_async", "cp_async_wait", "SM80_CP_ASYNC", "__shared__",
+      "ClusterBarrier", "ClusterTransactionBarrier", "barrier", "warpgroup_reg_alloc",
+      "warpgroup_reg_dealloc", "cudaDevAttrMultiProcessorCount",
+      "hipDeviceAttributeMultiprocessorCount", "multiProcessorCount", "TileScheduler", "__nv_fp8",
+      "__hip_fp8", "float_e4m3_t", "float_e5m2_t", "fp8_e4m3", "fp8_e5m2", "__nv_fp4", "__hip_fp4",
+      "float_e2m1_t", "fp4_e2m1", "cudaGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch",
+      "hipStreamBeginCapture", "cudaStreamCreate", "hipStreamCreate", "getStreamFromPool",
+      // PTX mnemonics
+      "mma", "wgmma", "tcgen05", "cp.async", "mbarrier", "setmaxnreg"};
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::string languages_text(const Techniques& t) {
   std::string s;
   for (size_t i = 0; i < kLanguages; ++i) {

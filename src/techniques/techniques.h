@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kbdata::techniques {
 
@@ -66,6 +67,12 @@ struct Techniques {
 // What `code` uses; `file_name` (may be empty) tells a C++ file from Python as the audit does
 // (source::is_cpp_source).
 [[nodiscard]] Techniques classify(std::string_view code, std::string_view file_name);
+
+// Every word of three bytes or more a rule of classify compares with the code (names, the last
+// parts of dotted names, PTX mnemonics' first parts, the texts that make a string C++, the
+// statements it reads: import, from, elif), each once. Finding them is the least any
+// classification by these rules must do (bench/audit_bench's BM_TechniquesVocabularyHyperscan).
+[[nodiscard]] std::vector<std::string_view> vocabulary();
 
 // `languages` and `features` as docs/techniques.md writes them: names comma-separated, in the
 // tables' order.
