@@ -8,11 +8,12 @@
 #
 #   bench/analysis_bench.sh KBDATA FULL_DIR NVFP4_DIR [PAIRS] [AUDIT_BENCH]
 #
-# With AUDIT_BENCH (build-bench/bench/audit_bench), also the bound of the audit against the same
-# pairs' stats (docs/BENCHMARKS.md, "The audit's bound"): stats plus the two things any audit of its
-# rules must add, spread over every core: telling strings and comments from code (BM_Regions) and
-# finding the rules' words (BM_VocabularyHyperscan, a dedicated matcher, nothing checked), at the
-# rates audit_bench measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise and techniques out.
+# With AUDIT_BENCH (build-bench/bench/audit_bench), also the bounds of the audit and of the
+# techniques against the same pairs' stats (docs/BENCHMARKS.md, "The audit's bound"): stats plus the
+# two things any implementation of their rules must add, spread over every core: telling strings
+# and comments from code (BM_Regions) and finding the rules' words (BM_VocabularyHyperscan,
+# BM_TechniquesVocabularyHyperscan: a dedicated matcher, nothing checked), at the rates audit_bench
+# measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise and techniques out.
 #
 # FULL_DIR: `kbdata synth --scale full --seed 1 --out FULL_DIR` (both families, published layout).
 # NVFP4_DIR: a folder holding nvidia_nvfp4_submissions.parquet and leaderboards.parquet of the
@@ -79,24 +80,25 @@ rate() {
     awk -F, '/_median"/ { print $6 }'
 }
 
-# bound DIR: the audit's bound against each audit pair's stats.
+# bound DIR ANALYSIS BENCHMARK: the analysis' bound against each of its pairs' stats: the regions
+# and its rules' words (BENCHMARK, audit_bench's Hyperscan run of its vocabulary).
 bound() {
-  local dir=$1 bytes regions vocabulary cores
+  local dir=$1 analysis=$2 benchmark=$3 bytes regions vocabulary cores
   bytes=$("$kbdata" stats -f csv --data "$dir" 2> /dev/null |
     awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "code_bytes") c = i; next }
              { b += $c } END { printf "%.0f", b }')
   regions=$(rate BM_Regions)
-  vocabulary=$(rate BM_VocabularyHyperscan)
+  vocabulary=$(rate "$benchmark")
   cores=$(nproc)
   local i=0 stats
   while read -r stats; do
     i=$((i + 1))
-    awk -v i="$i" -v s="$stats" -v b="$bytes" -v r="$regions" -v v="$vocabulary" -v n="$cores" \
-      'BEGIN { extra = (b / r + b / v) / n
-               printf "audit bound pair %d: stats %.2f s + (%.2f s regions at %.2f GB/s + %.2f s " \
+    awk -v a="$analysis" -v i="$i" -v s="$stats" -v b="$bytes" -v r="$regions" -v v="$vocabulary" \
+      -v n="$cores" 'BEGIN { extra = (b / r + b / v) / n
+               printf "%s bound pair %d: stats %.2f s + (%.2f s regions at %.2f GB/s + %.2f s " \
                       "vocabulary at %.2f GB/s) / %d cores = %.2f s: %.2fx\n",
-                      i, s, b / r, r / 1e9, b / v, v / 1e9, n, s + extra, (s + extra) / s }'
-  done < "$work/stats-audit"
+                      a, i, s, b / r, r / 1e9, b / v, v / 1e9, n, s + extra, (s + extra) / s }'
+  done < "$work/stats-$analysis"
 }
 
 # The files in the page cache before any timing (one untimed stats over each folder).
@@ -105,6 +107,9 @@ bound() {
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "${ONLY_AUDIT:-}" ] || compare "noise (all of FULL_DIR)" "$full" noise -f csv
 compare "audit (NVFP4_DIR)" "$nvfp4" audit -f csv
-if [ -n "$audit_bench" ]; then bound "$nvfp4"; fi
-[ -n "${ONLY_AUDIT:-}" ] || compare "techniques (NVFP4_DIR)" "$nvfp4" techniques -f csv
+if [ -n "$audit_bench" ]; then bound "$nvfp4" audit BM_VocabularyHyperscan; fi
+if [ -z "${ONLY_AUDIT:-}" ]; then
+  compare "techniques (NVFP4_DIR)" "$nvfp4" techniques -f csv
+  if [ -n "$audit_bench" ]; then bound "$nvfp4" techniques BM_TechniquesVocabularyHyperscan; fi
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

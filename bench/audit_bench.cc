@@ -1,5 +1,6 @@
-// Throughput of the audit's code rules over real-shaped code, one stage at a time, on one core: a
-// diagnostic of where `kbdata audit`'s own work goes (its figure against `kbdata stats` is
+// Throughput of the code analyses (the audit's rules, the techniques' classification) over
+// real-shaped code, one stage at a time, on one core: a diagnostic of where `kbdata audit`'s and
+// `kbdata techniques`' own work goes (their figures against `kbdata stats` are
 // bench/analysis_bench.sh's, of the commands).
 //
 //   BM_Regions          python_regions: the strings and comments of each Python code
@@ -11,6 +12,9 @@
 //                       the screen's vocabulary (screen_vocabulary) in each code, as literals, each
 //                       word reported once per code, nothing checked; less than any audit of these
 //                       rules must do (docs/BENCHMARKS.md, "the bound")
+//   BM_Classify         techniques::classify: kbdata techniques' work per row
+//   BM_TechniquesVocabularyHyperscan
+//                       the same bound for the techniques: their rules' words (vocabulary())
 //
 // Each reports bytes_per_second over the codes' bytes. The codes are the first $KBDATA_AUDIT_ROWS
 // (default 20000) submissions with code of the folder $KBDATA_BENCH_DIR (default
@@ -36,6 +40,7 @@
 #include "source/embedded.h"
 #include "source/python_regions.h"
 #include "source/tokens.h"
+#include "techniques/techniques.h"
 
 namespace {
 
@@ -163,9 +168,9 @@ int count_match(unsigned /*id*/, unsigned long long /*from*/, unsigned long long
   return 0;
 }
 
-void BM_VocabularyHyperscan(benchmark::State& state) {
+// The words of `words` found by Hyperscan as literals in every code, each once per code.
+void vocabulary_hyperscan(benchmark::State& state, const std::vector<std::string_view>& words) {
   const Corpus& c = corpus();
-  const std::vector<std::string_view> words = kbdata::audit::screen_vocabulary();
   std::vector<const char*> texts;
   std::vector<size_t> lengths;
   std::vector<unsigned> flags(words.size(), HS_FLAG_SINGLEMATCH);
@@ -204,11 +209,34 @@ void BM_VocabularyHyperscan(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * c.bytes);
 }
 
+void BM_VocabularyHyperscan(benchmark::State& state) {
+  vocabulary_hyperscan(state, kbdata::audit::screen_vocabulary());
+}
+
+void BM_TechniquesVocabularyHyperscan(benchmark::State& state) {
+  vocabulary_hyperscan(state, kbdata::techniques::vocabulary());
+}
+
+// kbdata techniques' classification of each code, as the command runs it per row.
+void BM_Classify(benchmark::State& state) {
+  const Corpus& c = corpus();
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& s : c.rows) {
+      n += kbdata::techniques::classify(*s.code, s.file_name.value_or("")).features;
+    }
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
 BENCHMARK(BM_Regions)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tokens)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Screen)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AuditSubmission)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VocabularyHyperscan)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Classify)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TechniquesVocabularyHyperscan)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
