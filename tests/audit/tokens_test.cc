@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "source/embedded.h"
+#include "support/random_text.h"
 
 namespace kbdata::source {
 namespace {
@@ -83,6 +86,44 @@ TEST(PythonTokens, ATextEndingInIndentationHasNoTokenPastItsEnd) {
       EXPECT_EQ(tokens[i].kind, ended[i].kind) << text;
       EXPECT_EQ(tokens[i].begin, ended[i].begin) << text;
       EXPECT_LE(tokens[i].end, text.size()) << text;
+    }
+  }
+}
+
+// A string's body is skipped to its next quote or backslash, its newlines counted on the way:
+// every token's line is one more than the newlines before it (texts without \r, which ends a line
+// in code but not in a string), and a string ends where a byte-by-byte reading ends it, in strings
+// long enough to cross the 32-byte steps of the search.
+TEST(PythonTokens, LinesAndStringEndsAcrossLongStrings) {
+  std::mt19937_64 rng(20261205);
+  const std::vector<std::string> pieces = {
+      "\"",   "'",  "\"\"\"", "'''", "\\",
+      "\\\n", "\n", "x",      " = ", "abcdefghijklmnopqrstuvwxyz0123456789",
+      "#",    "(",  ")"};
+  for (int round = 0; round < 3000; ++round) {
+    const std::string text = testing::random_text(rng, pieces, 1 + rng() % 60);
+    const std::vector<Token> tokens = tokenize_python(text);
+    uint32_t line = 1;
+    size_t at = 0;
+    for (const Token& t : tokens) {
+      for (; at < t.begin; ++at) line += text[at] == '\n' ? 1 : 0;
+      ASSERT_EQ(t.line, line) << "token at " << t.begin << " of:\n" << text;
+      if (t.kind != TokenKind::STRING) continue;
+      // The body ends at the first closing quote(s) not taken by a backslash, at the line's end
+      // (one-line strings), or at the text's end.
+      const char q = text[t.body_begin - 1];
+      size_t p = t.body_begin;
+      while (p < text.size()) {
+        if (text[p] == '\\' && p + 1 < text.size()) {
+          p += 2;
+          continue;
+        }
+        if (!t.triple_quoted && text[p] == '\n') break;
+        if (text[p] == q && (!t.triple_quoted || text.compare(p, 3, std::string(3, q)) == 0)) break;
+        ++p;
+      }
+      ASSERT_EQ(t.body_end, std::min(p, text.size())) << "string at " << t.begin << " of:\n"
+                                                      << text;
     }
   }
 }
