@@ -52,15 +52,7 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   }
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.user = options.user;
-  load.filter.runner = options.runner;
-  if (options.since) load.filter.since = dataset::parse_utc_time(*options.since, "--since");
-  if (options.until) load.filter.until = dataset::parse_utc_time(*options.until, "--until");
-  if (load.filter.since && load.filter.until && *load.filter.since >= *load.filter.until) {
-    throw UsageError("empty time range: --since " + *options.since + " is not before --until " +
-                     *options.until);
-  }
+  load.filter = row_selection_filter(options.rows);
 
   std::vector<report::Column> columns = {{"submission_id", report::ColumnType::INT64},
                                          {"leaderboard_id", report::ColumnType::INT64},
@@ -125,11 +117,7 @@ void add_audit_command(CLI::App& app, Commands& commands) {
       "Flag cheating kernels and impossible scores: a verdict per submission (clean, "
       "suspicious, cheat) and the rules that fired");
   add_data_options(*cmd, options->data);
-  cmd->add_option("--problem,-p", options->problem, "Only this problem (leaderboard)");
-  cmd->add_option("--user,-u", options->user, "Only this user (id or name)");
-  cmd->add_option("--runner", options->runner, "Only this runner (GPU)");
-  cmd->add_option("--since", options->since, "Submitted at or after (UTC)");
-  cmd->add_option("--until", options->until, "Submitted before (UTC)");
+  add_row_selection_options(*cmd, options->rows);
   cmd->add_option("--min-verdict", options->min_verdict,
                   "Only rows at least this bad: clean (every row, the default), suspicious or "
                   "cheat");

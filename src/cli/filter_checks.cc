@@ -9,6 +9,28 @@
 
 namespace kbdata::cli {
 
+void add_row_selection_options(CLI::App& cmd, RowSelection& selection) {
+  cmd.add_option("--problem,-p", selection.problem, "Only this problem (leaderboard)");
+  cmd.add_option("--user,-u", selection.user, "Only this user (id or name)");
+  cmd.add_option("--runner", selection.runner, "Only this runner (GPU)");
+  cmd.add_option("--since", selection.since, "Submitted at or after (UTC)");
+  cmd.add_option("--until", selection.until, "Submitted before (UTC)");
+}
+
+dataset::Filter row_selection_filter(const RowSelection& selection) {
+  dataset::Filter f;
+  f.problem = selection.problem;
+  f.user = selection.user;
+  f.runner = selection.runner;
+  if (selection.since) f.since = dataset::parse_utc_time(*selection.since, "--since");
+  if (selection.until) f.until = dataset::parse_utc_time(*selection.until, "--until");
+  if (f.since && f.until && *f.since >= *f.until) {
+    throw UsageError("empty time range: --since " + *selection.since + " is not before --until " +
+                     *selection.until);
+  }
+  return f;
+}
+
 std::vector<std::string> known_runners(const dataset::DataDir& dir) {
   std::vector<std::string> runners;
   for (const dataset::ConfigInfo& config : dataset::configs()) {

@@ -2,13 +2,28 @@
 // before anything is read, and the reason an empty result gives on stderr.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "dataset/data_dir.h"
 #include "dataset/filter.h"
 
 namespace kbdata::cli {
+
+// --problem, --user, --runner, --since and --until of the commands that go through a folder's
+// submission rows one by one (audit, techniques).
+struct RowSelection {
+  std::optional<std::string> problem;
+  std::optional<std::string> user;
+  std::optional<std::string> runner;
+  std::optional<std::string> since;
+  std::optional<std::string> until;
+};
+void add_row_selection_options(CLI::App& cmd, RowSelection& selection);
+// The filter they make. UsageError for a time that does not parse, or --since not before --until.
+[[nodiscard]] dataset::Filter row_selection_filter(const RowSelection& selection);
 
 // The runners the registry knows for the configs `dir` holds, in registry order.
 [[nodiscard]] std::vector<std::string> known_runners(const dataset::DataDir& dir);

@@ -251,20 +251,12 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   const report::Format format = report::parse_format(options.format);
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.user = options.user;
-  load.filter.runner = options.runner;
-  if (options.since) load.filter.since = dataset::parse_utc_time(*options.since, "--since");
-  if (options.until) load.filter.until = dataset::parse_utc_time(*options.until, "--until");
-  if (load.filter.since && load.filter.until && *load.filter.since >= *load.filter.until) {
-    throw UsageError("empty time range: --since " + *options.since + " is not before --until " +
-                     *options.until);
-  }
+  load.filter = row_selection_filter(options.rows);
   if (options.trend && options.winners) {
     throw UsageError("--trend and --winners are two reports: give one of them");
   }
   const bool report_over_rows = options.trend || options.winners;
-  if (report_over_rows && !options.problem) {
+  if (report_over_rows && !options.rows.problem) {
     throw UsageError(std::string(options.trend ? "--trend" : "--winners") +
                      " reads one problem: give it with --problem (-p)");
   }
@@ -363,11 +355,7 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
       "helion, thunderkittens, library, pytorch, cuda_file), feature tags (tensor_cores, tma, "
       "fp8, ...) and sizes");
   add_data_options(*cmd, options->data);
-  cmd->add_option("--problem,-p", options->problem, "Only this problem (leaderboard)");
-  cmd->add_option("--user,-u", options->user, "Only this user (id or name)");
-  cmd->add_option("--runner", options->runner, "Only this runner (GPU)");
-  cmd->add_option("--since", options->since, "Submitted at or after (UTC)");
-  cmd->add_option("--until", options->until, "Submitted before (UTC)");
+  add_row_selection_options(*cmd, options->rows);
   cmd->add_flag("--trend", options->trend,
                 "Per week of the problem's competition: the share of submissions, of users and "
                 "of the week's top users' best kernels using each language and feature "

@@ -8,16 +8,13 @@
 
 #include "cli/command.h"
 #include "cli/data_options.h"
+#include "cli/filter_checks.h"
 
 namespace kbdata::cli {
 
 struct TechniquesOptions {
   DataOptions data;
-  std::optional<std::string> problem;
-  std::optional<std::string> user;
-  std::optional<std::string> runner;
-  std::optional<std::string> since;
-  std::optional<std::string> until;
+  RowSelection rows;  // --problem, --user, --runner, --since, --until
   std::string format = "table";
   std::optional<std::string> out;
   bool trend = false;               // per week: shares of submissions, users and the week's top
