@@ -25,7 +25,8 @@ build: deps $(BUILD)/build.ninja
 # kbdata's main job on the bundled sample (data/sample: a small synthetic data set made by
 # `kbdata synth`, both schema families): what is there, a problem's scored submissions (with its
 # reliability note), one submission with its code, a legacy per-run config in the same model, and
-# the analyses: a ranking, a record series and a user's progression with its plot.
+# the analyses: a ranking, a record series, a user's progression with its plot, and what the
+# winners' kernels use.
 demo: build
 	@echo "== kbdata configs --data $(SAMPLE)"
 	@$(BUILD)/kbdata configs --data $(SAMPLE)
@@ -47,6 +48,9 @@ demo: build
 	@echo
 	@echo "== kbdata progression --data $(SAMPLE) --user tonda --problem nvfp4_dual_gemm --plot $(BUILD)/tonda.svg | head -12"
 	@$(BUILD)/kbdata progression --data $(SAMPLE) --user tonda --problem nvfp4_dual_gemm --plot $(BUILD)/tonda.svg | head -12
+	@echo
+	@echo "== kbdata techniques --data $(SAMPLE) --winners -p nvfp4_gemm"
+	@$(BUILD)/kbdata techniques --data $(SAMPLE) --winners -p nvfp4_gemm
 
 # The C++ sources follow .clang-format: `make check` fails on a file that does not (naming it),
 # `make format` rewrites them.
