@@ -146,6 +146,14 @@ std::vector<std::string> commands() {
                   " --format " + format + out);
     all.push_back("fastest --data DATA --with-code --format " + format + out);
     all.push_back("stats --data DATA --format " + format + out);
+    all.push_back("audit --data DATA --with-evidence --format " + format + out);
+    all.push_back("techniques --data DATA --format " + format + out);
+    all.push_back("techniques --data DATA --trend -p " + std::string(kProblem) + " --format " +
+                  format + out);
+    all.push_back("techniques --data DATA --winners -p " + std::string(kProblem) + " --format " +
+                  format + out);
+    all.push_back("submissions --data DATA --columns submission_id,language,features --format " +
+                  format + out);
   }
   for (const std::string format : {"table", "json", "jsonl"}) {
     all.push_back("show --data DATA 1000 --format " + format);
