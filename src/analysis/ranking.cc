@@ -17,13 +17,6 @@ bool better(const Submission& a, const Submission& b) {
 
 }  // namespace
 
-bool valid_score(double score) { return std::isfinite(score) && score >= 0; }
-
-bool qualifies(const Submission& s) {
-  return s.score.has_value() && valid_score(*s.score) && s.passed.value_or(false) &&
-         s.status != "hacked";
-}
-
 void RankingBuilder::add(const Submission& s) {
   if (!qualifies(s)) return;
   auto& users = best_[SeriesKey{s.leaderboard_id, s.runner}];

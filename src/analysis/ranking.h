@@ -41,11 +41,9 @@ struct Ranking {
   std::vector<RankedEntry> entries;   // by rank
 };
 
-// True when `score` can rank: finite and not negative.
-[[nodiscard]] bool valid_score(double score);
-
-// True when `s` counts for a ranking: scored with a valid score, passed, not hacked.
-[[nodiscard]] bool qualifies(const dataset::Submission& s);
+// The rule of qualification (dataset/submission.h), as the analyses name it.
+using dataset::qualifies;
+using dataset::valid_score;
 
 // Builds rankings from a stream of submissions, holding only each user's best qualifying row per
 // (leaderboard, runner): memory grows with users, not with submissions.

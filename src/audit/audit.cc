@@ -32,11 +32,6 @@ const Reference* References::find(const dataset::Submission& s) const {
   return nullptr;
 }
 
-bool qualifies(const dataset::Submission& s) {
-  return s.score && std::isfinite(*s.score) && *s.score >= 0 && s.passed == true &&
-         s.status != "hacked";
-}
-
 std::vector<Finding> audit_submission(const dataset::Submission& s,
                                       std::optional<std::string_view> code,
                                       const References& references) {

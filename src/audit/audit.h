@@ -49,10 +49,6 @@ class References {
                                                     std::optional<std::string_view> code,
                                                     const References& references);
 
-// Whether a row may set a leaderboard record: a finite, non-negative score that passed, on a
-// submission not marked hacked (the ranking rule, docs/dataset.md §3).
-[[nodiscard]] bool qualifies(const dataset::Submission& s);
-
 // The text of a record-jump finding: the score and the record it beat.
 [[nodiscard]] std::string jump_text(double score, double record);
 

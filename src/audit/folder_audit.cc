@@ -43,7 +43,7 @@ class RecordsFaced {
     dataset::load_dir(
         dir, scores,
         [&](dataset::Submission&& s) {
-          if (!qualifies(s)) return;
+          if (!dataset::qualifies(s)) return;
           RecordRow r;
           r.leaderboard_id = s.leaderboard_id;
           r.runner = runner_index(s.runner);
@@ -103,7 +103,7 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
       [&](dataset::Submission&& s) {
         auto findings = std::any_cast<std::vector<Finding>>(std::move(s.prepared));
         s.prepared.reset();
-        const std::optional<double> record = qualifies(s) ? records.of(s) : std::nullopt;
+        const std::optional<double> record = dataset::qualifies(s) ? records.of(s) : std::nullopt;
         if (record && *s.score * kJumpFactor < *record) {
           // After the score rules, before the code rules.
           size_t pos = 0;

@@ -581,9 +581,6 @@ std::vector<BenchmarkLeaf> benchmark_leaves(const parquet::Schema& schema) {
   return out;
 }
 
-// A score a ranking can use: finite and not negative (analysis/ranking.h).
-bool valid_score(double v) { return std::isfinite(v) && v >= 0; }
-
 // The fields of a legacy submission its first run (row r) gives, but the code; `problem_of` names
 // a leaderboard id's problem.
 template <typename ProblemOf>

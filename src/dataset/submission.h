@@ -4,6 +4,7 @@
 #pragma once
 
 #include <any>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -66,5 +67,14 @@ struct Submission {
   // What LoadOptions::prepare left for the sink (its type is the preparer's); empty otherwise.
   std::any prepared;
 };
+
+// The platform's qualification of a row for a ranking (docs/dataset.md §3), the one statement of it
+// for every ranking, record and check: a score that is finite and not negative (NaN, infinite or
+// negative measures nothing), passed, not marked hacked.
+[[nodiscard]] inline bool valid_score(double score) { return std::isfinite(score) && score >= 0; }
+[[nodiscard]] inline bool qualifies(const Submission& s) {
+  return s.score.has_value() && valid_score(*s.score) && s.passed.value_or(false) &&
+         s.status != "hacked";
+}
 
 }  // namespace kbdata::dataset
