@@ -1,5 +1,5 @@
-// --exclude-flagged[=suspicious|cheat] of top, records, fastest, extract and dedup: the rows
-// kbdata audit flags left out of the load, before anything is ranked, grouped or written
+// --exclude-flagged[=suspicious|cheat] of top, records, fastest, extract, dedup and techniques: the
+// rows kbdata audit flags left out of the load, before anything is ranked, grouped or written
 // (docs/audit.md, "Leaving flagged rows out").
 #pragma once
 

@@ -9,6 +9,7 @@
 
 #include "analysis/technique_trend.h"
 #include "cli/filter_checks.h"
+#include "cli/flag_exclusion.h"
 #include "cli/plots.h"
 #include "cli/progress.h"
 #include "common/error.h"
@@ -197,6 +198,7 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   resolve_filter(dir, rows_load.filter);
   report::Writer writer(report::parse_format(options.format), columns, out, err, options.out,
                         options.trend ? kTrendRule : kWinnersRule);
+  exclude_flagged(options.exclude_flagged, dir, rows_load, err);
   std::vector<analysis::TechniqueRow> rows;
   dataset::LoadStats stats;
   Progress progress(err, "techniques");
@@ -299,6 +301,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
   report::Writer writer(format, columns, out, err, options.out, kRule);
+  exclude_flagged(options.exclude_flagged, dir, load, err);
 
   std::map<int64_t, LeaderboardCounts> counts;
   dataset::LoadStats stats;
@@ -365,6 +368,7 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
                 "the rest, with the median score with and without it (needs --problem)");
   cmd->add_option("--top", options->top,
                   "The top's size for --trend and --winners: users ranked at most K (default 10)");
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
   cmd->add_option("--plot", options->plot,
                   "With --trend: draw it as small multiples, one panel per tag, into FILE.svg");
   add_format_options(*cmd, options->format, options->out);
@@ -382,6 +386,7 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
       "  kbdata techniques -p amd-fp8-mm --user saton -f jsonl\n"
       "  kbdata techniques --trend -p nvfp4_gemm --plot nvfp4-techniques.svg\n"
       "  kbdata techniques --winners -p nvfp4_gemm --top 20\n"
+      "  kbdata techniques --winners -p nvfp4_gemm --exclude-flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
   commands.push_back({cmd, [options] { run_techniques(*options, stdout, stderr); }});
 }

@@ -21,6 +21,7 @@ struct TechniquesOptions {
   bool winners = false;             // per tag: the top users' best kernels against the rest
   std::optional<int64_t> top;       // the top's size (default 10)
   std::optional<std::string> plot;  // --trend: small multiples SVG
+  std::optional<std::string> exclude_flagged;  // --exclude-flagged[=suspicious|cheat]
 };
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err);

@@ -176,6 +176,28 @@ TEST_F(TechniquesCli, SubmissionsShowsTheSameLanguageAndFeatures) {
   fs::remove(file);
 }
 
+TEST_F(TechniquesCli, ExcludeFlaggedLeavesTheAuditsFlaggedRowsOut) {
+  const auto all = run("techniques --data " + dir_ + " -f jsonl");
+  const auto flagged = run("audit --data " + dir_ + " -f jsonl --min-verdict suspicious");
+  const auto kept = run("techniques --data " + dir_ + " -f jsonl --exclude-flagged");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  ASSERT_EQ(flagged.exit_code, 0) << flagged.err;
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  std::set<int64_t> out;
+  for (const std::string& line : lines(flagged.out)) {
+    out.insert(nlohmann::json::parse(line)["submission_id"].get<int64_t>());
+  }
+  ASSERT_FALSE(out.empty());  // synth plants cheats
+  EXPECT_EQ(lines(kept.out).size() + out.size(), lines(all.out).size());
+  for (const std::string& line : lines(kept.out)) {
+    EXPECT_FALSE(out.contains(nlohmann::json::parse(line)["submission_id"].get<int64_t>()));
+  }
+  EXPECT_NE(kept.err.find("--exclude-flagged: left out"), std::string::npos) << kept.err;
+  const auto winners =
+      run("techniques --data " + dir_ + " --winners -p nvfp4_gemm --exclude-flagged=cheat -f csv");
+  EXPECT_EQ(winners.exit_code, 0) << winners.err;
+}
+
 TEST_F(TechniquesCli, WrongUsageIsOneLineAndExitTwo) {
   for (const std::string args :
        {" --trend", " --winners", " --trend --winners -p nvfp4_gemm", " -p nvfp4_gemm --plot x.svg",
