@@ -33,12 +33,6 @@ std::vector<TechniqueTag> tags_present(const std::vector<const TechniqueRow*>& r
   return out;
 }
 
-// The ranking's order of two qualifying rows: score, then time, then id.
-bool better(const TechniqueRow& a, const TechniqueRow& b) {
-  return std::tie(*a.score, a.submission_time, a.submission_id) <
-         std::tie(*b.score, b.submission_time, b.submission_id);
-}
-
 // The rows of each leaderboard, in time order (then id).
 std::map<int64_t, std::vector<const TechniqueRow*>> by_leaderboard(
     const std::vector<TechniqueRow>& rows) {
@@ -73,25 +67,24 @@ bool ranks_on(const TechniqueRow& r, const std::optional<std::string>& runner) {
   return r.qualifies && r.runner == runner;
 }
 
-// The best rows of the users, ranked (RANK() order), those of rank at most `top` first.
-std::vector<const TechniqueRow*> ranked(
-    const std::unordered_map<std::string, const TechniqueRow*>& best) {
-  std::vector<const TechniqueRow*> out;
-  out.reserve(best.size());
-  for (const auto& [user, row] : best) out.push_back(row);
-  std::sort(out.begin(), out.end(), [](const TechniqueRow* a, const TechniqueRow* b) {
-    if (*a->score != *b->score) return *a->score < *b->score;
-    return std::tie(a->submission_time, a->submission_id, a->user_id) <
-           std::tie(b->submission_time, b->submission_id, b->user_id);
-  });
-  return out;
+// A qualifying row as the ranking reads it (RankingBuilder applies the platform's rules to it).
+dataset::Submission ranked_row(const TechniqueRow& r) {
+  dataset::Submission s;
+  s.leaderboard_id = r.leaderboard_id;
+  s.problem_name = r.problem_name;
+  s.user_id = r.user_id;
+  s.runner = r.runner;
+  s.submission_time = r.submission_time;
+  s.submission_id = r.submission_id;
+  s.score = r.score;
+  s.passed = true;  // only qualifying rows are given
+  return s;
 }
 
-// How many of `ranked` have rank at most `top` (RANK() semantics: ties at the cut stay).
-size_t top_count(const std::vector<const TechniqueRow*>& ranked, size_t top) {
-  size_t n = std::min(top, ranked.size());
-  while (n > 0 && n < ranked.size() && *ranked[n]->score == *ranked[n - 1]->score) ++n;
-  return n;
+// The entries of the one ranking `builder` holds (rank at most `limit`, ties kept; 0: all).
+std::vector<RankedEntry> entries(const RankingBuilder& builder, int64_t limit) {
+  std::vector<Ranking> rankings = builder.finish(limit);
+  return rankings.empty() ? std::vector<RankedEntry>{} : std::move(rankings.front().entries);
 }
 
 std::optional<double> median(std::vector<double> v) {
@@ -139,7 +132,8 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
     const std::vector<TechniqueTag> tags = tags_present(list);
     const std::optional<std::string> runner = runner_of(list);
     const int64_t start = list.front()->submission_time;
-    std::unordered_map<std::string, const TechniqueRow*> best;  // by user, up to the week's end
+    RankingBuilder ranking;  // the rows on the ranking's runner up to the week's end
+    std::unordered_map<int64_t, const TechniqueRow*> by_id;
     size_t next = 0;
     for (int64_t week = 1; next < list.size(); ++week) {
       const int64_t week_start = start + (week - 1) * kWeek;
@@ -158,12 +152,12 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
           users[i].insert(r.user_id);
         }
         if (ranks_on(r, runner)) {
-          auto [it, added] = best.try_emplace(r.user_id, &r);
-          if (!added && better(r, *it->second)) it->second = &r;
+          ranking.add(ranked_row(r));
+          by_id[r.submission_id] = &r;
         }
       }
-      const std::vector<const TechniqueRow*> ranking = ranked(best);
-      const size_t top_size = top_count(ranking, top);
+      const std::vector<RankedEntry> top_entries = entries(ranking, static_cast<int64_t>(top));
+      const size_t top_size = top_entries.size();
       for (size_t i = 0; i < tags.size(); ++i) {
         TrendRow& t = rows_of_week[i];
         t.leaderboard_id = id;
@@ -176,7 +170,9 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
         t.users = users[i].size();
         t.week_users = week_users.size();
         t.top_size = top_size;
-        for (size_t k = 0; k < top_size; ++k) t.top += tags[i].of(ranking[k]->techniques) ? 1 : 0;
+        for (const RankedEntry& e : top_entries) {
+          t.top += tags[i].of(by_id.at(e.submission_id)->techniques) ? 1 : 0;
+        }
         out.push_back(std::move(t));
       }
     }
@@ -188,15 +184,22 @@ std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows,
   std::vector<WinnersRow> out;
   for (const auto& [id, list] : by_leaderboard(rows)) {
     const std::optional<std::string> runner = runner_of(list);
-    std::unordered_map<std::string, const TechniqueRow*> best;
+    RankingBuilder builder;
+    std::unordered_map<int64_t, const TechniqueRow*> by_id;
     for (const TechniqueRow* r : list) {
       if (!ranks_on(*r, runner)) continue;
-      auto [it, added] = best.try_emplace(r->user_id, r);
-      if (!added && better(*r, *it->second)) it->second = r;
+      builder.add(ranked_row(*r));
+      by_id[r->submission_id] = r;
     }
-    const std::vector<const TechniqueRow*> ranking = ranked(best);
-    if (ranking.empty()) continue;
-    const size_t cut = top_count(ranking, top);
+    const std::vector<RankedEntry> all = entries(builder, 0);
+    if (all.empty()) continue;
+    // The users' best kernels in rank order, the top's (rank at most `top`) first.
+    std::vector<const TechniqueRow*> ranking;
+    size_t cut = 0;
+    for (const RankedEntry& e : all) {
+      ranking.push_back(by_id.at(e.submission_id));
+      cut += e.rank <= static_cast<int64_t>(top) ? 1 : 0;
+    }
     const std::vector<TechniqueTag> tags = tags_present(ranking);
     std::vector<WinnersRow> rows_of_board;
     for (const TechniqueTag& tag : tags) {
