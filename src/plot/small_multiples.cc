@@ -20,19 +20,34 @@ constexpr double kPanelTitle = 16;  // above each panel's frame
 constexpr double kRowGap = 14;      // under each panel (its x labels)
 constexpr double kBottom = 64;      // x label and legend
 
+// `<text class="cls" x y font-size text-anchor>`, open for the text.
 void text_open(std::string& out, std::string_view cls, double x, double y,
                std::string_view anchor = "start", double size = 11) {
-  out += "<text class=\"";
-  out += cls;
-  out += "\" x=\"";
-  svg::append_coord(out, x);
-  out += "\" y=\"";
-  svg::append_coord(out, y);
-  out += "\" font-size=\"";
-  svg::append_coord(out, size);
-  out += "\" text-anchor=\"";
+  svg::append_text_open(out, cls, x, y);
+  svg::append_attr(out, "font-size", size);
+  out += " text-anchor=\"";
   out += anchor;
   out += "\">";
+}
+
+// `<line class="cls" x1 x2 y1 y2 stroke stroke-width/>`.
+void line(std::string& out, std::string_view cls, double x1, double x2, double y1, double y2,
+          std::string_view stroke, double width) {
+  out += "<line";
+  if (!cls.empty()) {
+    out += " class=\"";
+    out += cls;
+    out += '"';
+  }
+  svg::append_attr(out, "x1", x1);
+  svg::append_attr(out, "x2", x2);
+  svg::append_attr(out, "y1", y1);
+  svg::append_attr(out, "y2", y2);
+  out += " stroke=\"";
+  out += stroke;
+  out += '"';
+  svg::append_attr(out, "stroke-width", width);
+  out += "/>";
 }
 
 void validate(const SmallMultiples& chart) {
@@ -116,25 +131,15 @@ std::string render_small_multiples(const SmallMultiples& chart) {
     text_open(out, "panel-title", x0, y0 - 4, "start", 12);
     svg::append_escaped(out, panel.name);
     out += "</text>\n";
-    out += "<rect class=\"frame\" x=\"";
-    svg::append_coord(out, x0);
-    out += "\" y=\"";
-    svg::append_coord(out, y0);
-    out += "\" width=\"";
-    svg::append_coord(out, panel_width);
-    out += "\" height=\"";
-    svg::append_coord(out, kPanelHeight);
-    out += "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+    out += "<rect class=\"frame\"";
+    svg::append_attr(out, "x", x0);
+    svg::append_attr(out, "y", y0);
+    svg::append_attr(out, "width", panel_width);
+    svg::append_attr(out, "height", kPanelHeight);
+    out += " fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
     // The 50% gridline; the axis labels on the left column and under the bottom row.
-    out += "<line class=\"grid\" x1=\"";
-    svg::append_coord(out, x0);
-    out += "\" x2=\"";
-    svg::append_coord(out, x0 + panel_width);
-    out += "\" y1=\"";
-    svg::append_coord(out, y_of(0.5));
-    out += "\" y2=\"";
-    svg::append_coord(out, y_of(0.5));
-    out += "\" stroke=\"#ddd\" stroke-width=\"0.5\"/>\n";
+    line(out, "grid", x0, x0 + panel_width, y_of(0.5), y_of(0.5), "#ddd", 0.5);
+    out += '\n';
     if (column == 0) {
       for (const auto& [v, label] : {std::pair{0.0, "0%"}, {0.5, "50%"}, {1.0, "100%"}}) {
         text_open(out, "tick y", x0 - 4, y_of(v) + 4, "end", 10);
@@ -190,17 +195,8 @@ std::string render_small_multiples(const SmallMultiples& chart) {
   for (size_t s = 0; s < legend.size(); ++s) {
     out += "<g class=\"legend-item\" data-name=\"";
     svg::append_escaped(out, legend[s].name);
-    out += "\"><line x1=\"";
-    svg::append_coord(out, x);
-    out += "\" x2=\"";
-    svg::append_coord(out, x + 18);
-    out += "\" y1=\"";
-    svg::append_coord(out, bottom + 36);
-    out += "\" y2=\"";
-    svg::append_coord(out, bottom + 36);
-    out += "\" stroke=\"";
-    out += svg::kPalette[s % svg::kPalette.size()];
-    out += "\" stroke-width=\"2\"/>";
+    out += "\">";
+    line(out, "", x, x + 18, bottom + 36, bottom + 36, svg::kPalette[s % svg::kPalette.size()], 2);
     text_open(out, "legend-label", x + 24, bottom + 40, "start", 11);
     svg::append_escaped(out, legend[s].name);
     out += "</text></g>\n";

@@ -18,9 +18,11 @@
 namespace kbdata::plot {
 namespace {
 
+using svg::append_attr;
 using svg::append_coord;
 using svg::append_escaped;
 using svg::append_escaped_sanitized;
+using svg::append_text_open;
 using svg::kPalette;
 using svg::sanitize_text;
 
@@ -126,14 +128,6 @@ void append_label_number(std::string& out, double value) {
     text = "0";
   }
   out += text;
-}
-
-void append_attr(std::string& out, std::string_view name, double value) {
-  out += ' ';
-  out += name;
-  out += "=\"";
-  append_coord(out, value);
-  out += '"';
 }
 
 // ---- y axis ------------------------------------------------------------------------------
@@ -567,14 +561,6 @@ std::vector<LegendItem> layout_legend(const TimeChart& chart) {
     x += width;
   }
   return items;
-}
-
-void append_text_open(std::string& out, std::string_view cls, double x, double y) {
-  out += "<text class=\"";
-  out += cls;
-  out += '"';
-  append_attr(out, "x", x);
-  append_attr(out, "y", y);
 }
 
 }  // namespace

@@ -70,4 +70,20 @@ void append_coord(std::string& out, double value) {
   out += text;
 }
 
+void append_attr(std::string& out, std::string_view name, double value) {
+  out += ' ';
+  out += name;
+  out += "=\"";
+  append_coord(out, value);
+  out += '"';
+}
+
+void append_text_open(std::string& out, std::string_view cls, double x, double y) {
+  out += "<text class=\"";
+  out += cls;
+  out += '"';
+  append_attr(out, "x", x);
+  append_attr(out, "y", y);
+}
+
 }  // namespace kbdata::plot::svg

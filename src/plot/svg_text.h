@@ -27,4 +27,10 @@ void append_escaped(std::string& out, std::string_view text);
 // and keeps large charts small. std::to_chars is locale-independent, so output is deterministic.
 void append_coord(std::string& out, double value);
 
+// ` name="value"`, the value a coordinate.
+void append_attr(std::string& out, std::string_view name, double value);
+
+// `<text class="cls" x=".." y=".."`, left open for the caller's other attributes and `>`.
+void append_text_open(std::string& out, std::string_view cls, double x, double y);
+
 }  // namespace kbdata::plot::svg
