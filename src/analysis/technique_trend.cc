@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/ranking.h"
+#include "analysis/stats.h"
 
 namespace kbdata::analysis {
 namespace {
@@ -37,11 +38,11 @@ std::vector<TechniqueTag> tags_present(const std::vector<const TechniqueRow*>& r
 std::map<int64_t, std::vector<const TechniqueRow*>> by_leaderboard(
     const std::vector<TechniqueRow>& rows) {
   std::map<int64_t, std::vector<const TechniqueRow*>> out;
-  for (const TechniqueRow& r : rows) out[r.leaderboard_id].push_back(&r);
+  for (const TechniqueRow& r : rows) out[r.row.leaderboard_id].push_back(&r);
   for (auto& [id, list] : out) {
     std::stable_sort(list.begin(), list.end(), [](const TechniqueRow* a, const TechniqueRow* b) {
-      return std::tie(a->submission_time, a->submission_id) <
-             std::tie(b->submission_time, b->submission_id);
+      return std::tie(a->row.submission_time, a->row.submission_id) <
+             std::tie(b->row.submission_time, b->row.submission_id);
     });
   }
   return out;
@@ -50,7 +51,7 @@ std::map<int64_t, std::vector<const TechniqueRow*>> by_leaderboard(
 std::optional<std::string> runner_of(const std::vector<const TechniqueRow*>& rows) {
   std::map<std::string, uint64_t> counts;
   for (const TechniqueRow* r : rows) {
-    if (r->qualifies && r->runner) ++counts[*r->runner];
+    if (dataset::qualifies(r->row) && r->row.runner) ++counts[*r->row.runner];
   }
   std::optional<std::string> best;
   uint64_t most = 0;
@@ -64,21 +65,7 @@ std::optional<std::string> runner_of(const std::vector<const TechniqueRow*>& row
 }
 
 bool ranks_on(const TechniqueRow& r, const std::optional<std::string>& runner) {
-  return r.qualifies && r.runner == runner;
-}
-
-// A qualifying row as the ranking reads it (RankingBuilder applies the platform's rules to it).
-dataset::Submission ranked_row(const TechniqueRow& r) {
-  dataset::Submission s;
-  s.leaderboard_id = r.leaderboard_id;
-  s.problem_name = r.problem_name;
-  s.user_id = r.user_id;
-  s.runner = r.runner;
-  s.submission_time = r.submission_time;
-  s.submission_id = r.submission_id;
-  s.score = r.score;
-  s.passed = true;  // only qualifying rows are given
-  return s;
+  return r.row.runner == runner && dataset::qualifies(r.row);
 }
 
 // The entries of the one ranking `builder` holds (rank at most `limit`, ties kept; 0: all).
@@ -87,28 +74,14 @@ std::vector<RankedEntry> entries(const RankingBuilder& builder, int64_t limit) {
   return rankings.empty() ? std::vector<RankedEntry>{} : std::move(rankings.front().entries);
 }
 
+// The median by analysis::quantile_cont (as stats gives it), or none of no value.
 std::optional<double> median(std::vector<double> v) {
   if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return quantile_cont(v, 0.5);
 }
 
 }  // namespace
-
-TechniqueRow TechniqueRow::of(const dataset::Submission& s, const techniques::Techniques& t) {
-  TechniqueRow r;
-  r.leaderboard_id = s.leaderboard_id;
-  r.problem_name = s.problem_name;
-  r.user_id = s.user_id;
-  r.runner = s.runner;
-  r.submission_time = s.submission_time;
-  r.submission_id = s.submission_id;
-  r.score = s.score;
-  r.qualifies = analysis::qualifies(s);
-  r.techniques = t;
-  return r;
-}
 
 std::string_view TechniqueTag::name() const {
   return feature ? techniques::to_string(static_cast<techniques::Feature>(index))
@@ -131,7 +104,7 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
   for (const auto& [id, list] : by_leaderboard(rows)) {
     const std::vector<TechniqueTag> tags = tags_present(list);
     const std::optional<std::string> runner = runner_of(list);
-    const int64_t start = list.front()->submission_time;
+    const int64_t start = list.front()->row.submission_time;
     RankingBuilder ranking;  // the rows on the ranking's runner up to the week's end
     std::unordered_map<int64_t, const TechniqueRow*> by_id;
     size_t next = 0;
@@ -142,18 +115,18 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
       std::vector<std::set<std::string_view>> users(tags.size());
       std::set<std::string_view> week_users;
       uint64_t week_submissions = 0;
-      for (; next < list.size() && list[next]->submission_time < week_end; ++next) {
+      for (; next < list.size() && list[next]->row.submission_time < week_end; ++next) {
         const TechniqueRow& r = *list[next];
         ++week_submissions;
-        week_users.insert(r.user_id);
+        week_users.insert(r.row.user_id);
         for (size_t i = 0; i < tags.size(); ++i) {
           if (!tags[i].of(r.techniques)) continue;
           ++rows_of_week[i].submissions;
-          users[i].insert(r.user_id);
+          users[i].insert(r.row.user_id);
         }
         if (ranks_on(r, runner)) {
-          ranking.add(ranked_row(r));
-          by_id[r.submission_id] = &r;
+          ranking.add(r.row);
+          by_id[r.row.submission_id] = &r;
         }
       }
       const std::vector<RankedEntry> top_entries = entries(ranking, static_cast<int64_t>(top));
@@ -161,7 +134,7 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
       for (size_t i = 0; i < tags.size(); ++i) {
         TrendRow& t = rows_of_week[i];
         t.leaderboard_id = id;
-        t.problem_name = list.front()->problem_name;
+        t.problem_name = list.front()->row.problem_name;
         t.runner = runner;
         t.week = week;
         t.week_start = week_start;
@@ -188,8 +161,8 @@ std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows,
     std::unordered_map<int64_t, const TechniqueRow*> by_id;
     for (const TechniqueRow* r : list) {
       if (!ranks_on(*r, runner)) continue;
-      builder.add(ranked_row(*r));
-      by_id[r->submission_id] = r;
+      builder.add(r->row);
+      by_id[r->row.submission_id] = r;
     }
     const std::vector<RankedEntry> all = entries(builder, 0);
     if (all.empty()) continue;
@@ -205,7 +178,7 @@ std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows,
     for (const TechniqueTag& tag : tags) {
       WinnersRow w;
       w.leaderboard_id = id;
-      w.problem_name = list.front()->problem_name;
+      w.problem_name = list.front()->row.problem_name;
       w.runner = runner;
       w.tag = tag;
       std::vector<double> with;
@@ -214,7 +187,7 @@ std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows,
         const bool has = tag.of(ranking[k]->techniques);
         (k < cut ? w.top_kernels : w.rest_kernels) += 1;
         if (has) (k < cut ? w.top_with : w.rest_with) += 1;
-        (has ? with : without).push_back(*ranking[k]->score);
+        (has ? with : without).push_back(*ranking[k]->row.score);
       }
       w.median_with = median(std::move(with));
       w.median_without = median(std::move(without));

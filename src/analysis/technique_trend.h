@@ -13,20 +13,10 @@
 
 namespace kbdata::analysis {
 
-// One submission row, as the technique analyses read it.
+// One submission row with what its code uses (the row as loaded; its code is not kept).
 struct TechniqueRow {
-  int64_t leaderboard_id = 0;
-  std::string problem_name;
-  std::string user_id;
-  std::optional<std::string> runner;
-  int64_t submission_time = 0;  // µs since the epoch, UTC
-  int64_t submission_id = 0;
-  std::optional<double> score;
-  bool qualifies = false;  // analysis::qualifies
+  dataset::Submission row;
   techniques::Techniques techniques;
-
-  [[nodiscard]] static TechniqueRow of(const dataset::Submission& s,
-                                       const techniques::Techniques& t);
 };
 
 // A language (the hot loop's: Techniques::language) or a feature tag.

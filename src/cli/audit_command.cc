@@ -8,6 +8,7 @@
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "report/submissions.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
@@ -54,17 +55,9 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   load.threads = options.data.threads.value_or(0);
   load.filter = row_selection_filter(options.rows);
 
-  std::vector<report::Column> columns = {{"submission_id", report::ColumnType::INT64},
-                                         {"leaderboard_id", report::ColumnType::INT64},
-                                         {"problem_name", report::ColumnType::STRING},
-                                         {"user_id", report::ColumnType::STRING},
-                                         {"user_name", report::ColumnType::STRING},
-                                         {"runner", report::ColumnType::STRING},
-                                         {"submission_time", report::ColumnType::TIMESTAMP},
-                                         {"status", report::ColumnType::STRING},
-                                         {"score", report::ColumnType::SCORE},
-                                         {"verdict", report::ColumnType::STRING},
-                                         {"rules", report::ColumnType::STRING}};
+  std::vector<report::Column> columns = report::row_identity_columns();
+  columns.push_back({"verdict", report::ColumnType::STRING});
+  columns.push_back({"rules", report::ColumnType::STRING});
   if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
@@ -82,20 +75,9 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
         summary.add(s, findings, verdict);
         progress.update(++seen, "rows");
         if (verdict < *min_verdict) return;
-        const auto text = [](const std::optional<std::string>& v) {
-          return v ? report::Cell{*v} : report::Cell{};
-        };
-        std::vector<report::Cell> cells = {s.submission_id,
-                                           s.leaderboard_id,
-                                           s.problem_name,
-                                           s.user_id,
-                                           text(s.user_name),
-                                           text(s.runner),
-                                           s.submission_time,
-                                           s.status,
-                                           s.score ? report::Cell{*s.score} : report::Cell{},
-                                           std::string(audit::to_string(verdict)),
-                                           audit::rules_text(findings)};
+        std::vector<report::Cell> cells = report::row_identity_cells(s);
+        cells.emplace_back(std::string(audit::to_string(verdict)));
+        cells.emplace_back(audit::rules_text(findings));
         if (options.with_evidence) cells.emplace_back(audit::evidence_text(findings));
         writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
       },

@@ -1,7 +1,6 @@
 #include "cli/techniques_command.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +12,7 @@
 #include "cli/plots.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "report/submissions.h"
 #include "report/writer.h"
 #include "techniques/techniques.h"
 
@@ -163,35 +163,29 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
                                          {"problem_name", report::ColumnType::STRING},
                                          {"runner", report::ColumnType::STRING}};
   if (options.trend) {
-    for (report::Column c :
-         std::initializer_list<report::Column>{{"week", report::ColumnType::INT64},
-                                               {"week_start", report::ColumnType::TIMESTAMP},
-                                               {"kind", report::ColumnType::STRING},
-                                               {"tag", report::ColumnType::STRING},
-                                               {"submissions", report::ColumnType::INT64},
-                                               {"submissions_share", report::ColumnType::DOUBLE},
-                                               {"users", report::ColumnType::INT64},
-                                               {"users_share", report::ColumnType::DOUBLE},
-                                               {"top", report::ColumnType::INT64},
-                                               {"top_size", report::ColumnType::INT64},
-                                               {"top_share", report::ColumnType::DOUBLE}}) {
-      columns.push_back(c);
-    }
+    columns.insert(columns.end(), {{"week", report::ColumnType::INT64},
+                                   {"week_start", report::ColumnType::TIMESTAMP},
+                                   {"kind", report::ColumnType::STRING},
+                                   {"tag", report::ColumnType::STRING},
+                                   {"submissions", report::ColumnType::INT64},
+                                   {"submissions_share", report::ColumnType::DOUBLE},
+                                   {"users", report::ColumnType::INT64},
+                                   {"users_share", report::ColumnType::DOUBLE},
+                                   {"top", report::ColumnType::INT64},
+                                   {"top_size", report::ColumnType::INT64},
+                                   {"top_share", report::ColumnType::DOUBLE}});
   } else {
-    for (report::Column c :
-         std::initializer_list<report::Column>{{"kind", report::ColumnType::STRING},
-                                               {"tag", report::ColumnType::STRING},
-                                               {"top_kernels", report::ColumnType::INT64},
-                                               {"top_with", report::ColumnType::INT64},
-                                               {"top_share", report::ColumnType::DOUBLE},
-                                               {"rest_kernels", report::ColumnType::INT64},
-                                               {"rest_with", report::ColumnType::INT64},
-                                               {"rest_share", report::ColumnType::DOUBLE},
-                                               {"median_with", report::ColumnType::SCORE},
-                                               {"median_without", report::ColumnType::SCORE},
-                                               {"ratio", report::ColumnType::FACTOR}}) {
-      columns.push_back(c);
-    }
+    columns.insert(columns.end(), {{"kind", report::ColumnType::STRING},
+                                   {"tag", report::ColumnType::STRING},
+                                   {"top_kernels", report::ColumnType::INT64},
+                                   {"top_with", report::ColumnType::INT64},
+                                   {"top_share", report::ColumnType::DOUBLE},
+                                   {"rest_kernels", report::ColumnType::INT64},
+                                   {"rest_with", report::ColumnType::INT64},
+                                   {"rest_share", report::ColumnType::DOUBLE},
+                                   {"median_with", report::ColumnType::SCORE},
+                                   {"median_without", report::ColumnType::SCORE},
+                                   {"ratio", report::ColumnType::FACTOR}});
   }
   dataset::LoadOptions rows_load = load;
   const dataset::DataDir dir = open_data_dir(options.data, err);
@@ -211,8 +205,9 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
           ++without_code;
           return;
         }
-        rows.push_back(analysis::TechniqueRow::of(
-            s, std::any_cast<const techniques::Techniques&>(s.prepared)));
+        const auto t = std::any_cast<techniques::Techniques>(s.prepared);
+        s.prepared.reset();
+        rows.push_back({std::move(s), t});
       },
       stats);
   progress.finish();
@@ -229,7 +224,7 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   }
   std::set<std::string> runners;
   for (const analysis::TechniqueRow& r : rows) {
-    if (r.qualifies && r.runner) runners.insert(*r.runner);
+    if (dataset::qualifies(r.row) && r.row.runner) runners.insert(*r.row.runner);
   }
   const std::optional<std::string> runner = analysis::ranking_runner(rows);
   if (runners.size() > 1 && runner) {
@@ -281,23 +276,15 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
     run_techniques_report(options, load, top, plot, out, err);
     return;
   }
-  const std::vector<report::Column> columns = {{"submission_id", report::ColumnType::INT64},
-                                               {"leaderboard_id", report::ColumnType::INT64},
-                                               {"problem_name", report::ColumnType::STRING},
-                                               {"user_id", report::ColumnType::STRING},
-                                               {"user_name", report::ColumnType::STRING},
-                                               {"runner", report::ColumnType::STRING},
-                                               {"submission_time", report::ColumnType::TIMESTAMP},
-                                               {"status", report::ColumnType::STRING},
-                                               {"score", report::ColumnType::SCORE},
-                                               {"language", report::ColumnType::STRING},
-                                               {"languages_all", report::ColumnType::STRING},
-                                               {"features", report::ColumnType::STRING},
-                                               {"autotune_configs", report::ColumnType::INT64},
-                                               {"lines", report::ColumnType::INT64},
-                                               {"kernel_lines", report::ColumnType::INT64},
-                                               {"kernels", report::ColumnType::INT64},
-                                               {"shape_branches", report::ColumnType::INT64}};
+  std::vector<report::Column> columns = report::row_identity_columns();
+  columns.insert(columns.end(), {{"language", report::ColumnType::STRING},
+                                 {"languages_all", report::ColumnType::STRING},
+                                 {"features", report::ColumnType::STRING},
+                                 {"autotune_configs", report::ColumnType::INT64},
+                                 {"lines", report::ColumnType::INT64},
+                                 {"kernel_lines", report::ColumnType::INT64},
+                                 {"kernels", report::ColumnType::INT64},
+                                 {"shape_branches", report::ColumnType::INT64}});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
   report::Writer writer(format, columns, out, err, options.out, kRule);
@@ -324,17 +311,13 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
         for (size_t i = 0; i < techniques::kFeatures; ++i) {
           c.features[i] += t.has(static_cast<techniques::Feature>(i)) ? 1 : 0;
         }
-        const auto text = [](const std::optional<std::string>& v) {
-          return v ? report::Cell{*v} : report::Cell{};
-        };
-        writer.row({s.submission_id, s.leaderboard_id, s.problem_name, s.user_id, text(s.user_name),
-                    text(s.runner), s.submission_time, s.status,
-                    s.score ? report::Cell{*s.score} : report::Cell{},
-                    std::string(techniques::to_string(t.language)), techniques::languages_text(t),
-                    techniques::features_text(t), static_cast<int64_t>(t.autotune_configs),
-                    static_cast<int64_t>(t.lines), static_cast<int64_t>(t.kernel_lines),
-                    static_cast<int64_t>(t.kernels), static_cast<int64_t>(t.shape_branches)},
-                   s.leaderboard_id, s.problem_name);
+        std::vector<report::Cell> cells = report::row_identity_cells(s);
+        cells.insert(cells.end(),
+                     {std::string(techniques::to_string(t.language)), techniques::languages_text(t),
+                      techniques::features_text(t), static_cast<int64_t>(t.autotune_configs),
+                      static_cast<int64_t>(t.lines), static_cast<int64_t>(t.kernel_lines),
+                      static_cast<int64_t>(t.kernels), static_cast<int64_t>(t.shape_branches)});
+        writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
       },
       stats);
   progress.finish();

@@ -138,6 +138,27 @@ const std::vector<std::string>& selectable_submission_fields() {
   return kFields;
 }
 
+std::vector<Column> row_identity_columns() {
+  std::vector<Column> columns;
+  for (int f : {SUBMISSION_ID, LEADERBOARD_ID, PROBLEM_NAME, USER_ID, USER_NAME, RUNNER,
+                SUBMISSION_TIME, STATUS, SCORE}) {
+    columns.push_back({dataset::flat_column_names()[static_cast<size_t>(f)], field_type(f)});
+  }
+  return columns;
+}
+
+std::vector<Cell> row_identity_cells(const Submission& s) {
+  return {s.submission_id,
+          s.leaderboard_id,
+          s.problem_name,
+          s.user_id,
+          optional_text(s.user_name),
+          optional_text(s.runner),
+          s.submission_time,
+          s.status,
+          s.score ? Cell{*s.score} : Cell{}};
+}
+
 bool wants_techniques(const std::vector<std::string>& fields) {
   return std::any_of(fields.begin(), fields.end(), [](const std::string& f) {
     return f == "language" || f == "languages_all" || f == "features";

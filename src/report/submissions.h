@@ -28,6 +28,12 @@ namespace kbdata::report {
 // the submission's `prepared` techniques::Techniques, null without it).
 [[nodiscard]] const std::vector<std::string>& selectable_submission_fields();
 
+// The columns that name a submission row first in the reports of one row per submission (audit,
+// techniques): submission_id, leaderboard_id, problem_name, user_id, user_name, runner,
+// submission_time, status, score; and a row's cells for them.
+[[nodiscard]] std::vector<Column> row_identity_columns();
+[[nodiscard]] std::vector<Cell> row_identity_cells(const dataset::Submission& s);
+
 // Whether `fields` name one of the techniques' fields (the code must be read and classified).
 [[nodiscard]] bool wants_techniques(const std::vector<std::string>& fields);
 

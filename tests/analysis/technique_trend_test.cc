@@ -24,14 +24,14 @@ TechniqueRow row(const std::string& user, int64_t day, std::optional<double> sco
                  Language language, std::vector<Feature> features = {},
                  std::string runner = "B200") {
   TechniqueRow r;
-  r.leaderboard_id = 597;
-  r.problem_name = "nvfp4_gemm";
-  r.user_id = user;
-  r.runner = runner;
-  r.submission_time = kStart + day * kDay;
-  r.submission_id = next_id++;
-  r.score = score;
-  r.qualifies = score.has_value();
+  r.row.leaderboard_id = 597;
+  r.row.problem_name = "nvfp4_gemm";
+  r.row.user_id = user;
+  r.row.runner = runner;
+  r.row.submission_time = kStart + day * kDay;
+  r.row.submission_id = next_id++;
+  r.row.score = score;
+  r.row.passed = score.has_value();  // a row without a score failed
   r.techniques.language = language;
   r.techniques.add(language);
   for (Feature f : features) r.techniques.add(f);
