@@ -81,14 +81,10 @@ report::Cell share(uint64_t n, uint64_t of) {
   return static_cast<double>(n) / static_cast<double>(of);
 }
 
-report::Cell text_or_null(const std::optional<std::string>& v) {
-  return v ? report::Cell{*v} : report::Cell{};
-}
-
 void write_trend(const std::vector<analysis::TrendRow>& rows, report::Writer& writer) {
   for (const analysis::TrendRow& r : rows) {
     writer.row(
-        {r.leaderboard_id, r.problem_name, text_or_null(r.runner), r.week, r.week_start,
+        {r.leaderboard_id, r.problem_name, report::optional_cell(r.runner), r.week, r.week_start,
          std::string(r.tag.kind()), std::string(r.tag.name()), static_cast<int64_t>(r.submissions),
          share(r.submissions, r.week_submissions), static_cast<int64_t>(r.users),
          share(r.users, r.week_users), static_cast<int64_t>(r.top),
@@ -103,14 +99,14 @@ void write_winners(const std::vector<analysis::WinnersRow>& rows, report::Writer
     if (r.median_with && r.median_without && *r.median_without > 0) {
       ratio = *r.median_with / *r.median_without;
     }
-    writer.row({r.leaderboard_id, r.problem_name, text_or_null(r.runner), std::string(r.tag.kind()),
-                std::string(r.tag.name()), static_cast<int64_t>(r.top_kernels),
-                static_cast<int64_t>(r.top_with), share(r.top_with, r.top_kernels),
-                static_cast<int64_t>(r.rest_kernels), static_cast<int64_t>(r.rest_with),
-                share(r.rest_with, r.rest_kernels),
-                r.median_with ? report::Cell{*r.median_with} : report::Cell{},
-                r.median_without ? report::Cell{*r.median_without} : report::Cell{}, ratio},
-               r.leaderboard_id, r.problem_name);
+    writer.row(
+        {r.leaderboard_id, r.problem_name, report::optional_cell(r.runner),
+         std::string(r.tag.kind()), std::string(r.tag.name()), static_cast<int64_t>(r.top_kernels),
+         static_cast<int64_t>(r.top_with), share(r.top_with, r.top_kernels),
+         static_cast<int64_t>(r.rest_kernels), static_cast<int64_t>(r.rest_with),
+         share(r.rest_with, r.rest_kernels), report::optional_cell(r.median_with),
+         report::optional_cell(r.median_without), ratio},
+        r.leaderboard_id, r.problem_name);
   }
 }
 

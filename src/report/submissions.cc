@@ -75,8 +75,6 @@ ColumnType field_type(int field) {
   }
 }
 
-Cell optional_text(const std::optional<std::string>& text) { return text ? Cell{*text} : Cell{}; }
-
 // `"runs":[...]`: a legacy submission's runs, for the JSON formats; empty when it has none.
 void append_runs_json(std::string& out, const Submission& s) {
   out.clear();
@@ -152,11 +150,11 @@ std::vector<Cell> row_identity_cells(const Submission& s) {
           s.leaderboard_id,
           s.problem_name,
           s.user_id,
-          optional_text(s.user_name),
-          optional_text(s.runner),
+          optional_cell(s.user_name),
+          optional_cell(s.runner),
           s.submission_time,
           s.status,
-          s.score ? Cell{*s.score} : Cell{}};
+          optional_cell(s.score)};
 }
 
 bool wants_techniques(const std::vector<std::string>& fields) {
@@ -243,25 +241,25 @@ Cell SubmissionWriter::cell(const Submission& s, int field) const {
     case USER_ID:
       return s.user_id;
     case USER_NAME:
-      return optional_text(s.user_name);
+      return optional_cell(s.user_name);
     case CODE_ID:
       return s.code_id;
     case FILE_NAME:
-      return optional_text(s.file_name);
+      return optional_cell(s.file_name);
     case SUBMISSION_TIME:
       return s.submission_time;
     case STATUS:
-      return optional_text(s.status);
+      return Cell{s.status};
     case SCORE:
-      return s.score ? Cell{*s.score} : Cell{};
+      return optional_cell(s.score);
     case PASSED:
-      return s.passed ? Cell{*s.passed} : Cell{};
+      return optional_cell(s.passed);
     case MODE:
-      return optional_text(s.mode);
+      return optional_cell(s.mode);
     case RUNNER:
-      return optional_text(s.runner);
+      return optional_cell(s.runner);
     case CODE:
-      return optional_text(s.code);
+      return optional_cell(s.code);
     default:
       return Cell{};
   }

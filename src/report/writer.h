@@ -52,6 +52,12 @@ struct Column {
 // and DOUBLE: double; BOOL: bool; STRING and JSON: std::string).
 using Cell = std::variant<std::monostate, int64_t, double, bool, std::string>;
 
+// The cell of an optional value: null without one.
+template <typename T>
+[[nodiscard]] Cell optional_cell(const std::optional<T>& v) {
+  return v ? Cell{*v} : Cell{};
+}
+
 // Which leaderboards' reliability notes (dataset/registry.h note_for) an output has shown, and
 // where each goes: queued for above a table, one stderr line for CSV and Parquet ("kbdata: note:
 // ..."; a comment line would break CSV readers, and Parquet metadata is fixed before the first
