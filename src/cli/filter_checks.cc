@@ -22,13 +22,17 @@ dataset::Filter row_selection_filter(const RowSelection& selection) {
   f.problem = selection.problem;
   f.user = selection.user;
   f.runner = selection.runner;
-  if (selection.since) f.since = dataset::parse_utc_time(*selection.since, "--since");
-  if (selection.until) f.until = dataset::parse_utc_time(*selection.until, "--until");
-  if (f.since && f.until && *f.since >= *f.until) {
-    throw UsageError("empty time range: --since " + *selection.since + " is not before --until " +
-                     *selection.until);
-  }
+  set_time_range(f, selection.since, selection.until);
   return f;
+}
+
+void set_time_range(dataset::Filter& filter, const std::optional<std::string>& since,
+                    const std::optional<std::string>& until) {
+  if (since) filter.since = dataset::parse_utc_time(*since, "--since");
+  if (until) filter.until = dataset::parse_utc_time(*until, "--until");
+  if (filter.since && filter.until && *filter.since >= *filter.until) {
+    throw UsageError("empty time range: --since " + *since + " is not before --until " + *until);
+  }
 }
 
 std::vector<std::string> known_runners(const dataset::DataDir& dir) {

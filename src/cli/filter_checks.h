@@ -25,6 +25,11 @@ void add_row_selection_options(CLI::App& cmd, RowSelection& selection);
 // The filter they make. UsageError for a time that does not parse, or --since not before --until.
 [[nodiscard]] dataset::Filter row_selection_filter(const RowSelection& selection);
 
+// --since and --until into `filter` (UTC times as dataset::parse_utc_time reads them); UsageError
+// for a time that does not parse, or --since not before --until.
+void set_time_range(dataset::Filter& filter, const std::optional<std::string>& since,
+                    const std::optional<std::string>& until);
+
 // The runners the registry knows for the configs `dir` holds, in registry order.
 [[nodiscard]] std::vector<std::string> known_runners(const dataset::DataDir& dir);
 

@@ -24,12 +24,7 @@ dataset::Filter build_filter(const SubmissionsOptions& o) {
   f.runner = o.runner;
   f.passed_only = o.passed;
   f.scored_only = o.scored;
-  if (o.since) f.since = dataset::parse_utc_time(*o.since, "--since");
-  if (o.until) f.until = dataset::parse_utc_time(*o.until, "--until");
-  if (f.since && f.until && *f.since >= *f.until) {
-    throw UsageError("empty time range: --since " + *o.since + " is not before --until " +
-                     *o.until);
-  }
+  set_time_range(f, o.since, o.until);
   return f;
 }
 
