@@ -14,6 +14,7 @@
 #include "source/embedded.h"
 #include "source/python_imports.h"
 #include "source/substrings.h"
+#include "source/token_view.h"
 #include "source/tokens.h"
 
 namespace kbdata::audit {
@@ -338,13 +339,24 @@ void audit_cpp_types(std::string_view text, const Token& string, const CodeConte
 
 // The Python rules. The tokens without comments are `sig`; names resolve through the file's
 // imports (import A.B as C, from A import B as C) and module bindings from sys.modules.
-class PythonAudit {
+// The tokens a PythonAudit reads (all but comments): a base, so that they exist before the view
+// of them.
+struct SignificantTokens {
+  std::vector<const Token*> sig_;
+};
+
+class PythonAudit : private SignificantTokens, private source::TokenView {
  public:
   // `embedded`: the strings that hold C++ (read by audit_cpp, not as Python strings).
   PythonAudit(std::string_view text, const std::vector<Token>& all,
               std::unordered_set<const Token*> embedded, const CodeContext& context, Findings& out,
               FileFacts& facts)
-      : text_(text), context_(context), out_(out), facts_(facts), embedded_(std::move(embedded)) {
+      : TokenView(text, sig_),
+        text_(text),
+        context_(context),
+        out_(out),
+        facts_(facts),
+        embedded_(std::move(embedded)) {
     sig_.reserve(all.size());
     for (const Token& t : all) {
       if (t.kind != TokenKind::COMMENT) sig_.push_back(&t);
@@ -383,25 +395,6 @@ class PythonAudit {
     std::unordered_set<std::string_view> globals;
   };
 
-  [[nodiscard, gnu::always_inline]] std::string_view txt(size_t k) const {
-    return k < sig_.size() ? source::token_text(text_, *sig_[k]) : std::string_view();
-  }
-  [[nodiscard, gnu::always_inline]] bool op(size_t k, std::string_view s) const {
-    return k < sig_.size() && source::token_is(text_, *sig_[k], TokenKind::OP, s);
-  }
-  [[nodiscard, gnu::always_inline]] bool name(size_t k, std::string_view s) const {
-    return k < sig_.size() && source::token_is(text_, *sig_[k], TokenKind::NAME, s);
-  }
-  [[nodiscard]] bool is_name(size_t k) const {
-    return k < sig_.size() && sig_[k]->kind == TokenKind::NAME;
-  }
-  [[nodiscard]] bool newline(size_t k) const {
-    return k >= sig_.size() || sig_[k]->kind == TokenKind::NEWLINE;
-  }
-  [[nodiscard]] bool line_start(size_t k) const {
-    return k == 0 || newline(k - 1) || op(k - 1, ";");
-  }
-
   // The source line of `t`, for evidence.
   [[nodiscard]] std::string_view line_text(const Token* t) const {
     size_t b = t->begin;
@@ -413,44 +406,8 @@ class PythonAudit {
     return s;
   }
 
-  // The index of the bracket closing the one at k, or sig_.size().
-  [[nodiscard]] size_t closing(size_t k) const {
-    const uint16_t depth = sig_[k]->depth;
-    for (size_t j = k + 1; j < sig_.size(); ++j) {
-      if (sig_[j]->kind == TokenKind::OP && sig_[j]->depth == depth &&
-          (txt(j) == ")" || txt(j) == "]" || txt(j) == "}")) {
-        return j;
-      }
-    }
-    return sig_.size();
-  }
-
-  // A dotted name starting at k (NAME (. NAME)*): its parts, resolved through the imports, and
-  // one past its last token.
-  struct Dotted {
-    std::string resolved;
-    std::string_view last;
-    size_t parts = 0;
-    size_t end = 0;
-  };
-  [[nodiscard]] Dotted dotted(size_t k) const {
-    Dotted d;
-    const std::string_view root = txt(k);
-    auto it = aliases_.find(root);
-    d.resolved = it != aliases_.end() ? it->second : std::string(root);
-    d.last = root;
-    d.parts = 1;
-    size_t j = k + 1;
-    while (op(j, ".") && is_name(j + 1)) {
-      d.resolved += '.';
-      d.resolved += txt(j + 1);
-      d.last = txt(j + 1);
-      ++d.parts;
-      j += 2;
-    }
-    d.end = j;
-    return d;
-  }
+  using Dotted = source::TokenView::Dotted;
+  [[nodiscard]] Dotted dotted(size_t k) const { return TokenView::dotted(k, aliases_); }
 
   void collect_bindings() {
     for (size_t k = 0; k < sig_.size(); ++k) {
@@ -966,7 +923,6 @@ class PythonAudit {
   Findings& out_;
   FileFacts& facts_;
   std::unordered_set<const Token*> embedded_;
-  std::vector<const Token*> sig_;
   source::ImportAliases aliases_;
   std::unordered_set<std::string_view> module_names_;
   std::unordered_set<std::string_view> module_functions_;

@@ -5,15 +5,12 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "source/token_view.h"
 #include "source/tokens.h"
 
 namespace kbdata::source {
-
-// Bound name -> the dotted name it stands for.
-using ImportAliases = std::unordered_map<std::string_view, std::string>;
 
 // When tokens[k] (`tokens` holds no comments; tokens[k] starts a logical line or follows a `;`)
 // starts an import statement of `text`, adds the names it binds to `aliases` and returns the

@@ -372,12 +372,12 @@ void add_cpp_languages(const CppFacts& facts, bool file, Techniques& out) {
 
 // The Python side: imports resolved (source/python_imports.h), decorators, dotted names, keyword
 // arguments.
-class PythonReader {
+class PythonReader : private source::TokenView {
  public:
   // `storage` holds the tokens but comments (reused by the caller from code to code).
   PythonReader(std::string_view text, const std::vector<Token>& all,
                std::vector<const Token*>& storage, Techniques& out)
-      : text_(text), out_(out), toks_(storage) {
+      : TokenView(text, storage), text_(text), out_(out), toks_(storage) {
     toks_.clear();
     toks_.reserve(all.size());
     for (const Token& t : all) {
@@ -431,58 +431,7 @@ class PythonReader {
   [[nodiscard]] const LineSet& lines() const { return lines_; }
 
  private:
-  struct Dotted {
-    std::string resolved;
-    std::string_view last;
-    size_t end = 0;  // one past its last token
-  };
-
-  [[nodiscard]] std::string_view txt(size_t k) const {
-    return k < toks_.size() ? source::token_text(text_, *toks_[k]) : std::string_view();
-  }
-  [[nodiscard]] bool op(size_t k, std::string_view s) const {
-    return k < toks_.size() && source::token_is(text_, *toks_[k], TokenKind::OP, s);
-  }
-  [[nodiscard]] bool name(size_t k, std::string_view s) const {
-    return k < toks_.size() && source::token_is(text_, *toks_[k], TokenKind::NAME, s);
-  }
-  [[nodiscard]] bool is_name(size_t k) const {
-    return k < toks_.size() && toks_[k]->kind == TokenKind::NAME;
-  }
-  [[nodiscard]] bool newline(size_t k) const {
-    return k >= toks_.size() || toks_[k]->kind == TokenKind::NEWLINE;
-  }
-  [[nodiscard]] bool line_start(size_t k) const {
-    return k == 0 || newline(k - 1) || op(k - 1, ";");
-  }
-  // The bracket closing the one at k, or the end.
-  [[nodiscard]] size_t closing(size_t k) const {
-    const uint16_t depth = toks_[k]->depth;
-    for (size_t j = k + 1; j < toks_.size(); ++j) {
-      if (toks_[j]->kind == TokenKind::OP && toks_[j]->depth == depth &&
-          (txt(j) == ")" || txt(j) == "]" || txt(j) == "}")) {
-        return j;
-      }
-    }
-    return toks_.size();
-  }
-
-  [[nodiscard]] Dotted dotted(size_t k) const {
-    Dotted d;
-    const std::string_view root = txt(k);
-    const auto it = aliases_.find(root);
-    d.resolved = it != aliases_.end() ? it->second : std::string(root);
-    d.last = root;
-    size_t j = k + 1;
-    while (op(j, ".") && is_name(j + 1)) {
-      d.resolved += '.';
-      d.resolved += txt(j + 1);
-      d.last = txt(j + 1);
-      j += 2;
-    }
-    d.end = j;
-    return d;
-  }
+  [[nodiscard]] Dotted dotted(size_t k) const { return TokenView::dotted(k, aliases_); }
 
   // import A.B [as C], from A.B import C [as D] (at a line's start, any depth of code).
   void collect_imports() {
