@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "support/run_kbdata.h"
+#include "techniques/techniques.h"
 
 namespace {
 
@@ -218,6 +220,39 @@ TEST_F(TechniquesCli, WrongUsageIsOneLineAndExitTwo) {
   const auto missing = run("techniques --data " + dir_ + "/none");
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_EQ(lines(missing.err).size(), 1U) << missing.err;
+}
+
+// A file another writer made: the KernelBot-schema sample DuckDB wrote (tests/data), read as a data
+// folder. Every row gets the techniques of its code as DuckDB reads that code
+// (tests/data/expected/kernelbot_sample.parquet.json), classified in process.
+TEST(TechniquesOnDuckDbsFile, EveryRowAsItsCodeAsDuckDbReadsIt) {
+  const fs::path sample = fs::path(KBDATA_TEST_DATA) / "kernelbot_sample.parquet";
+  const fs::path folder =
+      fs::temp_directory_path() / ("kbdata-techniques-duckdb-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  fs::copy_file(sample, folder / "kernelbot_sample.parquet", fs::copy_options::overwrite_existing);
+  const auto r = run("techniques --data " + folder.string() + " -f jsonl");
+  fs::remove_all(folder);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  std::ifstream in(fs::path(KBDATA_TEST_DATA) / "expected" / "kernelbot_sample.parquet.json");
+  const auto duckdb = nlohmann::json::parse(in);
+  std::map<int64_t, kbdata::techniques::Techniques> expected;
+  for (const auto& row : duckdb) {
+    if (row["code"].is_null()) continue;
+    expected[std::stoll(row["submission_id"].get<std::string>())] = kbdata::techniques::classify(
+        row["code"].get<std::string>(),
+        row["file_name"].is_null() ? "" : row["file_name"].get<std::string>());
+  }
+  ASSERT_EQ(lines(r.out).size(), expected.size());
+  for (const std::string& line : lines(r.out)) {
+    const auto j = nlohmann::json::parse(line);
+    const kbdata::techniques::Techniques& t = expected.at(j["submission_id"].get<int64_t>());
+    EXPECT_EQ(j["language"], std::string(kbdata::techniques::to_string(t.language))) << line;
+    EXPECT_EQ(j["features"], kbdata::techniques::features_text(t)) << line;
+    EXPECT_EQ(j["lines"], t.lines) << line;
+    EXPECT_EQ(j["kernels"], t.kernels) << line;
+  }
 }
 
 }  // namespace
