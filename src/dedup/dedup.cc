@@ -1,12 +1,9 @@
 #include "dedup/dedup.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -22,11 +19,11 @@
 #include "common/output_target.h"
 #include "common/text.h"
 #include "common/thread_pool.h"
+#include "dataset/code_spill.h"
 #include "dataset/data_dir.h"
 #include "dataset/flat_file_writer.h"
 #include "dataset/loader.h"
 #include "dedup/shingles.h"
-#include "parquet/compression.h"
 #include "parquet/file_reader.h"
 
 namespace kbdata::dedup {
@@ -98,69 +95,6 @@ void parallel_for(size_t n, int jobs, Fn&& fn) {
 
 bool has_score(const Submission& s) { return s.score && !std::isnan(*s.score); }
 
-// ---- the spill file: compressed code of the hashed rows, read back for verification ------------
-class Spill {
- public:
-  // An unlinked temporary file in `dir`: it disappears when closed, whatever ends the process.
-  explicit Spill(const std::string& dir) {
-    std::string pattern = (dir.empty() ? std::string(".") : dir) + "/.kbdata-dedup-spill-XXXXXX";
-    fd_ = ::mkstemp(pattern.data());
-    if (fd_ < 0) {
-      throw IoError("cannot create a temporary file in " + (dir.empty() ? "." : dir) + ": " +
-                    std::strerror(errno));
-    }
-    ::unlink(pattern.c_str());
-    name_ = pattern;
-  }
-  ~Spill() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Spill(const Spill&) = delete;
-  Spill& operator=(const Spill&) = delete;
-
-  struct Entry {
-    uint64_t offset = 0;
-    uint32_t compressed = 0;
-    uint32_t raw = 0;
-  };
-
-  Entry append(std::span<const uint8_t> compressed, size_t raw) {
-    Entry e{size_, static_cast<uint32_t>(compressed.size()), static_cast<uint32_t>(raw)};
-    size_t done = 0;
-    while (done < compressed.size()) {
-      ssize_t n = ::write(fd_, compressed.data() + done, compressed.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        throw IoError("cannot write the temporary file " + name_ + ": " + std::strerror(errno));
-      done += static_cast<size_t>(n);
-    }
-    size_ += compressed.size();
-    return e;
-  }
-
-  // Reads entry `e` into `text`; `compressed` is scratch. Thread-safe (pread).
-  void read(const Entry& e, std::vector<uint8_t>& compressed, std::string& text) const {
-    compressed.resize(e.compressed);
-    size_t done = 0;
-    while (done < compressed.size()) {
-      ssize_t n = ::pread(fd_, compressed.data() + done, compressed.size() - done,
-                          static_cast<off_t>(e.offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        throw IoError("cannot read the temporary file " + name_ + ": " + std::strerror(errno));
-      done += static_cast<size_t>(n);
-    }
-    text.resize(e.raw);
-    parquet::decompress(parquet::Codec::SNAPPY, compressed,
-                        {reinterpret_cast<uint8_t*>(text.data()), text.size()});
-  }
-
- private:
-  int fd_ = -1;
-  std::string name_;
-  uint64_t size_ = 0;
-};
-
 // Streams the code of some rows: calls fn(row, code) for the rows `wanted` in increasing order.
 using CodeSource =
     std::function<void(const std::function<void(size_t, std::optional<std::string>&&)>&)>;
@@ -213,7 +147,7 @@ class Engine {
     lsh_ = choose_lsh(options_.threshold);
     summary_.lsh = lsh_;
     plan_groups();
-    Spill spill(spill_dir);
+    dataset::CodeSpill spill(spill_dir);
     auto t0 = std::chrono::steady_clock::now();
     hash_codes(source, spill);
     auto t1 = std::chrono::steady_clock::now();
@@ -307,7 +241,7 @@ class Engine {
     spill_.resize(item_row_.size());
   }
 
-  void hash_codes(const CodeSource& source, Spill& spill) {
+  void hash_codes(const CodeSource& source, dataset::CodeSpill& spill) {
     struct Pending {
       uint32_t item;
       std::string code;
@@ -334,9 +268,7 @@ class Engine {
           std::copy(s.keys.begin(), s.keys.end(),
                     keys_.begin() + static_cast<ptrdiff_t>(p.item) * lsh_.bands);
           p.signed_ = true;
-          parquet::compress(parquet::Codec::SNAPPY, 0,
-                            {reinterpret_cast<const uint8_t*>(p.code.data()), p.code.size()},
-                            p.compressed);
+          dataset::CodeSpill::compress(p.code, p.compressed);
         }
       });
       for (Pending& p : batch) {
@@ -368,7 +300,7 @@ class Engine {
     flush();
   }
 
-  void cluster_groups(const Spill& spill) {
+  void cluster_groups(const dataset::CodeSpill& spill) {
     // Largest groups first, so one large group does not start last.
     std::vector<uint32_t> order(groups_.size());
     std::iota(order.begin(), order.end(), 0);
@@ -524,12 +456,12 @@ class Engine {
   uint32_t rep_start_ = 0;
   DedupSummary summary_;
   LshParams lsh_;
-  std::vector<std::vector<uint32_t>> groups_;  // items per scope group
-  std::vector<uint32_t> item_row_;             // item -> row
-  std::vector<int32_t> item_of_row_;           // row -> item or -1
-  std::vector<bool> has_signature_;            // per item
-  std::vector<uint32_t> keys_;                 // per item, lsh_.bands band keys
-  std::vector<Spill::Entry> spill_;            // per item
+  std::vector<std::vector<uint32_t>> groups_;     // items per scope group
+  std::vector<uint32_t> item_row_;                // item -> row
+  std::vector<int32_t> item_of_row_;              // row -> item or -1
+  std::vector<bool> has_signature_;               // per item
+  std::vector<uint32_t> keys_;                    // per item, lsh_.bands band keys
+  std::vector<dataset::CodeSpill::Entry> spill_;  // per item
 };
 
 void check_options(const DedupOptions& o) {
