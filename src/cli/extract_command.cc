@@ -1,7 +1,6 @@
 #include "cli/extract_command.h"
 
 #include <fcntl.h>
-#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/output_target.h"
+#include "common/sha256.h"
 #include "common/text.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
@@ -36,17 +36,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kMaxComponent = 80;
-
-std::string sha256_hex(const std::string& bytes) {
-  sha256_ctx context;
-  sha256_init(&context);
-  sha256_update(&context, bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
-  uint8_t digest[SHA256_DIGEST_SIZE];
-  sha256_digest(&context, sizeof digest, digest);
-  std::string out;
-  append_hex(out, digest);
-  return out;
-}
 
 void write_whole_file(const fs::path& path, const std::string& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -1,7 +1,6 @@
 #include "hub/download.h"
 
 #include <nettle/sha1.h>
-#include <nettle/sha2.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/sha256.h"
 #include "common/text.h"
 #include "hub/curl_api.h"
 
@@ -34,7 +34,7 @@ class Hasher {
 
   void reset() {
     if (file_.lfs) {
-      sha256_init(&sha256_);
+      sha256_ = std::make_unique<Sha256>();
     } else {
       sha1_init(&sha1_);
       const std::string prefix = "blob " + std::to_string(file_.size);
@@ -43,27 +43,23 @@ class Hasher {
   }
   void update(const uint8_t* data, size_t size) {
     if (file_.lfs) {
-      sha256_update(&sha256_, size, data);
+      sha256_->update(data, size);
     } else {
       sha1_update(&sha1_, size, data);
     }
   }
   [[nodiscard]] std::string hex_digest() {
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    size_t size = file_.lfs ? SHA256_DIGEST_SIZE : SHA1_DIGEST_SIZE;
-    if (file_.lfs) {
-      sha256_digest(&sha256_, size, digest);
-    } else {
-      sha1_digest(&sha1_, size, digest);
-    }
+    if (file_.lfs) return sha256_->hex_digest();
+    uint8_t digest[SHA1_DIGEST_SIZE];
+    sha1_digest(&sha1_, sizeof digest, digest);
     std::string out;
-    append_hex(out, std::span<const uint8_t>(digest, size));
+    append_hex(out, std::span<const uint8_t>(digest, sizeof digest));
     return out;
   }
 
  private:
   const TreeFile& file_;
-  sha256_ctx sha256_{};
+  std::unique_ptr<Sha256> sha256_;
   sha1_ctx sha1_{};
 };
 
