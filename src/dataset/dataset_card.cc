@@ -37,4 +37,33 @@ std::string card_file_section(const CardFile& file) {
          " rows, " + std::to_string(file.bytes) + " bytes (" + megabytes(file.bytes) + "). ";
 }
 
+std::optional<std::string> card_license(std::string_view card) {
+  auto next_line = [&](size_t& at) {
+    const size_t end = card.find('\n', at);
+    std::string_view line =
+        card.substr(at, end == std::string_view::npos ? card.size() - at : end - at);
+    at = end == std::string_view::npos ? card.size() : end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    return line;
+  };
+  size_t at = 0;
+  if (next_line(at) != "---") return std::nullopt;
+  while (at < card.size()) {
+    const std::string_view line = next_line(at);
+    if (line == "---") break;
+    if (!line.starts_with("license:")) continue;
+    std::string_view value = line.substr(8);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    if (value.empty()) return std::nullopt;
+    return std::string(value);
+  }
+  return std::nullopt;
+}
+
 }  // namespace kbdata::dataset

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kbdata::dataset {
@@ -47,6 +49,10 @@ struct CardHeader {
 
 // The start of a config's section: "\n## C\n\nFile `F`: N rows, B bytes (X MB). ".
 [[nodiscard]] std::string card_file_section(const CardFile& file);
+
+// The `license:` of a card's front matter (the YAML between a first line "---" and the next line
+// "---"), its value without quotes; nullopt when the card has no front matter or no license line.
+[[nodiscard]] std::optional<std::string> card_license(std::string_view card);
 
 // "12.35 MB" (10^6 bytes, two decimals).
 [[nodiscard]] std::string megabytes(uint64_t bytes);

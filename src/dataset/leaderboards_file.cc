@@ -21,7 +21,7 @@ std::vector<LeaderboardEntry> read_leaderboards(const std::string& path) {
   try {
     auto reader = parquet::FileReader::open(path);
     const parquet::Schema& schema = reader->schema();
-    Wanted wanted[] = {{"id"}, {"name"}, {"lang"}, {"reference"}};
+    Wanted wanted[] = {{"id"}, {"name"}, {"lang"}, {"description"}, {"reference"}};
     parquet::ScanOptions options;
     for (Wanted& w : wanted) {
       const std::optional<int> leaf = schema.find_leaf(w.name);
@@ -62,6 +62,8 @@ std::vector<LeaderboardEntry> read_leaderboards(const std::string& path) {
             e.name = std::string(col.values.string(v));
           } else if (name == "lang") {
             e.lang = std::string(col.values.string(v));
+          } else if (name == "description") {
+            e.description = std::string(col.values.string(v));
           } else {
             e.reference = std::string(col.values.string(v));
           }

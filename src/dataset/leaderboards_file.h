@@ -14,8 +14,9 @@ namespace kbdata::dataset {
 struct LeaderboardEntry {
   std::optional<int64_t> id;
   std::string name;
-  std::optional<std::string> lang;       // "py" or "cu"
-  std::optional<std::string> reference;  // the reference implementation's source
+  std::optional<std::string> lang;         // "py" or "cu"
+  std::optional<std::string> description;  // the task's text for competitors
+  std::optional<std::string> reference;    // the reference implementation's source
 };
 
 // The rows of a leaderboards file. Columns it lacks are left null (`name` empty); `id` may be
