@@ -58,6 +58,10 @@ class FileWriter {
   // from an earlier write, here or at close()).
   void write(std::span<const ColumnBatch> leaves);
 
+  // Appends a key-value pair to the footer's metadata, after those of the options: what is known
+  // only once the rows are written (counts). REQUIRES: not closed yet.
+  void add_key_value(KeyValue kv) { metadata_.key_value_metadata.push_back(std::move(kv)); }
+
   // Writes the last row group, the page indexes and the footer. The file is complete only after
   // it; a writer destroyed without close() leaves the sink holding a partial file (use an
   // AtomicOutputFile and commit only after close()). REQUIRES: not closed yet.

@@ -230,6 +230,10 @@ class RowFileWriter {
   // Ends `count` rows given by batch (TypedColumnBuilder::values, ColumnBuilder::nulls).
   void end_rows(size_t count);
 
+  // Appends a key-value pair to the footer's metadata, after the provenance's: what is known only
+  // once the rows are written (FileWriter::add_key_value). REQUIRES: not closed yet.
+  void add_key_value(KeyValue kv) { writer_.add_key_value(std::move(kv)); }
+
   // Writes the rows held, the last row group, the page indexes and the footer. The file is then
   // complete, still under its temporary name; no row may follow. A second call does nothing.
   void close();
