@@ -601,7 +601,7 @@ uint32_t NoiseBuilder::series_index(const dataset::Submission& s) {
   return it->second;
 }
 
-void NoiseBuilder::add(dataset::Submission&& s) {
+const uint32_t* NoiseBuilder::add(dataset::Submission&& s) {
   Row row;
   row.series = series_index(s);
   const std::string user_key = std::to_string(s.leaderboard_id) + "/" + s.user_id;
@@ -630,6 +630,8 @@ void NoiseBuilder::add(dataset::Submission&& s) {
     if (auto d = public_secret_difference(s)) data.secret.push_back({s.submission_time, *d});
   }
   rows_.push_back(row);
+  // A sketch's values stay where they are while sketches_ grows (a vector moves its buffer).
+  return row.sketch < 0 ? nullptr : sketch_of(row.sketch);
 }
 
 std::vector<SeriesNoise> NoiseBuilder::finish() {

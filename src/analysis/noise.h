@@ -181,8 +181,10 @@ class NoiseBuilder {
   // LoadOptions::code_wanted of such a load: the rows whose code is sketched (those that
   // qualify with a positive score); the others' code need not be decoded.
   [[nodiscard]] static bool wants_code(const dataset::Submission& s);
-  // The row's sketch from s.prepared (prepare; moved out of it), else from s.code.
-  void add(dataset::Submission&& s);
+  // The row's sketch from s.prepared (prepare; moved out of it), else from s.code. Returns the
+  // sketch kept for the row (kSketchBins values, valid until finish()), or nullptr when it has none
+  // (a row that does not qualify with a positive score, or without code).
+  const uint32_t* add(dataset::Submission&& s);
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).
   // Call once.
   [[nodiscard]] std::vector<SeriesNoise> finish();
