@@ -1,0 +1,93 @@
+// kbdata pairs on the `medium` synthetic set (both schema families): every pair is two rows of the
+// data, of one user, problem and runner, in time order, whose score ratio is the pair's speedup;
+// each significance is the one the leaderboard's measured noise (kbdata noise) gives.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "support/oracle.h"
+#include "support/run_kbdata.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using kbdata::testing::lines;
+using kbdata::testing::read_file;
+using kbdata::testing::run;
+using nlohmann::json;
+
+std::string runner_key(const json& j) { return j["runner"].is_null() ? "" : j["runner"]; }
+
+TEST(PairsMedium, EveryPairIsTwoRowsOfOneSeriesAndTheirScoreRatio) {
+  const std::string& data = kbdata::testing::medium_data();
+  kbdata::testing::TempDir dir("pairs-medium");
+  const auto r = run("pairs --data " + data + " --out " + dir.file("p.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = run("submissions --data " + data + " -f jsonl");
+  ASSERT_EQ(rows.exit_code, 0) << rows.err;
+  std::map<std::pair<int64_t, std::string>, json> by_id;
+  for (const std::string& line : lines(rows.out)) {
+    json j = json::parse(line);
+    const std::pair<int64_t, std::string> key{j["submission_id"].get<int64_t>(), runner_key(j)};
+    by_id[key] = std::move(j);
+  }
+  const auto noise = run("noise --data " + data + " -f jsonl");
+  ASSERT_EQ(noise.exit_code, 0) << noise.err;
+  // sigma of the series with a combined estimate and no change of level.
+  std::map<std::pair<int64_t, std::string>, double> sigma;
+  for (const std::string& line : lines(noise.out)) {
+    const json j = json::parse(line);
+    if (j["source"] == "combined" && j["change_time"].is_null()) {
+      sigma[{j["leaderboard_id"].get<int64_t>(), runner_key(j)}] = j["sigma"];
+    }
+  }
+
+  size_t pairs = 0, checked_noise = 0, legacy = 0;
+  std::map<std::string, size_t> users;
+  for (const std::string& line : lines(read_file(dir.file("p.jsonl")))) {
+    const json p = json::parse(line);
+    ++pairs;
+    const std::string runner = runner_key(p);
+    legacy += runner.empty() ? 1 : 0;
+    const auto b = by_id.find({p["baseline_submission_id"].get<int64_t>(), runner});
+    const auto i = by_id.find({p["improved_submission_id"].get<int64_t>(), runner});
+    ASSERT_NE(b, by_id.end()) << line.substr(0, 300);
+    ASSERT_NE(i, by_id.end()) << line.substr(0, 300);
+    for (const json* row : {&b->second, &i->second}) {
+      EXPECT_EQ((*row)["leaderboard_id"], p["leaderboard_id"]);
+      EXPECT_EQ((*row)["problem_name"], p["problem_name"]);
+      EXPECT_EQ((*row)["user_id"], p["user_id"]);
+      EXPECT_EQ(runner_key(*row), runner);
+      EXPECT_EQ((*row)["passed"], true);
+    }
+    EXPECT_EQ(b->second["code_id"], p["baseline_code_id"]);
+    EXPECT_EQ(i->second["code_id"], p["improved_code_id"]);
+    const double bs = b->second["score"], is = i->second["score"];
+    EXPECT_EQ(p["baseline_score"].get<double>(), bs);
+    EXPECT_EQ(p["improved_score"].get<double>(), is);
+    EXPECT_EQ(p["speedup"].get<double>(), bs / is);
+    EXPECT_GT(bs, is);
+    EXPECT_LE(b->second["submission_time"].get<std::string>(),
+              i->second["submission_time"].get<std::string>());
+    ++users[p["user_id"].get<std::string>()];
+    const auto s = sigma.find({p["leaderboard_id"].get<int64_t>(), runner});
+    if (s != sigma.end()) {
+      ASSERT_FALSE(p["noise_sd"].is_null()) << line.substr(0, 300);
+      const double sd = p["noise_sd"];
+      EXPECT_NEAR(sd, std::sqrt(2.0) * s->second, 1e-12);
+      EXPECT_EQ(p["significant"].get<bool>(), std::log(bs / is) > 1.6448536269514722 * sd);
+      ++checked_noise;
+    }
+  }
+  EXPECT_GT(pairs, 1000u);
+  EXPECT_GT(legacy, 20u);  // the legacy configs give pairs too (50 at seed 3)
+  EXPECT_GT(users.size(), 50u);
+  EXPECT_GT(checked_noise, pairs / 2);
+}
+
+}  // namespace
