@@ -11,6 +11,7 @@
 #include "cli/fastest_command.h"
 #include "cli/inspect_command.h"
 #include "cli/noise_command.h"
+#include "cli/pairs_command.h"
 #include "cli/progression_command.h"
 #include "cli/pull_command.h"
 #include "cli/records_command.h"
@@ -41,6 +42,7 @@ void add_all_commands(CLI::App& app, Commands& commands) {
   add_extract_command(app, commands);
   add_audit_command(app, commands);
   add_techniques_command(app, commands);
+  add_pairs_command(app, commands);
   add_pull_command(app, commands);
   add_dedup_command(app, commands);
 }

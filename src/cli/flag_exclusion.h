@@ -1,6 +1,6 @@
-// --exclude-flagged[=suspicious|cheat] of top, records, fastest, extract, dedup and techniques: the
-// rows kbdata audit flags left out of the load, before anything is ranked, grouped or written
-// (docs/audit.md, "Leaving flagged rows out").
+// --exclude-flagged[=suspicious|cheat] of top, records, fastest, extract, dedup, techniques and
+// pairs: the rows kbdata audit flags left out of the load, before anything is ranked, grouped or
+// written (docs/audit.md, "Leaving flagged rows out").
 #pragma once
 
 #include <cstdio>

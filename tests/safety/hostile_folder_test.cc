@@ -159,6 +159,12 @@ std::vector<std::string> commands() {
     all.push_back("show --data DATA 1000 --format " + format);
   }
   all.push_back("extract --data DATA -p " + std::string(kProblem) + " --all --out OUT/code");
+  for (const std::string format : {"jsonl", "parquet", "chat", "preference"}) {
+    const std::string out = format == "parquet" ? "OUT/pairs.parquet" : "OUT/pairs.jsonl";
+    all.push_back("pairs --data DATA --out " + out + " --all-pairs --format " + format);
+  }
+  all.push_back("pairs --data DATA --out OUT/t.parquet --trajectories");
+  all.push_back("pairs --data DATA --out OUT/t.jsonl --trajectories --format chat");
   return all;
 }
 
@@ -284,6 +290,21 @@ std::string param_name(const ::testing::TestParamInfo<Hostile>& param) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, HostileFolder, ::testing::ValuesIn(hostile_files()), param_name);
+// kbdata pairs leaves out a score of 0 s (an infinite speedup) and the non-finite and negative
+// ones (they do not qualify), and says how many qualifying rows it left out.
+TEST(HostileScores, PairsCountZeroScoresAndPairNoNonFiniteOne) {
+  Sandbox box;
+  const Hostile nonfinite = hostile_files()[4];
+  ASSERT_EQ(nonfinite.name, "nonfinite.parquet");
+  const std::string data = make_folder(box, nonfinite);
+  const std::string out = box.folder("out") + "/p.jsonl";
+  const Result r = run_limited(
+      "pairs --data " + shell_quote(data) + " --out " + shell_quote(out) + " --all-pairs",
+      kTimeoutSeconds);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("qualifying rows scored 0 s         1"), std::string::npos) << r.out;
+}
+
 INSTANTIATE_TEST_SUITE_P(Files, ReadableHostileFolder, ::testing::ValuesIn(readable_files()),
                          param_name);
 

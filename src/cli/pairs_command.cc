@@ -1,0 +1,267 @@
+#include "cli/pairs_command.h"
+
+#include <cinttypes>
+#include <filesystem>
+#include <memory>
+
+#include "cli/flag_exclusion.h"
+#include "cli/progress.h"
+#include "common/error.h"
+#include "common/sha256.h"
+#include "dataset/dataset_card.h"
+#include "dataset/leaderboards_file.h"
+#include "dataset/loader.h"
+#include "report/text.h"
+
+namespace kbdata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The data set's license from the card (README.md) of a local data folder; nullopt without one.
+std::optional<std::string> folder_license(const dataset::DataDir& dir) {
+  const fs::path card = fs::path(dir.path) / "README.md";
+  std::error_code ec;
+  if (!fs::is_regular_file(card, ec)) return std::nullopt;  // never a FIFO or a device
+  std::unique_ptr<RandomAccessFile> file = LocalFile::open(card.string());
+  const uint64_t size = std::min<uint64_t>(file->size(), uint64_t{1} << 20);
+  std::string text(size, '\0');
+  file->read_at(0, {reinterpret_cast<uint8_t*>(text.data()), text.size()});
+  return dataset::card_license(text);
+}
+
+// The files the load reads, each with its SHA-256, with progress.
+std::vector<pairs::SourceFile> source_files(const dataset::DataDir& dir,
+                                            const dataset::Filter& filter, std::FILE* err) {
+  std::vector<pairs::SourceFile> out;
+  const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, filter);
+  uint64_t total = 0;
+  std::vector<std::unique_ptr<RandomAccessFile>> opened;
+  for (const dataset::DataFile* f : files) {
+    opened.push_back(dir.open(*f));
+    total += opened.back()->size();
+  }
+  Progress progress(err, "hashing the sources");
+  uint64_t done = 0;
+  std::vector<uint8_t> buffer(size_t{8} << 20);
+  for (size_t i = 0; i < files.size(); ++i) {
+    RandomAccessFile& file = *opened[i];
+    Sha256 hash;
+    const uint64_t size = file.size();
+    for (uint64_t at = 0; at < size;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - at));
+      file.read_at(at, {buffer.data(), n});
+      hash.update(buffer.data(), n);
+      at += n;
+      done += n;
+      progress.update(done >> 20, "MB", total >> 20);
+    }
+    out.push_back({files[i]->name, files[i]->num_rows, size, hash.hex_digest()});
+  }
+  return out;
+}
+
+std::string count_line(const char* label, uint64_t value) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%-34s %" PRIu64 "\n", label, value);
+  return buf;
+}
+
+}  // namespace
+
+void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
+  pairs::PairsOptions p;
+  p.out = options.out;
+  p.card = options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string());
+  if (options.format) {
+    p.format = pairs::parse_format(*options.format);
+  } else {
+    p.format = pairs::format_of_name(options.out).value_or(pairs::Format::JSONL);
+  }
+  p.trajectories = options.trajectories;
+  p.all_pairs = options.all_pairs;
+  p.same_epoch = options.same_epoch;
+  p.min_speedup = options.min_speedup;
+  p.max_gap_days = options.max_gap_days;
+  p.lineage.link_similarity = options.link_similarity;
+  p.lineage.lookback = options.lookback;
+  p.threads = options.data.threads.value_or(0);
+  p.command_line = invoked_command_line();
+  pairs::check_options(p);
+
+  // The load reads whole series (leaderboard, runner): they all feed the noise estimates; the
+  // user and the time range choose the versions.
+  dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
+  load.filter.problem = options.rows.problem;
+  load.filter.leaderboard_id = options.leaderboard;
+  load.filter.runner = options.rows.runner;
+  p.versions.user = options.rows.user;
+  set_time_range(p.versions, options.rows.since, options.rows.until);
+  for (const auto& [flag, value] :
+       {std::pair<const char*, std::optional<std::string>>{"--problem", options.rows.problem},
+        {"--leaderboard", options.leaderboard
+                              ? std::optional<std::string>(std::to_string(*options.leaderboard))
+                              : std::nullopt},
+        {"--runner", options.rows.runner},
+        {"--user", options.rows.user},
+        {"--since", options.rows.since},
+        {"--until", options.rows.until}}) {
+    if (value) p.selection.push_back(std::string(flag) + " " + *value);
+  }
+
+  std::shared_ptr<const pairs::BenchmarkSet> benchmarks;
+  if (options.decontaminate) {
+    benchmarks = std::make_shared<const pairs::BenchmarkSet>(
+        pairs::BenchmarkSet::load(*options.decontaminate, options.decontamination));
+    p.benchmarks = benchmarks;
+    p.benchmarks_path = *options.decontaminate;
+  } else if (options.decontamination.column || options.decontamination.ngram != 12 ||
+             options.decontamination.ngram_share != 0 || options.decontamination.threshold != 0.8) {
+    throw UsageError(
+        "--decontaminate-column, --ngram, --ngram-share and --decontaminate-threshold tune "
+        "--decontaminate PATH: give it");
+  }
+
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  resolve_filter(dir, load.filter);
+  p.data_label = dir.path;
+  p.license = folder_license(dir);
+  for (const dataset::DataFile* f : dataset::leaderboards_files(dir)) {
+    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(f->path)) {
+      if (e.id && e.description) p.descriptions.emplace(*e.id, *e.description);
+    }
+  }
+  if (options.exclude_flagged) {
+    exclude_flagged(options.exclude_flagged, dir, load, err);
+    p.flagged_level = *options.exclude_flagged == "cheat" ? "cheat" : "suspicious";
+    p.flagged_left_out = load.filter.excluded ? load.filter.excluded->size() : 0;
+  }
+  p.sources = source_files(dir, load.filter, err);
+
+  pairs::PairsBuilder builder(std::move(p));
+  load.with_code = true;
+  load.with_details = true;
+  load.with_runs = true;     // legacy: the noise's secret runs
+  load.with_results = true;  // legacy: the noise's benchmark errors
+  load.prepare = [&builder](dataset::Submission& s, std::optional<std::string_view> code) {
+    builder.prepare(s, code);
+  };
+  load.code_wanted = pairs::PairsBuilder::wants_code;
+  load_submissions(
+      dir, options.data, load, "reading versions",
+      [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
+
+  std::unique_ptr<Progress> progress;
+  std::string stage;
+  const pairs::PairsSummary s =
+      builder.finish([&](std::string_view what, uint64_t done, uint64_t total) {
+        if (what != stage) {
+          stage = what;
+          progress = std::make_unique<Progress>(err, std::string(what));
+        }
+        progress->update(done, what == "lineages" ? "groups" : "rows", total);
+      });
+  progress.reset();
+  if (s.versions == 0) {
+    report::write_all(err, "kbdata: no qualifying submissions with code" +
+                               why_empty(dir, load.filter) + " in " + dir.path + "\n");
+  }
+
+  const char* unit = options.trajectories ? "trajectories" : "pairs";
+  std::string text;
+  text += count_line("rows read", s.rows);
+  text += count_line("versions", s.versions);
+  if (s.without_code > 0) text += count_line("qualifying rows without code", s.without_code);
+  if (s.zero_scores > 0) text += count_line("qualifying rows scored 0 s", s.zero_scores);
+  text += count_line("lineages", s.lineages);
+  text += count_line((std::string("candidate ") + unit).c_str(), s.candidates);
+  text += count_line("dropped: below --min-speedup", s.dropped_min_speedup);
+  if (!options.trajectories) {
+    text += count_line("dropped: beyond --max-gap-days", s.dropped_max_gap);
+    text += count_line("dropped: no real change", s.dropped_no_change);
+  }
+  if (options.decontaminate) {
+    text += count_line("dropped: n-gram overlap", s.dropped_ngram);
+    text += count_line("dropped: MinHash near-copy", s.dropped_minhash);
+  }
+  text += count_line((std::string(unit) + " written").c_str(), s.written);
+  if (!options.trajectories) {
+    text += count_line("significant (above the noise)", s.significant);
+    if (s.significance_unknown > 0) {
+      text += count_line("without a noise estimate", s.significance_unknown);
+    }
+  }
+  text += "out                                " + options.out + " (" + dataset::megabytes(s.bytes) +
+          ")\n";
+  text += "card                               " +
+          options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string()) +
+          "\n";
+  report::write_all(out, text);
+}
+
+void add_pairs_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<PairsCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "pairs",
+      "Training data: per user, problem and runner, the kernel's lineages (split where the code\n"
+      "is rewritten), their (slower, faster) pairs of new bests with both codes, the speedup, a\n"
+      "unified diff and its significance against the measured noise, or whole trajectories;\n"
+      "filtered, decontaminated, with a card (docs/pairs.md)");
+  add_data_options(*cmd, options->data);
+  add_row_selection_options(*cmd, options->rows);
+  cmd->add_option("--leaderboard", options->leaderboard, "Only this leaderboard id");
+  cmd->add_option("--out,-o", options->out, "File to write (.jsonl or .parquet)")->required();
+  cmd->add_option("--format,-f", options->format,
+                  "jsonl, parquet, chat (messages) or preference (prompt, chosen, rejected); "
+                  "default: from --out's name, else jsonl");
+  cmd->add_option("--card", options->card,
+                  "Where the card goes (default: pairs-card.md beside --out)");
+  cmd->add_flag("--trajectories", options->trajectories,
+                "One row per lineage with every version, instead of pairs");
+  cmd->add_flag("--all-pairs", options->all_pairs,
+                "Every improving pair of a lineage, not only each new best with the best before");
+  cmd->add_flag("--same-epoch", options->same_epoch,
+                "Never compare scores across a change of the harness (lineages cut there)");
+  cmd->add_option("--min-speedup", options->min_speedup,
+                  "Drop pairs whose baseline/improved score ratio is below this")
+      ->capture_default_str();
+  cmd->add_option("--max-gap-days", options->max_gap_days,
+                  "Drop pairs whose versions are more days apart (trajectories: cut there)");
+  cmd->add_option("--link-similarity", options->link_similarity,
+                  "Estimated Jaccard similarity (5-byte shingles) at or above which a version "
+                  "continues a lineage")
+      ->capture_default_str();
+  cmd->add_option("--lookback", options->lookback,
+                  "Lineages (the most recently continued) a version is compared with")
+      ->capture_default_str();
+  add_exclude_flagged_option(*cmd, options->exclude_flagged);
+  cmd->add_option("--decontaminate", options->decontaminate,
+                  "Drop rows whose code overlaps this benchmark set: a folder of files, a file, "
+                  "or a Parquet file's code column");
+  cmd->add_option("--decontaminate-column", options->decontamination.column,
+                  "The benchmark Parquet file's column (default: code)");
+  cmd->add_option("--ngram", options->decontamination.ngram,
+                  "Tokens per n-gram of the overlap test")
+      ->capture_default_str();
+  cmd->add_option("--ngram-share", options->decontamination.ngram_share,
+                  "Share of a code's n-grams the set must hold to drop it (0: any one)")
+      ->capture_default_str();
+  cmd->add_option("--decontaminate-threshold", options->decontamination.threshold,
+                  "Estimated Jaccard similarity to a benchmark item that drops a code")
+      ->capture_default_str();
+  cmd->footer(
+      "\nExamples:\n"
+      "  kbdata pairs --out pairs.jsonl\n"
+      "  kbdata pairs -p nvfp4_gemm --out gemm-pairs.parquet --exclude-flagged --same-epoch\n"
+      "  kbdata pairs --out chat.jsonl --format chat --min-speedup 1.05\n"
+      "  kbdata pairs --out dpo.jsonl --format preference --max-gap-days 7\n"
+      "  kbdata pairs --out trajectories.jsonl --trajectories\n"
+      "  kbdata pairs --out clean.jsonl --decontaminate data/sample/leaderboards.parquet \\\n"
+      "      --decontaminate-column reference\n"
+      "\nExit status: 0 success, 1 the input could not be read or the output written, 2 wrong "
+      "usage.");
+  commands.push_back({cmd, [options] { run_pairs(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli
