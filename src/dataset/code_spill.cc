@@ -27,6 +27,7 @@ CodeSpill::~CodeSpill() {
 }
 
 void CodeSpill::compress(std::string_view text, std::vector<uint8_t>& out) {
+  out.clear();  // parquet::compress appends
   parquet::compress(parquet::Codec::SNAPPY, 0,
                     {reinterpret_cast<const uint8_t*>(text.data()), text.size()}, out);
 }
