@@ -434,6 +434,11 @@ void append_message(std::string& out, std::string_view role, std::string_view co
 
 // ---- the versions -------------------------------------------------------------------------
 
+// A version's file name, or "" without one (a view into the group's name).
+std::string_view name_of(const std::optional<std::string>& name) {
+  return name ? std::string_view(*name) : std::string_view();
+}
+
 bool measured(const dataset::Submission& s) { return dataset::qualifies(s) && *s.score > 0; }
 
 // What prepare() leaves in Submission::prepared.
@@ -714,8 +719,8 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
   }
   const bool pair = !options.trajectories;
   if (pair) {
-    const std::string_view name = g.file_names[item.members[1]].value_or("");
-    if (normalised_code(made.codes[0], g.file_names[item.members[0]].value_or("")) ==
+    const std::string_view name = name_of(g.file_names[item.members[1]]);
+    if (normalised_code(made.codes[0], name_of(g.file_names[item.members[0]])) ==
         normalised_code(made.codes[1], name)) {
       made.drop = Made::Drop::NO_CHANGE;
       return;
@@ -740,7 +745,7 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
     }
   }
   auto language = [&](size_t k) {
-    return code_language(made.codes[k], g.file_names[item.members[k]].value_or(""));
+    return code_language(made.codes[k], name_of(g.file_names[item.members[k]]));
   };
   const Version& first = g.versions[item.members.front()];
   switch (options.format) {
@@ -748,7 +753,7 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
     case Format::PARQUET:
       if (pair) {
         made.diff =
-            unified_diff(made.codes[0], made.codes[1], g.file_names[item.members[1]].value_or(""));
+            unified_diff(made.codes[0], made.codes[1], name_of(g.file_names[item.members[1]]));
       }
       break;
     case Format::CHAT: {
