@@ -72,7 +72,9 @@ std::string count_line(const char* label, uint64_t value) {
 void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
   pairs::PairsOptions p;
   p.out = options.out;
-  p.card = options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string());
+  const std::string card =
+      options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string());
+  p.card = card;
   if (options.format) {
     p.format = pairs::parse_format(*options.format);
   } else {
@@ -194,9 +196,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   }
   text += "out                                " + options.out + " (" + dataset::megabytes(s.bytes) +
           ")\n";
-  text += "card                               " +
-          options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string()) +
-          "\n";
+  text += "card                               " + card + "\n";
   report::write_all(out, text);
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <span>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 #include <variant>
@@ -58,22 +59,23 @@ using Value =
     std::variant<std::monostate, int64_t, double, bool, std::string_view, std::span<const int64_t>,
                  std::span<const double>, std::span<const std::string>>;
 
-const FieldSpec kIdentity[] = {
+// The fields every row starts its identity with, then the pieces the formats add.
+const FieldSpec kSeries[] = {
     {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
     {"problem_name", Type::STRING, "the problem's name"},
     {"runner", Type::STRING, "the GPU the scores were measured on (null in legacy files)"},
     {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
+};
+const FieldSpec kUserName[] = {
+    {"user_name", Type::STRING, "the user's handle (null in legacy files)"},
+};
+const FieldSpec kLineage[] = {
     {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
 };
-
-const FieldSpec kPairFields[] = {
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU both scores were measured on (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
-    {"user_name", Type::STRING, "the user's handle (null in legacy files)"},
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
-    {"file_name", Type::STRING, "the improved version's file name"},
+const FieldSpec kFileName[] = {
+    {"file_name", Type::STRING, "the file name of the improved (trajectories: the last) version"},
+};
+const FieldSpec kPair[] = {
     {"baseline_submission_id", Type::INT64, "the slower version's submission"},
     {"improved_submission_id", Type::INT64, "the faster version's submission"},
     {"baseline_code_id", Type::INT64, "the slower version's code_id"},
@@ -96,15 +98,7 @@ const FieldSpec kPairFields[] = {
     {"improved_code", Type::STRING, "the faster version's code"},
     {"diff", Type::STRING, "unified diff from baseline_code to improved_code"},
 };
-
-const FieldSpec kTrajectoryFields[] = {
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU the scores were measured on (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
-    {"user_name", Type::STRING, "the user's handle (null in legacy files)"},
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
-    {"file_name", Type::STRING, "the last version's file name"},
+const FieldSpec kTrajectory[] = {
     {"versions", Type::INT64, "how many versions the trajectory holds (2 or more)"},
     {"first_score", Type::DOUBLE, "the first version's score, seconds"},
     {"best_score", Type::DOUBLE, "the best version's score, seconds"},
@@ -118,63 +112,64 @@ const FieldSpec kTrajectoryFields[] = {
     {"epochs", Type::INT64_LIST, "each version's harness epoch"},
     {"codes", Type::STRING_LIST, "each version's code"},
 };
-
-const FieldSpec kChatPairFields[] = {
-    {"messages", Type::JSON,
-     "the user turn (task and baseline kernel with its time), the assistant turn (the faster "
-     "kernel)"},
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
+// What a chat or preference pair refers to.
+const FieldSpec kPairReference[] = {
     {"baseline_submission_id", Type::INT64, "the slower version's submission"},
     {"improved_submission_id", Type::INT64, "the faster version's submission"},
-    {"speedup", Type::DOUBLE, "baseline score / improved score"},
+    {"speedup", Type::DOUBLE, "the slower version's score / the faster one's"},
     {"significant", Type::BOOL, "above the measurement noise at 95% (null: no estimate)"},
 };
-
-const FieldSpec kChatTrajectoryFields[] = {
-    {"messages", Type::JSON,
-     "the task, then each version as an assistant turn, each followed by a user turn with its "
-     "time (but the last)"},
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
+const FieldSpec kTrajectoryReference[] = {
     {"versions", Type::INT64, "how many versions (assistant turns)"},
     {"speedup", Type::DOUBLE, "first score / best score"},
 };
-
-const FieldSpec kPreferenceFields[] = {
+const FieldSpec kChatPair[] = {
+    {"messages", Type::JSON,
+     "the user turn (task and baseline kernel with its time), the assistant turn (the faster "
+     "kernel)"},
+};
+const FieldSpec kChatTrajectory[] = {
+    {"messages", Type::JSON,
+     "the task, then each version as an assistant turn, each followed by a user turn with its "
+     "time (but the last)"},
+};
+const FieldSpec kPreference[] = {
     {"prompt", Type::STRING, "the task"},
     {"chosen", Type::STRING, "the faster kernel"},
     {"rejected", Type::STRING, "the slower kernel"},
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
-    {"baseline_submission_id", Type::INT64, "the rejected version's submission"},
-    {"improved_submission_id", Type::INT64, "the chosen version's submission"},
-    {"speedup", Type::DOUBLE, "rejected score / chosen score"},
-    {"significant", Type::BOOL, "above the measurement noise at 95% (null: no estimate)"},
 };
 
-std::span<const FieldSpec> fields_of(Format format, bool trajectories) {
+// The fields of a format's rows, in order (the writer's values follow it).
+std::vector<FieldSpec> fields_of(Format format, bool trajectories) {
+  std::vector<FieldSpec> out;
+  auto add = [&out](std::span<const FieldSpec> part) {
+    out.insert(out.end(), part.begin(), part.end());
+  };
   switch (format) {
     case Format::JSONL:
     case Format::PARQUET:
-      return trajectories ? std::span<const FieldSpec>(kTrajectoryFields)
-                          : std::span<const FieldSpec>(kPairFields);
+      add(kSeries);
+      add(kUserName);
+      add(kLineage);
+      add(kFileName);
+      add(trajectories ? std::span<const FieldSpec>(kTrajectory)
+                       : std::span<const FieldSpec>(kPair));
+      break;
     case Format::CHAT:
-      return trajectories ? std::span<const FieldSpec>(kChatTrajectoryFields)
-                          : std::span<const FieldSpec>(kChatPairFields);
+      add(trajectories ? kChatTrajectory : kChatPair);
+      add(kSeries);
+      add(kLineage);
+      add(trajectories ? std::span<const FieldSpec>(kTrajectoryReference)
+                       : std::span<const FieldSpec>(kPairReference));
+      break;
     case Format::PREFERENCE:
-      return kPreferenceFields;
+      add(kPreference);
+      add(kSeries);
+      add(kLineage);
+      add(kPairReference);
+      break;
   }
-  return kPairFields;
+  return out;
 }
 
 parquet::Field parquet_field(const FieldSpec& f) {
@@ -281,9 +276,9 @@ void append_json_value(std::string& out, Type type, const Value& value) {
 // Rows to OUT: JSON Lines through an AtomicOutputFile, or Parquet through a RowFileWriter.
 class RowOutput {
  public:
-  RowOutput(const std::string& path, Format format, std::span<const FieldSpec> fields,
+  RowOutput(const std::string& path, Format format, std::vector<FieldSpec> fields,
             const parquet::Provenance& provenance)
-      : fields_(fields) {
+      : fields_(std::move(fields)) {
     if (format == Format::PARQUET) {
       std::vector<parquet::Field> schema;
       for (const FieldSpec& f : fields_) schema.push_back(parquet_field(f));
@@ -295,6 +290,7 @@ class RowOutput {
   }
 
   void row(const std::vector<Value>& values) {
+    if (values.size() != fields_.size()) throw std::logic_error("pairs: a row of the wrong width");
     if (parquet_) {
       parquet_row(values);
     } else {
@@ -390,7 +386,7 @@ class RowOutput {
     parquet_->end_row();
   }
 
-  std::span<const FieldSpec> fields_;
+  std::vector<FieldSpec> fields_;
   std::unique_ptr<parquet::RowFileWriter> parquet_;
   std::unique_ptr<AtomicOutputFile> text_;
   std::string buffer_;
@@ -594,7 +590,7 @@ PairsBuilder::PairsBuilder(PairsOptions options)
                                           : "each new best of a lineage with the best before it") +
                      ", with both codes, the speedup, a unified diff and its significance "
                      "against the measured noise (docs/pairs.md)";
-  const std::span<const FieldSpec> fields = fields_of(m.options.format, m.options.trajectories);
+  std::vector<FieldSpec> fields = fields_of(m.options.format, m.options.trajectories);
   const OutputTarget out = check_output_file(m.options.out);
   const OutputTarget card = check_output_file(m.options.card);
   if (file_id(out.target) && file_id(card.target) &&
@@ -602,7 +598,8 @@ PairsBuilder::PairsBuilder(PairsOptions options)
     throw UsageError("--card " + m.options.card + " names the output itself");
   }
   if (out.target == card.target) throw UsageError("--card " + m.options.card + " names --out");
-  m.output = std::make_unique<RowOutput>(m.options.out, m.options.format, fields, m.provenance());
+  m.output = std::make_unique<RowOutput>(m.options.out, m.options.format, std::move(fields),
+                                         m.provenance());
   m.card = std::make_unique<AtomicOutputFile>(m.options.card);
   m.spill = std::make_unique<dataset::CodeSpill>(
       std::filesystem::path(out.target).parent_path().string());
@@ -692,6 +689,30 @@ parquet::Provenance PairsBuilder::Impl::provenance() const {
     append_json_string(selection, s);
   }
   p.more.push_back({"kbdata.pairs.selection", selection + "]"});
+  std::string filters =
+      "{\"trajectories\":" + std::string(options.trajectories ? "true" : "false") +
+      ",\"all_pairs\":" + (options.all_pairs ? "true" : "false") +
+      ",\"same_epoch\":" + (options.same_epoch ? "true" : "false") +
+      ",\"min_speedup\":" + report::double_text(options.min_speedup) + ",\"max_gap_days\":" +
+      (options.max_gap_days ? report::double_text(*options.max_gap_days) : "null") +
+      ",\"link_similarity\":" + report::double_text(options.lineage.link_similarity) +
+      ",\"lookback\":" + std::to_string(options.lineage.lookback) + ",\"exclude_flagged\":";
+  if (options.flagged_level) {
+    append_json_string(filters, *options.flagged_level);
+  } else {
+    filters += "null";
+  }
+  filters += ",\"decontaminate\":";
+  if (options.benchmarks) {
+    const DecontaminationOptions& d = options.benchmarks->options();
+    filters += "{" + json_text("path", options.benchmarks_path) +
+               ",\"ngram\":" + std::to_string(d.ngram) +
+               ",\"ngram_share\":" + report::double_text(d.ngram_share) +
+               ",\"threshold\":" + report::double_text(d.threshold) + "}";
+  } else {
+    filters += "null";
+  }
+  p.more.push_back({"kbdata.pairs.filters", filters + "}"});
   if (options.benchmarks) {
     p.more.push_back({"kbdata.pairs.decontaminate",
                       options.benchmarks_path + " (" + options.benchmarks->describe() + ")"});

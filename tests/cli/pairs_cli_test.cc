@@ -16,6 +16,7 @@
 
 #include "common/sha256.h"
 #include "support/oracle.h"
+#include "support/random_text.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 #include "support/temp_dir.h"
@@ -24,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using kbdata::testing::FlatRow;
+using kbdata::testing::kernel_text;
 using kbdata::testing::lines;
 using kbdata::testing::read_file;
 using kbdata::testing::run;
@@ -33,20 +35,6 @@ constexpr int64_t kHour = int64_t{3600} * 1000000;
 // 2025-11-10 00:00 UTC, in epoch 0 of the NVFP4 problems (their first change is 2025-11-30).
 constexpr int64_t kNov10 = int64_t{1762732800} * 1000000;
 constexpr int64_t kDec1 = kNov10 + 21 * 24 * kHour;  // epoch 1
-
-// A kernel of 60 lines of its own (names and constants drawn from `kernel`), with tuning constant
-// `tile` and a note line: versions of one kernel differ in two lines, two kernels in nearly every
-// 5-byte window.
-std::string kernel_text(const std::string& kernel, int tile, const std::string& note = "v") {
-  std::string text = "# note: " + note + "\nimport torch\n";
-  uint64_t h = std::hash<std::string>{}(kernel);
-  auto next = [&h] {
-    h = h * 6364136223846793005ULL + 1442695040888963407ULL;
-    return std::to_string(h >> 20);
-  };
-  for (int i = 0; i < 60; ++i) text += "w" + next() + " = x * " + next() + " + w" + next() + "\n";
-  return text + "TILE = " + std::to_string(tile) + "\n";
-}
 
 FlatRow row(int64_t id, int64_t time, const std::string& code, std::optional<double> score_us,
             const std::string& runner = "B200", const std::string& user = "u1") {
@@ -275,6 +263,11 @@ TEST_F(PairsCli, ParquetHoldsWhatJsonLinesHoldAsDuckDbReadsIt) {
   EXPECT_EQ(sources[0]["sha256"],
             kbdata::sha256_hex(read_file(data_ + "/nvidia_nvfp4_submissions.parquet")));
   EXPECT_EQ(json::parse(meta["kbdata.pairs.counts"])["written"], 5);
+  const json filters = json::parse(meta["kbdata.pairs.filters"]);
+  EXPECT_EQ(filters["min_speedup"], 1);
+  EXPECT_EQ(filters["same_epoch"], false);
+  EXPECT_EQ(filters["link_similarity"], 0.5);
+  EXPECT_TRUE(filters["decontaminate"].is_null());
   EXPECT_NE(meta["kbdata.command"].find("pairs --data"), std::string::npos);
 }
 

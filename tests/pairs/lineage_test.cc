@@ -9,24 +9,14 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "support/random_text.h"
 
 namespace kbdata::pairs {
 namespace {
 
-constexpr int64_t kDay = int64_t{86400} * 1000000;
+using testing::kernel_text;
 
-// A kernel of 60 lines of its own (names and constants drawn from `kernel`) with tuning constant
-// `tile`: versions of one kernel differ in one line, two kernels in nearly every 5-byte window.
-std::string kernel_text(const std::string& kernel, int tile) {
-  std::string text = "import torch\n";
-  uint64_t h = std::hash<std::string>{}(kernel);
-  auto next = [&h] {
-    h = h * 6364136223846793005ULL + 1442695040888963407ULL;
-    return std::to_string(h >> 20);
-  };
-  for (int i = 0; i < 60; ++i) text += "w" + next() + " = x * " + next() + " + w" + next() + "\n";
-  return text + "TILE = " + std::to_string(tile) + "\n";
-}
+constexpr int64_t kDay = int64_t{86400} * 1000000;
 
 struct Built {
   std::vector<analysis::CodeSketch> sketches;
