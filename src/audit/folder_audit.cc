@@ -13,7 +13,7 @@ namespace kbdata::audit {
 References folder_references(const dataset::DataDir& dir) {
   References refs;
   for (const dataset::DataFile* f : dataset::leaderboards_files(dir)) {
-    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(f->path)) refs.add(e);
+    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(dir, *f)) refs.add(e);
   }
   return refs;
 }

@@ -130,7 +130,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   p.data_label = dir.path;
   p.license = folder_license(dir);
   for (const dataset::DataFile* f : dataset::leaderboards_files(dir)) {
-    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(f->path)) {
+    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(dir, *f)) {
       if (e.id && e.description) p.descriptions.emplace(*e.id, *e.description);
     }
   }

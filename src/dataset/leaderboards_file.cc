@@ -16,10 +16,11 @@ struct Wanted {
 
 }  // namespace
 
-std::vector<LeaderboardEntry> read_leaderboards(const std::string& path) {
+std::vector<LeaderboardEntry> read_leaderboards(const DataDir& dir, const DataFile& file) {
   std::vector<LeaderboardEntry> out;
+  const std::string& path = file.path;
   try {
-    auto reader = parquet::FileReader::open(path);
+    auto reader = parquet::FileReader::open(dir.open(file));
     const parquet::Schema& schema = reader->schema();
     Wanted wanted[] = {{"id"}, {"name"}, {"lang"}, {"description"}, {"reference"}};
     parquet::ScanOptions options;

@@ -19,10 +19,12 @@ struct LeaderboardEntry {
   std::optional<std::string> reference;    // the reference implementation's source
 };
 
-// The rows of a leaderboards file. Columns it lacks are left null (`name` empty); `id` may be
-// any integer type, the others strings. Throws FormatError / UnsupportedError (located at the
-// file) for a file that cannot be read or a column of another type.
-[[nodiscard]] std::vector<LeaderboardEntry> read_leaderboards(const std::string& path);
+// The rows of the leaderboards file `file` of `dir`, read through the folder's source (a local
+// file, or a remote data set's). Columns it lacks are left null (`name` empty); `id` may be any
+// integer type, the others strings. Throws FormatError / UnsupportedError (located at the file)
+// for a file that cannot be read or a column of another type, IoError when it cannot be opened.
+[[nodiscard]] std::vector<LeaderboardEntry> read_leaderboards(const DataDir& dir,
+                                                              const DataFile& file);
 
 // The leaderboards files of a data folder (family LEADERBOARDS), in the folder's order.
 [[nodiscard]] std::vector<const DataFile*> leaderboards_files(const DataDir& dir);
