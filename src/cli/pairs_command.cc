@@ -245,7 +245,7 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
                   "Tokens per n-gram of the overlap test")
       ->capture_default_str();
   cmd->add_option("--ngram-share", options->decontamination.ngram_share,
-                  "Share of a code's n-grams the set must hold to drop it (0: any one)")
+                  "Drop a code when more than this share of its n-grams is in the set (0: any one)")
       ->capture_default_str();
   cmd->add_option("--decontaminate-threshold", options->decontamination.threshold,
                   "Estimated Jaccard similarity to a benchmark item that drops a code")
