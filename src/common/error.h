@@ -84,6 +84,13 @@ class NetworkError : public IoError {
 };
 
 // The caller asked for something that does not exist (an unknown column name, say).
+// What was asked for is not in the data (a submission id no file holds): exit status 1 on the
+// command line, 404 from kbdata serve.
+class NotFoundError : public Error {
+ public:
+  using Error::Error;
+};
+
 class UsageError : public Error {
  public:
   using Error::Error;
