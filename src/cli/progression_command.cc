@@ -183,6 +183,9 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
     }
     plot.write(progression_chart(progressions.front()), err);
   }
+  if (options.svg != nullptr && progressions.size() == 1) {
+    *options.svg = plot::render_svg(progression_chart(progressions.front()));
+  }
   writer.finish();
 }
 

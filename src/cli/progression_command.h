@@ -20,6 +20,9 @@ struct ProgressionOptions {
   std::optional<std::string> runner;
   std::optional<int> epoch;         // --epoch: one harness epoch (dataset/epochs.h)
   std::optional<std::string> plot;  // SVG file
+  // When set, the chart is also rendered into it (kbdata serve's pages, which write no file);
+  // left as it was when there is nothing to draw.
+  std::string* svg = nullptr;
   std::string format = "table";
   std::optional<std::string> out;
 };

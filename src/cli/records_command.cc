@@ -116,6 +116,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
     if (all.empty()) throw Error("nothing to plot: no qualifying submissions");
     plot.write(records_chart(all), err);
   }
+  if (options.svg != nullptr && !all.empty()) *options.svg = plot::render_svg(records_chart(all));
   writer.finish();
 }
 
