@@ -15,6 +15,7 @@
 #include "cli/progression_command.h"
 #include "cli/pull_command.h"
 #include "cli/records_command.h"
+#include "cli/serve_command.h"
 #include "cli/show_command.h"
 #include "cli/stats_command.h"
 #include "cli/submissions_command.h"
@@ -43,6 +44,7 @@ void add_all_commands(CLI::App& app, Commands& commands) {
   add_audit_command(app, commands);
   add_techniques_command(app, commands);
   add_pairs_command(app, commands);
+  add_serve_command(app, commands);
   add_pull_command(app, commands);
   add_dedup_command(app, commands);
 }

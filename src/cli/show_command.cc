@@ -122,7 +122,8 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
       dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); }, stats);
   report_load(options.data, stats, err);
   if (found.empty()) {
-    throw NotFoundError("no submission " + std::to_string(options.submission_id) + " in " + dir.path);
+    throw NotFoundError("no submission " + std::to_string(options.submission_id) + " in " +
+                        dir.path);
   }
   if (format == report::Format::TABLE) {
     std::string text;

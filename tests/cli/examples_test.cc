@@ -11,8 +11,8 @@
 // setup the examples after them need.
 // Examples that need a PostgreSQL server (--db) are not run here (tests/platform runs export and
 // synth --db against one), nor those of `kbdata pull` and of hf:// addresses, which need the hub
-// (tests/hub runs them against a fake hub); every example runs with HF_HUB_OFFLINE=1, so none
-// reaches the network.
+// (tests/hub runs them against a fake hub), nor `kbdata serve`, which runs until stopped
+// (tests/browser runs it); every example runs with HF_HUB_OFFLINE=1, so none reaches the network.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -200,6 +200,11 @@ bool needs_hub(const std::string& command) {
          command.find("hf://") != std::string::npos;
 }
 
+// `kbdata serve` runs until it is stopped: tests/browser runs it, with a browser as its client.
+bool runs_until_stopped(const std::string& command) {
+  return command.rfind("kbdata serve", 0) == 0;
+}
+
 // A fresh sandbox: the sample as data/sample, as home/kernelbot, and its files in the folder.
 fs::path make_sandbox(const std::string& name) {
   const fs::path dir =
@@ -243,7 +248,9 @@ void run_examples(const std::string& name, const std::vector<Example>& examples,
       ASSERT_EQ(r.exit_code, 0) << e.source << ": " << e.command << "\n" << r.err;
       continue;
     }
-    if (needs_database(e.command) || needs_hub(e.command)) continue;
+    if (needs_database(e.command) || needs_hub(e.command) || runs_until_stopped(e.command)) {
+      continue;
+    }
     const std::string command = runnable(e.command);
     if (command.find("parquet-corpus") != std::string::npos) {
       const size_t begin = command.find('/', command.find(' '));

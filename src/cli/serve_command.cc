@@ -1,0 +1,722 @@
+#include "cli/serve_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "cli/audit_command.h"
+#include "cli/configs_command.h"
+#include "cli/progression_command.h"
+#include "cli/records_command.h"
+#include "cli/show_command.h"
+#include "cli/top_command.h"
+#include "common/error.h"
+#include "common/shared_library.h"
+#include "dataset/loader.h"
+#include "pairs/diff.h"
+#include "report/text.h"
+#include "serve/html.h"
+#include "serve/http_server.h"
+
+namespace kbdata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+// Key order kept: a twin's parts are the commands' JSON as they print it.
+using json = nlohmann::ordered_json;
+using serve::escape;
+using serve::HttpRequest;
+using serve::HttpResponse;
+
+// ---- the transport module ----------------------------------------------------------------
+
+// kbdata-http.so beside the binary (the build folder), else in ../lib/kbdata (an installed
+// tree); $KBDATA_HTTP_MODULE overrides both.
+std::unique_ptr<serve::HttpBackend> load_backend() {
+  static std::string path = [] {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    for (const fs::path& candidate :
+         {exe.parent_path() / "kbdata-http.so",
+          exe.parent_path() / ".." / "lib" / "kbdata" / "kbdata-http.so"}) {
+      if (fs::is_regular_file(candidate, ec)) return candidate.string();
+    }
+    return std::string("kbdata-http.so");
+  }();
+  static SharedLibrary library("KBDATA_HTTP_MODULE", path.c_str(), "kbdata's HTTP module",
+                               "it is built beside the kbdata binary (kbdata-http.so, which needs "
+                               "Debian's libcpp-httplib)");
+  serve::MakeHttpBackend make = nullptr;
+  library.resolve(serve::kMakeHttpBackend, make);
+  return std::unique_ptr<serve::HttpBackend>(make());
+}
+
+// ---- running a command into a string -------------------------------------------------------
+
+// What `run` prints on its output (its notes and warnings are dropped: they are in the JSON).
+template <typename Run>
+std::string captured(Run run) {
+  char* out_buffer = nullptr;
+  size_t out_size = 0;
+  char* err_buffer = nullptr;
+  size_t err_size = 0;
+  std::FILE* out = ::open_memstream(&out_buffer, &out_size);
+  std::FILE* err = ::open_memstream(&err_buffer, &err_size);
+  if (out == nullptr || err == nullptr) throw IoError("cannot allocate a memory stream");
+  auto close = [&] {
+    std::fclose(out);
+    std::fclose(err);
+    std::string text(out_buffer == nullptr ? "" : std::string(out_buffer, out_size));
+    std::free(out_buffer);
+    std::free(err_buffer);
+    return text;
+  };
+  try {
+    run(out, err);
+  } catch (...) {
+    close();
+    throw;
+  }
+  return close();
+}
+
+HttpResponse json_response(const std::string& body) {
+  HttpResponse r;
+  r.content_type = "application/json; charset=utf-8";
+  r.body = body;
+  return r;
+}
+
+HttpResponse html_response(std::string body) {
+  HttpResponse r;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+std::string text_of(const json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string score_cell(const json& v) {
+  return v.is_number() ? report::format_score(v.get<double>()) : std::string("—");
+}
+
+std::string time_cell(const json& v) {
+  std::string t = text_of(v);
+  if (t.size() >= 19) t = t.substr(0, 10) + " " + t.substr(11, 8);
+  return escape(t);
+}
+
+std::string user_link(int64_t leaderboard, const json& row) {
+  const std::string id = text_of(row["user_id"]);
+  const std::string name =
+      row.contains("user_name") && !row["user_name"].is_null() ? text_of(row["user_name"]) : id;
+  return "<a href=\"/user/" + std::to_string(leaderboard) + "/" + escape(id) + "\">" +
+         escape(name.empty() ? id : name) + "</a>";
+}
+
+std::string submission_link(const json& id) {
+  const std::string s = text_of(id);
+  return "<a href=\"/submission/" + escape(s) + "\">" + escape(s) + "</a>";
+}
+
+// An SVG document as an element of a page: from its <svg> on (no XML declaration).
+std::string inline_svg(const std::string& svg) {
+  const size_t at = svg.find("<svg");
+  return at == std::string::npos ? std::string() : svg.substr(at);
+}
+
+std::string note_html(const json& rows) {
+  for (const json& r : rows) {
+    if (r.contains("note") && r["note"].is_string() && !r["note"].get<std::string>().empty()) {
+      return "<p class=\"note\">" + escape(r["note"].get<std::string>()) + "</p>";
+    }
+  }
+  return "";
+}
+
+int64_t id_of(const std::ssub_match& m) {
+  const std::string s = m.str();
+  if (s.empty() || s.size() > 18) throw NotFoundError("no such id: " + s);
+  return std::stoll(s);
+}
+
+// ---- the site --------------------------------------------------------------------------------
+
+class Site {
+ public:
+  explicit Site(DataOptions data) : data_(std::move(data)) {}
+
+  void add_routes(serve::Server& server) {
+    server.route("/static/style.css", [](const std::smatch&, const HttpRequest&) {
+      HttpResponse r;
+      r.content_type = "text/css; charset=utf-8";
+      r.body = std::string(serve::style_sheet());
+      return r;
+    });
+    server.route("/static/app.js", [](const std::smatch&, const HttpRequest&) {
+      HttpResponse r;
+      r.content_type = "text/javascript; charset=utf-8";
+      r.body = std::string(serve::script());
+      return r;
+    });
+    server.route("/api/configs", [this](const std::smatch&, const HttpRequest&) {
+      return json_response(configs_json());
+    });
+    server.route("/", [this](const std::smatch&, const HttpRequest&) { return home(); });
+    server.route("/api/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
+      return json_response(leaderboard_json(id_of(m[1])).dump());
+    });
+    server.route("/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
+      return leaderboard(id_of(m[1]));
+    });
+    server.route("/api/submission/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
+      return json_response(submission_json(id_of(m[1])).dump());
+    });
+    server.route("/submission/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
+      return submission(id_of(m[1]));
+    });
+    server.route("/api/user/([0-9]+)/([^/]+)", [this](const std::smatch& m, const HttpRequest& r) {
+      return json_response(user_json(id_of(m[1]), m[2].str(), r).dump());
+    });
+    server.route("/user/([0-9]+)/([^/]+)", [this](const std::smatch& m, const HttpRequest& r) {
+      return user(id_of(m[1]), m[2].str(), r);
+    });
+    server.route("/api/search", [this](const std::smatch&, const HttpRequest& r) {
+      return json_response(search_json(query(r)).dump());
+    });
+    server.route("/search",
+                 [this](const std::smatch&, const HttpRequest& r) { return search(query(r)); });
+  }
+
+ private:
+  // One computation at a time: the commands load the folder with every core.
+  template <typename Run>
+  std::string command(Run run) {
+    std::lock_guard lock(mutex_);
+    return captured(run);
+  }
+
+  std::string configs_json() {
+    ConfigsOptions o;
+    o.data = data_;
+    o.format = "json";
+    return command([&](std::FILE* out, std::FILE* err) { run_configs(o, out, err); });
+  }
+
+  HttpResponse home() {
+    const json configs = json::parse(configs_json());
+    std::string body = "<p class=\"muted\">Data: " + escape(text_of(configs["data"])) + "</p>";
+    body +=
+        "<h2>Leaderboards</h2><table class=\"leaderboards\"><tr><th class=\"num\">id</th>"
+        "<th>problem</th><th>config</th><th>note</th></tr>";
+    std::set<int64_t> seen;
+    for (const json& c : configs["configs"]) {
+      if (!c.value("present", false)) continue;
+      for (const json& lb : c["leaderboards"]) {
+        if (!lb["id"].is_number_integer()) continue;
+        const int64_t id = lb["id"].get<int64_t>();
+        if (!seen.insert(id).second) continue;
+        body += "<tr class=\"leaderboard-row\"><td class=\"num\">" + std::to_string(id) +
+                "</td><td><a href=\"/leaderboard/" + std::to_string(id) + "\">" +
+                escape(text_of(lb["name"])) + "</a></td><td>" + escape(text_of(c["config"])) +
+                "</td><td>" + escape(text_of(c["note"])) + "</td></tr>";
+      }
+    }
+    body +=
+        "</table><h2>Configs</h2><table class=\"configs\"><tr><th>config</th><th>file</th>"
+        "<th>family</th><th class=\"num\">rows</th></tr>";
+    for (const json& c : configs["configs"]) {
+      if (!c.value("present", false)) continue;
+      body += "<tr><td>" + escape(text_of(c["config"])) + "</td><td>" + escape(text_of(c["file"])) +
+              "</td><td>" + escape(text_of(c["family"])) + "</td><td class=\"num\">" +
+              text_of(c["rows"]) + "</td></tr>";
+    }
+    body += "</table>";
+    return html_response(serve::page("KernelBot data", "home", body));
+  }
+
+  json leaderboard_json(int64_t id) {
+    TopOptions top;
+    top.data = data_;
+    top.leaderboard = id;
+    top.limit = 0;
+    top.uncertainty = true;
+    top.format = "json";
+    RecordsOptions records;
+    records.data = data_;
+    records.leaderboard = id;
+    records.format = "json";
+    json out;
+    out["top"] = json::parse(command([&](std::FILE* o, std::FILE* e) { run_top(top, o, e); }));
+    out["records"] =
+        json::parse(command([&](std::FILE* o, std::FILE* e) { run_records(records, o, e); }));
+    std::string problem;
+    for (const json& r : out["top"]) problem = text_of(r["problem_name"]);
+    out["flags"] = json::array();
+    if (!problem.empty()) {
+      AuditOptions audit;
+      audit.data = data_;
+      audit.rows.problem = problem;
+      audit.min_verdict = "suspicious";
+      audit.format = "json";
+      out["flags"] =
+          json::parse(command([&](std::FILE* o, std::FILE* e) { run_audit(audit, o, e); }));
+    }
+    return out;
+  }
+
+  HttpResponse leaderboard(int64_t id) {
+    const json data = leaderboard_json(id);
+    std::string svg;
+    {
+      RecordsOptions records;
+      records.data = data_;
+      records.leaderboard = id;
+      records.format = "json";
+      records.svg = &svg;
+      command([&](std::FILE* o, std::FILE* e) { run_records(records, o, e); });
+    }
+    std::map<std::string, std::string> flagged;  // submission id -> verdict
+    std::map<std::string, std::string> flagged_users;
+    for (const json& f : data["flags"]) {
+      flagged[text_of(f["submission_id"])] = text_of(f["verdict"]);
+      flagged_users[text_of(f["user_id"])] = text_of(f["verdict"]);
+    }
+    std::string problem = "leaderboard " + std::to_string(id);
+    for (const json& r : data["top"]) problem = text_of(r["problem_name"]);
+    std::string body = note_html(data["top"]);
+    std::map<std::string, std::vector<const json*>> by_runner;
+    for (const json& r : data["top"]) by_runner[text_of(r["runner"])].push_back(&r);
+    for (const auto& [runner, rows] : by_runner) {
+      body += "<h2>Ranking" + (runner.empty() ? std::string() : " on " + escape(runner)) +
+              "</h2><table class=\"ranking\"><tr><th class=\"num\">rank</th><th>user</th>"
+              "<th class=\"num\">score</th><th class=\"num\">95% interval</th>"
+              "<th class=\"num\">possible ranks</th><th>submission</th><th>submitted</th>"
+              "<th>audit</th></tr>";
+      for (const json* r : rows) {
+        const std::string sid = text_of((*r)["submission_id"]);
+        const auto flag = flagged_users.find(text_of((*r)["user_id"]));
+        body += "<tr class=\"rank-row\"><td class=\"num\">" + text_of((*r)["rank"]) + "</td><td>" +
+                user_link(id, *r) + "</td><td class=\"num\">" + score_cell((*r)["score"]) +
+                "</td><td class=\"num\">" + score_cell((*r)["score_lo"]) + " – " +
+                score_cell((*r)["score_hi"]) + "</td><td class=\"num\">" +
+                text_of((*r)["rank_best"]) + "–" + text_of((*r)["rank_worst"]) + "</td><td>" +
+                submission_link((*r)["submission_id"]) + "</td><td>" +
+                time_cell((*r)["submission_time"]) + "</td><td>" +
+                (flag == flagged_users.end()
+                     ? std::string("<span class=\"verdict verdict-clean\">clean</span>")
+                     : "<span class=\"verdict verdict-" + escape(flag->second) + "\">user has " +
+                           escape(flag->second) + " rows</span>") +
+                "</td></tr>";
+      }
+      body += "</table>";
+    }
+    if (!svg.empty())
+      body += "<h2>Record curve</h2><figure class=\"chart\">" + inline_svg(svg) + "</figure>";
+    if (!data["flags"].empty()) {
+      body +=
+          "<h2>Flagged by the audit</h2><table class=\"flags\"><tr><th>submission</th>"
+          "<th>user</th><th>verdict</th><th>rules</th></tr>";
+      for (const json& f : data["flags"]) {
+        body += "<tr><td>" + submission_link(f["submission_id"]) + "</td><td>" + user_link(id, f) +
+                "</td><td><span class=\"verdict verdict-" + escape(text_of(f["verdict"])) + "\">" +
+                escape(text_of(f["verdict"])) + "</span></td><td>" + escape(text_of(f["rules"])) +
+                "</td></tr>";
+      }
+      body += "</table>";
+    }
+    if (data["top"].empty()) body += "<p>No qualifying submission on this leaderboard.</p>";
+    return html_response(serve::page(problem, "leaderboard", body));
+  }
+
+  json submission_json(int64_t id) {
+    ShowOptions show;
+    show.data = data_;
+    show.submission_id = id;
+    show.format = "json";
+    json out;
+    out["rows"] = json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
+    out["audit"] = json::array();
+    if (!out["rows"].empty()) {
+      AuditOptions audit;
+      audit.data = data_;
+      audit.rows.problem = text_of(out["rows"][0]["problem_name"]);
+      audit.rows.user = text_of(out["rows"][0]["user_id"]);
+      audit.with_evidence = true;
+      audit.format = "json";
+      for (const json& a :
+           json::parse(command([&](std::FILE*o, std::FILE*e) { run_audit(audit, o, e); }))) {
+        if (a["submission_id"] == id) out["audit"].push_back(a);
+      }
+    }
+    return out;
+  }
+
+  HttpResponse submission(int64_t id) {
+    const json data = submission_json(id);
+    if (data["rows"].empty()) throw NotFoundError("no submission " + std::to_string(id));
+    const json& s = data["rows"][0];
+    const int64_t leaderboard = s["leaderboard_id"].get<int64_t>();
+    std::string body = note_html(data["rows"]) + "<dl class=\"meta\">";
+    auto item = [&body](const std::string& k, const std::string& v_html) {
+      body += "<dt>" + escape(k) + "</dt><dd>" + v_html + "</dd>";
+    };
+    item("problem", "<a href=\"/leaderboard/" + std::to_string(leaderboard) + "\">" +
+                        escape(text_of(s["problem_name"])) + "</a> (" +
+                        std::to_string(leaderboard) + ")");
+    item("user", user_link(leaderboard, s));
+    item("submitted", time_cell(s["submission_time"]));
+    item("file", escape(text_of(s["file_name"])));
+    item("status", escape(text_of(s["status"])));
+    for (const json& r : data["rows"]) {
+      item("score" + (r["runner"].is_null() ? std::string() : " on " + text_of(r["runner"])),
+           escape(score_cell(r["score"])) + (r["passed"] == true ? " (passed)" : ""));
+    }
+    item("code_id", escape(text_of(s["code_id"])));
+    std::string verdict = "clean";
+    std::string rules;
+    for (const json& a : data["audit"]) {
+      verdict = text_of(a["verdict"]);
+      rules = text_of(a["rules"]);
+    }
+    item("audit", "<span class=\"verdict verdict-" + escape(verdict) + "\">" + escape(verdict) +
+                      "</span>" + (rules.empty() ? "" : " " + escape(rules)));
+    body += "</dl>";
+    for (const json& a : data["audit"]) {
+      const std::string evidence = text_of(a.value("evidence", json()));
+      if (evidence.empty()) continue;
+      body += "<h2>Audit evidence</h2><pre class=\"evidence\">" + escape(evidence) + "</pre>";
+    }
+    body += "<h2>Code</h2>" +
+            (s["code"].is_string()
+                 ? serve::highlighted_code(s["code"].get<std::string>(), text_of(s["file_name"]))
+                 : std::string("<p class=\"muted\">No code in the data.</p>"));
+    return html_response(serve::page("Submission " + std::to_string(id), "submission", body));
+  }
+
+  static std::string query(const HttpRequest& r) {
+    auto it = r.params.find("q");
+    std::string q = it == r.params.end() ? "" : it->second;
+    if (q.size() > 200) throw UsageError("a search of more than 200 bytes");
+    return q;
+  }
+
+  static std::optional<int64_t> param_id(const HttpRequest& r, const char* name) {
+    auto it = r.params.find(name);
+    if (it == r.params.end() || it->second.empty() || it->second.size() > 18 ||
+        it->second.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    return std::stoll(it->second);
+  }
+
+  std::optional<std::string> code_of(int64_t submission_id, std::string* file_name) {
+    ShowOptions show;
+    show.data = data_;
+    show.submission_id = submission_id;
+    show.format = "json";
+    const json rows =
+        json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
+    for (const json& r : rows) {
+      if (r["code"].is_string()) {
+        if (file_name != nullptr) *file_name = text_of(r["file_name"]);
+        return r["code"].get<std::string>();
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The progression, and the diff between two of the user's submissions: `a` and `b` when given,
+  // else the last improvement (the best before it against the new best).
+  json user_json(int64_t leaderboard, const std::string& user, const HttpRequest& request,
+                 std::string* svg = nullptr) {
+    ProgressionOptions o;
+    o.data = data_;
+    o.user = user;
+    o.leaderboard = leaderboard;
+    o.format = "json";
+    o.svg = svg;
+    json out;
+    out["progression"] =
+        json::parse(command([&](std::FILE* f, std::FILE* e) { run_progression(o, f, e); }));
+    std::optional<int64_t> a = param_id(request, "a");
+    std::optional<int64_t> b = param_id(request, "b");
+    if (!a || !b) {
+      std::vector<int64_t> bests;
+      for (const json& r : out["progression"]) {
+        if (r["improved"] == true) bests.push_back(r["submission_id"].get<int64_t>());
+      }
+      if (bests.size() >= 2) {
+        a = bests[bests.size() - 2];
+        b = bests.back();
+      }
+    }
+    out["diff"] = nullptr;
+    if (a && b) {
+      std::string name;
+      const std::optional<std::string> before = code_of(*a, nullptr);
+      const std::optional<std::string> after = code_of(*b, &name);
+      if (before && after) {
+        out["diff"] = {{"a", *a}, {"b", *b}, {"diff", pairs::unified_diff(*before, *after, name)}};
+      }
+    }
+    return out;
+  }
+
+  HttpResponse user(int64_t leaderboard, const std::string& user_id, const HttpRequest& request) {
+    std::string svg;
+    const json data = user_json(leaderboard, user_id, request, &svg);
+    if (data["progression"].empty()) throw NotFoundError("no submission of that user there");
+    const json& first = data["progression"][0];
+    std::string name = text_of(first["user_name"]);
+    if (name.empty()) name = "user " + text_of(first["user_id"]);
+    std::string body = note_html(data["progression"]);
+    if (!svg.empty()) body += "<figure class=\"chart\">" + inline_svg(svg) + "</figure>";
+    body +=
+        "<h2>Submissions</h2><table class=\"submissions\"><tr><th>submitted</th>"
+        "<th>submission</th><th>runner</th><th>status</th><th class=\"num\">score</th>"
+        "<th class=\"num\">best</th><th>new best</th></tr>";
+    int64_t previous_best = 0;
+    for (const json& r : data["progression"]) {
+      const bool improved = r["improved"] == true;
+      std::string diff_link;
+      if (improved && previous_best != 0) {
+        diff_link = " <a href=\"?a=" + std::to_string(previous_best) +
+                    "&amp;b=" + text_of(r["submission_id"]) + "#diff\">diff</a>";
+      }
+      body += "<tr class=\"submission-row\"><td>" + time_cell(r["submission_time"]) + "</td><td>" +
+              submission_link(r["submission_id"]) + "</td><td>" + escape(text_of(r["runner"])) +
+              "</td><td>" + escape(text_of(r["status"])) + "</td><td class=\"num\">" +
+              score_cell(r["score"]) + "</td><td class=\"num\">" + score_cell(r["best"]) +
+              "</td><td>" + (improved ? "yes" + diff_link : "") + "</td></tr>";
+      if (improved) previous_best = r["submission_id"].get<int64_t>();
+    }
+    body += "</table>";
+    // Any two versions: the script submits the form when a choice changes; without it, the button.
+    std::string options_a, options_b;
+    const std::string a = data["diff"].is_null() ? "" : text_of(data["diff"]["a"]);
+    const std::string b = data["diff"].is_null() ? "" : text_of(data["diff"]["b"]);
+    for (const json& r : data["progression"]) {
+      const std::string sid = text_of(r["submission_id"]);
+      const std::string label =
+          escape(sid + " · " + time_cell(r["submission_time"]) + " · " + score_cell(r["score"]));
+      options_a += "<option value=\"" + escape(sid) + "\"" + (sid == a ? " selected" : "") + ">" +
+                   label + "</option>";
+      options_b += "<option value=\"" + escape(sid) + "\"" + (sid == b ? " selected" : "") + ">" +
+                   label + "</option>";
+    }
+    body += "<form class=\"compare\" method=\"get\" action=\"#diff\">Compare <select name=\"a\">" +
+            options_a + "</select> with <select name=\"b\">" + options_b +
+            "</select> <button>Diff</button></form>";
+    if (!data["diff"].is_null()) {
+      const json& d = data["diff"];
+      body += "<h2 id=\"diff\">Diff: " + submission_link(d["a"]) + " → " + submission_link(d["b"]) +
+              "</h2>" + serve::diff_table(text_of(d["diff"]));
+    }
+    return html_response(serve::page(name + " on " + text_of(first["problem_name"]), "user", body));
+  }
+
+  // Submission and leaderboard ids equal to the text, and the leaderboards and users whose names or
+  // ids hold it (ASCII case ignored), at most 50 of each.
+  json search_json(const std::string& q) {
+    json out = {{"query", q},
+                {"submissions", json::array()},
+                {"leaderboards", json::array()},
+                {"users", json::array()}};
+    if (q.empty()) return out;
+    auto holds = [&q](const std::string& text) {
+      auto it = std::search(text.begin(), text.end(), q.begin(), q.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x)) ==
+               std::tolower(static_cast<unsigned char>(y));
+      });
+      return it != text.end();
+    };
+    const bool number = q.size() <= 18 && q.find_first_not_of("0123456789") == std::string::npos;
+    if (number) {
+      ShowOptions show;
+      show.data = data_;
+      show.submission_id = std::stoll(q);
+      show.format = "json";
+      try {
+        for (const json& r :
+             json::parse(command([&](std::FILE*o, std::FILE*e) { run_show(show, o, e); }))) {
+          out["submissions"].push_back({{"submission_id", r["submission_id"]},
+                                        {"problem_name", r["problem_name"]},
+                                        {"user_name", r["user_name"]},
+                                        {"runner", r["runner"]}});
+        }
+      } catch (const NotFoundError&) {
+        // no such submission: the other results only
+      }
+    }
+    const json configs = json::parse(configs_json());
+    std::set<int64_t> seen;
+    for (const json& c : configs["configs"]) {
+      for (const json& lb : c["leaderboards"]) {
+        if (!lb["id"].is_number_integer() || !seen.insert(lb["id"].get<int64_t>()).second) continue;
+        if (holds(text_of(lb["name"])) || (number && text_of(lb["id"]) == q)) {
+          if (out["leaderboards"].size() < 50) out["leaderboards"].push_back(lb);
+        }
+      }
+    }
+    for (const UserEntry& u : users()) {
+      if (out["users"].size() >= 50) break;
+      if (holds(u.user_id) || (u.user_name && holds(*u.user_name))) {
+        out["users"].push_back({{"leaderboard_id", u.leaderboard_id},
+                                {"problem_name", u.problem_name},
+                                {"user_id", u.user_id},
+                                {"user_name", u.user_name ? json(*u.user_name) : json()}});
+      }
+    }
+    return out;
+  }
+
+  HttpResponse search(const std::string& q) {
+    const json data = search_json(q);
+    std::string body = "<ul class=\"results\">";
+    for (const json& s : data["submissions"]) {
+      body += "<li>submission " + submission_link(s["submission_id"]) + " on " +
+              escape(text_of(s["problem_name"])) + "</li>";
+    }
+    for (const json& lb : data["leaderboards"]) {
+      body += "<li>leaderboard <a href=\"/leaderboard/" + text_of(lb["id"]) + "\">" +
+              escape(text_of(lb["name"])) + "</a></li>";
+    }
+    for (const json& u : data["users"]) {
+      body += "<li>user " + user_link(u["leaderboard_id"].get<int64_t>(), u) + " on " +
+              escape(text_of(u["problem_name"])) + "</li>";
+    }
+    body += "</ul>";
+    if (data["submissions"].empty() && data["leaderboards"].empty() && data["users"].empty()) {
+      body += "<p>Nothing found.</p>";
+    }
+    return html_response(serve::page("Search: " + q, "search", body));
+  }
+
+  struct UserEntry {
+    int64_t leaderboard_id = 0;
+    std::string problem_name;
+    std::string user_id;
+    std::optional<std::string> user_name;
+  };
+
+  // Every (leaderboard, user) of the folder, read once (no code) and kept: about 100 bytes each.
+  const std::vector<UserEntry>& users() {
+    std::lock_guard lock(mutex_);
+    if (users_loaded_) return users_;
+    const dataset::DataDir dir = scan_data(*data_.data, nullptr);
+    dataset::LoadOptions load;
+    load.threads = data_.threads.value_or(0);
+    load.with_details = false;
+    std::set<std::pair<int64_t, std::string>> seen;
+    dataset::LoadStats stats;
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          if (!seen.insert({s.leaderboard_id, s.user_id}).second) return;
+          users_.push_back({s.leaderboard_id, s.problem_name, s.user_id, s.user_name});
+        },
+        stats);
+    users_loaded_ = true;
+    return users_;
+  }
+
+  DataOptions data_;
+  std::mutex mutex_;
+  std::vector<UserEntry> users_;
+  bool users_loaded_ = false;
+};
+
+// ---- signals ----------------------------------------------------------------------------
+
+// SIGINT, SIGTERM and SIGHUP blocked in every thread started after this (the server's); a thread
+// of its own waits for one and stops the server.
+sigset_t stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+}  // namespace
+
+void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.port < 0 || options.port > 65535) {
+    throw UsageError("--port " + std::to_string(options.port) + ": expected 0 to 65535");
+  }
+  const dataset::DataDir dir = open_data_dir(options.data, err);
+  DataOptions data = options.data;
+  data.data = dir.path;
+  serve::ServerOptions server_options;
+  server_options.bind = options.bind;
+  server_options.port = options.port;
+  const sigset_t signals = stop_signals();
+  ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  serve::Server server(server_options, load_backend());
+  Site site(data);
+  site.add_routes(server);
+  const int port = server.bind();
+  const std::string host =
+      options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
+  if (!serve::is_loopback(options.bind)) {
+    report::write_all(err, "kbdata: WARNING: serving on " + options.bind +
+                               ", not only this machine: anyone who can reach it on port " +
+                               std::to_string(port) +
+                               " can read this data (--bind 127.0.0.1 keeps it local)\n");
+  }
+  report::write_all(out, "kbdata: serving " + dir.path + " at http://" + host + ":" +
+                             std::to_string(port) + "/\n");
+  std::fflush(out);
+  std::thread watcher([&server, signals] {
+    int signal = 0;
+    ::sigwait(&signals, &signal);
+    server.stop();
+  });
+  try {
+    server.run();
+  } catch (...) {
+    ::pthread_kill(watcher.native_handle(), SIGTERM);
+    watcher.join();
+    throw;
+  }
+  ::pthread_kill(watcher.native_handle(), SIGTERM);  // wakes it if the server stopped by itself
+  watcher.join();
+}
+
+void add_serve_command(CLI::App& app, Commands& commands) {
+  auto options = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "A local web explorer of the data: leaderboards with their rankings, intervals, records and\n"
+      "audit flags, each submission with its code and evidence; every page has a JSON twin under\n"
+      "/api/ (docs/serve.md). Runs until interrupted");
+  add_data_options(*cmd, options->data);
+  cmd->add_option("--port", options->port, "Port to listen on (0: a free one, printed)")
+      ->capture_default_str();
+  cmd->add_option("--bind", options->bind,
+                  "Address to listen on; anything but loopback exposes the data to the network")
+      ->capture_default_str();
+  cmd->footer(
+      "\nExamples:\n"
+      "  kbdata serve\n"
+      "  kbdata serve --data ~/kernelbot --port 8080\n"
+      "\nExit status: 0 stopped by a signal, 1 the data could not be read or the port bound, 2 "
+      "wrong usage.");
+  commands.push_back({cmd, [options] { run_serve(*options, stdout, stderr); }});
+}
+
+}  // namespace kbdata::cli

@@ -1,0 +1,231 @@
+#include "serve/html.h"
+
+#include <cstdlib>
+#include <unordered_set>
+
+#include "common/text.h"
+#include "source/embedded.h"
+#include "source/tokens.h"
+
+namespace kbdata::serve {
+namespace {
+
+constexpr std::string_view kStyle = R"css(
+:root { color-scheme: light; --fg: #1d2430; --muted: #5b6473; --line: #dde2ea; --accent: #2f5fb3; }
+body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); margin: 0; }
+header { display: flex; gap: 1.5em; align-items: center; padding: .6em 1.2em;
+         border-bottom: 1px solid var(--line); background: #f6f8fb; }
+header a.home { font-weight: 600; color: var(--fg); text-decoration: none; }
+header form { margin-left: auto; }
+main { padding: 1em 1.2em; max-width: 1200px; }
+a { color: var(--accent); }
+h1 { font-size: 1.4em; margin: .2em 0 .6em; }
+h2 { font-size: 1.1em; margin: 1.4em 0 .5em; }
+table { border-collapse: collapse; margin: .4em 0 1em; }
+th, td { border-bottom: 1px solid var(--line); padding: .25em .7em; text-align: left;
+         vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #8a4b00; background: #fff6e6; padding: .3em .6em; border-radius: 4px; }
+.muted { color: var(--muted); }
+.verdict-cheat { color: #b00020; font-weight: 600; }
+.verdict-suspicious { color: #9a6700; font-weight: 600; }
+.verdict-clean { color: #1a7f37; }
+figure.chart svg { max-width: 100%; height: auto; }
+pre.code { background: #f6f8fb; border: 1px solid var(--line); padding: .8em; overflow: auto;
+           font: 12.5px/1.4 ui-monospace, monospace; }
+.tok-keyword { color: #8959a8; font-weight: 600; }
+.tok-string { color: #718c00; }
+.tok-comment { color: #8e908c; font-style: italic; }
+.tok-number { color: #f5871f; }
+table.diff { font: 12.5px/1.35 ui-monospace, monospace; width: 100%; }
+table.diff td { border: 0; padding: 0 .5em; white-space: pre-wrap; }
+table.diff td.ln { color: var(--muted); text-align: right; user-select: none; width: 3em; }
+table.diff tr.add { background: #e6ffec; }
+table.diff tr.del { background: #ffebe9; }
+table.diff tr.hunk { background: #ddf4ff; color: var(--muted); }
+dl.meta { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
+dl.meta dt { color: var(--muted); }
+dl.meta dd { margin: 0; }
+)css";
+
+constexpr std::string_view kScript = R"js(
+// kbdata serve: the few things a page does in the browser. Pages work without it.
+document.addEventListener('DOMContentLoaded', () => {
+  for (const form of document.querySelectorAll('form.compare')) {
+    form.addEventListener('change', () => form.submit());
+  }
+});
+)js";
+
+const std::unordered_set<std::string_view>& python_keywords() {
+  static const std::unordered_set<std::string_view> k = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  return k;
+}
+
+const std::unordered_set<std::string_view>& cpp_keywords() {
+  static const std::unordered_set<std::string_view> k = {
+      "auto",      "bool",     "break",      "case",       "char",       "class",    "const",
+      "constexpr", "continue", "default",    "do",         "double",     "else",     "enum",
+      "extern",    "float",    "for",        "if",         "inline",     "int",      "long",
+      "namespace", "return",   "short",      "signed",     "sizeof",     "static",   "struct",
+      "switch",    "template", "typedef",    "typename",   "unsigned",   "using",    "void",
+      "volatile",  "while",    "__global__", "__device__", "__shared__", "__host__", "#include",
+      "#define",   "#pragma"};
+  return k;
+}
+
+}  // namespace
+
+std::string escape(std::string_view text) {
+  std::string valid;
+  if (!is_valid_utf8(text)) {
+    append_utf8_repaired(valid, text);
+    text = valid;
+  }
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') ||
+            c == 0x7f) {
+          out += "\xEF\xBF\xBD";
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string page(std::string_view title, std::string_view kind, std::string_view body) {
+  std::string out =
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>";
+  out += escape(title);
+  out +=
+      " · kbdata</title><link rel=\"stylesheet\" href=\"/static/style.css\">"
+      "<script src=\"/static/app.js\" defer></script></head><body>"
+      "<header><a class=\"home\" href=\"/\">kbdata</a>"
+      "<form action=\"/search\" method=\"get\" role=\"search\">"
+      "<input type=\"search\" name=\"q\" placeholder=\"submission id, user or problem\" "
+      "aria-label=\"search\"> <button>Search</button></form></header>\n<main id=\"page\" "
+      "data-page=\"";
+  out += escape(kind);
+  out += "\">\n<h1>";
+  out += escape(title);
+  out += "</h1>\n";
+  out += body;
+  out += "\n</main></body></html>\n";
+  return out;
+}
+
+std::string_view style_sheet() { return kStyle; }
+std::string_view script() { return kScript; }
+
+std::string highlighted_code(std::string_view code, std::string_view file_name) {
+  const bool cpp = source::is_cpp_source(code, file_name);
+  const std::vector<source::Token> tokens =
+      cpp ? source::tokenize_cpp(code) : source::tokenize_python(code);
+  const auto& keywords = cpp ? cpp_keywords() : python_keywords();
+  std::string out = "<pre class=\"code\"><code>";
+  size_t at = 0;
+  for (const source::Token& t : tokens) {
+    if (t.begin < at || t.end > code.size() || t.end <= t.begin) continue;
+    out += escape(code.substr(at, t.begin - at));
+    const std::string_view text = code.substr(t.begin, t.end - t.begin);
+    const char* kind = nullptr;
+    switch (t.kind) {
+      case source::TokenKind::NAME:
+        kind = keywords.contains(text) ? "keyword" : nullptr;
+        break;
+      case source::TokenKind::STRING:
+        kind = "string";
+        break;
+      case source::TokenKind::COMMENT:
+        kind = "comment";
+        break;
+      case source::TokenKind::NUMBER:
+        kind = "number";
+        break;
+      default:
+        break;
+    }
+    if (kind != nullptr) {
+      out += "<span class=\"tok-";
+      out += kind;
+      out += "\">";
+      out += escape(text);
+      out += "</span>";
+    } else {
+      out += escape(text);
+    }
+    at = t.end;
+  }
+  out += escape(code.substr(at));
+  out += "</code></pre>";
+  return out;
+}
+
+std::string diff_table(std::string_view diff) {
+  std::string out = "<table class=\"diff\">";
+  long old_line = 0, new_line = 0;
+  size_t start = 0;
+  while (start < diff.size()) {
+    size_t end = diff.find('\n', start);
+    if (end == std::string_view::npos) end = diff.size();
+    const std::string_view line = diff.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("--- ") || line.starts_with("+++ ") || line.starts_with("\\ ")) continue;
+    if (line.starts_with("@@")) {
+      // "@@ -l[,s] +l[,s] @@"
+      const size_t minus = line.find('-');
+      const size_t plus = line.find('+');
+      if (minus != std::string_view::npos)
+        old_line = std::strtol(line.data() + minus + 1, nullptr, 10);
+      if (plus != std::string_view::npos)
+        new_line = std::strtol(line.data() + plus + 1, nullptr, 10);
+      out += "<tr class=\"hunk\"><td class=\"ln\"></td><td class=\"ln\"></td><td>" + escape(line) +
+             "</td></tr>";
+      continue;
+    }
+    if (line.empty()) continue;
+    const char mark = line[0];
+    const std::string text = escape(line.substr(1));
+    if (mark == '+') {
+      out += "<tr class=\"add\"><td class=\"ln\"></td><td class=\"ln\">" +
+             std::to_string(new_line++) + "</td><td>+" + text + "</td></tr>";
+    } else if (mark == '-') {
+      out += "<tr class=\"del\"><td class=\"ln\">" + std::to_string(old_line++) +
+             "</td><td class=\"ln\"></td><td>-" + text + "</td></tr>";
+    } else {
+      out += "<tr class=\"ctx\"><td class=\"ln\">" + std::to_string(old_line++) +
+             "</td><td class=\"ln\">" + std::to_string(new_line++) + "</td><td> " + text +
+             "</td></tr>";
+    }
+  }
+  out += "</table>";
+  return out;
+}
+
+}  // namespace kbdata::serve

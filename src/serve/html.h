@@ -1,0 +1,34 @@
+// The HTML of `kbdata serve`'s pages (docs/serve.md): every text from the data escaped, the page
+// frame with its embedded style sheet and script, code highlighted from kbdata's own lexers, diffs
+// as tables. No external resource: the pages work without the internet.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kbdata::serve {
+
+// `text` for HTML text and quoted attribute values: & < > " ' as entities, control bytes other
+// than tab and newline as U+FFFD, ill-formed UTF-8 repaired (U+FFFD).
+[[nodiscard]] std::string escape(std::string_view text);
+
+// A whole page: <!doctype html>, the title, the navigation (home, search box), then `body` inside
+// <main id="page" data-page="KIND">. The style sheet and the script are the server's own
+// (/static/style.css, /static/app.js).
+[[nodiscard]] std::string page(std::string_view title, std::string_view kind,
+                               std::string_view body);
+
+// The embedded assets.
+[[nodiscard]] std::string_view style_sheet();
+[[nodiscard]] std::string_view script();
+
+// `code` in <pre class="code">, highlighted: tokens of kbdata's Python lexer (or its C++ lexer
+// for a C++ file, source::is_cpp_source) as <span class="tok-KIND"> (keyword, name, string,
+// comment, number); the text between tokens as it is. Every byte of the code appears, escaped.
+[[nodiscard]] std::string highlighted_code(std::string_view code, std::string_view file_name);
+
+// A unified diff (pairs/diff.h) as <table class="diff">: a row per line, class "hunk" for an
+// "@@" line, "add", "del" or "ctx", with the old and new line numbers.
+[[nodiscard]] std::string diff_table(std::string_view unified_diff);
+
+}  // namespace kbdata::serve

@@ -1,0 +1,261 @@
+// kbdata serve as a process, spoken to over raw sockets: the pages and their JSON twins (equal to
+// the commands' --format json), the refusals (traversal in raw and encoded spellings, other
+// methods, other hosts, long requests), planted markup that stays text, no file written, and a
+// clean stop on SIGTERM.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/run_kbdata.h"
+#include "support/submission_files.h"
+#include "support/temp_dir.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using kbdata::testing::read_file;
+using kbdata::testing::run;
+
+// A running `kbdata serve`, stopped (SIGTERM) when destroyed.
+class ServeProcess {
+ public:
+  ServeProcess(const std::string& data, const std::string& cwd,
+               const std::vector<std::string>& extra = {}) {
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    err_path_ = cwd + "/../serve-" + std::to_string(::getpid()) + ".err";
+    std::vector<std::string> args = {KBDATA_BINARY, "serve", "--data", data, "--port", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    if (::posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) {
+      throw std::runtime_error("spawn");
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    // The first line: "kbdata: serving DIR at http://HOST:PORT/".
+    std::string line;
+    char c;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    first_line_ = line;
+    const size_t colon = line.rfind(':');
+    if (colon == std::string::npos) return;
+    port_ = std::atoi(line.c_str() + colon + 1);
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) stop();
+    std::error_code ec;
+    fs::remove(err_path_, ec);
+  }
+  int stop() {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] const std::string& first_line() const { return first_line_; }
+  [[nodiscard]] std::string err() const { return read_file(err_path_); }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string first_line_;
+  std::string err_path_;
+};
+
+struct Answer {
+  int status = 0;
+  std::string headers;
+  std::string body;
+};
+
+// Sends `request` as it is and reads the answer to the end (the request asks to close).
+Answer raw(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return {};
+  }
+  size_t sent = 0;
+  while (sent < request.size()) {
+    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string all;
+  char buffer[65536];
+  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) all.append(buffer, n);
+  ::close(fd);
+  Answer a;
+  if (all.size() > 12) a.status = std::atoi(all.c_str() + 9);
+  const size_t split = all.find("\r\n\r\n");
+  a.headers = all.substr(0, split);
+  if (split != std::string::npos) a.body = all.substr(split + 4);
+  return a;
+}
+
+Answer get(int port, const std::string& target, const std::string& host = "") {
+  return raw(port, "GET " + target + " HTTP/1.1\r\nHost: " +
+                       (host.empty() ? "127.0.0.1:" + std::to_string(port) : host) +
+                       "\r\nConnection: close\r\n\r\n");
+}
+
+class ServeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = dir_.path() + "/data";
+    cwd_ = dir_.path() + "/cwd";
+    fs::create_directories(cwd_);
+    fs::copy(std::string(KBDATA_SOURCE_DIR) + "/data/sample", data_);
+  }
+  kbdata::testing::TempDir dir_{"serve-cli"};
+  std::string data_;
+  std::string cwd_;
+};
+
+TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.first_line() << serve.err();
+  EXPECT_EQ(serve.first_line(), "kbdata: serving " + data_ +
+                                    " at http://127.0.0.1:" + std::to_string(serve.port()) + "/");
+  const Answer home = get(serve.port(), "/");
+  EXPECT_EQ(home.status, 200);
+  EXPECT_NE(home.body.find("<tr class=\"leaderboard-row\">"), std::string::npos);
+  EXPECT_NE(home.headers.find("Content-Security-Policy"), std::string::npos);
+
+  EXPECT_EQ(get(serve.port(), "/api/configs").body,
+            run("configs --data " + data_ + " --format json").out);
+  const auto top = run("top --data " + data_ + " --leaderboard 597 -n 0 --uncertainty -f json");
+  const nlohmann::json twin = nlohmann::json::parse(get(serve.port(), "/api/leaderboard/597").body);
+  EXPECT_EQ(twin["top"], nlohmann::json::parse(top.out));
+  EXPECT_EQ(
+      twin["records"],
+      nlohmann::json::parse(run("records --data " + data_ + " --leaderboard 597 -f json").out));
+
+  const Answer lb = get(serve.port(), "/leaderboard/597");
+  EXPECT_EQ(lb.status, 200);
+  EXPECT_NE(lb.body.find("<tr class=\"rank-row\">"), std::string::npos);
+  EXPECT_NE(lb.body.find("<figure class=\"chart\"><svg"), std::string::npos);
+  const Answer user = get(serve.port(), "/user/598/995205553760407802");
+  EXPECT_EQ(user.status, 200);
+  EXPECT_NE(user.body.find("<table class=\"diff\">"), std::string::npos);
+  EXPECT_NE(user.body.find("<tr class=\"add\">"), std::string::npos);
+  const Answer sub = get(serve.port(), "/submission/30000856");
+  EXPECT_EQ(sub.status, 200);
+  EXPECT_NE(sub.body.find("<pre class=\"code\">"), std::string::npos);
+  const nlohmann::json sub_twin =
+      nlohmann::json::parse(get(serve.port(), "/api/submission/30000856").body);
+  EXPECT_EQ(sub_twin["rows"],
+            nlohmann::json::parse(run("show --data " + data_ + " 30000856 --format json").out));
+  const Answer search = get(serve.port(), "/search?q=tonda");
+  EXPECT_NE(search.body.find("/user/598/995205553760407802"), std::string::npos);
+  EXPECT_EQ(get(serve.port(), "/submission/1").status, 404);
+  EXPECT_EQ(get(serve.port(), "/nothing").status, 404);
+  EXPECT_EQ(serve.stop(), 0);
+  // The server wrote nothing, where it ran or in the data.
+  EXPECT_TRUE(fs::is_empty(cwd_));
+}
+
+TEST_F(ServeCli, RefusalsInEverySpelling) {
+  ServeProcess serve(data_, cwd_);
+  const int port = serve.port();
+  ASSERT_GT(port, 0) << serve.err();
+  for (const char* target :
+       {"/api/../etc/passwd", "/api/%2e%2e/etc/passwd", "/%2E%2E/%2E%2E/", "/static/..%2fapp.js",
+        "/static%2fapp.js", "//etc/passwd", "/api/configs%00", "/static\\..\\app.js"}) {
+    EXPECT_EQ(get(port, target).status, 400) << target;
+  }
+  EXPECT_EQ(get(port, "/", "evil.example:" + std::to_string(port)).status, 403);
+  EXPECT_EQ(get(port, "/", "127.0.0.1:1").status, 403);
+  for (const char* method : {"POST", "PUT", "DELETE"}) {
+    const Answer a =
+        raw(port, std::string(method) + " / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                      "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(a.status, 405) << method;
+  }
+  const Answer long_target = get(port, "/search?q=" + std::string(9000, 'a'));
+  EXPECT_GE(long_target.status, 400);
+  EXPECT_LT(long_target.status, 500);
+  // Still serving after all of it.
+  EXPECT_EQ(get(port, "/").status, 200);
+}
+
+TEST_F(ServeCli, PlantedMarkupStaysText) {
+  kbdata::testing::FlatRow r;
+  r.submission_id = 777;
+  r.leaderboard_id = 597;
+  r.problem_name = "nvfp4_gemm";
+  r.user_id = "666";
+  r.user_name = "<img src=x onerror=\"window.__xss=2\">";
+  r.code_id = 1;
+  r.file_name = "<svg onload=window.__xss=3>.py";
+  r.submission_time = int64_t{1764000000} * 1000000;
+  r.score = 1e-5;
+  r.passed = true;
+  r.mode = "leaderboard";
+  r.runner = "B200";
+  r.code = "x = 1\n</pre><script>window.__xss=1</script>\n";
+  kbdata::testing::write_bytes(data_ + "/hostile_submissions.parquet",
+                               kbdata::testing::flat_file({r}));
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  for (const char* target : {"/submission/777", "/user/597/666", "/search?q=666"}) {
+    const Answer a = get(serve.port(), target);
+    EXPECT_EQ(a.status, 200) << target << a.body;
+    EXPECT_EQ(a.body.find("<script>window"), std::string::npos) << target;
+    EXPECT_EQ(a.body.find("<img src=x"), std::string::npos) << target;
+    EXPECT_EQ(a.body.find("<svg onload"), std::string::npos) << target;
+    EXPECT_NE(a.body.find("&lt;img src=x onerror=&quot;window.__xss=2&quot;&gt;"),
+              std::string::npos)
+        << target;
+  }
+  EXPECT_NE(get(serve.port(), "/submission/777").body.find("&lt;script&gt;window.__xss="),
+            std::string::npos);
+}
+
+TEST_F(ServeCli, AnyAddressButLoopbackIsSaidLoudly) {
+  ServeProcess serve(data_, cwd_, {"--bind", "0.0.0.0"});
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  EXPECT_NE(serve.err().find("WARNING: serving on 0.0.0.0"), std::string::npos) << serve.err();
+}
+
+TEST_F(ServeCli, UsageErrors) {
+  auto r = run("serve --data " + data_ + " --port 70000");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(kbdata::testing::lines(r.err).size(), 1u) << r.err;
+  r = run("serve --data " + dir_.file("missing"));
+  EXPECT_NE(r.exit_code, 0);
+}
+
+}  // namespace

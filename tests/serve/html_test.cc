@@ -1,0 +1,108 @@
+// The HTML of kbdata serve (src/serve/html.h): escaping, highlighted code that keeps every byte,
+// and diffs as tables.
+#include "serve/html.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "pairs/diff.h"
+
+namespace kbdata::serve {
+namespace {
+
+// The text of HTML made by these functions: tags dropped, the entities they write decoded.
+std::string text_of(const std::string& html) {
+  std::string out;
+  for (size_t i = 0; i < html.size(); ++i) {
+    if (html[i] == '<') {
+      i = html.find('>', i);
+      continue;
+    }
+    if (html[i] == '&') {
+      const size_t end = html.find(';', i);
+      const std::string entity = html.substr(i, end - i + 1);
+      out += entity == "&amp;"    ? "&"
+             : entity == "&lt;"   ? "<"
+             : entity == "&gt;"   ? ">"
+             : entity == "&quot;" ? "\""
+                                  : "'";
+      i = end;
+      continue;
+    }
+    out += html[i];
+  }
+  return out;
+}
+
+TEST(Escape, EveryMarkupByte) {
+  EXPECT_EQ(escape("<script>alert('x') & \"y\"</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
+  EXPECT_EQ(escape("a\tb\nc"), "a\tb\nc");
+  EXPECT_EQ(escape(std::string("a\x01"
+                               "b\x7f",
+                               4)),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
+  EXPECT_EQ(escape("\xff<"), "\xEF\xBF\xBD&lt;");  // ill-formed UTF-8 repaired
+}
+
+TEST(HighlightedCode, KeepsEveryByteAndMarksTokens) {
+  const std::string python =
+      "import torch  # fast\n\ndef f(x):\n    return x * 2 + len('<b>&')\n\"\"\"doc\n\"\"\"\n";
+  const std::string html = highlighted_code(python, "submission.py");
+  EXPECT_EQ(text_of(html), python);
+  EXPECT_NE(html.find("<span class=\"tok-keyword\">def</span>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<span class=\"tok-comment\"># fast</span>"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"tok-string\">&#39;&lt;b&gt;&amp;&#39;</span>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<span class=\"tok-number\">2</span>"), std::string::npos);
+  const std::string cpp = "#include <x>\n__global__ void k(int* a) { a[0] = 1; } // c\n";
+  const std::string cpp_html = highlighted_code(cpp, "k.cu");
+  EXPECT_EQ(text_of(cpp_html), cpp);
+  EXPECT_NE(cpp_html.find("<span class=\"tok-keyword\">__global__</span>"), std::string::npos);
+  // A planted script stays text.
+  const std::string planted = "x = 1\n</pre><script>window.__xss=1</script>\n";
+  const std::string planted_html = highlighted_code(planted, "submission.py");
+  EXPECT_EQ(planted_html.find("<script"), std::string::npos);
+  EXPECT_EQ(text_of(planted_html), planted);
+}
+
+TEST(HighlightedCode, RandomTextsKeepEveryByte) {
+  std::mt19937 rng(11);
+  const std::string alphabet = "ab1_ \n\t#'\"\\<>&(){}[]=+-*/.:;,\r";
+  for (int round = 0; round < 300; ++round) {
+    std::string code(rng() % 200, ' ');
+    for (char& c : code) c = alphabet[rng() % alphabet.size()];
+    EXPECT_EQ(text_of(highlighted_code(code, round % 2 ? "k.cu" : "s.py")), code) << code;
+  }
+}
+
+TEST(DiffTable, RowsAndLineNumbers) {
+  const std::string diff = pairs::unified_diff("a\nb\nc\n", "a\nB\nc\nd\n", "s.py");
+  const std::string html = diff_table(diff);
+  EXPECT_NE(html.find("<tr class=\"del\"><td class=\"ln\">2</td><td class=\"ln\"></td><td>-b"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr class=\"add\"><td class=\"ln\"></td><td class=\"ln\">2</td><td>+B"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"add\"><td class=\"ln\"></td><td class=\"ln\">4</td><td>+d"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"ctx\"><td class=\"ln\">3</td><td class=\"ln\">3</td>"),
+            std::string::npos);
+  EXPECT_NE(diff_table(pairs::unified_diff("x\n", "<script>\n", "s.py")).find("+&lt;script&gt;"),
+            std::string::npos);
+}
+
+TEST(Page, FrameAndEscapedTitle) {
+  const std::string p = page("a <b>", "home", "<p>body</p>");
+  EXPECT_EQ(p.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(p.find("<title>a &lt;b&gt; · kbdata</title>"), std::string::npos);
+  EXPECT_NE(p.find("<main id=\"page\" data-page=\"home\">"), std::string::npos);
+  EXPECT_NE(p.find("<script src=\"/static/app.js\" defer></script>"), std::string::npos);
+  EXPECT_EQ(p.find("<script>"), std::string::npos);  // no inline script
+}
+
+}  // namespace
+}  // namespace kbdata::serve
