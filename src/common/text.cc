@@ -334,4 +334,52 @@ size_t utf8_length(std::string_view utf8) {
   return count;
 }
 
+std::string markup_text(std::string_view text) {
+  std::string utf8;
+  append_utf8_repaired(utf8, text);
+  std::string out;
+  out.reserve(utf8.size());
+  for (size_t i = 0; i < utf8.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(utf8[i]);
+    if (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') {
+      out += "\xEF\xBF\xBD";
+    } else if (byte == 0xEF && i + 2 < utf8.size() && utf8[i + 1] == '\xBF' &&
+               (utf8[i + 2] == '\xBE' || utf8[i + 2] == '\xBF')) {
+      out += "\xEF\xBF\xBD";
+      i += 2;
+    } else {
+      out += utf8[i];
+    }
+  }
+  return out;
+}
+
+void append_markup_entities(std::string& out, std::string_view sanitized) {
+  for (char c : sanitized) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+void append_markup_escaped(std::string& out, std::string_view text) {
+  append_markup_entities(out, markup_text(text));
+}
+
 }  // namespace kbdata

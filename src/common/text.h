@@ -75,4 +75,15 @@ inline constexpr size_t kTableCellWidth = 40;
 // REQUIRES: `utf8` is well-formed UTF-8, or the count is only an estimate.
 [[nodiscard]] size_t utf8_length(std::string_view utf8);
 
+// Text for XML and HTML (kbdata's SVG charts, kbdata serve's pages), one rule for both:
+//   markup_text             well-formed UTF-8 holding only characters XML 1.0 allows: ill-formed
+//                           bytes, control characters other than tab, newline and carriage return,
+//                           and U+FFFE / U+FFFF become U+FFFD
+//   append_markup_entities  text already made so, with & < > " ' as entities: safe in element
+//                           content and in double- or single-quoted attribute values
+//   append_markup_escaped   both
+[[nodiscard]] std::string markup_text(std::string_view text);
+void append_markup_entities(std::string& out, std::string_view sanitized);
+void append_markup_escaped(std::string& out, std::string_view text);
+
 }  // namespace kbdata

@@ -104,11 +104,11 @@ std::string render_small_multiples(const SmallMultiples& chart) {
   out += "\" font-family=\"sans-serif\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   text_open(out, "title", kWidth / 2, 24, "middle", 16);
-  svg::append_escaped(out, chart.title);
+  svg::append_markup_escaped(out, chart.title);
   out += "</text>\n";
   if (!chart.subtitle.empty()) {
     text_open(out, "subtitle", kWidth / 2, 42, "middle", 12);
-    svg::append_escaped(out, chart.subtitle);
+    svg::append_markup_escaped(out, chart.subtitle);
     out += "</text>\n";
   }
 
@@ -126,10 +126,10 @@ std::string render_small_multiples(const SmallMultiples& chart) {
     const auto y_of = [&](double v) { return y0 + kPanelHeight * (1 - v); };
 
     out += "<g class=\"panel\" data-name=\"";
-    svg::append_escaped(out, panel.name);
+    svg::append_markup_escaped(out, panel.name);
     out += "\">\n";
     text_open(out, "panel-title", x0, y0 - 4, "start", 12);
-    svg::append_escaped(out, panel.name);
+    svg::append_markup_escaped(out, panel.name);
     out += "</text>\n";
     out += "<rect class=\"frame\"";
     svg::append_attr(out, "x", x0);
@@ -161,7 +161,7 @@ std::string render_small_multiples(const SmallMultiples& chart) {
       size_t points = 0;
       for (const auto& v : series.values) points += v ? 1 : 0;
       out += "<g class=\"series\" data-name=\"";
-      svg::append_escaped(out, series.name);
+      svg::append_markup_escaped(out, series.name);
       out += "\" data-points=\"" + std::to_string(points) + "\" fill=\"none\" stroke=\"";
       out += svg::kPalette[s % svg::kPalette.size()];
       out += "\" stroke-width=\"1.5\">\n";
@@ -188,17 +188,17 @@ std::string render_small_multiples(const SmallMultiples& chart) {
 
   const double bottom = top + static_cast<double>(rows) * row_height;
   text_open(out, "x-label", kWidth / 2, bottom + 14, "middle", 12);
-  svg::append_escaped(out, chart.x_label);
+  svg::append_markup_escaped(out, chart.x_label);
   out += "</text>\n<g class=\"legend\">\n";
   const std::vector<ShareSeries>& legend = chart.panels.front().series;
   double x = kMarginLeft;
   for (size_t s = 0; s < legend.size(); ++s) {
     out += "<g class=\"legend-item\" data-name=\"";
-    svg::append_escaped(out, legend[s].name);
+    svg::append_markup_escaped(out, legend[s].name);
     out += "\">";
     line(out, "", x, x + 18, bottom + 36, bottom + 36, svg::kPalette[s % svg::kPalette.size()], 2);
     text_open(out, "legend-label", x + 24, bottom + 40, "start", 11);
-    svg::append_escaped(out, legend[s].name);
+    svg::append_markup_escaped(out, legend[s].name);
     out += "</text></g>\n";
     x += 24 + 7.0 * static_cast<double>(legend[s].name.size()) + 24;
   }

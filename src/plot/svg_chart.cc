@@ -20,11 +20,11 @@ namespace {
 
 using svg::append_attr;
 using svg::append_coord;
-using svg::append_escaped;
-using svg::append_escaped_sanitized;
+using svg::append_markup_entities;
+using svg::append_markup_escaped;
 using svg::append_text_open;
 using svg::kPalette;
-using svg::sanitize_text;
+using svg::markup_text;
 
 // Canvas and layout, in SVG user units (pixels).
 constexpr double kWidth = 960;
@@ -551,7 +551,7 @@ std::vector<LegendItem> layout_legend(const TimeChart& chart) {
   double x = 0;
   int row = 0;
   for (const Series& series : chart.series) {
-    std::string name = sanitize_text(series.name);
+    std::string name = markup_text(series.name);
     const double width = 24 + text_width(name, kTickSize) + 20;
     if (x > 0 && x + width > usable) {
       x = 0;
@@ -585,8 +585,8 @@ std::string render_svg(const TimeChart& chart) {
   const Axis y = y_axis(*vmin_it * unit.per_second, *vmax_it * unit.per_second, chart.log_y);
 
   // Header: title and subtitle lines; footer: tick labels, x label, legend rows.
-  const std::string title = sanitize_text(chart.title);
-  const std::string subtitle = sanitize_text(chart.subtitle);
+  const std::string title = markup_text(chart.title);
+  const std::string subtitle = markup_text(chart.subtitle);
   const double text_space = kWidth - 2 * kMarginRight;
   const auto title_lines =
       wrap_text(title, static_cast<size_t>(text_space / (kTitleSize * kGlyphWidth)), 2);
@@ -629,7 +629,7 @@ std::string render_svg(const TimeChart& chart) {
         out += "<tspan x=\"24\" dy=\"20\">";
         baseline += kTitleSize + 4;
       }
-      append_escaped_sanitized(out, title_lines[i]);
+      append_markup_entities(out, title_lines[i]);
       if (i > 0) {
         out += "</tspan>";
       }
@@ -643,7 +643,7 @@ std::string render_svg(const TimeChart& chart) {
     out += "\">";
     for (size_t i = 0; i < subtitle_lines.size(); ++i) {
       out += i == 0 ? "<tspan>" : "<tspan x=\"24\" dy=\"16\">";
-      append_escaped_sanitized(out, subtitle_lines[i]);
+      append_markup_entities(out, subtitle_lines[i]);
       out += "</tspan>";
     }
     out += "</text>\n";
@@ -722,7 +722,7 @@ std::string render_svg(const TimeChart& chart) {
     out += "/>";
     append_text_open(out, "marker-label", mx + 3, frame.top + 11);
     out += " font-size=\"10\" fill=\"#b04a4a\">";
-    append_escaped(out, marker.label);
+    append_markup_escaped(out, marker.label);
     out += "</text></g>\n";
   }
 
@@ -733,7 +733,7 @@ std::string render_svg(const TimeChart& chart) {
     const std::string_view colour = kPalette[s % kPalette.size()];
     const std::string points_attr = std::to_string(series.points.size());
     out += "<g class=\"series\" data-name=\"";
-    append_escaped(out, series.name);
+    append_markup_escaped(out, series.name);
     out += "\" data-style=\"";
     out += style_name(series.style);
     out += "\" data-points=\"" + points_attr + '"';
@@ -758,7 +758,7 @@ std::string render_svg(const TimeChart& chart) {
           const double cx = px(static_cast<double>(series.points[p].time_us));
           const double cy = py(series.points[p].value);
           // Up and to the right of the marker; to its left near the right edge of the plot.
-          const std::string label = sanitize_text(series.labels[p]);
+          const std::string label = markup_text(series.labels[p]);
           const bool flip = cx + 8 + text_width(label, kTickSize) > frame.right;
           out += "\n<text class=\"point-label\" stroke=\"none\" fill=\"#222\" font-size=\"11\"";
           if (flip) {
@@ -767,7 +767,7 @@ std::string render_svg(const TimeChart& chart) {
           append_attr(out, "x", flip ? cx - 7 : cx + 7);
           append_attr(out, "y", cy - 7);
           out += '>';
-          append_escaped_sanitized(out, label);
+          append_markup_entities(out, label);
           out += "</text>";
         }
         break;
@@ -809,7 +809,7 @@ std::string render_svg(const TimeChart& chart) {
   // Axis labels; the y label carries the unit of the tick labels.
   append_text_open(out, "x-label", (frame.left + frame.right) / 2, frame.bottom + 38);
   out += " text-anchor=\"middle\">";
-  append_escaped(out, chart.x_label);
+  append_markup_escaped(out, chart.x_label);
   out += "</text>\n";
   const double y_label_x = 18;
   const double y_label_y = (frame.top + frame.bottom) / 2;
@@ -819,7 +819,7 @@ std::string render_svg(const TimeChart& chart) {
   out += ' ';
   append_coord(out, y_label_y);
   out += ")\">";
-  append_escaped(out, chart.y_label);
+  append_markup_escaped(out, chart.y_label);
   if (!unit.name.empty()) {
     out += " (";
     out += unit.name;
@@ -834,7 +834,7 @@ std::string render_svg(const TimeChart& chart) {
     const std::string_view colour = kPalette[s % kPalette.size()];
     const double row_y = frame.bottom + 60 + kLegendRowHeight * item.row;
     out += "<g class=\"legend-item\" data-name=\"";
-    append_escaped_sanitized(out, item.name);
+    append_markup_entities(out, item.name);
     out += "\">";
     switch (chart.series[s].style) {
       case SeriesStyle::MARKERS:
@@ -865,7 +865,7 @@ std::string render_svg(const TimeChart& chart) {
     append_attr(out, "x", item.x + 24);
     append_attr(out, "y", row_y);
     out += '>';
-    append_escaped_sanitized(out, item.name);
+    append_markup_entities(out, item.name);
     out += "</text></g>\n";
   }
   out += "</g>\n</svg>\n";

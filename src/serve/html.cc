@@ -81,39 +81,8 @@ const std::unordered_set<std::string_view>& cpp_keywords() {
 }  // namespace
 
 std::string escape(std::string_view text) {
-  std::string valid;
-  if (!is_valid_utf8(text)) {
-    append_utf8_repaired(valid, text);
-    text = valid;
-  }
   std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') ||
-            c == 0x7f) {
-          out += "\xEF\xBF\xBD";
-        } else {
-          out += c;
-        }
-    }
-  }
+  append_markup_escaped(out, text);
   return out;
 }
 

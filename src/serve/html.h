@@ -8,8 +8,9 @@
 
 namespace kbdata::serve {
 
-// `text` for HTML text and quoted attribute values: & < > " ' as entities, control bytes other
-// than tab and newline as U+FFFD, ill-formed UTF-8 repaired (U+FFFD).
+// `text` for HTML text and quoted attribute values (common/text.h's markup rule, as the SVG
+// charts): & < > " ' as entities; ill-formed UTF-8, control bytes other than tab, newline and
+// carriage return, U+FFFE and U+FFFF as U+FFFD.
 [[nodiscard]] std::string escape(std::string_view text);
 
 // A whole page: <!doctype html>, the title, the navigation (home, search box), then `body` inside
