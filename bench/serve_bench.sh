@@ -34,7 +34,8 @@ time_page() {
   echo "${out#* }"
 }
 
-for ((i = 1; i <= rounds; ++i)); do
+# start_server: a fresh server in the background; sets $server and $url.
+start_server() {
   "$kbdata" serve --data "$data" --port 0 > "$work/out" 2> "$work/err" &
   server=$!
   for _ in $(seq 50); do
@@ -42,6 +43,10 @@ for ((i = 1; i <= rounds; ++i)); do
     sleep 0.1
   done
   url=$(sed -n 's/.* at \(http[^ ]*\)$/\1/p' "$work/out")
+}
+
+for ((i = 1; i <= rounds; ++i)); do
+  start_server
   # Every leaderboard of the configs the folder holds (one config per line), and the first ranked
   # row's submission and user of the first.
   lbs=$(curl -s "${url}api/configs" | grep '"present":true' | grep -o '"id":[0-9]*' | cut -d: -f2 |
@@ -53,13 +58,7 @@ for ((i = 1; i <= rounds; ++i)); do
   # The twin above ran the leaderboard's commands: a fresh server for the pages.
   kill "$server"
   wait "$server" 2> /dev/null || true
-  "$kbdata" serve --data "$data" --port 0 > "$work/out" 2> "$work/err" &
-  server=$!
-  for _ in $(seq 50); do
-    grep -q 'serving' "$work/out" 2> /dev/null && break
-    sleep 0.1
-  done
-  url=$(sed -n 's/.* at \(http[^ ]*\)$/\1/p' "$work/out")
+  start_server
   first_max=0
   cached_max=0
   first_page=

@@ -247,7 +247,8 @@ class Site {
     return html_response(serve::page("KernelBot data", "home", body));
   }
 
-  json leaderboard_json(int64_t id) {
+  // The twin; `svg`, when given, gets the record curve.
+  json leaderboard_json(int64_t id, std::string* svg = nullptr) {
     TopOptions top;
     top.data = data_;
     top.leaderboard = id;
@@ -258,6 +259,7 @@ class Site {
     records.data = data_;
     records.leaderboard = id;
     records.format = "json";
+    records.svg = svg;
     json out;
     out["top"] = json::parse(command([&](std::FILE* o, std::FILE* e) { run_top(top, o, e); }));
     out["records"] =
@@ -278,16 +280,8 @@ class Site {
   }
 
   HttpResponse leaderboard(int64_t id) {
-    const json data = leaderboard_json(id);
     std::string svg;
-    {
-      RecordsOptions records;
-      records.data = data_;
-      records.leaderboard = id;
-      records.format = "json";
-      records.svg = &svg;
-      command([&](std::FILE* o, std::FILE* e) { run_records(records, o, e); });
-    }
+    const json data = leaderboard_json(id, &svg);
     std::map<std::string, std::string> flagged;  // submission id -> verdict
     std::map<std::string, std::string> flagged_users;
     for (const json& f : data["flags"]) {
@@ -341,13 +335,18 @@ class Site {
     return html_response(serve::page(problem, "leaderboard", body));
   }
 
-  json submission_json(int64_t id) {
+  // `kbdata show ID --format json`: the submission's rows, with code. NotFoundError without one.
+  json show_json(int64_t id) {
     ShowOptions show;
     show.data = data_;
     show.submission_id = id;
     show.format = "json";
+    return json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
+  }
+
+  json submission_json(int64_t id) {
     json out;
-    out["rows"] = json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
+    out["rows"] = show_json(id);
     out["audit"] = json::array();
     if (!out["rows"].empty()) {
       AuditOptions audit;
@@ -423,13 +422,7 @@ class Site {
   }
 
   std::optional<std::string> code_of(int64_t submission_id, std::string* file_name) {
-    ShowOptions show;
-    show.data = data_;
-    show.submission_id = submission_id;
-    show.format = "json";
-    const json rows =
-        json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
-    for (const json& r : rows) {
+    for (const json& r : show_json(submission_id)) {
       if (r["code"].is_string()) {
         if (file_name != nullptr) *file_name = text_of(r["file_name"]);
         return r["code"].get<std::string>();
@@ -545,13 +538,8 @@ class Site {
     };
     const bool number = q.size() <= 18 && q.find_first_not_of("0123456789") == std::string::npos;
     if (number) {
-      ShowOptions show;
-      show.data = data_;
-      show.submission_id = std::stoll(q);
-      show.format = "json";
       try {
-        for (const json& r :
-             json::parse(command([&](std::FILE*o, std::FILE*e) { run_show(show, o, e); }))) {
+        for (const json& r : show_json(std::stoll(q))) {
           out["submissions"].push_back({{"submission_id", r["submission_id"]},
                                         {"problem_name", r["problem_name"]},
                                         {"user_name", r["user_name"]},
