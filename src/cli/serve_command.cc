@@ -17,6 +17,7 @@
 #include "cli/progression_command.h"
 #include "cli/records_command.h"
 #include "cli/show_command.h"
+#include "cli/techniques_command.h"
 #include "cli/top_command.h"
 #include "common/error.h"
 #include "common/shared_library.h"
@@ -299,8 +300,13 @@ class Site {
               "<th class=\"num\">score</th><th class=\"num\">95% interval</th>"
               "<th class=\"num\">possible ranks</th><th>submission</th><th>submitted</th>"
               "<th>audit</th></tr>";
+      if (!rows.empty() && (*rows.front())["sigma"].is_number()) {
+        char sigma[64];
+        std::snprintf(sigma, sizeof sigma, "%.4f", (*rows.front())["sigma"].get<double>());
+        body += "<p class=\"noise\">Measured noise: sigma " + std::string(sigma) +
+                " (the sd of log(score) of one measurement; kbdata noise).</p>";
+      }
       for (const json* r : rows) {
-        const std::string sid = text_of((*r)["submission_id"]);
         const auto flag = flagged_users.find(text_of((*r)["user_id"]));
         body += "<tr class=\"rank-row\"><td class=\"num\">" + text_of((*r)["rank"]) + "</td><td>" +
                 user_link(id, *r) + "</td><td class=\"num\">" + score_cell((*r)["score"]) +
@@ -348,6 +354,7 @@ class Site {
     json out;
     out["rows"] = show_json(id);
     out["audit"] = json::array();
+    out["techniques"] = json::array();
     if (!out["rows"].empty()) {
       AuditOptions audit;
       audit.data = data_;
@@ -358,6 +365,14 @@ class Site {
       for (const json& a :
            json::parse(command([&](std::FILE*o, std::FILE*e) { run_audit(audit, o, e); }))) {
         if (a["submission_id"] == id) out["audit"].push_back(a);
+      }
+      TechniquesOptions techniques;
+      techniques.data = data_;
+      techniques.rows = audit.rows;
+      techniques.format = "json";
+      for (const json& t : json::parse(
+               command([&](std::FILE*o, std::FILE*e) { run_techniques(techniques, o, e); }))) {
+        if (t["submission_id"] == id) out["techniques"].push_back(t);
       }
     }
     return out;
@@ -389,6 +404,16 @@ class Site {
     for (const json& a : data["audit"]) {
       verdict = text_of(a["verdict"]);
       rules = text_of(a["rules"]);
+    }
+    for (const json& t : data["techniques"]) {
+      item("language", escape(text_of(t["language"])) + " <span class=\"muted\">(all: " +
+                           escape(text_of(t["languages_all"])) + ")</span>");
+      item("features", escape(text_of(t["features"])));
+      item("size", escape(text_of(t["lines"])) + " lines, " + escape(text_of(t["kernels"])) +
+                       " kernels, " + escape(text_of(t["autotune_configs"])) +
+                       " autotune configs, " + escape(text_of(t["shape_branches"])) +
+                       " shape branches");
+      break;  // one row per runner, the same code
     }
     item("audit", "<span class=\"verdict verdict-" + escape(verdict) + "\">" + escape(verdict) +
                       "</span>" + (rules.empty() ? "" : " " + escape(rules)));

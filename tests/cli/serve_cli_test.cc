@@ -167,6 +167,7 @@ TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
   EXPECT_EQ(lb.status, 200);
   EXPECT_NE(lb.body.find("<tr class=\"rank-row\">"), std::string::npos);
   EXPECT_NE(lb.body.find("<figure class=\"chart\"><svg"), std::string::npos);
+  EXPECT_NE(lb.body.find("<p class=\"noise\">Measured noise: sigma 0."), std::string::npos);
   const Answer user = get(serve.port(), "/user/598/995205553760407802");
   EXPECT_EQ(user.status, 200);
   EXPECT_NE(user.body.find("<table class=\"diff\">"), std::string::npos);
@@ -178,6 +179,15 @@ TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
       nlohmann::json::parse(get(serve.port(), "/api/submission/30000856").body);
   EXPECT_EQ(sub_twin["rows"],
             nlohmann::json::parse(run("show --data " + data_ + " 30000856 --format json").out));
+  const auto techniques =
+      run("techniques --data " + data_ + " -p nvfp4_dual_gemm -u 995205553760407802 -f json");
+  for (const nlohmann::json& t : nlohmann::json::parse(techniques.out)) {
+    if (t["submission_id"] == 30000856) {
+      EXPECT_EQ(sub_twin["techniques"][0], t);
+    }
+  }
+  ASSERT_EQ(sub_twin["techniques"].size(), 1u);
+  EXPECT_NE(sub.body.find("<dt>language</dt><dd>cute_dsl"), std::string::npos);
   const Answer search = get(serve.port(), "/search?q=tonda");
   EXPECT_NE(search.body.find("/user/598/995205553760407802"), std::string::npos);
   EXPECT_EQ(get(serve.port(), "/submission/1").status, 404);
