@@ -540,8 +540,16 @@ class Site {
             "</select> <button>Diff</button></form>";
     if (!data["diff"].is_null()) {
       const json& d = data["diff"];
+      auto view = request.params.find("view");
+      const bool split = view != request.params.end() && view->second == "split";
+      const std::string pair = "?a=" + text_of(d["a"]) + "&amp;b=" + text_of(d["b"]);
       body += "<h2 id=\"diff\">Diff: " + submission_link(d["a"]) + " → " + submission_link(d["b"]) +
-              "</h2>" + serve::diff_table(text_of(d["diff"]));
+              "</h2><p class=\"views\">" +
+              (split ? "<a href=\"" + pair + "#diff\">unified</a> · side by side"
+                     : "unified · <a href=\"" + pair + "&amp;view=split#diff\">side by side</a>") +
+              "</p>" +
+              (split ? serve::diff_table_split(text_of(d["diff"]))
+                     : serve::diff_table(text_of(d["diff"])));
     }
     return html_response(serve::page(name + " on " + text_of(first["problem_name"]), "user", body));
   }

@@ -1,7 +1,9 @@
 #include "serve/html.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_set>
+#include <vector>
 
 #include "common/text.h"
 #include "source/embedded.h"
@@ -43,6 +45,9 @@ table.diff td.ln { color: var(--muted); text-align: right; user-select: none; wi
 table.diff tr.add { background: #e6ffec; }
 table.diff tr.del { background: #ffebe9; }
 table.diff tr.hunk { background: #ddf4ff; color: var(--muted); }
+table.diff.split td.del { background: #ffebe9; }
+table.diff.split td.add { background: #e6ffec; }
+table.diff.split td.ctx, table.diff.split td.empty { width: 50%; }
 dl.meta { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; }
 dl.meta dt { color: var(--muted); }
 dl.meta dd { margin: 0; }
@@ -193,6 +198,64 @@ std::string diff_table(std::string_view diff) {
              "</td></tr>";
     }
   }
+  out += "</table>";
+  return out;
+}
+
+std::string diff_table_split(std::string_view diff) {
+  std::string out = "<table class=\"diff split\">";
+  long old_line = 0, new_line = 0;
+  std::vector<std::string> deleted, added;  // the pending run, as escaped text
+  auto cell = [](const char* kind, const std::string& number, const std::string& text) {
+    return "<td class=\"ln\">" + number + "</td><td class=\"" + std::string(kind) + "\">" + text +
+           "</td>";
+  };
+  auto flush = [&] {
+    const size_t rows = std::max(deleted.size(), added.size());
+    for (size_t i = 0; i < rows; ++i) {
+      out += "<tr class=\"pair\">";
+      out += i < deleted.size() ? cell("del", std::to_string(old_line++), deleted[i])
+                                : cell("empty", "", "");
+      out += i < added.size() ? cell("add", std::to_string(new_line++), added[i])
+                              : cell("empty", "", "");
+      out += "</tr>";
+    }
+    deleted.clear();
+    added.clear();
+  };
+  size_t start = 0;
+  while (start < diff.size()) {
+    size_t end = diff.find('\n', start);
+    if (end == std::string_view::npos) end = diff.size();
+    const std::string_view line = diff.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("--- ") || line.starts_with("+++ ") || line.starts_with("\\ ")) continue;
+    if (line.starts_with("@@")) {
+      flush();
+      const size_t minus = line.find('-');
+      const size_t plus = line.find('+');
+      if (minus != std::string_view::npos) {
+        old_line = std::strtol(line.data() + minus + 1, nullptr, 10);
+      }
+      if (plus != std::string_view::npos)
+        new_line = std::strtol(line.data() + plus + 1, nullptr, 10);
+      out += "<tr class=\"hunk\"><td colspan=\"4\">" + escape(line) + "</td></tr>";
+      continue;
+    }
+    if (line.empty()) continue;
+    const std::string text = escape(line.substr(1));
+    if (line[0] == '-') {
+      if (!added.empty()) flush();  // a deletion after additions starts a new run
+      deleted.push_back(text);
+    } else if (line[0] == '+') {
+      added.push_back(text);
+    } else {
+      flush();
+      out += "<tr class=\"pair\">" + cell("ctx", std::to_string(old_line++), text) +
+             cell("ctx", std::to_string(new_line++), text) + "</tr>";
+    }
+  }
+  flush();
   out += "</table>";
   return out;
 }

@@ -32,4 +32,10 @@ namespace kbdata::serve {
 // "@@" line, "add", "del" or "ctx", with the old and new line numbers.
 [[nodiscard]] std::string diff_table(std::string_view unified_diff);
 
+// The same diff side by side, <table class="diff split">: a row per line pair, the old line left
+// and the new right; a run of deleted lines and the added lines after it share rows in order
+// (the longer run's rest beside empty cells). Cells: class "del", "add", "ctx" or "empty", each
+// after its line number; a hunk's "@@" line spans the row.
+[[nodiscard]] std::string diff_table_split(std::string_view unified_diff);
+
 }  // namespace kbdata::serve

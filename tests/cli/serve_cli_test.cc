@@ -172,6 +172,10 @@ TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
   EXPECT_EQ(user.status, 200);
   EXPECT_NE(user.body.find("<table class=\"diff\">"), std::string::npos);
   EXPECT_NE(user.body.find("<tr class=\"add\">"), std::string::npos);
+  const Answer split =
+      get(serve.port(), "/user/598/995205553760407802?a=30000287&b=30000856&view=split");
+  EXPECT_NE(split.body.find("<table class=\"diff split\">"), std::string::npos);
+  EXPECT_NE(split.body.find("<a href=\"/submission/30000287\">"), std::string::npos);
   const Answer sub = get(serve.port(), "/submission/30000856");
   EXPECT_EQ(sub.status, 200);
   EXPECT_NE(sub.body.find("<pre class=\"code\">"), std::string::npos);

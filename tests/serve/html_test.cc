@@ -96,6 +96,33 @@ TEST(DiffTable, RowsAndLineNumbers) {
             std::string::npos);
 }
 
+TEST(DiffTable, SideBySidePairsARunOfDeletionsWithTheAdditionsAfterIt) {
+  const std::string diff = pairs::unified_diff("a\nb\nc\nd\n", "a\nB\nC2\nC3\nd\n<x>\n", "s.py");
+  const std::string html = diff_table_split(diff);
+  EXPECT_NE(html.find("<table class=\"diff split\">"), std::string::npos);
+  // b, c replaced by B, C2, C3: two rows of both, one of an addition beside an empty cell.
+  EXPECT_NE(html.find("<td class=\"ln\">2</td><td class=\"del\">b</td><td class=\"ln\">2</td>"
+                      "<td class=\"add\">B</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"ln\">3</td><td class=\"del\">c</td><td class=\"ln\">3</td>"
+                      "<td class=\"add\">C2</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"ln\"></td><td class=\"empty\"></td><td class=\"ln\">4</td>"
+                      "<td class=\"add\">C3</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"ln\">4</td><td class=\"ctx\">d</td><td class=\"ln\">5</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"add\">&lt;x&gt;</td>"), std::string::npos);
+  // Every line of both texts is in a cell.
+  size_t cells = 0;
+  for (size_t at = html.find("<td class=\"del\">"); at != std::string::npos;
+       at = html.find("<td class=\"del\">", at + 1)) {
+    ++cells;
+  }
+  EXPECT_EQ(cells, 2u);
+}
+
 TEST(Page, FrameAndEscapedTitle) {
   const std::string p = page("a <b>", "home", "<p>body</p>");
   EXPECT_EQ(p.rfind("<!doctype html>", 0), 0u);
