@@ -182,6 +182,12 @@ class Site {
     server.route("/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
       return leaderboard(id_of(m[1]));
     });
+    server.route("/api/leaderboard/([0-9]+)/techniques",
+                 [this](const std::smatch& m, const HttpRequest&) {
+                   return json_response(trend_json(id_of(m[1])).dump());
+                 });
+    server.route("/leaderboard/([0-9]+)/techniques",
+                 [this](const std::smatch& m, const HttpRequest&) { return trend(id_of(m[1])); });
     server.route("/api/submission/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
       return json_response(submission_json(id_of(m[1])).dump());
     });
@@ -325,6 +331,9 @@ class Site {
     }
     if (!svg.empty())
       body += "<h2>Record curve</h2><figure class=\"chart\">" + inline_svg(svg) + "</figure>";
+    body += "<p><a href=\"/leaderboard/" + std::to_string(id) +
+            "/techniques\">Techniques week by week</a>: the languages and features of the week's "
+            "submissions, users and top</p>";
     if (!data["flags"].empty()) {
       body +=
           "<h2>Flagged by the audit</h2><table class=\"flags\"><tr><th>submission</th>"
@@ -339,6 +348,55 @@ class Site {
     }
     if (data["top"].empty()) body += "<p>No qualifying submission on this leaderboard.</p>";
     return html_response(serve::page(problem, "leaderboard", body));
+  }
+
+  // The problem name of leaderboard `id` from the configs; NotFoundError when the folder has none.
+  std::string problem_of(int64_t id) {
+    const json configs = json::parse(configs_json());  // kept alive for the loop
+    for (const json& c : configs["configs"]) {
+      if (!c.value("present", false)) continue;
+      for (const json& lb : c["leaderboards"]) {
+        if (lb["id"] == id) return text_of(lb["name"]);
+      }
+    }
+    throw NotFoundError("no leaderboard " + std::to_string(id) + " in the data");
+  }
+
+  // `kbdata techniques --trend -p PROBLEM --format json`; `svg` gets its small multiples.
+  json trend_json(int64_t id, std::string* svg = nullptr) {
+    TechniquesOptions o;
+    o.data = data_;
+    o.rows.problem = problem_of(id);
+    o.trend = true;
+    o.format = "json";
+    o.svg = svg;
+    return json::parse(command([&](std::FILE* f, std::FILE* e) { run_techniques(o, f, e); }));
+  }
+
+  HttpResponse trend(int64_t id) {
+    std::string svg;
+    const json rows = trend_json(id, &svg);
+    std::string body = "<p><a href=\"/leaderboard/" + std::to_string(id) + "\">the ranking</a></p>";
+    if (!svg.empty()) body += "<figure class=\"chart\">" + inline_svg(svg) + "</figure>";
+    body +=
+        "<table class=\"trend\"><tr><th class=\"num\">week</th><th>kind</th><th>tag</th>"
+        "<th class=\"num\">submissions</th><th class=\"num\">users</th>"
+        "<th class=\"num\">top</th></tr>";
+    for (const json& r : rows) {
+      auto share = [](const json& v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.0f%%", v.is_number() ? 100 * v.get<double>() : 0.0);
+        return std::string(b);
+      };
+      body += "<tr class=\"trend-row\"><td class=\"num\">" + text_of(r["week"]) + "</td><td>" +
+              escape(text_of(r["kind"])) + "</td><td>" + escape(text_of(r["tag"])) +
+              "</td><td class=\"num\">" + share(r["submissions_share"]) +
+              "</td><td class=\"num\">" + share(r["users_share"]) + "</td><td class=\"num\">" +
+              share(r["top_share"]) + "</td></tr>";
+    }
+    body += "</table>";
+    return html_response(
+        serve::page("Techniques on " + problem_of(id) + ", week by week", "techniques", body));
   }
 
   // `kbdata show ID --format json`: the submission's rows, with code. NotFoundError without one.

@@ -232,6 +232,9 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
     write_trend(trend, writer);
     writer.finish();
     if (plot.wanted() && !trend.empty()) plot.write(trend_chart(trend, top), err);
+    if (options.svg != nullptr && !trend.empty()) {
+      *options.svg = plot::render_small_multiples(trend_chart(trend, top));
+    }
   } else {
     write_winners(analysis::technique_winners(rows, top), writer);
     writer.finish();

@@ -21,6 +21,8 @@ struct TechniquesOptions {
   bool winners = false;             // per tag: the top users' best kernels against the rest
   std::optional<int64_t> top;       // the top's size (default 10)
   std::optional<std::string> plot;  // --trend: small multiples SVG
+  // When set, the --trend chart is also rendered into it (kbdata serve's pages write no file).
+  std::string* svg = nullptr;
   std::optional<std::string> exclude_flagged;  // --exclude-flagged[=suspicious|cheat]
 };
 

@@ -168,6 +168,14 @@ TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
   EXPECT_NE(lb.body.find("<tr class=\"rank-row\">"), std::string::npos);
   EXPECT_NE(lb.body.find("<figure class=\"chart\"><svg"), std::string::npos);
   EXPECT_NE(lb.body.find("<p class=\"noise\">Measured noise: sigma 0."), std::string::npos);
+  const Answer trend = get(serve.port(), "/leaderboard/597/techniques");
+  EXPECT_EQ(trend.status, 200);
+  EXPECT_NE(trend.body.find("<tr class=\"trend-row\">"), std::string::npos);
+  EXPECT_NE(trend.body.find("class=\"kbdata-small-multiples\""), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(get(serve.port(), "/api/leaderboard/597/techniques").body),
+            nlohmann::json::parse(
+                run("techniques --data " + data_ + " --trend -p nvfp4_gemm -f json").out));
+  EXPECT_EQ(get(serve.port(), "/leaderboard/123456/techniques").status, 404);
   const Answer user = get(serve.port(), "/user/598/995205553760407802");
   EXPECT_EQ(user.status, 200);
   EXPECT_NE(user.body.find("<table class=\"diff\">"), std::string::npos);
