@@ -161,8 +161,21 @@ std::string highlighted_code(std::string_view code, std::string_view file_name) 
   return out;
 }
 
-std::string diff_table(std::string_view diff) {
-  std::string out = "<table class=\"diff\">";
+namespace {
+
+// One line of a unified diff as the tables show it: a hunk's "@@" line (its text), or a deleted,
+// added or kept line with its numbers in the old and the new text (0 where it has none).
+struct DiffLine {
+  enum class Kind { HUNK, DEL, ADD, CTX } kind;
+  std::string_view text;  // without the mark
+  long old_line = 0;
+  long new_line = 0;
+};
+
+// The lines of a unified diff (pairs/diff.h), numbered from the hunks' "@@ -l,s +l,s @@"; the
+// "---"/"+++" header and "\ No newline" lines left out.
+std::vector<DiffLine> diff_lines(std::string_view diff) {
+  std::vector<DiffLine> lines;
   long old_line = 0, new_line = 0;
   size_t start = 0;
   while (start < diff.size()) {
@@ -170,32 +183,55 @@ std::string diff_table(std::string_view diff) {
     if (end == std::string_view::npos) end = diff.size();
     const std::string_view line = diff.substr(start, end - start);
     start = end + 1;
-    if (line.starts_with("--- ") || line.starts_with("+++ ") || line.starts_with("\\ ")) continue;
-    if (line.starts_with("@@")) {
-      // "@@ -l[,s] +l[,s] @@"
-      const size_t minus = line.find('-');
-      const size_t plus = line.find('+');
-      if (minus != std::string_view::npos)
-        old_line = std::strtol(line.data() + minus + 1, nullptr, 10);
-      if (plus != std::string_view::npos)
-        new_line = std::strtol(line.data() + plus + 1, nullptr, 10);
-      out += "<tr class=\"hunk\"><td class=\"ln\"></td><td class=\"ln\"></td><td>" + escape(line) +
-             "</td></tr>";
+    if (line.empty() || line.starts_with("--- ") || line.starts_with("+++ ") ||
+        line.starts_with("\\ ")) {
       continue;
     }
-    if (line.empty()) continue;
-    const char mark = line[0];
-    const std::string text = escape(line.substr(1));
-    if (mark == '+') {
-      out += "<tr class=\"add\"><td class=\"ln\"></td><td class=\"ln\">" +
-             std::to_string(new_line++) + "</td><td>+" + text + "</td></tr>";
-    } else if (mark == '-') {
-      out += "<tr class=\"del\"><td class=\"ln\">" + std::to_string(old_line++) +
-             "</td><td class=\"ln\"></td><td>-" + text + "</td></tr>";
+    if (line.starts_with("@@")) {
+      const size_t minus = line.find('-');
+      const size_t plus = line.find('+');
+      if (minus != std::string_view::npos) {
+        old_line = std::strtol(line.data() + minus + 1, nullptr, 10);
+      }
+      if (plus != std::string_view::npos)
+        new_line = std::strtol(line.data() + plus + 1, nullptr, 10);
+      lines.push_back({DiffLine::Kind::HUNK, line, 0, 0});
+    } else if (line[0] == '-') {
+      lines.push_back({DiffLine::Kind::DEL, line.substr(1), old_line++, 0});
+    } else if (line[0] == '+') {
+      lines.push_back({DiffLine::Kind::ADD, line.substr(1), 0, new_line++});
     } else {
-      out += "<tr class=\"ctx\"><td class=\"ln\">" + std::to_string(old_line++) +
-             "</td><td class=\"ln\">" + std::to_string(new_line++) + "</td><td> " + text +
-             "</td></tr>";
+      lines.push_back({DiffLine::Kind::CTX, line.substr(1), old_line++, new_line++});
+    }
+  }
+  return lines;
+}
+
+std::string number(long n) { return n == 0 ? std::string() : std::to_string(n); }
+
+}  // namespace
+
+std::string diff_table(std::string_view diff) {
+  std::string out = "<table class=\"diff\">";
+  for (const DiffLine& l : diff_lines(diff)) {
+    const std::string text = escape(l.text);
+    switch (l.kind) {
+      case DiffLine::Kind::HUNK:
+        out += "<tr class=\"hunk\"><td class=\"ln\"></td><td class=\"ln\"></td><td>" + text +
+               "</td></tr>";
+        break;
+      case DiffLine::Kind::ADD:
+        out += "<tr class=\"add\"><td class=\"ln\"></td><td class=\"ln\">" + number(l.new_line) +
+               "</td><td>+" + text + "</td></tr>";
+        break;
+      case DiffLine::Kind::DEL:
+        out += "<tr class=\"del\"><td class=\"ln\">" + number(l.old_line) +
+               "</td><td class=\"ln\"></td><td>-" + text + "</td></tr>";
+        break;
+      case DiffLine::Kind::CTX:
+        out += "<tr class=\"ctx\"><td class=\"ln\">" + number(l.old_line) +
+               "</td><td class=\"ln\">" + number(l.new_line) + "</td><td> " + text + "</td></tr>";
+        break;
     }
   }
   out += "</table>";
@@ -204,58 +240,39 @@ std::string diff_table(std::string_view diff) {
 
 std::string diff_table_split(std::string_view diff) {
   std::string out = "<table class=\"diff split\">";
-  long old_line = 0, new_line = 0;
-  std::vector<std::string> deleted, added;  // the pending run, as escaped text
-  auto cell = [](const char* kind, const std::string& number, const std::string& text) {
-    return "<td class=\"ln\">" + number + "</td><td class=\"" + std::string(kind) + "\">" + text +
-           "</td>";
+  auto cell = [](const char* kind, long n, std::string_view text) {
+    return "<td class=\"ln\">" + number(n) + "</td><td class=\"" + std::string(kind) + "\">" +
+           escape(text) + "</td>";
   };
-  auto flush = [&] {
-    const size_t rows = std::max(deleted.size(), added.size());
-    for (size_t i = 0; i < rows; ++i) {
-      out += "<tr class=\"pair\">";
-      out += i < deleted.size() ? cell("del", std::to_string(old_line++), deleted[i])
-                                : cell("empty", "", "");
-      out += i < added.size() ? cell("add", std::to_string(new_line++), added[i])
-                              : cell("empty", "", "");
-      out += "</tr>";
-    }
-    deleted.clear();
-    added.clear();
-  };
-  size_t start = 0;
-  while (start < diff.size()) {
-    size_t end = diff.find('\n', start);
-    if (end == std::string_view::npos) end = diff.size();
-    const std::string_view line = diff.substr(start, end - start);
-    start = end + 1;
-    if (line.starts_with("--- ") || line.starts_with("+++ ") || line.starts_with("\\ ")) continue;
-    if (line.starts_with("@@")) {
-      flush();
-      const size_t minus = line.find('-');
-      const size_t plus = line.find('+');
-      if (minus != std::string_view::npos) {
-        old_line = std::strtol(line.data() + minus + 1, nullptr, 10);
-      }
-      if (plus != std::string_view::npos)
-        new_line = std::strtol(line.data() + plus + 1, nullptr, 10);
-      out += "<tr class=\"hunk\"><td colspan=\"4\">" + escape(line) + "</td></tr>";
-      continue;
-    }
-    if (line.empty()) continue;
-    const std::string text = escape(line.substr(1));
-    if (line[0] == '-') {
-      if (!added.empty()) flush();  // a deletion after additions starts a new run
-      deleted.push_back(text);
-    } else if (line[0] == '+') {
-      added.push_back(text);
+  const std::vector<DiffLine> lines = diff_lines(diff);
+  size_t k = 0;
+  while (k < lines.size()) {
+    const DiffLine& l = lines[k];
+    if (l.kind == DiffLine::Kind::HUNK) {
+      out += "<tr class=\"hunk\"><td colspan=\"4\">" + escape(l.text) + "</td></tr>";
+      ++k;
+    } else if (l.kind == DiffLine::Kind::CTX) {
+      out += "<tr class=\"pair\">" + cell("ctx", l.old_line, l.text) +
+             cell("ctx", l.new_line, l.text) + "</tr>";
+      ++k;
     } else {
-      flush();
-      out += "<tr class=\"pair\">" + cell("ctx", std::to_string(old_line++), text) +
-             cell("ctx", std::to_string(new_line++), text) + "</tr>";
+      // A run of deletions and the additions right after it share rows, in order.
+      size_t dels = k;
+      while (dels < lines.size() && lines[dels].kind == DiffLine::Kind::DEL) ++dels;
+      size_t adds = dels;
+      while (adds < lines.size() && lines[adds].kind == DiffLine::Kind::ADD) ++adds;
+      const size_t deleted = dels - k, added = adds - dels;
+      for (size_t i = 0; i < std::max(deleted, added); ++i) {
+        out += "<tr class=\"pair\">";
+        out += i < deleted ? cell("del", lines[k + i].old_line, lines[k + i].text)
+                           : cell("empty", 0, "");
+        out += i < added ? cell("add", lines[dels + i].new_line, lines[dels + i].text)
+                         : cell("empty", 0, "");
+        out += "</tr>";
+      }
+      k = adds;
     }
   }
-  flush();
   out += "</table>";
   return out;
 }
