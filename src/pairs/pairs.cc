@@ -8,6 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <variant>
 
@@ -208,6 +209,23 @@ void append_json_double(std::string& out, double v) {
   append_double(out, v);
 }
 
+void append_json_value(std::string& out, Type type, const Value& value);
+
+// A list's elements as a JSON array, each rendered as a value of the scalar type `element`.
+template <typename T>
+void append_json_list(std::string& out, Type element, std::span<const T> values) {
+  out += '[';
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k > 0) out += ',';
+    if constexpr (std::is_same_v<T, std::string>) {
+      append_json_value(out, element, std::string_view(values[k]));
+    } else {
+      append_json_value(out, element, values[k]);
+    }
+  }
+  out += ']';
+}
+
 void append_json_value(std::string& out, Type type, const Value& value) {
   if (std::holds_alternative<std::monostate>(value)) {
     out += "null";
@@ -233,44 +251,26 @@ void append_json_value(std::string& out, Type type, const Value& value) {
       out += std::get<std::string_view>(value);
       return;
     case Type::INT64_LIST:
-    case Type::TIMESTAMP_LIST: {
-      out += '[';
-      bool first = true;
-      for (int64_t v : std::get<std::span<const int64_t>>(value)) {
-        if (!first) out += ',';
-        first = false;
-        if (type == Type::INT64_LIST) {
-          out += std::to_string(v);
-        } else {
-          append_json_string(out, report::time_text(v));
-        }
-      }
-      out += ']';
+      append_json_list(out, Type::INT64, std::get<std::span<const int64_t>>(value));
       return;
-    }
-    case Type::DOUBLE_LIST: {
-      out += '[';
-      bool first = true;
-      for (double v : std::get<std::span<const double>>(value)) {
-        if (!first) out += ',';
-        first = false;
-        append_json_double(out, v);
-      }
-      out += ']';
+    case Type::TIMESTAMP_LIST:
+      append_json_list(out, Type::TIMESTAMP, std::get<std::span<const int64_t>>(value));
       return;
-    }
-    case Type::STRING_LIST: {
-      out += '[';
-      bool first = true;
-      for (const std::string& v : std::get<std::span<const std::string>>(value)) {
-        if (!first) out += ',';
-        first = false;
-        report::append_json_text(out, v);
-      }
-      out += ']';
+    case Type::DOUBLE_LIST:
+      append_json_list(out, Type::DOUBLE, std::get<std::span<const double>>(value));
       return;
-    }
+    case Type::STRING_LIST:
+      append_json_list(out, Type::STRING, std::get<std::span<const std::string>>(value));
+      return;
   }
+}
+
+// One row's list: its elements into the list column's builder.
+template <typename Builder, typename T>
+void list_values(Builder& builder, std::span<const T> values) {
+  builder.begin_list();
+  for (const T& x : values) builder.value(x);
+  builder.end_list();
 }
 
 // Rows to OUT: JSON Lines through an AtomicOutputFile, or Parquet through a RowFileWriter.
@@ -360,27 +360,16 @@ class RowOutput {
           parquet_->column<std::string_view>(i).value(std::get<std::string_view>(v));
           break;
         case Type::INT64_LIST:
-        case Type::TIMESTAMP_LIST: {
-          auto& b = parquet_->column<int64_t>(i);
-          b.begin_list();
-          for (int64_t x : std::get<std::span<const int64_t>>(v)) b.value(x);
-          b.end_list();
+        case Type::TIMESTAMP_LIST:
+          list_values(parquet_->column<int64_t>(i), std::get<std::span<const int64_t>>(v));
           break;
-        }
-        case Type::DOUBLE_LIST: {
-          auto& b = parquet_->column<double>(i);
-          b.begin_list();
-          for (double x : std::get<std::span<const double>>(v)) b.value(x);
-          b.end_list();
+        case Type::DOUBLE_LIST:
+          list_values(parquet_->column<double>(i), std::get<std::span<const double>>(v));
           break;
-        }
-        case Type::STRING_LIST: {
-          auto& b = parquet_->column<std::string_view>(i);
-          b.begin_list();
-          for (const std::string& x : std::get<std::span<const std::string>>(v)) b.value(x);
-          b.end_list();
+        case Type::STRING_LIST:
+          list_values(parquet_->column<std::string_view>(i),
+                      std::get<std::span<const std::string>>(v));
           break;
-        }
       }
     }
     parquet_->end_row();
