@@ -271,6 +271,21 @@ TEST_F(PairsCli, ParquetHoldsWhatJsonLinesHoldAsDuckDbReadsIt) {
   EXPECT_NE(meta["kbdata.command"].find("pairs --data"), std::string::npos);
 }
 
+// The same rows in a file DuckDB wrote (its own dictionaries, pages and types): the same pairs.
+TEST_F(PairsCli, AFileDuckDbWroteGivesTheSamePairs) {
+  ASSERT_EQ(pairs("").exit_code, 0);
+  const std::string other = dir_.path() + "/duckdb";
+  fs::create_directories(other);
+  kbdata::testing::duckdb().run(
+      "COPY (SELECT * FROM read_parquet(" +
+      kbdata::testing::sql_path(data_ + "/nvidia_nvfp4_submissions.parquet") + ")) TO " +
+      kbdata::testing::sql_path(other + "/nvidia_nvfp4_submissions.parquet") + " (FORMAT parquet)");
+  const auto r = run("pairs --data " + other + " --out " + dir_.file("d.jsonl"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir_.file("d.jsonl")), read_file(dir_.file("p.jsonl")));
+  EXPECT_EQ(jsonl("d.jsonl").size(), 5u);
+}
+
 TEST_F(PairsCli, ChatAndPreferenceRecords) {
   auto r = pairs("--format chat", "chat.jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
