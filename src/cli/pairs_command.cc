@@ -118,8 +118,10 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
         pairs::BenchmarkSet::load(*options.decontaminate, options.decontamination));
     p.benchmarks = benchmarks;
     p.benchmarks_path = *options.decontaminate;
-  } else if (options.decontamination.column || options.decontamination.ngram != 12 ||
-             options.decontamination.ngram_share != 0 || options.decontamination.threshold != 0.8) {
+  } else if (const pairs::DecontaminationOptions defaults;
+             options.decontamination.column || options.decontamination.ngram != defaults.ngram ||
+             options.decontamination.ngram_share != defaults.ngram_share ||
+             options.decontamination.threshold != defaults.threshold) {
     throw UsageError(
         "--decontaminate-column, --ngram, --ngram-share and --decontaminate-threshold tune "
         "--decontaminate PATH: give it");
