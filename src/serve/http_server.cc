@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <thread>
 
 #include "common/error.h"
 
@@ -113,13 +115,24 @@ int Server::bind() {
 }
 
 void Server::run() {
+  struct Returned {
+    std::atomic<bool>& flag;
+    ~Returned() { flag = true; }
+  } returned{run_returned_};
+  if (stop_requested_) return;
   if (!backend_->run([this](const HttpRequest& in, HttpResponse& out) { out = handle(in); })) {
     throw IoError("cannot serve on " + options_.bind + ":" + std::to_string(port_));
   }
 }
 
 void Server::stop() {
-  if (backend_) backend_->stop();
+  stop_requested_ = true;
+  if (!backend_) return;
+  // The transport ignores a stop that comes before it listens: asked again until run() returns.
+  while (!run_returned_) {
+    backend_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 bool Server::host_allowed(const std::string& host_header) const {

@@ -62,6 +62,8 @@ class Server {
   int bind();
   // Serves until stop(). Throws IoError when it cannot listen.
   void run();
+  // Ends run() from another thread, whether run() listens yet or not (it then returns at once),
+  // and returns when run() has. REQUIRES: run() is called, before or after.
   void stop();
 
   // The policy and the routes, for one request.
@@ -85,6 +87,8 @@ class Server {
   std::vector<Route> routes_;
   int port_ = 0;
   std::atomic<size_t> in_flight_{0};
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> run_returned_{false};
 
   mutable std::mutex cache_mutex_;
   std::list<std::pair<std::string, HttpResponse>> cache_;  // most recently used first
