@@ -586,6 +586,18 @@ bool measured(const dataset::Submission& s) { return qualifies(s) && *s.score > 
 
 bool NoiseBuilder::wants_code(const dataset::Submission& s) { return measured(s); }
 
+dataset::PrepareStep NoiseBuilder::prepare_step() {
+  dataset::PrepareStep step;
+  step.key = "noise";
+  step.code_wanted = wants_code;
+  step.prepare = prepare;
+  step.bytes = [](const std::any& v) {
+    const auto* sketch = std::any_cast<CodeSketch>(&v);
+    return sketch == nullptr ? 0 : sizeof(CodeSketch) + sketch->capacity() * sizeof(uint32_t);
+  };
+  return step;
+}
+
 void NoiseBuilder::prepare(dataset::Submission& s, std::optional<std::string_view> code) {
   if (measured(s) && code && !code->empty()) s.prepared = code_sketch(*code);
 }

@@ -33,6 +33,7 @@
 #include "analysis/ranking.h"
 #include "analysis/series_key.h"
 #include "dataset/registry.h"
+#include "dataset/resident.h"
 #include "dataset/submission.h"
 
 namespace kbdata::analysis {
@@ -181,6 +182,9 @@ class NoiseBuilder {
   // LoadOptions::code_wanted of such a load: the rows whose code is sketched (those that
   // qualify with a positive score); the others' code need not be decoded.
   [[nodiscard]] static bool wants_code(const dataset::Submission& s);
+  // prepare and wants_code as one named step (dataset/resident.h), key "noise": a load that sets
+  // them sets LoadOptions::prepare_key to its key.
+  [[nodiscard]] static dataset::PrepareStep prepare_step();
   // The row's sketch from s.prepared (prepare; moved out of it), else from s.code. Returns the
   // sketch kept for the row (kSketchBins values, valid until finish()), or nullptr when it has none
   // (a row that does not qualify with a positive score, or without code).

@@ -86,6 +86,22 @@ class RecordsFaced {
 
 }  // namespace
 
+dataset::PrepareStep audit_step(const References& references) {
+  dataset::PrepareStep step;
+  step.key = "audit";
+  step.prepare = [references](dataset::Submission& s, std::optional<std::string_view> code) {
+    s.prepared = audit_submission(s, code, references);
+  };
+  step.bytes = [](const std::any& v) {
+    const auto* findings = std::any_cast<std::vector<Finding>>(&v);
+    if (findings == nullptr) return size_t{0};
+    size_t n = sizeof(*findings) + findings->capacity() * sizeof(Finding);
+    for (const Finding& f : *findings) n += f.text.capacity() > 15 ? f.text.capacity() + 1 : 0;
+    return n;
+  };
+  return step;
+}
+
 void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
                   const References& references, const AuditSink& sink, dataset::LoadStats& stats) {
   // Pass 1: the record each scored row of the leaderboards faced.
@@ -95,9 +111,10 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
   load.with_code = true;
   load.with_code_bytes = false;
   load.with_details = true;
-  load.prepare = [&references](dataset::Submission& s, std::optional<std::string_view> code) {
-    s.prepared = audit_submission(s, code, references);
-  };
+  const dataset::PrepareStep step = audit_step(references);
+  load.prepare = step.prepare;
+  load.code_wanted = step.code_wanted;
+  load.prepare_key = step.key;
   dataset::load_dir(
       dir, load,
       [&](dataset::Submission&& s) {

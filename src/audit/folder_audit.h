@@ -22,6 +22,7 @@
 #include "audit/audit.h"
 #include "audit/rules.h"
 #include "dataset/loader.h"
+#include "dataset/resident.h"
 
 namespace kbdata::audit {
 
@@ -37,6 +38,10 @@ using AuditSink =
 // leaderboards (its problem, leaderboard id and runner) up to its --until. A row's verdict thus
 // does not depend on a user, --since, epoch or outcome filter.
 [[nodiscard]] dataset::Filter record_scope(const dataset::Filter& filter);
+
+// audit_submission with `references` as a named step (dataset/resident.h), key "audit": the key
+// stands for the folder's own references (folder_references), the ones audit_folder is given.
+[[nodiscard]] dataset::PrepareStep audit_step(const References& references);
 
 // Audits what load_dir(dir, load) gives (load's with_code and prepare are the audit's own). Stats
 // of the code pass go to `stats`.

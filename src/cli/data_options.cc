@@ -35,6 +35,7 @@ dataset::DataDir open_data_dir(const DataOptions& options, std::FILE* err, bool 
     }
   }
   if (!list_unreadable) check_unreadable(dir, options, err);
+  dir.resident = options.resident;
   return dir;
 }
 

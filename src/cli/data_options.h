@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,9 @@ struct DataOptions {
   bool verbose = false;
   bool skip_bad = false;       // --skip-bad: read the folder without its unreadable files
   std::optional<int> threads;  // --threads; else $KBDATA_THREADS, else every core
+  // The folder's rows kept in memory by kbdata serve: open_data_dir hands it to the DataDir, whose
+  // loads it serves where it can (dataset/resident.h). Null for every other command.
+  std::shared_ptr<const dataset::Resident> resident;
 };
 
 // Scans the data folder at `path`: a local folder, or an hf:// data set address

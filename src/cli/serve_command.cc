@@ -1,9 +1,12 @@
 #include "cli/serve_command.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -12,6 +15,9 @@
 #include <set>
 #include <thread>
 
+#include "analysis/near_duplicates.h"
+#include "analysis/noise.h"
+#include "audit/folder_audit.h"
 #include "cli/audit_command.h"
 #include "cli/configs_command.h"
 #include "cli/progression_command.h"
@@ -22,6 +28,7 @@
 #include "common/error.h"
 #include "common/shared_library.h"
 #include "dataset/loader.h"
+#include "dataset/resident.h"
 #include "pairs/diff.h"
 #include "report/text.h"
 #include "serve/html.h"
@@ -147,6 +154,9 @@ std::string note_html(const json& rows) {
   return "";
 }
 
+// Near-duplicates listed on a submission's page (its twin has them all).
+constexpr size_t kNearShown = 50;
+
 int64_t id_of(const std::ssub_match& m) {
   const std::string s = m.str();
   if (s.empty() || s.size() > 18) throw NotFoundError("no such id: " + s);
@@ -155,9 +165,31 @@ int64_t id_of(const std::ssub_match& m) {
 
 // ---- the site --------------------------------------------------------------------------------
 
+// What /api/status says of the index.
+struct IndexStatus {
+  std::string state = "off";  // off, building, warming, ready, over the limit, failed
+  uint64_t rows = 0;
+  uint64_t bytes = 0;  // the index's
+  double seconds = 0;  // since the server started
+  std::string error;
+  uint64_t leaderboard_bytes = 0;  // the leaderboards' answers worked out in advance
+};
+
 class Site {
  public:
   explicit Site(DataOptions data) : data_(std::move(data)) {}
+
+  void set_status(const IndexStatus& status) {
+    std::lock_guard lock(data_mutex_);
+    status_ = status;
+  }
+
+  // Loads from now on read `resident` where it serves them.
+  void set_resident(std::shared_ptr<const dataset::Resident> resident, const IndexStatus& status) {
+    std::lock_guard lock(data_mutex_);
+    data_.resident = std::move(resident);
+    status_ = status;
+  }
 
   void add_routes(serve::Server& server) {
     server.route("/static/style.css", [](const std::smatch&, const HttpRequest&) {
@@ -172,19 +204,25 @@ class Site {
       r.body = std::string(serve::script());
       return r;
     });
+    server.route(
+        "/api/status",
+        [this](const std::smatch&, const HttpRequest&) {
+          return json_response(status_json().dump());
+        },
+        /*cacheable=*/false);
     server.route("/api/configs", [this](const std::smatch&, const HttpRequest&) {
       return json_response(configs_json());
     });
     server.route("/", [this](const std::smatch&, const HttpRequest&) { return home(); });
     server.route("/api/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
-      return json_response(leaderboard_json(id_of(m[1])).dump());
+      return json_response(leaderboard_json(id_of(m[1]))->data.dump());
     });
     server.route("/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
       return leaderboard(id_of(m[1]));
     });
     server.route("/api/leaderboard/([0-9]+)/techniques",
                  [this](const std::smatch& m, const HttpRequest&) {
-                   return json_response(trend_json(id_of(m[1])).dump());
+                   return json_response(trend_json(id_of(m[1]))->data.dump());
                  });
     server.route("/leaderboard/([0-9]+)/techniques",
                  [this](const std::smatch& m, const HttpRequest&) { return trend(id_of(m[1])); });
@@ -215,9 +253,21 @@ class Site {
     return captured(run);
   }
 
+  json status_json() const {
+    std::lock_guard lock(data_mutex_);
+    json out = {{"data", data_.data ? json(*data_.data) : json()},
+                {"index", status_.state},
+                {"rows", status_.rows},
+                {"bytes", status_.bytes},
+                {"seconds", status_.seconds},
+                {"leaderboard_bytes", status_.leaderboard_bytes}};
+    if (!status_.error.empty()) out["error"] = status_.error;
+    return out;
+  }
+
   std::string configs_json() {
     ConfigsOptions o;
-    o.data = data_;
+    o.data = data();
     o.format = "json";
     return command([&](std::FILE* out, std::FILE* err) { run_configs(o, out, err); });
   }
@@ -254,16 +304,84 @@ class Site {
     return html_response(serve::page("KernelBot data", "home", body));
   }
 
+  // A leaderboard's twin and chart, worked out once: the pages of a leaderboard run the heaviest
+  // commands (a ranking with intervals, the records, the problem's audit, the weekly techniques).
+  struct Computed {
+    json data;
+    std::string svg;
+  };
+
+  // The ids of the folder's leaderboards (its configs'), read once.
+  const std::set<int64_t>& leaderboard_ids() {
+    std::call_once(ids_once_, [this] {
+      const json configs = json::parse(configs_json());
+      for (const json& c : configs["configs"]) {
+        if (!c.value("present", false)) continue;
+        for (const json& lb : c["leaderboards"]) {
+          if (lb["id"].is_number_integer()) ids_.insert(lb["id"].get<int64_t>());
+        }
+      }
+    });
+    return ids_;
+  }
+
+  // memo[id], computed by `compute` when absent; kept only for the folder's leaderboards (so that
+  // the memo holds at most two answers per leaderboard, whatever ids are asked for).
+  template <typename Compute>
+  std::shared_ptr<const Computed> remembered(
+      std::map<int64_t, std::shared_ptr<const Computed>>& memo, int64_t id, Compute compute) {
+    {
+      std::lock_guard lock(memo_mutex_);
+      const auto it = memo.find(id);
+      if (it != memo.end()) return it->second;
+    }
+    auto computed = std::make_shared<Computed>();
+    computed->data = compute(id, &computed->svg);
+    if (!leaderboard_ids().contains(id)) return computed;
+    const size_t bytes = computed->data.dump().size() + computed->svg.size();
+    std::lock_guard lock(memo_mutex_);
+    const auto [it, inserted] = memo.try_emplace(id, std::move(computed));
+    if (inserted) memo_bytes_ += bytes;
+    return it->second;
+  }
+
+  std::shared_ptr<const Computed> leaderboard_json(int64_t id) {
+    return remembered(leaderboards_, id,
+                      [this](int64_t i, std::string* svg) { return compute_leaderboard(i, svg); });
+  }
+  std::shared_ptr<const Computed> trend_json(int64_t id) {
+    return remembered(trends_, id,
+                      [this](int64_t i, std::string* svg) { return compute_trend(i, svg); });
+  }
+
+ public:
+  // Works out every leaderboard's pages (after the index is ready, so that no page waits for
+  // them), until `stop`. Returns the bytes the memo holds.
+  uint64_t warm(const std::atomic<bool>& stop) {
+    for (int64_t id : leaderboard_ids()) {
+      if (stop) break;
+      leaderboard_json(id);
+      try {
+        trend_json(id);
+      } catch (const Error&) {
+        // a leaderboard without code: its page says so when asked
+      }
+    }
+    std::lock_guard lock(memo_mutex_);
+    return memo_bytes_;
+  }
+
+ private:
   // The twin; `svg`, when given, gets the record curve.
-  json leaderboard_json(int64_t id, std::string* svg = nullptr) {
+  json compute_leaderboard(int64_t id, std::string* svg) {
     TopOptions top;
-    top.data = data_;
+    top.data = data();
     top.leaderboard = id;
     top.limit = 0;
     top.uncertainty = true;
     top.format = "json";
     RecordsOptions records;
-    records.data = data_;
+    records.data = data();
     records.leaderboard = id;
     records.format = "json";
     records.svg = svg;
@@ -276,7 +394,7 @@ class Site {
     out["flags"] = json::array();
     if (!problem.empty()) {
       AuditOptions audit;
-      audit.data = data_;
+      audit.data = data();
       audit.rows.problem = problem;
       audit.min_verdict = "suspicious";
       audit.format = "json";
@@ -287,8 +405,9 @@ class Site {
   }
 
   HttpResponse leaderboard(int64_t id) {
-    std::string svg;
-    const json data = leaderboard_json(id, &svg);
+    const std::shared_ptr<const Computed> computed = leaderboard_json(id);
+    const json& data = computed->data;
+    const std::string& svg = computed->svg;
     std::map<std::string, std::string> flagged;  // submission id -> verdict
     std::map<std::string, std::string> flagged_users;
     for (const json& f : data["flags"]) {
@@ -363,9 +482,9 @@ class Site {
   }
 
   // `kbdata techniques --trend -p PROBLEM --format json`; `svg` gets its small multiples.
-  json trend_json(int64_t id, std::string* svg = nullptr) {
+  json compute_trend(int64_t id, std::string* svg) {
     TechniquesOptions o;
-    o.data = data_;
+    o.data = data();
     o.rows.problem = problem_of(id);
     o.trend = true;
     o.format = "json";
@@ -374,8 +493,9 @@ class Site {
   }
 
   HttpResponse trend(int64_t id) {
-    std::string svg;
-    const json rows = trend_json(id, &svg);
+    const std::shared_ptr<const Computed> computed = trend_json(id);
+    const json& rows = computed->data;
+    const std::string& svg = computed->svg;
     std::string body = "<p><a href=\"/leaderboard/" + std::to_string(id) + "\">the ranking</a></p>";
     if (!svg.empty()) body += "<figure class=\"chart\">" + inline_svg(svg) + "</figure>";
     body +=
@@ -402,7 +522,7 @@ class Site {
   // `kbdata show ID --format json`: the submission's rows, with code. NotFoundError without one.
   json show_json(int64_t id) {
     ShowOptions show;
-    show.data = data_;
+    show.data = data();
     show.submission_id = id;
     show.format = "json";
     return json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(show, o, e); }));
@@ -413,9 +533,10 @@ class Site {
     out["rows"] = show_json(id);
     out["audit"] = json::array();
     out["techniques"] = json::array();
+    out["near_duplicates"] = json::array();
     if (!out["rows"].empty()) {
       AuditOptions audit;
-      audit.data = data_;
+      audit.data = data();
       audit.rows.problem = text_of(out["rows"][0]["problem_name"]);
       audit.rows.user = text_of(out["rows"][0]["user_id"]);
       audit.with_evidence = true;
@@ -425,13 +546,20 @@ class Site {
         if (a["submission_id"] == id) out["audit"].push_back(a);
       }
       TechniquesOptions techniques;
-      techniques.data = data_;
+      techniques.data = data();
       techniques.rows = audit.rows;
       techniques.format = "json";
       for (const json& t : json::parse(
                command([&](std::FILE*o, std::FILE*e) { run_techniques(techniques, o, e); }))) {
         if (t["submission_id"] == id) out["techniques"].push_back(t);
       }
+      ShowOptions near;
+      near.data = data();
+      near.submission_id = id;
+      near.near_duplicates = true;
+      near.format = "json";
+      out["near_duplicates"] =
+          json::parse(command([&](std::FILE* o, std::FILE* e) { run_show(near, o, e); }));
     }
     return out;
   }
@@ -481,6 +609,38 @@ class Site {
       if (evidence.empty()) continue;
       body += "<h2>Audit evidence</h2><pre class=\"evidence\">" + escape(evidence) + "</pre>";
     }
+    const json& near = data["near_duplicates"];
+    body += "<h2>Near-duplicates</h2>";
+    if (near.empty()) {
+      body +=
+          "<p class=\"muted\">No other submission of this leaderboard has code estimated at least "
+          "80% similar (kbdata show --near-duplicates).</p>";
+    } else {
+      body += "<p class=\"muted\">" + std::to_string(near.size()) +
+              " submission(s) of this leaderboard whose code is estimated at least 80% similar "
+              "(Jaccard of the 5-byte shingles kbdata dedup compares)" +
+              (near.size() > kNearShown ? "; the " + std::to_string(kNearShown) + " most similar"
+                                        : "") +
+              ":</p><table class=\"near\"><tr><th>submission</th><th>user</th><th>submitted</th>"
+              "<th class=\"num\">score</th><th class=\"num\">similarity</th><th></th></tr>";
+      for (size_t i = 0; i < near.size() && i < kNearShown; ++i) {
+        const json& r = near[i];
+        char similarity[32];
+        std::snprintf(similarity, sizeof similarity, "%.0f%%", 100 * r["similarity"].get<double>());
+        const bool same_user = text_of(r["user_id"]) == text_of(s["user_id"]);
+        body +=
+            "<tr class=\"near-row\"><td>" + submission_link(r["submission_id"]) + "</td><td>" +
+            user_link(leaderboard, r) + "</td><td>" + time_cell(r["submission_time"]) +
+            "</td><td class=\"num\">" + score_cell(r["score"]) + "</td><td class=\"num\">" +
+            similarity + "</td><td>" +
+            (same_user ? "<a href=\"/user/" + std::to_string(leaderboard) + "/" +
+                             escape(text_of(s["user_id"])) + "?a=" + text_of(r["submission_id"]) +
+                             "&amp;b=" + std::to_string(id) + "#diff\">diff</a>"
+                       : std::string("another user")) +
+            "</td></tr>";
+      }
+      body += "</table>";
+    }
     body += "<h2>Code</h2>" +
             (s["code"].is_string()
                  ? serve::highlighted_code(s["code"].get<std::string>(), text_of(s["file_name"]))
@@ -519,7 +679,7 @@ class Site {
   json user_json(int64_t leaderboard, const std::string& user, const HttpRequest& request,
                  std::string* svg = nullptr) {
     ProgressionOptions o;
-    o.data = data_;
+    o.data = data();
     o.user = user;
     o.leaderboard = leaderboard;
     o.format = "json";
@@ -695,9 +855,11 @@ class Site {
   const std::vector<UserEntry>& users() {
     std::lock_guard lock(mutex_);
     if (users_loaded_) return users_;
-    const dataset::DataDir dir = scan_data(*data_.data, nullptr);
+    const DataOptions options = data();
+    dataset::DataDir dir = scan_data(*options.data, nullptr);
+    dir.resident = options.resident;
     dataset::LoadOptions load;
-    load.threads = data_.threads.value_or(0);
+    load.threads = options.threads.value_or(0);
     load.with_details = false;
     std::set<std::pair<int64_t, std::string>> seen;
     dataset::LoadStats stats;
@@ -712,11 +874,32 @@ class Site {
     return users_;
   }
 
+  // The options the commands get: the folder, and its index once built.
+  DataOptions data() const {
+    std::lock_guard lock(data_mutex_);
+    return data_;
+  }
+
+  std::once_flag ids_once_;
+  std::set<int64_t> ids_;
+  std::mutex memo_mutex_;
+  std::map<int64_t, std::shared_ptr<const Computed>> leaderboards_;
+  std::map<int64_t, std::shared_ptr<const Computed>> trends_;
+  uint64_t memo_bytes_ = 0;
   DataOptions data_;
+  mutable std::mutex data_mutex_;
+  IndexStatus status_;
   std::mutex mutex_;
   std::vector<UserEntry> users_;
   bool users_loaded_ = false;
 };
+
+// A note of the index's progress on stderr: one that cannot be written (stderr closed) is lost,
+// which changes nothing else (SIGPIPE is ignored while serving).
+void say(std::FILE* err, const std::string& line) {
+  std::fputs(line.c_str(), err);
+  std::fflush(err);
+}
 
 // ---- signals ----------------------------------------------------------------------------
 
@@ -734,6 +917,10 @@ sigset_t stop_signals() {
 }  // namespace
 
 void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.index_memory_mb < 0) {
+    throw UsageError("--index-memory " + std::to_string(options.index_memory_mb) +
+                     ": expected 0 (no index) or more MB");
+  }
   if (options.port < 0 || options.port > 65535) {
     throw UsageError("--port " + std::to_string(options.port) + ": expected 0 to 65535");
   }
@@ -743,6 +930,8 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   serve::ServerOptions server_options;
   server_options.bind = options.bind;
   server_options.port = options.port;
+  // A closed stdout or stderr, or a client gone mid-answer, must not end the server.
+  ::signal(SIGPIPE, SIG_IGN);
   const sigset_t signals = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   serve::Server server(server_options, load_backend());
@@ -760,20 +949,79 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   report::write_all(out, "kbdata: serving " + dir.path + " at http://" + host + ":" +
                              std::to_string(port) + "/\n");
   std::fflush(out);
+  // The index: built while the server already answers (from the files until it is ready).
+  std::atomic<bool> stopping = false;
+  std::thread indexer;
+  if (options.index_memory_mb > 0) {
+    site.set_status({"building", 0, 0, 0, ""});
+    indexer = std::thread([&, dir] {
+      const auto start = std::chrono::steady_clock::now();
+      auto seconds = [&start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      };
+      const uint64_t limit = static_cast<uint64_t>(options.index_memory_mb) << 20;
+      try {
+        const std::vector<dataset::PrepareStep> steps = {
+            analysis::NoiseBuilder::prepare_step(),
+            audit::audit_step(audit::folder_references(dir)), techniques_step(),
+            analysis::near_duplicate_step()};
+        uint64_t stopped_at = 0;
+        std::shared_ptr<const dataset::Resident> resident = dataset::Resident::build(
+            dir, steps, data.threads.value_or(0), limit,
+            [&](uint64_t rows) {
+              site.set_status({"building", rows, 0, seconds(), ""});
+              return !stopping.load();
+            },
+            &stopped_at);
+        if (stopping) return;
+        if (resident == nullptr) {
+          site.set_status({"over the limit", stopped_at, limit, seconds(), ""});
+          say(err, "kbdata: note: the index would pass --index-memory " +
+                       std::to_string(options.index_memory_mb) + " MB after " +
+                       std::to_string(stopped_at) + " rows; pages read the files (slower)\n");
+          return;
+        }
+        IndexStatus ready{"warming", resident->rows(), resident->bytes(), seconds(), ""};
+        site.set_resident(std::move(resident), ready);
+        ::malloc_trim(0);  // the build's batches of code, freed, go back to the system
+        ready.leaderboard_bytes = site.warm(stopping);
+        if (stopping) return;
+        ready.state = "ready";
+        ready.seconds = seconds();
+        site.set_status(ready);
+        char line[200];
+        std::snprintf(line, sizeof line,
+                      "kbdata: index ready: %llu rows, %.0f MB, and every leaderboard's pages "
+                      "(%.1f MB), in %.1f s\n",
+                      static_cast<unsigned long long>(ready.rows),
+                      static_cast<double>(ready.bytes) / (1 << 20),
+                      static_cast<double>(ready.leaderboard_bytes) / (1 << 20), ready.seconds);
+        say(err, line);
+      } catch (const std::exception& e) {
+        site.set_status({"failed", 0, 0, seconds(), e.what()});
+        say(err, std::string("kbdata: the index could not be built (pages read the files): ") +
+                     e.what() + "\n");
+      }
+    });
+  }
   std::thread watcher([&server, signals] {
     int signal = 0;
     ::sigwait(&signals, &signal);
     server.stop();
   });
+  auto finish = [&] {
+    ::pthread_kill(watcher.native_handle(), SIGTERM);  // wakes it if the server stopped by itself
+    watcher.join();
+    stopping = true;
+    if (indexer.joinable()) indexer.join();
+  };
   try {
     server.run();
   } catch (...) {
-    ::pthread_kill(watcher.native_handle(), SIGTERM);
-    watcher.join();
+    finish();
     throw;
   }
-  ::pthread_kill(watcher.native_handle(), SIGTERM);  // wakes it if the server stopped by itself
-  watcher.join();
+  finish();
 }
 
 void add_serve_command(CLI::App& app, Commands& commands) {
@@ -785,6 +1033,11 @@ void add_serve_command(CLI::App& app, Commands& commands) {
       "/api/ (docs/serve.md). Runs until interrupted");
   add_data_options(*cmd, options->data);
   cmd->add_option("--port", options->port, "Port to listen on (0: a free one, printed)")
+      ->capture_default_str();
+  cmd->add_option("--index-memory", options->index_memory_mb,
+                  "MB the in-memory index of the rows may take (every row without its code, and "
+                  "what the noise, audit and techniques made of the code); 0: no index, every page "
+                  "reads the files")
       ->capture_default_str();
   cmd->add_option("--bind", options->bind,
                   "Address to listen on; anything but loopback exposes the data to the network")

@@ -14,6 +14,7 @@ struct ServeOptions {
   DataOptions data;
   int port = 8000;  // 0: a free port
   std::string bind = "127.0.0.1";
+  int64_t index_memory_mb = 2048;  // the in-memory index's bound; 0: no index
 };
 
 void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err);

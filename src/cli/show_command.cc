@@ -2,16 +2,19 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "analysis/near_duplicates.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "report/submissions.h"
 #include "report/text.h"
+#include "report/writer.h"
 #include "tabular/value_format.h"
 
 namespace kbdata::cli {
@@ -101,6 +104,66 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
   return text;
 }
 
+constexpr const char* kNearRule =
+    "kbdata show --near-duplicates: the leaderboard's submissions, of any user, whose code's "
+    "Jaccard similarity with the submission's (5-byte lower-cased shingles) is estimated at or "
+    "above "
+    "the threshold by a 256-bin one-permutation MinHash cut to a byte a bin "
+    "(docs/analyses.md)";
+
+// The rows of `target`'s leaderboard whose code is a near-duplicate of its code, with their
+// similarity, most similar first (then earliest, then by id and runner).
+void write_near_duplicates(const ShowOptions& options, const dataset::DataDir& dir,
+                           const dataset::Submission& target, report::Format format, std::FILE* out,
+                           std::FILE* err) {
+  std::vector<report::Column> columns = report::row_identity_columns();
+  columns.push_back({"similarity", report::ColumnType::DOUBLE});
+  report::Writer writer(format, columns, out, err, std::nullopt, kNearRule);
+  if (!target.code || target.code->empty()) {
+    report::write_all(err, "kbdata: submission " + std::to_string(target.submission_id) +
+                               " has no code to compare\n");
+    writer.finish();
+    return;
+  }
+  const double threshold = options.threshold.value_or(0.8);
+  const analysis::ByteSketch mine = analysis::byte_sketch(*target.code);
+  const dataset::PrepareStep step = analysis::near_duplicate_step();
+  dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
+  load.filter.leaderboard_id = target.leaderboard_id;
+  load.with_code = true;
+  load.prepare = step.prepare;
+  load.prepare_key = step.key;
+  std::vector<std::pair<double, dataset::Submission>> near;
+  dataset::LoadStats stats;
+  dataset::load_dir(
+      dir, load,
+      [&](dataset::Submission&& s) {
+        if (s.submission_id == target.submission_id) return;
+        const auto* sketch = std::any_cast<analysis::ByteSketch>(&s.prepared);
+        if (sketch == nullptr) return;
+        const std::optional<double> j = analysis::byte_sketch_similarity(mine, *sketch);
+        if (!j || *j < threshold) return;
+        s.prepared.reset();
+        near.emplace_back(*j, std::move(s));
+      },
+      stats);
+  report_load(options.data, stats, err);
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    if (a.second.submission_time != b.second.submission_time) {
+      return a.second.submission_time < b.second.submission_time;
+    }
+    return a.second.submission_id < b.second.submission_id;
+  });
+  for (const auto& [similarity, s] : near) {
+    std::vector<report::Cell> cells = report::row_identity_cells(s);
+    cells.emplace_back(similarity);
+    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+  }
+  writer.finish();
+}
+
 }  // namespace
 
 void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
@@ -108,6 +171,13 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   if (format != report::Format::TABLE && format != report::Format::JSON &&
       format != report::Format::JSONL) {
     throw UsageError("show prints table, json or jsonl");
+  }
+  if (options.threshold && !options.near_duplicates) {
+    throw UsageError("--threshold sizes --near-duplicates: give both, or neither");
+  }
+  if (options.threshold && !(*options.threshold > 0 && *options.threshold <= 1)) {
+    throw UsageError("--threshold " + report::double_text(*options.threshold) +
+                     ": expected a similarity in (0, 1]");
   }
   dataset::DataDir dir = open_data_dir(options.data, err);
   dataset::LoadOptions load;
@@ -124,6 +194,10 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   if (found.empty()) {
     throw NotFoundError("no submission " + std::to_string(options.submission_id) + " in " +
                         dir.path);
+  }
+  if (options.near_duplicates) {
+    write_near_duplicates(options, dir, found.front(), format, out, err);
+    return;
   }
   if (format == report::Format::TABLE) {
     std::string text;
@@ -147,10 +221,17 @@ void add_show_command(CLI::App& app, Commands& commands) {
   add_data_options(*cmd, options->data);
   cmd->footer(
       "\nExamples:\n  kbdata show 30000569\n  kbdata show 30000569 --format json\n"
+      "  kbdata show 30000569 --near-duplicates\n"
       "\nExit status: 0 success, 1 no such submission or unreadable input, 2 wrong usage.");
   cmd->add_option("--format,-f", options->format, "Output format")
       ->check(CLI::IsMember({"table", "json", "jsonl"}))
       ->capture_default_str();
+  cmd->add_flag("--near-duplicates", options->near_duplicates,
+                "Instead of the submission: the submissions of its leaderboard, of any user, whose "
+                "code is a near-duplicate of its code (estimated Jaccard of the 5-byte shingles "
+                "kbdata dedup compares), most similar first (reads the leaderboard's code)");
+  cmd->add_option("--threshold", options->threshold,
+                  "--near-duplicates: the least estimated similarity, in (0, 1] (default 0.8)");
   commands.push_back({cmd, [options] { run_show(*options, stdout, stderr); }});
 }
 

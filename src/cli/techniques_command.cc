@@ -243,6 +243,16 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
 
 }  // namespace
 
+dataset::PrepareStep techniques_step() {
+  dataset::PrepareStep step;
+  step.key = "techniques";
+  step.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
+    if (code) s.prepared = techniques::classify(*code, s.file_name.value_or(""));
+  };
+  step.bytes = [](const std::any&) { return sizeof(techniques::Techniques); };  // std::any's
+  return step;
+}
+
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::parse_format(options.format);
   dataset::LoadOptions load;
@@ -267,9 +277,9 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   PlotTarget plot(options.plot);
   load.with_code = true;
   load.with_details = true;
-  load.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
-    if (code) s.prepared = techniques::classify(*code, s.file_name.value_or(""));
-  };
+  const dataset::PrepareStep step = techniques_step();
+  load.prepare = step.prepare;
+  load.prepare_key = step.key;
 
   if (report_over_rows) {
     run_techniques_report(options, load, top, plot, out, err);

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/data_options.h"
 #include "cli/filter_checks.h"
+#include "dataset/resident.h"
 
 namespace kbdata::cli {
 
@@ -27,6 +28,10 @@ struct TechniquesOptions {
 };
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err);
+
+// techniques::classify of each row's code (nothing for a row without code) as a named step
+// (dataset/resident.h), key "techniques".
+[[nodiscard]] dataset::PrepareStep techniques_step();
 
 // Adds `techniques` to `app`.
 void add_techniques_command(CLI::App& app, Commands& commands);

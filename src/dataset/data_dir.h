@@ -18,6 +18,8 @@ class Schema;
 
 namespace kbdata::dataset {
 
+class Resident;
+
 // The family a file's columns say it has, or nullopt when they match none:
 //   LEGACY_RUNS   submission_id, leaderboard_id, user_id, submission_time, run_id, run_mode
 //   FLAT          submission_id, leaderboard_id, problem_name, user_id, submission_time
@@ -52,6 +54,9 @@ struct DataDir {
   // Opens the files' paths: the local file system, or a remote data set (a FileSource the caller
   // made; the data set module knows nothing of where the bytes come from).
   std::shared_ptr<const FileSource> source = std::make_shared<LocalFileSource>();
+  // The folder's rows kept in memory (resident.h), which load_dir uses where it serves the load;
+  // null: every load reads the files.
+  std::shared_ptr<const Resident> resident;
 
   // source->open(file.path).
   [[nodiscard]] std::unique_ptr<RandomAccessFile> open(const DataFile& file) const {

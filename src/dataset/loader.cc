@@ -20,6 +20,7 @@
 #include "common/file.h"
 #include "common/thread_pool.h"
 #include "dataset/column_types.h"
+#include "dataset/resident.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/schema.h"
@@ -1016,8 +1017,8 @@ class SeenSubmissions {
 
 }  // namespace
 
-void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
-              LoadStats& stats) {
+void load_dir_files(const DataDir& dir, const LoadOptions& options, const FileSubmissionSink& sink,
+                    LoadStats& stats) {
   const std::vector<const DataFile*> files = files_for(dir, options.filter);
   SeenSubmissions seen;  // used only when there is more than one file
   for (size_t i = 0; i < files.size(); ++i) {
@@ -1026,7 +1027,8 @@ void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSi
     CountingFile* counter = counting.get();
     auto reader = parquet::FileReader::open(std::move(counting));
     if (files.size() == 1) {
-      load_file(*reader, f->family, options, sink, stats);
+      load_file(
+          *reader, f->family, options, [&](Submission&& s) { sink(std::move(s), *f); }, stats);
     } else {
       std::map<int, uint64_t> repeated;  // earlier file -> rows dropped
       load_file(
@@ -1036,7 +1038,7 @@ void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSi
             if (earlier >= 0) {
               ++repeated[earlier];
             } else {
-              sink(std::move(s));
+              sink(std::move(s), *f);
             }
           },
           stats);
@@ -1046,6 +1048,16 @@ void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSi
     }
     stats.bytes_read += counter->bytes_read();
   }
+}
+
+void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
+              LoadStats& stats) {
+  if (dir.resident && dir.resident->serves(dir, options)) {
+    dir.resident->load(dir, options, sink, stats);
+    return;
+  }
+  load_dir_files(
+      dir, options, [&sink](Submission&& s, const DataFile&) { sink(std::move(s)); }, stats);
 }
 
 }  // namespace kbdata::dataset

@@ -63,6 +63,10 @@ struct LoadOptions {
   // change the submission, keeping what it worked out in Submission::prepared. This is how work per
   // submission uses every core while the sink still sees submissions in file order.
   std::function<void(Submission&, std::optional<std::string_view> code)> prepare;
+  // Names `prepare` with its `code_wanted` (resident.h, PrepareStep): a folder kept in memory that
+  // prepared rows under this key in advance hands them over without reading the code. Empty: the
+  // step has no name and only the files serve the load.
+  std::string prepare_key;
 };
 
 // What a load did, for --verbose and for tests of pushdown.
@@ -107,8 +111,15 @@ void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptio
 
 // load_file over files_for(dir, options.filter); bytes_read counts every file read. A submission
 // is handed over once: a row whose (submission_id, runner) an earlier file already gave is dropped
-// and counted in stats.repeats.
+// and counted in stats.repeats. When dir.resident serves the load (resident.h), the rows come from
+// memory instead: the same rows in the same order, no file read.
 void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
               LoadStats& stats);
+
+// load_dir from the files (never from dir.resident), telling the sink which of dir.files each
+// row comes from.
+using FileSubmissionSink = std::function<void(Submission&&, const DataFile& file)>;
+void load_dir_files(const DataDir& dir, const LoadOptions& options, const FileSubmissionSink& sink,
+                    LoadStats& stats);
 
 }  // namespace kbdata::dataset

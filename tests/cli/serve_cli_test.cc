@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -209,6 +210,100 @@ TEST_F(ServeCli, PagesAndTheirTwinsAsTheCommandsPrintThem) {
   EXPECT_TRUE(fs::is_empty(cwd_));
 }
 
+// /api/status once the index is no longer being built (null after 60 s).
+nlohmann::json settled_status(int port) {
+  for (int i = 0; i < 600; ++i) {
+    const Answer a = get(port, "/api/status");
+    if (a.status == 200) {
+      const nlohmann::json s = nlohmann::json::parse(a.body);
+      if (s["index"] != "building" && s["index"] != "warming") return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return nullptr;
+}
+
+TEST_F(ServeCli, TheIndexAnswersAsTheFilesDo) {
+  ServeProcess files(data_, cwd_, {"--index-memory", "0"});
+  ServeProcess memory(data_, cwd_);
+  ASSERT_GT(files.port(), 0) << files.err();
+  ASSERT_GT(memory.port(), 0) << memory.err();
+  EXPECT_EQ(settled_status(files.port())["index"], "off");
+  const nlohmann::json status = settled_status(memory.port());
+  ASSERT_EQ(status["index"], "ready") << status.dump() << memory.err();
+  EXPECT_GT(status["rows"].get<int64_t>(), 1000);
+  EXPECT_GT(status["bytes"].get<int64_t>(), 1'000'000);
+  EXPECT_GT(status["leaderboard_bytes"].get<int64_t>(), 10'000);
+  EXPECT_NE(memory.err().find("kbdata: index ready: "), std::string::npos) << memory.err();
+
+  std::vector<std::string> targets = {"/",
+                                      "/api/configs",
+                                      "/search?q=tonda",
+                                      "/api/search?q=30000856",
+                                      "/user/598/995205553760407802",
+                                      "/api/user/598/995205553760407802?a=30000287&b=30000856"};
+  const nlohmann::json configs = nlohmann::json::parse(get(files.port(), "/api/configs").body);
+  std::set<int64_t> ids;
+  for (const nlohmann::json& c : configs["configs"]) {
+    for (const nlohmann::json& lb : c["leaderboards"]) {
+      if (c["present"] == true && lb["id"].is_number_integer()) ids.insert(lb["id"].get<int64_t>());
+    }
+  }
+  ASSERT_GT(ids.size(), 10U);
+  for (int64_t id : ids) {
+    const std::string lb = std::to_string(id);
+    targets.push_back("/leaderboard/" + lb);
+    targets.push_back("/api/leaderboard/" + lb + "/techniques");
+    // The first ranked row's submission and user.
+    const nlohmann::json twin =
+        nlohmann::json::parse(get(files.port(), "/api/leaderboard/" + lb).body);
+    if (twin["top"].empty()) continue;
+    const nlohmann::json& first = twin["top"][0];
+    targets.push_back("/api/submission/" + first["submission_id"].dump());
+    targets.push_back("/user/" + lb + "/" + first["user_id"].get<std::string>());
+  }
+  for (const std::string& target : targets) {
+    const Answer from_files = get(files.port(), target);
+    const Answer from_memory = get(memory.port(), target);
+    EXPECT_EQ(from_files.status, 200) << target;
+    EXPECT_EQ(from_memory.status, from_files.status) << target;
+    EXPECT_EQ(from_memory.body, from_files.body) << target;
+  }
+  EXPECT_EQ(files.stop(), 0);
+  EXPECT_EQ(memory.stop(), 0);
+}
+
+TEST_F(ServeCli, AnIndexOverItsBoundIsSaidAndThePagesStillAnswer) {
+  ServeProcess serve(data_, cwd_, {"--index-memory", "1"});
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const nlohmann::json status = settled_status(serve.port());
+  EXPECT_EQ(status["index"], "over the limit") << status.dump();
+  EXPECT_NE(serve.err().find("the index would pass --index-memory 1 MB after "), std::string::npos)
+      << serve.err();
+  EXPECT_EQ(get(serve.port(), "/leaderboard/598").status, 200);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
+TEST_F(ServeCli, TheSubmissionPageListsItsNearDuplicates) {
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const nlohmann::json twin =
+      nlohmann::json::parse(get(serve.port(), "/api/submission/30000856").body);
+  EXPECT_EQ(twin["near_duplicates"],
+            nlohmann::json::parse(
+                run("show --data " + data_ + " 30000856 --near-duplicates -f json").out));
+  ASSERT_FALSE(twin["near_duplicates"].empty());
+  const Answer page = get(serve.port(), "/submission/30000856");
+  EXPECT_NE(page.body.find("<h2>Near-duplicates</h2>"), std::string::npos);
+  EXPECT_NE(page.body.find("<tr class=\"near-row\"><td><a href=\"/submission/" +
+                           twin["near_duplicates"][0]["submission_id"].dump() + "\">"),
+            std::string::npos);
+  // The same user's near-duplicates link to their diff with this one.
+  EXPECT_NE(page.body.find("?a=" + twin["near_duplicates"][0]["submission_id"].dump() +
+                           "&amp;b=30000856#diff\">diff</a>"),
+            std::string::npos);
+}
+
 TEST_F(ServeCli, RefusalsInEverySpelling) {
   ServeProcess serve(data_, cwd_);
   const int port = serve.port();
@@ -278,6 +373,10 @@ TEST_F(ServeCli, UsageErrors) {
   EXPECT_EQ(kbdata::testing::lines(r.err).size(), 1u) << r.err;
   r = run("serve --data " + dir_.file("missing"));
   EXPECT_NE(r.exit_code, 0);
+  r = run("serve --data " + data_ + " --index-memory -5");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--index-memory -5: expected 0 (no index) or more MB"), std::string::npos)
+      << r.err;
 }
 
 }  // namespace
