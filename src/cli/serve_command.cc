@@ -28,6 +28,7 @@
 #include "common/error.h"
 #include "common/shared_library.h"
 #include "dataset/loader.h"
+#include "dataset/registry.h"
 #include "dataset/resident.h"
 #include "pairs/diff.h"
 #include "report/text.h"
@@ -272,33 +273,56 @@ class Site {
     return command([&](std::FILE* out, std::FILE* err) { run_configs(o, out, err); });
   }
 
+  // A leaderboard of one of the folder's configs.
+  struct Board {
+    int64_t id = 0;
+    std::string name;
+    std::string note;  // the leaderboard's
+    const dataset::ConfigInfo* config = nullptr;
+  };
+
+  // The leaderboards of the configs the folder holds (`kbdata configs` says which; the registry
+  // says their leaderboards, also for an hf:// data set, whose listing reads no file), each once,
+  // in the configs' order. NotFoundError-free: a folder without configs has none.
+  std::vector<Board> boards() {
+    const json configs = json::parse(configs_json());
+    std::vector<Board> out;
+    std::set<int64_t> seen;
+    for (const json& c : configs.value("configs", json::array())) {
+      if (!c.value("present", false)) continue;
+      const dataset::ConfigInfo* info = dataset::find_config(c.value("config", ""));
+      if (info == nullptr) continue;
+      for (const dataset::LeaderboardInfo& l : info->leaderboards) {
+        if (l.id && seen.insert(*l.id).second) out.push_back({*l.id, l.name, l.note, info});
+      }
+    }
+    return out;
+  }
+
   HttpResponse home() {
     const json configs = json::parse(configs_json());
-    std::string body = "<p class=\"muted\">Data: " + escape(text_of(configs["data"])) + "</p>";
+    std::string body =
+        "<p class=\"muted\">Data: " + escape(text_of(configs.value("data", json()))) + "</p>";
     body +=
         "<h2>Leaderboards</h2><table class=\"leaderboards\"><tr><th class=\"num\">id</th>"
         "<th>problem</th><th>config</th><th>note</th></tr>";
-    std::set<int64_t> seen;
-    for (const json& c : configs["configs"]) {
-      if (!c.value("present", false)) continue;
-      for (const json& lb : c["leaderboards"]) {
-        if (!lb["id"].is_number_integer()) continue;
-        const int64_t id = lb["id"].get<int64_t>();
-        if (!seen.insert(id).second) continue;
-        body += "<tr class=\"leaderboard-row\"><td class=\"num\">" + std::to_string(id) +
-                "</td><td><a href=\"/leaderboard/" + std::to_string(id) + "\">" +
-                escape(text_of(lb["name"])) + "</a></td><td>" + escape(text_of(c["config"])) +
-                "</td><td>" + escape(text_of(c["note"])) + "</td></tr>";
-      }
+    for (const Board& b : boards()) {
+      const std::string id = std::to_string(b.id);
+      body += "<tr class=\"leaderboard-row\"><td class=\"num\">" + id +
+              "</td><td><a href=\"/leaderboard/" + id + "\">" + escape(b.name) + "</a></td><td>" +
+              escape(b.config->name) + "</td><td>" + escape(b.config->note) + "</td></tr>";
     }
+    // A local folder's listing gives the rows; an hf:// data set's the bytes (from the hub's tree).
     body +=
         "</table><h2>Configs</h2><table class=\"configs\"><tr><th>config</th><th>file</th>"
-        "<th>family</th><th class=\"num\">rows</th></tr>";
-    for (const json& c : configs["configs"]) {
+        "<th>family</th><th class=\"num\">rows</th><th class=\"num\">bytes</th></tr>";
+    for (const json& c : configs.value("configs", json::array())) {
       if (!c.value("present", false)) continue;
-      body += "<tr><td>" + escape(text_of(c["config"])) + "</td><td>" + escape(text_of(c["file"])) +
-              "</td><td>" + escape(text_of(c["family"])) + "</td><td class=\"num\">" +
-              text_of(c["rows"]) + "</td></tr>";
+      body += "<tr><td>" + escape(text_of(c.value("config", json()))) + "</td><td>" +
+              escape(text_of(c.value("file", json()))) + "</td><td>" +
+              escape(text_of(c.value("family", json()))) + "</td><td class=\"num\">" +
+              escape(text_of(c.value("rows", json()))) + "</td><td class=\"num\">" +
+              escape(text_of(c.value("size", json()))) + "</td></tr>";
     }
     body += "</table>";
     return html_response(serve::page("KernelBot data", "home", body));
@@ -314,13 +338,7 @@ class Site {
   // The ids of the folder's leaderboards (its configs'), read once.
   const std::set<int64_t>& leaderboard_ids() {
     std::call_once(ids_once_, [this] {
-      const json configs = json::parse(configs_json());
-      for (const json& c : configs["configs"]) {
-        if (!c.value("present", false)) continue;
-        for (const json& lb : c["leaderboards"]) {
-          if (lb["id"].is_number_integer()) ids_.insert(lb["id"].get<int64_t>());
-        }
-      }
+      for (const Board& b : boards()) ids_.insert(b.id);
     });
     return ids_;
   }
@@ -471,12 +489,8 @@ class Site {
 
   // The problem name of leaderboard `id` from the configs; NotFoundError when the folder has none.
   std::string problem_of(int64_t id) {
-    const json configs = json::parse(configs_json());  // kept alive for the loop
-    for (const json& c : configs["configs"]) {
-      if (!c.value("present", false)) continue;
-      for (const json& lb : c["leaderboards"]) {
-        if (lb["id"] == id) return text_of(lb["name"]);
-      }
+    for (const Board& b : boards()) {
+      if (b.id == id) return b.name;
     }
     throw NotFoundError("no leaderboard " + std::to_string(id) + " in the data");
   }
@@ -800,14 +814,12 @@ class Site {
         // no such submission: the other results only
       }
     }
-    const json configs = json::parse(configs_json());
-    std::set<int64_t> seen;
-    for (const json& c : configs["configs"]) {
-      for (const json& lb : c["leaderboards"]) {
-        if (!lb["id"].is_number_integer() || !seen.insert(lb["id"].get<int64_t>()).second) continue;
-        if (holds(text_of(lb["name"])) || (number && text_of(lb["id"]) == q)) {
-          if (out["leaderboards"].size() < 50) out["leaderboards"].push_back(lb);
-        }
+    for (const Board& b : boards()) {
+      if (out["leaderboards"].size() >= 50) break;
+      if (holds(b.name) || (number && std::to_string(b.id) == q)) {
+        json lb = {{"id", b.id}, {"name", b.name}};
+        if (!b.note.empty()) lb["note"] = b.note;
+        out["leaderboards"].push_back(std::move(lb));
       }
     }
     for (const UserEntry& u : users()) {

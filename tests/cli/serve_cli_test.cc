@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/http_client.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 #include "support/temp_dir.h"
@@ -91,46 +92,9 @@ class ServeProcess {
   std::string err_path_;
 };
 
-struct Answer {
-  int status = 0;
-  std::string headers;
-  std::string body;
-};
-
-// Sends `request` as it is and reads the answer to the end (the request asks to close).
-Answer raw(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return {};
-  }
-  size_t sent = 0;
-  while (sent < request.size()) {
-    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<size_t>(n);
-  }
-  std::string all;
-  char buffer[65536];
-  for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) all.append(buffer, n);
-  ::close(fd);
-  Answer a;
-  if (all.size() > 12) a.status = std::atoi(all.c_str() + 9);
-  const size_t split = all.find("\r\n\r\n");
-  a.headers = all.substr(0, split);
-  if (split != std::string::npos) a.body = all.substr(split + 4);
-  return a;
-}
-
-Answer get(int port, const std::string& target, const std::string& host = "") {
-  return raw(port, "GET " + target + " HTTP/1.1\r\nHost: " +
-                       (host.empty() ? "127.0.0.1:" + std::to_string(port) : host) +
-                       "\r\nConnection: close\r\n\r\n");
-}
+using kbdata::testing::Answer;
+using kbdata::testing::get;
+using kbdata::testing::raw;
 
 class ServeCli : public ::testing::Test {
  protected:

@@ -6,6 +6,7 @@
 
 #include "hub/hub_fixture.h"
 #include "support/cli_expect.h"
+#include "support/http_client.h"
 
 namespace {
 
@@ -141,6 +142,58 @@ TEST_F(Remote, AuditAndPairsReadTheLeaderboardsRemotely) {
   const std::string chat = read_file(remote_out);
   EXPECT_EQ(chat, read_file(local_out));
   EXPECT_NE(chat.find("Implement nvfp4_gemm as fast as you can"), std::string::npos);
+}
+
+// kbdata serve over the data set, read remotely: its index is built from the ranges read, and its
+// pages are what the commands print on the local files.
+TEST_F(Remote, ServeAnswersWhatTheCommandsPrintLocally) {
+  start_hub();
+  const pid_t server = spawn_kbdata({"serve", "--data", kAddress, "--port", "0"});
+  int port = 0;
+  for (int i = 0; i < 300 && port == 0; ++i) {
+    const std::string out = read_file((root_ / "stdout").string());
+    const size_t at = out.find(" at http://127.0.0.1:");
+    if (at != std::string::npos) port = std::atoi(out.c_str() + at + 21);
+    if (port == 0) ::usleep(100'000);
+  }
+  ASSERT_GT(port, 0) << read_file((root_ / "stderr").string());
+  nlohmann::json status;
+  for (int i = 0; i < 600; ++i) {
+    status = nlohmann::json::parse(get(port, "/api/status").body);
+    if (status["index"] != "building" && status["index"] != "warming") break;
+    ::usleep(100'000);
+  }
+  EXPECT_EQ(status["index"], "ready") << status.dump();
+  EXPECT_EQ(status["data"].get<std::string>().rfind(kAddress + "@", 0), 0u) << status.dump();
+  const nlohmann::json twin = nlohmann::json::parse(get(port, "/api/leaderboard/597").body);
+  const Answer page = get(port, "/leaderboard/597");
+  // The data set's listing reads no file: the home page and the search take the leaderboards of
+  // the configs it holds from the registry.
+  const Answer home = get(port, "/");
+  const Answer search = get(port, "/api/search?q=nvfp4_gemm");
+  const nlohmann::json submission = nlohmann::json::parse(
+      get(port, "/api/submission/" + twin["top"][0]["submission_id"].dump()).body);
+  ::kill(server, SIGTERM);
+  const Result stopped = wait_kbdata(server);
+  stop_hub();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("<tr class=\"rank-row\">"), std::string::npos);
+  EXPECT_NE(home.body.find("<a href=\"/leaderboard/597\">nvfp4_gemm</a>"), std::string::npos)
+      << home.body;
+  EXPECT_EQ(nlohmann::json::parse(search.body)["leaderboards"][0]["id"], 597) << search.body;
+  EXPECT_EQ(twin["top"],
+            nlohmann::json::parse(local({"top", "--leaderboard", "597", "-n", "0", "--uncertainty",
+                                         "-f", "json", "--data", kAddress})
+                                      .out));
+  EXPECT_EQ(twin["flags"],
+            nlohmann::json::parse(local({"audit", "-p", "nvfp4_gemm", "--min-verdict", "suspicious",
+                                         "-f", "json", "--data", kAddress})
+                                      .out));
+  EXPECT_EQ(submission["rows"],
+            nlohmann::json::parse(local({"show", twin["top"][0]["submission_id"].dump(), "-f",
+                                         "json", "--data", kAddress})
+                                      .out));
 }
 
 TEST_F(Remote, KbdataDataIsReadLikeData) {
