@@ -611,6 +611,26 @@ const submissionChecks = (f) => [
   ['has an audit verdict (span.verdict)', Boolean(f.verdict), `verdict ${JSON.stringify(f.verdict)}`],
 ];
 
+// A sample submission whose user sent near-identical versions: its near-duplicates section.
+const NEAR_SUBMISSION = 30000856;
+function nearProbe() {
+  const rows = [...document.querySelectorAll('table.near tr.near-row')];
+  return {
+    heading: [...document.querySelectorAll('h2')].some((h) => h.textContent === 'Near-duplicates'),
+    rows: rows.length,
+    links: rows.filter((r) => r.querySelector('a[href^="/submission/"]')).length,
+    similarities: rows.map((r) => r.querySelectorAll('td')[4]?.textContent ?? ''),
+  };
+}
+const nearChecks = (f) => [
+  ['has the Near-duplicates section', f.heading, ''],
+  ['lists near-duplicates (table.near tr.near-row), each linked to its submission',
+   f.rows > 0 && f.links === f.rows, `${f.rows} rows, ${f.links} linked`],
+  ['each similarity is a percentage of at least 80%',
+   f.similarities.length > 0 && f.similarities.every((s) => /^\d+%$/.test(s) && parseInt(s, 10) >= 80),
+   f.similarities.join(' ')],
+];
+
 function searchProbe(arg) {
   const items = [...document.querySelectorAll('ul.results li')];
   const links = [...document.querySelectorAll('ul.results li a[href]')].map((a) => new URL(a.href).pathname);
@@ -664,7 +684,7 @@ async function checkApi(pathAndQuery, mustContain = []) {
 
 try {
   fs.mkdirSync(SHOTS, { recursive: true });
-  for (const name of ['home', 'leaderboard', 'user', 'submission', 'search']) {
+  for (const name of ['home', 'leaderboard', 'user', 'submission', 'near-duplicates', 'search']) {
     fs.rmSync(path.join(SHOTS, `${name}.png`), { force: true });
   }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kbdata-browser-'));
@@ -699,6 +719,8 @@ try {
   await checkPage('user', userPath, 'user', userProbe, null, userChecks);
   await checkPage('submission', `/submission/${HOSTILE_SUBMISSION}`, 'submission', submissionProbe, null,
                   submissionChecks);
+  await checkPage('near-duplicates', `/submission/${NEAR_SUBMISSION}`, 'submission', nearProbe, null,
+                  nearChecks);
   await checkPage('search', `/search?q=${encodeURIComponent(PLANTED_USER_NAME)}`, 'search',
                   searchProbe, { plantedPaths }, searchChecks);
 
