@@ -1041,8 +1041,9 @@ void add_serve_command(CLI::App& app, Commands& commands) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "A local web explorer of the data: leaderboards with their rankings, intervals, records and\n"
-      "audit flags, each submission with its code and evidence; every page has a JSON twin under\n"
-      "/api/ (docs/serve.md). Runs until interrupted");
+      "audit flags, each submission with its code, evidence and near-duplicates; every page has a\n"
+      "JSON twin under /api/ (docs/serve.md). Builds an in-memory index of the folder at start-up\n"
+      "(pages answer from the files until it is ready; /api/status). Runs until interrupted");
   add_data_options(*cmd, options->data);
   cmd->add_option("--port", options->port, "Port to listen on (0: a free one, printed)")
       ->capture_default_str();
@@ -1058,6 +1059,7 @@ void add_serve_command(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kbdata serve\n"
       "  kbdata serve --data ~/kernelbot --port 8080\n"
+      "  kbdata serve --index-memory 0\n"
       "\nExit status: 0 stopped by a signal, 1 the data could not be read or the port bound, 2 "
       "wrong usage.");
   commands.push_back({cmd, [options] { run_serve(*options, stdout, stderr); }});
