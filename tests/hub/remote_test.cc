@@ -148,7 +148,17 @@ TEST_F(Remote, AuditAndPairsReadTheLeaderboardsRemotely) {
 // pages are what the commands print on the local files.
 TEST_F(Remote, ServeAnswersWhatTheCommandsPrintLocally) {
   start_hub();
-  const pid_t server = spawn_kbdata({"serve", "--data", kAddress, "--port", "0"});
+  pid_t server = spawn_kbdata({"serve", "--data", kAddress, "--port", "0"});
+  // Stopped however the test ends (an assertion returns early, a parse throws).
+  struct Stop {
+    pid_t& pid;
+    ~Stop() {
+      if (pid > 0) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+      }
+    }
+  } stop{server};
   int port = 0;
   for (int i = 0; i < 300 && port == 0; ++i) {
     const std::string out = read_file((root_ / "stdout").string());
@@ -175,6 +185,7 @@ TEST_F(Remote, ServeAnswersWhatTheCommandsPrintLocally) {
       get(port, "/api/submission/" + twin["top"][0]["submission_id"].dump()).body);
   ::kill(server, SIGTERM);
   const Result stopped = wait_kbdata(server);
+  server = -1;
   stop_hub();
   EXPECT_EQ(stopped.exit_code, 0) << stopped.err;
   EXPECT_EQ(page.status, 200);
