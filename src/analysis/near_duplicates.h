@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dataset/resident.h"
+#include "dataset/loader.h"
 
 namespace kbdata::analysis {
 

@@ -32,8 +32,8 @@
 
 #include "analysis/ranking.h"
 #include "analysis/series_key.h"
+#include "dataset/loader.h"
 #include "dataset/registry.h"
-#include "dataset/resident.h"
 #include "dataset/submission.h"
 
 namespace kbdata::analysis {

@@ -111,10 +111,7 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
   load.with_code = true;
   load.with_code_bytes = false;
   load.with_details = true;
-  const dataset::PrepareStep step = audit_step(references);
-  load.prepare = step.prepare;
-  load.code_wanted = step.code_wanted;
-  load.prepare_key = step.key;
+  load.prepare_with(audit_step(references));
   dataset::load_dir(
       dir, load,
       [&](dataset::Submission&& s) {

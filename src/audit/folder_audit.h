@@ -22,7 +22,6 @@
 #include "audit/audit.h"
 #include "audit/rules.h"
 #include "dataset/loader.h"
-#include "dataset/resident.h"
 
 namespace kbdata::audit {
 

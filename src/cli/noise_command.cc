@@ -48,13 +48,10 @@ std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
   dataset::LoadOptions load;
   load.threads = data.threads.value_or(0);
   load.filter = filter;
-  load.with_code = true;     // near-identical versions
-  load.with_runs = true;     // legacy: the secret runs
-  load.with_results = true;  // legacy: the benchmarks' errors
-  const dataset::PrepareStep step = analysis::NoiseBuilder::prepare_step();
-  load.prepare = step.prepare;  // sketches on the scan's workers
-  load.code_wanted = step.code_wanted;
-  load.prepare_key = step.key;
+  load.with_code = true;                                      // near-identical versions
+  load.with_runs = true;                                      // legacy: the secret runs
+  load.with_results = true;                                   // legacy: the benchmarks' errors
+  load.prepare_with(analysis::NoiseBuilder::prepare_step());  // sketches on the scan's workers
   analysis::NoiseOptions options;
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);

@@ -283,20 +283,27 @@ class Site {
 
   // The leaderboards of the configs the folder holds (`kbdata configs` says which; the registry
   // says their leaderboards, also for an hf:// data set, whose listing reads no file), each once,
-  // in the configs' order. NotFoundError-free: a folder without configs has none.
-  std::vector<Board> boards() {
-    const json configs = json::parse(configs_json());
-    std::vector<Board> out;
-    std::set<int64_t> seen;
-    for (const json& c : configs.value("configs", json::array())) {
-      if (!c.value("present", false)) continue;
-      const dataset::ConfigInfo* info = dataset::find_config(c.value("config", ""));
-      if (info == nullptr) continue;
-      for (const dataset::LeaderboardInfo& l : info->leaderboards) {
-        if (l.id && seen.insert(*l.id).second) out.push_back({*l.id, l.name, l.note, info});
+  // in the configs' order; a folder without configs has none. Read once: the data do not change
+  // while the server runs.
+  const std::vector<Board>& boards() {
+    std::call_once(boards_once_, [this] {
+      const json configs = json::parse(configs_json());
+      std::set<int64_t> seen;
+      for (const json& c : configs.value("configs", json::array())) {
+        if (!c.value("present", false)) continue;
+        const dataset::ConfigInfo* info = dataset::find_config(c.value("config", ""));
+        if (info == nullptr) continue;
+        for (const dataset::LeaderboardInfo& l : info->leaderboards) {
+          if (l.id && seen.insert(*l.id).second) boards_.push_back({*l.id, l.name, l.note, info});
+        }
       }
-    }
-    return out;
+    });
+    return boards_;
+  }
+
+  [[nodiscard]] bool is_board(int64_t id) {
+    const std::vector<Board>& all = boards();
+    return std::any_of(all.begin(), all.end(), [id](const Board& b) { return b.id == id; });
   }
 
   HttpResponse home() {
@@ -335,14 +342,6 @@ class Site {
     std::string svg;
   };
 
-  // The ids of the folder's leaderboards (its configs'), read once.
-  const std::set<int64_t>& leaderboard_ids() {
-    std::call_once(ids_once_, [this] {
-      for (const Board& b : boards()) ids_.insert(b.id);
-    });
-    return ids_;
-  }
-
   // memo[id], computed by `compute` when absent; kept only for the folder's leaderboards (so that
   // the memo holds at most two answers per leaderboard, whatever ids are asked for).
   template <typename Compute>
@@ -355,7 +354,7 @@ class Site {
     }
     auto computed = std::make_shared<Computed>();
     computed->data = compute(id, &computed->svg);
-    if (!leaderboard_ids().contains(id)) return computed;
+    if (!is_board(id)) return computed;
     const size_t bytes = computed->data.dump().size() + computed->svg.size();
     std::lock_guard lock(memo_mutex_);
     const auto [it, inserted] = memo.try_emplace(id, std::move(computed));
@@ -376,7 +375,8 @@ class Site {
   // Works out every leaderboard's pages (after the index is ready, so that no page waits for
   // them), until `stop`. Returns the bytes the memo holds.
   uint64_t warm(const std::atomic<bool>& stop) {
-    for (int64_t id : leaderboard_ids()) {
+    for (const Board& b : boards()) {
+      const int64_t id = b.id;
       if (stop) break;
       leaderboard_json(id);
       try {
@@ -892,8 +892,8 @@ class Site {
     return data_;
   }
 
-  std::once_flag ids_once_;
-  std::set<int64_t> ids_;
+  std::once_flag boards_once_;
+  std::vector<Board> boards_;
   std::mutex memo_mutex_;
   std::map<int64_t, std::shared_ptr<const Computed>> leaderboards_;
   std::map<int64_t, std::shared_ptr<const Computed>> trends_;

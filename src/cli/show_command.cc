@@ -127,13 +127,11 @@ void write_near_duplicates(const ShowOptions& options, const dataset::DataDir& d
   }
   const double threshold = options.threshold.value_or(0.8);
   const analysis::ByteSketch mine = analysis::byte_sketch(*target.code);
-  const dataset::PrepareStep step = analysis::near_duplicate_step();
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter.leaderboard_id = target.leaderboard_id;
   load.with_code = true;
-  load.prepare = step.prepare;
-  load.prepare_key = step.key;
+  load.prepare_with(analysis::near_duplicate_step());
   std::vector<std::pair<double, dataset::Submission>> near;
   dataset::LoadStats stats;
   dataset::load_dir(

@@ -277,9 +277,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   PlotTarget plot(options.plot);
   load.with_code = true;
   load.with_details = true;
-  const dataset::PrepareStep step = techniques_step();
-  load.prepare = step.prepare;
-  load.prepare_key = step.key;
+  load.prepare_with(techniques_step());
 
   if (report_over_rows) {
     run_techniques_report(options, load, top, plot, out, err);

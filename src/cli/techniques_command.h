@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "cli/data_options.h"
 #include "cli/filter_checks.h"
-#include "dataset/resident.h"
+#include "dataset/loader.h"
 
 namespace kbdata::cli {
 

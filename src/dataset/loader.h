@@ -10,6 +10,7 @@
 // the legacy run times only when LoadOptions::with_runs; legacy nested run_* structs never.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,6 +28,17 @@ class FileReader;
 }
 
 namespace kbdata::dataset {
+
+// A prepare step (LoadOptions::prepare and code_wanted) named so that a load can ask for what it
+// made in advance. The key names the pair: two steps with one key must do the same.
+struct PrepareStep {
+  std::string key;
+  std::function<bool(const Submission&)> code_wanted;  // null: every row's code
+  std::function<void(Submission&, std::optional<std::string_view>)> prepare;
+  // The bytes a prepared value holds on the heap (std::any keeps most values there), for the
+  // memory bound of a folder kept in memory.
+  std::function<size_t(const std::any&)> bytes;
+};
 
 struct LoadOptions {
   Filter filter;
@@ -63,10 +75,17 @@ struct LoadOptions {
   // change the submission, keeping what it worked out in Submission::prepared. This is how work per
   // submission uses every core while the sink still sees submissions in file order.
   std::function<void(Submission&, std::optional<std::string_view> code)> prepare;
-  // Names `prepare` with its `code_wanted` (resident.h, PrepareStep): a folder kept in memory that
-  // prepared rows under this key in advance hands them over without reading the code. Empty: the
-  // step has no name and only the files serve the load.
+  // Names `prepare` with its `code_wanted` (PrepareStep): a folder kept in memory (resident.h)
+  // that prepared rows under this key in advance hands them over without reading the code. Empty:
+  // the step has no name and only the files serve the load.
   std::string prepare_key;
+
+  // prepare, code_wanted and prepare_key from `step`.
+  void prepare_with(const PrepareStep& step) {
+    prepare = step.prepare;
+    code_wanted = step.code_wanted;
+    prepare_key = step.key;
+  }
 };
 
 // What a load did, for --verbose and for tests of pushdown.

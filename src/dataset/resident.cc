@@ -12,14 +12,17 @@ size_t heap_bytes(const std::string& s) { return s.capacity() > 15 ? s.capacity(
 size_t heap_bytes(const std::optional<std::string>& s) { return s ? heap_bytes(*s) : 0; }
 
 size_t heap_bytes(const Submission& s) {
-  size_t n = heap_bytes(s.problem_name) + heap_bytes(s.user_id) + heap_bytes(s.user_name) +
-             heap_bytes(s.file_name) + heap_bytes(s.status) + heap_bytes(s.mode) +
-             heap_bytes(s.runner);
-  n += s.runs.capacity() * sizeof(Run);
-  for (const Run& r : s.runs) {
+  return heap_bytes(s.problem_name) + heap_bytes(s.user_id) + heap_bytes(s.user_name) +
+         heap_bytes(s.file_name) + heap_bytes(s.status) + heap_bytes(s.mode) + heap_bytes(s.runner);
+}
+
+size_t heap_bytes(const std::vector<Run>& runs,
+                  const std::optional<std::vector<BenchmarkResult>>& benchmarks) {
+  size_t n = runs.capacity() * sizeof(Run);
+  for (const Run& r : runs) {
     n += heap_bytes(r.mode) + r.benchmarks.capacity() * sizeof(BenchmarkResult);
   }
-  if (s.benchmarks) n += s.benchmarks->capacity() * sizeof(BenchmarkResult);
+  if (benchmarks) n += benchmarks->capacity() * sizeof(BenchmarkResult);
   return n;
 }
 
@@ -77,10 +80,14 @@ std::unique_ptr<Resident> Resident::build(const DataDir& dir, const std::vector<
           Row row;
           row.prepared = std::any_cast<std::vector<std::any>>(std::move(s.prepared));
           s.prepared.reset();
+          row.runs = std::move(s.runs);
+          s.runs.clear();
+          row.benchmarks = std::move(s.benchmarks);
+          s.benchmarks.reset();
           row.submission = std::move(s);
           row.file = static_cast<uint32_t>(&file - dir.files.data());
-          bytes +=
-              sizeof(Row) + heap_bytes(row.submission) + row.prepared.capacity() * sizeof(std::any);
+          bytes += sizeof(Row) + heap_bytes(row.submission) + heap_bytes(row.runs, row.benchmarks) +
+                   row.prepared.capacity() * sizeof(std::any);
           for (size_t i = 0; i < steps.size(); ++i) {
             if (steps[i].bytes && row.prepared[i].has_value()) {
               bytes += steps[i].bytes(row.prepared[i]);
@@ -137,33 +144,22 @@ void Resident::load(const DataDir& dir, const LoadOptions& load, const Submissio
   }
   for (const Row& row : rows_) {
     if (!selected[row.file]) continue;
-    const Submission& from = row.submission;
-    if (!matches(load.filter, from)) continue;
-    Submission s;
-    s.submission_id = from.submission_id;
-    s.leaderboard_id = from.leaderboard_id;
-    s.problem_name = from.problem_name;
-    s.user_id = from.user_id;
-    s.user_name = from.user_name;
+    if (!matches(load.filter, row.submission)) continue;
+    Submission s = row.submission;
     // A flat file's details are read only when asked for (LoadOptions::with_details); a legacy
     // file's always are.
-    if (load.with_details || files_[row.file].family != SchemaFamily::FLAT) {
-      s.code_id = from.code_id;
-      s.file_name = from.file_name;
-      s.mode = from.mode;
+    if (!load.with_details && files_[row.file].family == SchemaFamily::FLAT) {
+      s.code_id = 0;
+      s.file_name.reset();
+      s.mode.reset();
     }
-    s.submission_time = from.submission_time;
-    s.status = from.status;
-    s.score = from.score;
-    s.passed = from.passed;
-    s.runner = from.runner;
     if (load.with_runs) {
-      s.runs = from.runs;
+      s.runs = row.runs;
       if (!load.with_results) {
         for (Run& r : s.runs) r.benchmarks.clear();
       }
     }
-    if (load.with_results) s.benchmarks = from.benchmarks;
+    if (load.with_results) s.benchmarks = row.benchmarks;
     if (step) {
       s.prepared = row.prepared[*step];
     } else if (load.prepare) {

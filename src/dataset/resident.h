@@ -32,16 +32,6 @@
 
 namespace kbdata::dataset {
 
-// A prepare step (LoadOptions::prepare and code_wanted) named so that a load can ask for what it
-// made in advance. The key names the pair: two steps with one key must do the same.
-struct PrepareStep {
-  std::string key;
-  std::function<bool(const Submission&)> code_wanted;  // null: every row's code
-  std::function<void(Submission&, std::optional<std::string_view>)> prepare;
-  // The heap bytes a prepared value holds beyond std::any's own (for the memory bound).
-  std::function<size_t(const std::any&)> bytes;
-};
-
 class Resident {
  public:
   // One pass over `dir` with every row's code (threads as LoadOptions::threads), each step's
@@ -75,7 +65,10 @@ class Resident {
     std::optional<std::pair<uint64_t, int64_t>> local;  // size, modification time (ns)
   };
   struct Row {
-    Submission submission;           // no code; details, runs and results all read
+    Submission submission;  // no code, runs or results; details read
+    // Legacy rows': apart, so that a load that does not ask for them copies none.
+    std::vector<Run> runs;
+    std::optional<std::vector<BenchmarkResult>> benchmarks;
     uint32_t file = 0;               // index into files_ (and the DataDir's files)
     std::vector<std::any> prepared;  // one per step, in steps_ order
   };

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "support/http_client.h"
+#include "support/oracle.h"
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
 #include "support/temp_dir.h"
@@ -187,9 +188,11 @@ nlohmann::json settled_status(int port) {
   return nullptr;
 }
 
-TEST_F(ServeCli, TheIndexAnswersAsTheFilesDo) {
-  ServeProcess files(data_, cwd_, {"--index-memory", "0"});
-  ServeProcess memory(data_, cwd_);
+// Two servers of `data`, one without the index: every page type and twin, for every leaderboard,
+// answers byte for byte the same once the index is ready.
+void expect_index_answers_as_files(const std::string& data, const std::string& cwd) {
+  ServeProcess files(data, cwd, {"--index-memory", "0"});
+  ServeProcess memory(data, cwd);
   ASSERT_GT(files.port(), 0) << files.err();
   ASSERT_GT(memory.port(), 0) << memory.err();
   EXPECT_EQ(settled_status(files.port())["index"], "off");
@@ -235,6 +238,22 @@ TEST_F(ServeCli, TheIndexAnswersAsTheFilesDo) {
   }
   EXPECT_EQ(files.stop(), 0);
   EXPECT_EQ(memory.stop(), 0);
+}
+
+TEST_F(ServeCli, TheIndexAnswersAsTheFilesDo) { expect_index_answers_as_files(data_, cwd_); }
+
+// The same over files another writer made: DuckDB rewrote a flat and a legacy config (its own
+// dictionaries, pages, types and nested run structs).
+TEST_F(ServeCli, TheIndexAnswersAsTheFilesDoOverFilesDuckDbWrote) {
+  for (const char* name : {"nvidia_nvfp4_submissions.parquet", "submissions.parquet"}) {
+    const std::string path = data_ + "/" + name;
+    const std::string copy = dir_.path() + "/duckdb-" + name;
+    kbdata::testing::duckdb().run("COPY (SELECT * FROM read_parquet(" +
+                                  kbdata::testing::sql_path(path) + ")) TO " +
+                                  kbdata::testing::sql_path(copy) + " (FORMAT parquet)");
+    fs::rename(copy, path);
+  }
+  expect_index_answers_as_files(data_, cwd_);
 }
 
 TEST_F(ServeCli, AnIndexOverItsBoundIsSaidAndThePagesStillAnswer) {

@@ -175,9 +175,7 @@ TEST_F(ResidentTest, HandsOverWhatANamedStepPrepared) {
   const PrepareStep step = length_step();
   LoadOptions load;
   load.with_code = true;
-  load.prepare = step.prepare;
-  load.code_wanted = step.code_wanted;
-  load.prepare_key = step.key;
+  load.prepare_with(step);
   expect_same(load, "the step over every row");
   load.filter.problem = "amd-fp8-mm";
   expect_same(load, "the step over a legacy problem");
