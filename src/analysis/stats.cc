@@ -10,12 +10,6 @@
 namespace kbdata::analysis {
 namespace {
 
-// The registry's ranking_by of leaderboard `id` (its first config entry), when known.
-std::optional<dataset::RankingBy> ranking_of(int64_t id) {
-  const std::vector<dataset::LeaderboardRef> refs = dataset::find_leaderboard(id);
-  if (refs.empty()) return std::nullopt;
-  return refs.front().leaderboard->ranking_by;
-}
 
 }  // namespace
 
@@ -55,10 +49,10 @@ void StatsBuilder::add(const std::string& source, const dataset::Submission& s, 
     if (!st.legacy_scores) st.legacy_scores = st.scores_reproduced = 0;
     if (s.score) {
       ++*st.legacy_scores;
-      const std::optional<dataset::RankingBy> ranking = ranking_of(s.leaderboard_id);
+      // The registry's ranking_by, else geom (assumed: registry.h ranking_by_of).
+      const dataset::RankingBy ranking = dataset::ranking_by_of(s.leaderboard_id);
       const std::optional<double> recomputed =
-          ranking && s.benchmarks ? dataset::score_from_benchmarks(*s.benchmarks, *ranking)
-                                  : std::nullopt;
+          s.benchmarks ? dataset::score_from_benchmarks(*s.benchmarks, ranking) : std::nullopt;
       if (recomputed && dataset::reproduces(*s.score, *recomputed)) ++*st.scores_reproduced;
     }
   }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "dataset/hardware.h"
+
 namespace kbdata::audit {
 namespace {
 
@@ -103,11 +105,10 @@ double GpuSpec::peak(MathType type) const {
 std::span<const GpuSpec> gpus() { return kGpus; }
 
 const GpuSpec* gpu_for_runner(std::string_view runner) {
-  std::string_view name = runner;
-  if (runner == "B200_Nebius") name = "B200";
-  if (runner == "MI300") name = "MI300X";
+  const std::optional<dataset::RunnerGpu> hardware = dataset::gpu_of_runner(runner);
+  if (!hardware || hardware->devices != 1) return nullptr;
   for (const GpuSpec& g : kGpus) {
-    if (g.name == name) return &g;
+    if (g.name == hardware->gpu) return &g;
   }
   return nullptr;
 }

@@ -42,8 +42,9 @@ struct GpuSpec {
 // The GPUs of the table: B200, H100, A100, L4, T4, MI300X, MI355X.
 [[nodiscard]] std::span<const GpuSpec> gpus();
 
-// The GPU a runner runs on (B200_Nebius is a B200, MI300 an MI300X), or nullptr for a runner of
-// several GPUs (MI300x8) or one the table lacks.
+// The GPU a runner runs on (dataset/hardware.h gpu_of_runner: NVIDIA and B200_Nebius are B200s,
+// MI300 an MI300X), or nullptr for a runner of several GPUs (MI300x8), one whose GPU is not known,
+// or a GPU this table lacks.
 [[nodiscard]] const GpuSpec* gpu_for_runner(std::string_view runner);
 
 struct BenchmarkCost {

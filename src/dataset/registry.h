@@ -1,6 +1,8 @@
-// The KernelBot configs, their leaderboards and reliability notes: the one table kbdata knows the
-// published data set by (docs/dataset.md §4.4). Commands look problems, files and notes up here; no
-// command carries its own copy.
+// The KernelBot configs, their leaderboards and reliability notes: what kbdata knows of the
+// published data set (docs/dataset.md §4.4). The files are the truth: a problem, leaderboard,
+// runner or config the table lacks is read, listed and ranked like any other; the table only adds
+// what it knows (notes, ranking_by, runners, ids). Commands look notes up here; no command carries
+// its own copy.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,10 @@ struct LeaderboardInfo {
   std::optional<RankingBy> ranking_by;  // when known
   // Shown above every table, plot and JSON of this leaderboard's scores; empty when none.
   std::string note;
+  // The runners its rows were measured on (the platform's names, dataset/hardware.h), as far as
+  // known: a legacy run's runner is chosen among them (legacy_runner) when the folder has no
+  // leaderboards file naming the leaderboard's gpu_types.
+  std::vector<std::string> runners;
 };
 
 struct ConfigInfo {
@@ -35,7 +41,7 @@ struct ConfigInfo {
   std::string file;  // e.g. "nvidia_nvfp4_submissions.parquet"
   SchemaFamily family = SchemaFamily::FLAT;
   std::vector<LeaderboardInfo> leaderboards;  // empty for `leaderboards`: it covers all
-  std::vector<std::string> hardware;          // runner names
+  std::vector<std::string> hardware;          // runner names: its leaderboards' runners
   std::string description;                    // one line: what the file holds
   // A note on the whole config (e.g. "passing runs only"); leaderboard notes are separate.
   std::string note;
@@ -62,6 +68,15 @@ struct LeaderboardRef {
 
 // The reliability note of leaderboard `id`, or "" when it has none or is unknown.
 [[nodiscard]] std::string_view note_for(int64_t leaderboard_id);
+
+// Whether the registry knows leaderboard `id`, or (for a config whose ids are not published, PMPP
+// v2) the problem `name`.
+[[nodiscard]] bool is_registered(int64_t leaderboard_id, std::string_view name);
+
+// How leaderboard `id` combines its benchmark means into a score: the registry's ranking_by, else
+// GEOM, which every competition problem uses (the assumption docs/data-model.md states, and the
+// note on a leaderboard the registry lacks says).
+[[nodiscard]] RankingBy ranking_by_of(int64_t leaderboard_id);
 
 [[nodiscard]] const char* to_string(SchemaFamily family);
 [[nodiscard]] const char* to_string(RankingBy ranking);

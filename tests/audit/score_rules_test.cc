@@ -13,6 +13,14 @@ TEST(ScoreRules, RunnersMapToTheirGpu) {
   EXPECT_EQ(gpu_for_runner("B200_Nebius")->name, "B200");
   EXPECT_EQ(gpu_for_runner("MI300")->name, "MI300X");
   EXPECT_EQ(gpu_for_runner("MI300x8"), nullptr);
+  // The NVFP4 competition's on-premise runner is called NVIDIA: a B200 (dataset/hardware.h), in
+  // whatever case a file writes it.
+  EXPECT_EQ(gpu_for_runner("NVIDIA")->name, "B200");
+  EXPECT_EQ(gpu_for_runner(" nvidia ")->name, "B200");
+  EXPECT_EQ(gpu_for_runner("b200")->name, "B200");
+  EXPECT_EQ(gpu_for_runner("GB300"), nullptr);  // not known: the floor does not apply
+  EXPECT_EQ(physical_floor("nvfp4_gemv", "NVIDIA"), physical_floor("nvfp4_gemv", "B200"));
+  EXPECT_EQ(physical_floor("nvfp4_gemv", "GB300"), std::nullopt);
   for (const char* name : {"B200", "H100", "A100", "L4", "T4", "MI300X", "MI355X"}) {
     const GpuSpec* g = gpu_for_runner(name);
     ASSERT_NE(g, nullptr) << name;

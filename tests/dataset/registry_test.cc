@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 namespace kbdata::dataset {
 namespace {
@@ -26,11 +28,32 @@ TEST(Registry, FindsLeaderboardsProblemsAndFiles) {
   EXPECT_EQ(refs[0].config->name, "nvidia_nvfp4_submissions");
   EXPECT_EQ(find_leaderboard(399).size(), 2u);  // in both AMD legacy configs
   EXPECT_TRUE(find_leaderboard(773).empty());   // qr: excluded from the data set
-  ASSERT_EQ(find_problem("histogram").size(), 1u);
-  EXPECT_FALSE(find_problem("histogram")[0].leaderboard->id.has_value());
-  EXPECT_EQ(find_problem("histogram")[0].leaderboard->ranking_by, RankingBy::LAST);
+  // The PMPP names are published with their `_v2`.
+  EXPECT_TRUE(find_problem("histogram").empty());
+  ASSERT_EQ(find_problem("histogram_v2").size(), 1u);
+  EXPECT_FALSE(find_problem("histogram_v2")[0].leaderboard->id.has_value());
+  EXPECT_EQ(find_problem("histogram_v2")[0].leaderboard->ranking_by, RankingBy::LAST);
   EXPECT_EQ(find_config("submissions.parquet")->family, SchemaFamily::LEGACY_RUNS);
   EXPECT_EQ(find_config("nope"), nullptr);
+}
+
+TEST(Registry, KnowsTheRunnersOfItsLeaderboards) {
+  // The NVFP4 config's on-premise machines are the runner NVIDIA; Modal's are B200; 730 has both.
+  EXPECT_EQ(find_leaderboard(597)[0].leaderboard->runners, std::vector<std::string>{"NVIDIA"});
+  EXPECT_EQ(find_leaderboard(697)[0].leaderboard->runners, std::vector<std::string>{"B200"});
+  EXPECT_EQ(find_leaderboard(730)[0].leaderboard->runners,
+            (std::vector<std::string>{"NVIDIA", "B200"}));
+  EXPECT_EQ(find_leaderboard(399)[0].leaderboard->runners, std::vector<std::string>{"MI300"});
+  EXPECT_EQ(find_leaderboard(563)[0].leaderboard->runners, std::vector<std::string>{"MI300x8"});
+}
+
+TEST(Registry, KnowsWhatItKnowsAndAssumesGeomElsewhere) {
+  EXPECT_TRUE(is_registered(597, "anything"));      // a known id
+  EXPECT_TRUE(is_registered(12345, "sort_v2"));     // PMPP: ids not published, the name is known
+  EXPECT_FALSE(is_registered(801, "fp8_gemm_v3"));  // neither
+  EXPECT_FALSE(is_registered(12345, "sort"));       // the old invented name
+  EXPECT_EQ(ranking_by_of(399), RankingBy::GEOM);
+  EXPECT_EQ(ranking_by_of(801), RankingBy::GEOM);  // assumed
 }
 
 TEST(Registry, NotesSitWithTheirLeaderboards) {
