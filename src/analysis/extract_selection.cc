@@ -65,18 +65,23 @@ std::vector<ExtractEntry> select_for_extract(const std::vector<Submission>& rows
       request.top > 0 ? top_entries(rows, request.top) : every_entry(rows);
   if (!request.dedup_exact) return entries;
 
+  // A row without a code_id (a null in the file) shares its code with no other it can be told of.
   std::map<int64_t, size_t> keeper;  // code_id -> index in entries
   for (size_t i = 0; i < entries.size(); ++i) {
-    auto [it, inserted] = keeper.try_emplace(entries[i].row.code_id, i);
+    if (!entries[i].row.code_id) continue;
+    auto [it, inserted] = keeper.try_emplace(*entries[i].row.code_id, i);
     if (!inserted && keep_before(entries[i].row, entries[it->second].row)) it->second = i;
   }
+  const auto keeper_of = [&](size_t i) {
+    return entries[i].row.code_id ? keeper.at(*entries[i].row.code_id) : i;
+  };
   for (size_t i = 0; i < entries.size(); ++i) {
-    const size_t k = keeper.at(entries[i].row.code_id);
+    const size_t k = keeper_of(i);
     if (k != i) ++entries[k].duplicates_dropped;
   }
   std::vector<ExtractEntry> kept;
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (keeper.at(entries[i].row.code_id) == i) kept.push_back(std::move(entries[i]));
+    if (keeper_of(i) == i) kept.push_back(std::move(entries[i]));
   }
   return kept;
 }

@@ -47,17 +47,10 @@ double upper_normal_quantile(double p) {
   return (lo + hi) / 2;
 }
 
-std::optional<dataset::RankingBy> ranking_of(int64_t leaderboard_id) {
-  for (const dataset::LeaderboardRef& ref : dataset::find_leaderboard(leaderboard_id)) {
-    if (ref.leaderboard->ranking_by) return ref.leaderboard->ranking_by;
-  }
-  return std::nullopt;
-}
-
 // The log(public) - log(secret) of a legacy submission, when it has both runs.
 std::optional<double> public_secret_difference(const dataset::Submission& s) {
   if (!s.score || s.runs.empty()) return std::nullopt;
-  const std::optional<dataset::RankingBy> ranking = ranking_of(s.leaderboard_id);
+  const dataset::RankingBy ranking = dataset::ranking_by_of(s.leaderboard_id);
   const dataset::Run* public_run = nullptr;
   for (const dataset::Run& r : s.runs) {
     if (r.mode == "leaderboard" && r.passed == true && r.score == s.score) {
@@ -69,7 +62,7 @@ std::optional<double> public_secret_difference(const dataset::Submission& s) {
   for (const dataset::Run& r : s.runs) {
     if (&r == public_run || r.mode != "leaderboard" || r.passed != true) continue;
     std::optional<double> secret = r.score;
-    if (!secret && ranking) secret = dataset::score_from_benchmarks(r.benchmarks, *ranking);
+    if (!secret) secret = dataset::score_from_benchmarks(r.benchmarks, ranking);
     if (secret && valid_score(*secret) && *secret > 0 && *s.score > 0) {
       return std::log(*s.score) - std::log(*secret);
     }
@@ -635,9 +628,8 @@ const uint32_t* NoiseBuilder::add(dataset::Submission&& s) {
     }
     SeriesData& data = series_[row.series];
     if (s.benchmarks) {
-      if (auto ranking = ranking_of(s.leaderboard_id)) {
-        if (auto v = run_log_variance(*s.benchmarks, *ranking)) data.harness.push_back(*v);
-      }
+      const dataset::RankingBy ranking = dataset::ranking_by_of(s.leaderboard_id);
+      if (auto v = run_log_variance(*s.benchmarks, ranking)) data.harness.push_back(*v);
     }
     if (auto d = public_secret_difference(s)) data.secret.push_back({s.submission_time, *d});
   }
@@ -654,7 +646,7 @@ std::vector<SeriesNoise> NoiseBuilder::finish() {
   {
     std::vector<uint32_t> order;
     for (uint32_t i = 0; i < rows_.size(); ++i) {
-      if (rows_[i].qualifies && rows_[i].code_id != 0) order.push_back(i);
+      if (rows_[i].qualifies && rows_[i].code_id.has_value()) order.push_back(i);
     }
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       const Row& x = rows_[a];

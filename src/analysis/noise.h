@@ -199,8 +199,8 @@ class NoiseBuilder {
     uint32_t user = 0;  // within the leaderboard: index into users_
     int64_t time_us = 0;
     int64_t submission_id = 0;
-    int64_t code_id = 0;
-    double log_score = 0;  // when it qualifies
+    std::optional<int64_t> code_id;  // null: not known (no details read, or a null in the file)
+    double log_score = 0;            // when it qualifies
     bool qualifies = false;
     int64_t sketch = -1;  // its sketch: index into sketches_; -1 without
   };

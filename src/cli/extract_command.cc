@@ -182,7 +182,7 @@ std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, boo
   j += ",\"submission_time\":";
   report::append_json_text(j, report::time_text(s.submission_time));
   j += ",\"submission_id\":" + std::to_string(s.submission_id);
-  j += ",\"code_id\":" + std::to_string(s.code_id);
+  j += ",\"code_id\":" + (s.code_id ? std::to_string(*s.code_id) : std::string("null"));
   j += ",\"file_name\":";
   if (s.file_name) {
     report::append_json_text(j, *s.file_name);

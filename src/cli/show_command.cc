@@ -47,7 +47,7 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
       {"user_name", opt(s.user_name)},
       {"submission_time", report::time_text(s.submission_time)},
       {"file_name", opt(s.file_name)},
-      {"code_id", std::to_string(s.code_id)},
+      {"code_id", s.code_id ? std::to_string(*s.code_id) : std::string("null")},
       {"status", safe(s.status)},
       {"score", s.score ? report::format_score(*s.score) : "null"},
       {"passed", s.passed ? (*s.passed ? "true" : "false") : "null"},

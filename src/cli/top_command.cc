@@ -97,13 +97,14 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   // --uncertainty: per (leaderboard, runner, user, code) the qualifying rows, and each row's code.
   using CodeKey = std::tuple<int64_t, std::optional<std::string>, std::string, int64_t>;
   std::map<CodeKey, int64_t> code_rows;
+  // A row without a code_id (a null in the file) counts as the one measurement of its code.
   std::map<std::tuple<int64_t, std::optional<std::string>, int64_t>, int64_t> code_of;
   load_submissions(
       dir, options.data, load, "ranking " + problem_text(options),
       [&](dataset::Submission&& s) {
-        if (options.uncertainty && analysis::qualifies(s)) {
-          ++code_rows[{s.leaderboard_id, s.runner, s.user_id, s.code_id}];
-          code_of[{s.leaderboard_id, s.runner, s.submission_id}] = s.code_id;
+        if (options.uncertainty && analysis::qualifies(s) && s.code_id) {
+          ++code_rows[{s.leaderboard_id, s.runner, s.user_id, *s.code_id}];
+          code_of[{s.leaderboard_id, s.runner, s.submission_id}] = *s.code_id;
         }
         builder.add(s);
       },
@@ -140,9 +141,12 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
       }
       std::vector<int64_t> measurements;
       for (const analysis::RankedEntry& e : everyone.entries) {
-        const int64_t code = code_of[{r.leaderboard_id, r.runner, e.submission_id}];
+        const auto code = code_of.find({r.leaderboard_id, r.runner, e.submission_id});
         measurements.push_back(
-            std::max<int64_t>(1, code_rows[{r.leaderboard_id, r.runner, e.user_id, code}]));
+            code == code_of.end()
+                ? 1
+                : std::max<int64_t>(
+                      1, code_rows[{r.leaderboard_id, r.runner, e.user_id, code->second}]));
       }
       extra = analysis::rank_uncertainty(everyone, series, measurements);
       extra.resize(r.entries.size());  // the shown ranks come first

@@ -15,7 +15,7 @@ const std::vector<ModelColumn>& model_columns(SchemaFamily family) {
   static const std::vector<ModelColumn> kFlat = {
       {"submission_id", R::ID, true, false},  {"leaderboard_id", R::ID, true, false},
       {"problem_name", R::TEXT, true, false}, {"user_id", R::ID_TEXT, true, false},
-      {"user_name", R::TEXT, false, true},    {"code_id", R::ID, true, false},
+      {"user_name", R::TEXT, false, true},    {"code_id", R::ID, true, true},
       {"file_name", R::TEXT, true, true},     {"submission_time", R::TIME, true, false},
       {"status", R::TEXT, false, false},      {"score", R::SCORE, true, true},
       {"passed", R::BOOL, true, true},        {"mode", R::TEXT, false, true},
@@ -25,7 +25,7 @@ const std::vector<ModelColumn>& model_columns(SchemaFamily family) {
                                                    {"user_id", R::ID_TEXT, true, false},
                                                    {"submission_time", R::TIME, true, false},
                                                    {"file_name", R::TEXT, true, true},
-                                                   {"code_id", R::ID, true, false},
+                                                   {"code_id", R::ID, true, true},
                                                    {"run_id", R::ID, true, false},
                                                    {"run_mode", R::TEXT, true, false},
                                                    {"run_score", R::SCORE, true, true},

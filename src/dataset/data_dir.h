@@ -57,6 +57,10 @@ struct DataDir {
   // The folder's rows kept in memory (resident.h), which load_dir uses where it serves the load;
   // null: every load reads the files.
   std::shared_ptr<const Resident> resident;
+  // For a folder a command fetched (a hub snapshot): the command that fetches a config it lacks,
+  // with "{config}" where the config's name goes; named in the message of a problem the folder
+  // does not hold but a registry config does. Empty for other folders.
+  std::string pull_command;
 
   // source->open(file.path).
   [[nodiscard]] std::unique_ptr<RandomAccessFile> open(const DataFile& file) const {

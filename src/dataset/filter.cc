@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 #include "common/calendar.h"
 #include "common/error.h"
 #include "dataset/epochs.h"
+#include "dataset/hardware.h"
+#include "dataset/leaderboard_directory.h"
 #include "parquet/schema.h"
 
 namespace kbdata::dataset {
@@ -113,7 +116,7 @@ bool matches(const Filter& f, const Submission& s) {
   if (f.user_id && s.user_id != *f.user_id) return false;
   if (f.user_name && s.user_name != *f.user_name) return false;
   if (f.user && s.user_id != *f.user && s.user_name != *f.user) return false;
-  if (f.runner && s.runner != *f.runner) return false;
+  if (f.runner && !(s.runner && same_runner(*s.runner, *f.runner))) return false;
   if (f.passed_only && s.passed != true) return false;
   if (f.scored_only && !s.score) return false;
   if (f.since && s.submission_time < *f.since) return false;
@@ -123,9 +126,9 @@ bool matches(const Filter& f, const Submission& s) {
   return true;
 }
 
-std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, SchemaFamily family,
-                                                          const parquet::Schema& schema,
-                                                          bool runs_wanted) {
+std::optional<std::vector<Predicate>> pushdown_predicates(
+    const Filter& f, SchemaFamily family, const parquet::Schema& schema, bool runs_wanted,
+    const LeaderboardDirectory& leaderboards) {
   std::vector<Predicate> out;
   auto add_int = [&](const char* column, int64_t value) {
     if (const auto* c = top_level(schema, column); c != nullptr && is_integer_column(*c)) {
@@ -146,7 +149,6 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
     if (f.problem) add_string("problem_name", *f.problem);
     if (f.user_id) add_string("user_id", *f.user_id);
     if (f.user_name) add_string("user_name", *f.user_name);
-    if (f.runner) add_string("runner", *f.runner);
     if (f.passed_only && is_boolean_column(top_level(schema, "passed"))) {
       out.push_back({"passed", CompareOp::EQ, true, {}});
     }
@@ -157,15 +159,12 @@ std::optional<std::vector<Predicate>> pushdown_predicates(const Filter& f, Schem
   }
   if (family != SchemaFamily::LEGACY_RUNS) return std::nullopt;
 
-  // Legacy: no runner, no user name; problems through the registry's leaderboard ids, whatever
-  // family the registry gives the problem's config (a legacy-format file may hold any
-  // leaderboard the registry knows).
-  if (f.runner || f.user_name) return std::nullopt;
+  // Legacy: no user name; problems through the ids the folder's leaderboards file, the registry
+  // or an unnamed leaderboard's spelling give the name (leaderboard_directory.h), whatever config
+  // the registry puts them in (a legacy-format file may hold any leaderboard).
+  if (f.user_name) return std::nullopt;
   if (f.problem) {
-    std::vector<int64_t> ids;
-    for (const LeaderboardRef& ref : find_problem(*f.problem)) {
-      if (ref.leaderboard->id) ids.push_back(*ref.leaderboard->id);
-    }
+    const std::vector<int64_t> ids = leaderboards.ids_named(*f.problem);
     if (ids.empty()) return std::nullopt;
     const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
     if (const auto* c = top_level(schema, "leaderboard_id");
@@ -217,6 +216,14 @@ int64_t to_micros(int64_t value, parquet::TimeUnit unit) {
     }
   }
   return value;
+}
+
+int64_t int96_to_micros(const uint8_t* bytes) {
+  int64_t nanos = 0;
+  uint32_t julian = 0;
+  std::memcpy(&nanos, bytes, 8);
+  std::memcpy(&julian, bytes + 8, 4);
+  return (static_cast<int64_t>(julian) - 2440588) * 86'400'000'000LL + nanos / 1000;
 }
 
 namespace {

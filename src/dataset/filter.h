@@ -19,6 +19,8 @@
 
 namespace kbdata::dataset {
 
+class LeaderboardDirectory;
+
 // Rows of a folder by their identity there, (submission_id, runner) (load_dir hands each over
 // once): the rows a load leaves out.
 class RowSet {
@@ -40,7 +42,7 @@ struct Filter {
   std::optional<std::string> user_id;    // exact; legacy ids compare as their decimal text
   std::optional<std::string> user_name;  // exact
   std::optional<std::string> user;       // user_id or user_name equals it (exact); not pushed down
-  std::optional<std::string> runner;     // exact
+  std::optional<std::string> runner;     // trimmed, ignoring case (hardware.h same_runner)
   bool passed_only = false;              // passed is true
   bool scored_only = false;              // score is not null
   std::optional<int64_t> since;          // submission_time >= since (µs, UTC)
@@ -58,11 +60,13 @@ struct Filter {
 [[nodiscard]] bool matches(const Filter& filter, const Submission& s);
 
 // The predicates that prune a file of `family` with this `schema` for `filter`, or nullopt when no
-// row of the file can match (a runner or user-name filter on a legacy file, which has neither; a
-// problem the registry gives no leaderboard id). `runs_wanted`: legacy files
-// push passed/scored down to their run rows only when the caller does not want every run.
+// row of the file can match (a user-name filter on a legacy file, which has none; a problem that
+// `leaderboards` gives no id a legacy file could name it by). `runs_wanted`: legacy files push
+// passed/scored down to their run rows only when the caller does not want every run. A runner is
+// never pushed down: its spellings compare ignoring case, which statistics cannot.
 [[nodiscard]] std::optional<std::vector<parquet::Predicate>> pushdown_predicates(
-    const Filter& filter, SchemaFamily family, const parquet::Schema& schema, bool runs_wanted);
+    const Filter& filter, SchemaFamily family, const parquet::Schema& schema, bool runs_wanted,
+    const LeaderboardDirectory& leaderboards);
 
 // Parses a UTC time: YYYY-MM-DD, or YYYY-MM-DD[T| ]HH:MM[:SS[.f...]] with an optional trailing
 // "Z" (fractions beyond microseconds are cut). Returns µs since the epoch. Throws UsageError
@@ -72,5 +76,9 @@ struct Filter {
 // Converts a stored timestamp to µs UTC: `unit` is the column's unit. Naive (not UTC-adjusted)
 // timestamps are taken as UTC.
 [[nodiscard]] int64_t to_micros(int64_t value, parquet::TimeUnit unit);
+
+// An INT96 timestamp (8 bytes of nanoseconds in the day, then the Julian day, little-endian) as µs
+// since the epoch; naive ones are taken as UTC. `bytes` holds at least 12 bytes.
+[[nodiscard]] int64_t int96_to_micros(const uint8_t* bytes);
 
 }  // namespace kbdata::dataset

@@ -159,7 +159,7 @@ void FlatFileWriter::write(const Submission& s, const AddedValues& added) {
         RowFileWriter::column<std::string_view>(i).optional(s.user_name);
         break;
       case CODE_ID:
-        RowFileWriter::column<int64_t>(i).value(s.code_id);
+        RowFileWriter::column<int64_t>(i).optional(s.code_id);
         break;
       case FILE_NAME:
         RowFileWriter::column<std::string_view>(i).optional(s.file_name);

@@ -1,18 +1,57 @@
 #include "dataset/leaderboards_file.h"
 
+#include <cmath>
+
 #include "common/error.h"
+#include "dataset/column_types.h"
+#include "dataset/filter.h"
 #include "parquet/file_reader.h"
 #include "parquet/table_scan.h"
 
 namespace kbdata::dataset {
 namespace {
 
-// One column of the scan: its leaf, or -1 when the file lacks it.
-struct Wanted {
-  const char* name;
-  int leaf = -1;
-  int slot = -1;  // index in the scan's columns
-};
+enum Field { ID, NAME, DEADLINE, LANG, DESCRIPTION, REFERENCE, GPU_TYPES, FIELDS };
+constexpr const char* kNames[FIELDS] = {"id",          "name",      "deadline", "lang",
+                                        "description", "reference", "gpu_types"};
+
+// The leaf a field is read from, or -1: a top-level column, except gpu_types, the one leaf of a
+// list (any of the list layouts writers use).
+int field_leaf(const parquet::Schema& schema, Field field) {
+  const auto& leaves = schema.leaves();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const parquet::ColumnDescriptor& c = leaves[i];
+    if (c.path.empty() || c.path[0] != kNames[field]) continue;
+    if (field == GPU_TYPES ? c.max_rep == 1 : c.path.size() == 1 && c.max_rep == 0) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool accepted(Field field, const parquet::ColumnDescriptor& c) {
+  switch (field) {
+    case ID:
+      return is_integer_type(c) || is_floating_type(c);
+    case DEADLINE:
+      return is_time_type(c);
+    default:
+      return c.physical == parquet::PhysicalType::BYTE_ARRAY;
+  }
+}
+
+const char* expected(Field field) {
+  switch (field) {
+    case ID:
+      return "an integer (or a DOUBLE/FLOAT holding one)";
+    case DEADLINE:
+      return "a timestamp";
+    case GPU_TYPES:
+      return "a list of strings";
+    default:
+      return "a string";
+  }
+}
 
 }  // namespace
 
@@ -22,54 +61,93 @@ std::vector<LeaderboardEntry> read_leaderboards(const DataDir& dir, const DataFi
   try {
     auto reader = parquet::FileReader::open(dir.open(file));
     const parquet::Schema& schema = reader->schema();
-    Wanted wanted[] = {{"id"}, {"name"}, {"lang"}, {"description"}, {"reference"}};
+    int slot[FIELDS];
+    const parquet::ColumnDescriptor* column[FIELDS] = {};
     parquet::ScanOptions options;
-    for (Wanted& w : wanted) {
-      const std::optional<int> leaf = schema.find_leaf(w.name);
-      if (!leaf) continue;
-      const parquet::ColumnDescriptor& c = schema.leaves()[static_cast<size_t>(*leaf)];
-      const bool id = std::string_view(w.name) == "id";
-      const bool ok = id ? (c.physical == parquet::PhysicalType::INT64 ||
-                            c.physical == parquet::PhysicalType::INT32)
-                         : c.physical == parquet::PhysicalType::BYTE_ARRAY;
-      if (!ok || c.max_rep > 0) {
-        throw UnsupportedError(std::string("column '") + w.name + "': expected " +
-                               (id ? "an integer" : "a string"));
+    for (int f = 0; f < FIELDS; ++f) {
+      slot[f] = -1;
+      const int leaf = field_leaf(schema, static_cast<Field>(f));
+      if (leaf < 0) continue;
+      const parquet::ColumnDescriptor& c = schema.leaves()[static_cast<size_t>(leaf)];
+      if (!accepted(static_cast<Field>(f), c)) {
+        UnsupportedError error(std::string("column '") + kNames[f] + "': type " + type_text(c) +
+                               " where " + expected(static_cast<Field>(f)) + " is expected");
+        throw error;
       }
-      w.leaf = *leaf;
-      w.slot = static_cast<int>(options.columns.size());
-      options.columns.push_back(*leaf);
+      column[f] = &c;
+      slot[f] = static_cast<int>(options.columns.size());
+      options.columns.push_back(leaf);
     }
     if (options.columns.empty()) return out;
     parquet::TableScan scan(*reader, options);
     scan.run(nullptr, [&](parquet::ScanBatch& batch) {
-      std::vector<size_t> next(options.columns.size(), 0);  // next value per column
-      for (size_t r = 0; r < batch.num_rows; ++r) {
-        LeaderboardEntry e;
-        for (Wanted& w : wanted) {
-          if (w.slot < 0) continue;
-          const size_t s = static_cast<size_t>(w.slot);
-          const parquet::ColumnBatch& col = batch.columns[s];
-          const parquet::ColumnDescriptor& c = schema.leaves()[static_cast<size_t>(w.leaf)];
-          const bool present = c.max_def == 0 || col.def_levels[r] == c.max_def;
-          if (!present) continue;
-          parquet::check_batch_values(c, col.values, next[s] + 1);
-          const size_t v = next[s]++;
-          const std::string_view name = w.name;
-          if (name == "id") {
-            e.id = c.physical == parquet::PhysicalType::INT64 ? col.values.get<int64_t>(v)
-                                                              : col.values.get<int32_t>(v);
-          } else if (name == "name") {
-            e.name = std::string(col.values.string(v));
-          } else if (name == "lang") {
-            e.lang = std::string(col.values.string(v));
-          } else if (name == "description") {
-            e.description = std::string(col.values.string(v));
-          } else {
-            e.reference = std::string(col.values.string(v));
+      const size_t first = out.size();
+      out.resize(first + batch.num_rows);
+      for (int f = 0; f < FIELDS; ++f) {
+        if (slot[f] < 0) continue;
+        const parquet::ColumnDescriptor& c = *column[f];
+        const parquet::ColumnBatch& col = batch.columns[static_cast<size_t>(slot[f])];
+        size_t values = 0;
+        for (size_t i = 0; i < col.num_levels; ++i) {
+          if (c.max_def == 0 || col.def_levels[i] == c.max_def) ++values;
+        }
+        parquet::check_batch_values(c, col.values, values);
+        size_t row = first;
+        size_t v = 0;
+        for (size_t i = 0; i < col.num_levels; ++i) {
+          if (i > 0 && (c.max_rep == 0 || col.rep_levels[i] == 0)) ++row;
+          if (row >= out.size()) throw FormatError("more list entries than rows");
+          if (c.max_def != 0 && col.def_levels[i] != c.max_def) continue;
+          LeaderboardEntry& e = out[row];
+          const size_t value = v++;
+          const auto fail = [&](const std::string& what) {
+            FormatError error("row " + std::to_string(batch.file_row(row - first)) + ": " + what);
+            error.locate_column(c.dotted_path);
+            throw error;
+          };
+          switch (f) {
+            case ID: {
+              if (is_integer_type(c)) {
+                e.id = c.physical == parquet::PhysicalType::INT64 ? col.values.get<int64_t>(value)
+                                                                  : col.values.get<int32_t>(value);
+                break;
+              }
+              const double d = c.physical == parquet::PhysicalType::DOUBLE
+                                   ? col.values.get<double>(value)
+                                   : col.values.get<float>(value);
+              if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) >= 9.2e18) {
+                fail(std::to_string(d) + " is not an integer id");
+              }
+              e.id = static_cast<int64_t>(d);
+              break;
+            }
+            case DEADLINE:
+              if (c.physical == parquet::PhysicalType::INT64) {
+                e.deadline = to_micros(col.values.get<int64_t>(value), c.logical.unit);
+              } else {
+                e.deadline = int96_to_micros(col.values.bytes(value).data());
+              }
+              break;
+            case NAME:
+              e.name = std::string(col.values.string(value));
+              break;
+            case LANG:
+              e.lang = std::string(col.values.string(value));
+              break;
+            case DESCRIPTION:
+              e.description = std::string(col.values.string(value));
+              break;
+            case REFERENCE:
+              e.reference = std::string(col.values.string(value));
+              break;
+            default:
+              e.gpu_types.emplace_back(col.values.string(value));
+              break;
           }
         }
-        out.push_back(std::move(e));
+        if (col.num_levels > 0 && row + 1 != out.size()) {
+          throw FormatError(std::string("column '") + kNames[f] + "' ends before the batch");
+        }
       }
       return true;
     });

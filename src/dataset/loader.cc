@@ -1,6 +1,7 @@
 #include "dataset/loader.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,8 +20,11 @@
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "common/text.h"
 #include "common/thread_pool.h"
 #include "dataset/column_types.h"
+#include "dataset/hardware.h"
+#include "dataset/registry.h"
 #include "dataset/resident.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
@@ -221,10 +226,18 @@ struct Column {
     return v;
   }
 
-  // The value as text: strings as they are; for ID_TEXT, ids as decimal text.
+  // The value as text: strings as well-formed UTF-8 (ill-formed sequences replaced, as code is:
+  // what every output shows, so that a filter given the shown text finds it); for ID_TEXT, ids as
+  // decimal text.
   [[nodiscard]] std::optional<std::string> text(size_t r) const {
     if (null_at(r)) return std::nullopt;
-    if (is_text_type(*d) && !is_decimal_type(*d)) return std::string(batch->values.string(at(r)));
+    if (is_text_type(*d) && !is_decimal_type(*d)) {
+      const std::string_view raw = batch->values.string(at(r));
+      if (is_valid_utf8(raw)) return std::string(raw);
+      std::string repaired;
+      append_utf8_repaired(repaired, raw);
+      return repaired;
+    }
     return std::to_string(*id(r));
   }
 
@@ -257,12 +270,7 @@ struct Column {
     const size_t i = at(r);
     if (d->physical == PhysicalType::INT64)
       return to_micros(batch->values.get<int64_t>(i), d->logical.unit);
-    auto bytes = batch->values.bytes(i);
-    int64_t nanos = 0;
-    uint32_t julian = 0;
-    std::memcpy(&nanos, bytes.data(), 8);
-    std::memcpy(&julian, bytes.data() + 8, 4);
-    return (static_cast<int64_t>(julian) - 2440588) * 86'400'000'000LL + nanos / 1000;
+    return int96_to_micros(batch->values.bytes(i).data());
   }
 
   // BOOLEAN, or an integer holding 0 or 1.
@@ -421,12 +429,18 @@ std::optional<uint64_t> decoded_size(const Column& code, size_t r, CodeRepairCou
   return decoded_code_size(*raw, is_binary(code), counts);
 }
 
-// True when row r of string column c holds a value other than `want`. False for a null, an
-// absent column or a non-string column: the text the Submission would hold is then decided by
-// building it (a null string reads as "" in required fields).
+// True when row r of string column c certainly holds a value other than `want`. False for a
+// null, an absent column, a non-string column or ill-formed UTF-8 (repaired when the Submission is
+// built): the text the Submission would hold is then decided by building it.
 bool differs(const Column& c, size_t r, std::string_view want) {
   const std::optional<std::string_view> value = c.str(r);
-  return value && *value != want;
+  return value && *value != want && is_valid_utf8(*value);
+}
+
+// The same for a runner, which compares trimmed and ignoring case (dataset/hardware.h).
+bool runner_differs(const Column& c, size_t r, std::string_view want) {
+  const std::optional<std::string_view> value = c.str(r);
+  return value && !same_runner(*value, want) && is_valid_utf8(*value);
 }
 
 enum FlatColumn : size_t {
@@ -452,10 +466,144 @@ std::string derived_status(const Submission& s) {
   return s.score && s.passed == true ? "succeeded" : "failed";
 }
 
+// Spellings of runners and statuses rewritten while a batch's rows were built (on a worker).
+struct Respelled {
+  uint64_t runners = 0;  // a runner written other than canonical_runner shows it
+  uint64_t statuses = 0;
+  std::vector<std::string> examples;  // up to LoadStats::kMaxNamed of the written spellings
+
+  void note(std::string_view written) {
+    if (examples.size() < LoadStats::kMaxNamed &&
+        std::find(examples.begin(), examples.end(), written) == examples.end()) {
+      examples.emplace_back(written);
+    }
+  }
+  void add_to(LoadStats& stats) const {
+    stats.respelled_runners += runners;
+    stats.respelled_statuses += statuses;
+    for (const std::string& e : examples) {
+      if (stats.respellings.size() < LoadStats::kMaxNamed &&
+          std::find(stats.respellings.begin(), stats.respellings.end(), e) ==
+              stats.respellings.end()) {
+        stats.respellings.push_back(e);
+      }
+    }
+  }
+};
+
+// The runner and status of a row as shown (hardware.h), counting what was written otherwise. A
+// runner the hardware table lacks is left as written: its shown spelling is the load's
+// (LoadStats::respell_unknown_runner, on the calling thread).
+std::optional<std::string> shown_runner(std::optional<std::string> written, Respelled& respelled) {
+  if (!written) return written;
+  const RunnerHardware* known = runner_hardware(*written);
+  if (known == nullptr || known->runner == *written) return written;
+  ++respelled.runners;
+  respelled.note(*written);
+  return std::string(known->runner);
+}
+std::string shown_status(const std::string& written, Respelled& respelled) {
+  std::string shown = canonical_status(written);
+  if (shown != written) {
+    ++respelled.statuses;
+    respelled.note(written);
+  }
+  return shown;
+}
+
+// What every row a file gives goes through on the calling thread before the sink, in file order
+// (docs/data-model.md, "Spellings" and "Repeated rows"): a runner the hardware table lacks takes
+// the first of its spellings the load met; a (submission_id, runner) the file already gave is
+// dropped and counted, and named as inconsistent when its other fields differ; a leaderboard the
+// registry lacks is noted once.
+class RowChecks {
+ public:
+  // `repeats`: the file gives one row per (submission_id, runner) (flat files), so a second is a
+  // repeat.
+  RowChecks(std::string file, LoadStats& stats, bool repeats)
+      : file_(std::move(file)), stats_(stats), repeats_(repeats) {}
+
+  // False when the row is a repeat, to be dropped.
+  bool admit(Submission& s) {
+    if (s.runner && runner_hardware(*s.runner) == nullptr) stats_.respell_unknown_runner(*s.runner);
+    if (s.leaderboard_id != last_leaderboard_ || s.problem_name != last_problem_) {
+      last_leaderboard_ = s.leaderboard_id;
+      last_problem_ = s.problem_name;
+      const std::pair<int64_t, std::string> key{s.leaderboard_id, s.problem_name};
+      auto& seen = stats_.unregistered;
+      if (!is_registered(s.leaderboard_id, s.problem_name) &&
+          std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+      }
+    }
+    if (!repeats_) return true;
+    const Key key{s.submission_id, s.runner ? std::hash<std::string>()(*s.runner) : 0,
+                  s.runner.has_value()};
+    const uint64_t print = fingerprint(s);
+    const auto [it, inserted] = seen_.try_emplace(key, print);
+    if (inserted) return true;
+    ++repeated_;
+    if (it->second != print) {
+      if (stats_.inconsistent.size() < LoadStats::kMaxNamed) {
+        stats_.inconsistent.push_back({file_, s.submission_id, s.runner});
+      }
+      ++stats_.inconsistent_rows;
+    }
+    return false;
+  }
+
+  ~RowChecks() {
+    if (repeated_ > 0) stats_.repeats.push_back({file_, file_, repeated_});
+  }
+
+ private:
+  struct Key {
+    int64_t submission_id;
+    size_t runner_hash;
+    bool has_runner;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<int64_t>()(k.submission_id) * 0x9E3779B97F4A7C15ULL ^ k.runner_hash ^
+             static_cast<size_t>(k.has_runner);
+    }
+  };
+  // The row's fields but its identity and code, hashed: two copies that hash alike agree.
+  static uint64_t fingerprint(const Submission& s) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    const auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2); };
+    const auto text = [&](const std::optional<std::string>& v) {
+      mix(v ? std::hash<std::string>()(*v) : 0x51ED270B27A3C6E1ULL);
+    };
+    mix(static_cast<uint64_t>(s.leaderboard_id));
+    mix(std::hash<std::string>()(s.problem_name));
+    mix(std::hash<std::string>()(s.user_id));
+    text(s.user_name);
+    mix(s.code_id ? static_cast<uint64_t>(*s.code_id) : 0x2545F4914F6CDD1DULL);
+    text(s.file_name);
+    mix(static_cast<uint64_t>(s.submission_time));
+    mix(std::hash<std::string>()(s.status));
+    mix(s.score ? std::bit_cast<uint64_t>(*s.score) : 0x7FF8DEADBEEF0001ULL);
+    mix(s.passed ? (*s.passed ? 1 : 2) : 3);
+    text(s.mode);
+    return h;
+  }
+
+  std::string file_;
+  LoadStats& stats_;
+  bool repeats_;
+  std::unordered_map<Key, uint64_t, KeyHash> seen_;
+  uint64_t repeated_ = 0;
+  int64_t last_leaderboard_ = -1;
+  std::string last_problem_ = "\x1f";  // no problem name: the first row is checked
+};
+
 // The rows one batch of a flat file gave, made on a worker thread.
 struct FlatRows {
   std::vector<Submission> rows;
   CodeRepairCounts code;
+  Respelled respelled;
 };
 
 void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
@@ -475,6 +623,9 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
   if (measure_code) file.measure_code_size(F_CODE);
   if (options.prepare) file.threads_for_any_work();
   const Filter& f = options.filter;
+  // A file without a runner column cannot tell a submission's rows on two runners apart: the
+  // identity rule needs the column.
+  RowChecks checks(reader.name(), stats, /*repeats=*/file[F_RUNNER].present());
   file.run(
       filter, /*filter_rows=*/true, stats,
       [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
@@ -487,7 +638,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           // test.
           if (f.problem && differs(load[F_PROBLEM], r, *f.problem)) continue;
           if (f.user_id && differs(load[F_USER_ID], r, *f.user_id)) continue;
-          if (f.runner && differs(load[F_RUNNER], r, *f.runner)) continue;
+          if (f.runner && runner_differs(load[F_RUNNER], r, *f.runner)) continue;
           if (f.user && differs(load[F_USER_ID], r, *f.user) &&
               (load[F_USER_NAME].is_null(r) || differs(load[F_USER_NAME], r, *f.user))) {
             continue;
@@ -500,14 +651,15 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
           s.problem_name = *load[F_PROBLEM].text(r);
           s.user_id = *load[F_USER_ID].text(r);
           s.user_name = load[F_USER_NAME].text(r);
-          if (load[F_CODE_ID].present()) s.code_id = *load[F_CODE_ID].id(r);
+          if (load[F_CODE_ID].present()) s.code_id = load[F_CODE_ID].id(r);
           s.file_name = load[F_FILE_NAME].text(r);
           s.submission_time = *load[F_TIME].time_us(r);
           s.score = load[F_SCORE].f64(r);
           s.passed = load[F_PASSED].boolean(r);
-          s.status = load[F_STATUS].present() ? *load[F_STATUS].text(r) : derived_status(s);
+          s.status = load[F_STATUS].present() ? shown_status(*load[F_STATUS].text(r), out.respelled)
+                                              : derived_status(s);
           s.mode = load[F_MODE].text(r);
-          s.runner = load[F_RUNNER].text(r);
+          s.runner = shown_runner(load[F_RUNNER].text(r), out.respelled);
           if (!matches(options.filter, s)) continue;
           std::optional<std::string_view> code;
           if (options.with_code && (!options.code_wanted || options.code_wanted(s))) {
@@ -528,7 +680,10 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
       [&](parquet::ScanBatch& batch) {
         auto& out = std::any_cast<FlatRows&>(batch.result);
         stats.code += out.code;
-        for (Submission& s : out.rows) sink(std::move(s));
+        out.respelled.add_to(stats);
+        for (Submission& s : out.rows) {
+          if (checks.admit(s)) sink(std::move(s));
+        }
       });
 }
 
@@ -548,10 +703,58 @@ enum LegacyColumn : size_t {
   L_CODE
 };
 
-std::string registry_problem(int64_t leaderboard_id) {
-  auto refs = find_leaderboard(leaderboard_id);
-  return refs.empty() ? std::string() : refs.front().leaderboard->name;
+// The leaderboards a load knows: its options', else the registry's alone.
+const LeaderboardDirectory& leaderboards_of(const LoadOptions& options) {
+  static const LeaderboardDirectory kRegistryOnly;
+  return options.leaderboards ? *options.leaderboards : kRegistryOnly;
 }
+
+// The leaves of run_system_info a legacy run records its machine in, or -1.
+struct SystemLeaves {
+  int gpu = -1;
+  int device_count = -1;
+};
+SystemLeaves system_leaves(const parquet::Schema& schema) {
+  SystemLeaves out;
+  const auto& leaves = schema.leaves();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const auto& d = leaves[i];
+    if (d.path.size() != 2 || d.path[0] != "run_system_info" || d.max_rep != 0) continue;
+    if (d.path[1] == "gpu") out.gpu = static_cast<int>(i);
+    if (d.path[1] == "device_count") out.device_count = static_cast<int>(i);
+  }
+  return out;
+}
+
+// The runners legacy runs chose among (legacy_runner), remembered per (leaderboard, device,
+// device count): a file has a handful. Used on the calling thread only.
+class LegacyRunners {
+ public:
+  explicit LegacyRunners(const LeaderboardDirectory& leaderboards) : leaderboards_(leaderboards) {}
+  std::optional<std::string> of(int64_t leaderboard_id, const std::optional<std::string>& device,
+                                std::optional<int64_t> device_count) {
+    if (!device) return std::nullopt;
+    for (const Known& k : known_) {
+      if (k.leaderboard_id == leaderboard_id && k.device == *device && k.count == device_count) {
+        return k.runner;
+      }
+    }
+    std::optional<std::string> runner =
+        legacy_runner(*device, device_count, leaderboards_.gpu_types(leaderboard_id));
+    known_.push_back({leaderboard_id, *device, device_count, runner});
+    return runner;
+  }
+
+ private:
+  struct Known {
+    int64_t leaderboard_id;
+    std::string device;
+    std::optional<int64_t> count;
+    std::optional<std::string> runner;
+  };
+  const LeaderboardDirectory& leaderboards_;
+  std::vector<Known> known_;
+};
 
 // A leaf of run_result holding a tester key benchmark.N.FIELD (docs/dataset.md §2).
 struct BenchmarkLeaf {
@@ -592,7 +795,7 @@ Submission submission_fields(const std::vector<Column>& load, size_t r, int64_t 
   s.leaderboard_id = *load[L_LEADERBOARD_ID].id(r);
   s.problem_name = problem_of(s.leaderboard_id);
   s.user_id = *load[L_USER_ID].text(r);
-  s.code_id = *load[L_CODE_ID].id(r);
+  s.code_id = load[L_CODE_ID].id(r);
   s.file_name = load[L_FILE_NAME].text(r);
   s.submission_time = *load[L_TIME].time_us(r);
   return s;
@@ -615,21 +818,36 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   } else {
     specs[L_CODE].name = "";
   }
+  // The machine of each run (run_system_info.gpu and .device_count), which gives the runner.
+  const SystemLeaves system = system_leaves(reader.schema());
+  specs.push_back({"", Role::TEXT, false, true, system.gpu});
+  specs.push_back({"", Role::ID, false, true, system.device_count});
   std::vector<BenchmarkLeaf> bench_leaves;
   if (options.with_results) bench_leaves = benchmark_leaves(reader.schema());
   for (const BenchmarkLeaf& b : bench_leaves)
     specs.push_back({"", Role::NUMBER, false, true, b.leaf});
 
-  // Submission-level conditions are tested on the first run seen; passed/scored only after all
-  // runs are grouped.
+  const LeaderboardDirectory& leaderboards = leaderboards_of(options);
+  LegacyRunners runners(leaderboards);
+  Respelled respelled;
+
+  // Submission-level conditions are tested on the first run seen; passed/scored, and the runner
+  // (a later run may be the first to record its GPU), only after all runs are grouped.
   Filter submission_level = options.filter;
   submission_level.passed_only = false;
   submission_level.scored_only = false;
+  submission_level.runner.reset();
 
   std::vector<Submission> groups;
   std::unordered_map<int64_t, size_t> by_id;  // submission_id -> index in groups, or npos
-  std::map<int64_t, std::string> problems;    // leaderboard_id -> registry name
+  std::map<int64_t, std::string> problems;    // leaderboard_id -> name (name_of)
   constexpr size_t kRejected = static_cast<size_t>(-1);
+  const auto problem_of = [&](int64_t leaderboard_id) -> const std::string& {
+    auto p = problems.find(leaderboard_id);
+    if (p == problems.end())
+      p = problems.emplace(leaderboard_id, leaderboards.name_of(leaderboard_id)).first;
+    return p->second;
+  };
 
   // Runs are grouped on the calling thread, in file order (the first run seen of a submission
   // gives its fields and code). The code is decoded on the workers, for the first row of each
@@ -657,7 +875,11 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       const std::optional<int64_t> id = load[L_SUBMISSION_ID].id(r);
       if (!id || !first.insert(*id).second) continue;
       // A submission the filter leaves out keeps no code: none is decoded for it.
-      if (!matches(submission_level, submission_fields(load, r, *id, registry_problem))) continue;
+      if (!matches(submission_level, submission_fields(load, r, *id, [&](int64_t leaderboard_id) {
+                     return leaderboards.name_of(leaderboard_id);
+                   }))) {
+        continue;
+      }
       DecodedCode& d = out[r];
       d.decoded = true;
       if (options.with_code) {
@@ -676,13 +898,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       const int64_t id = *load[L_SUBMISSION_ID].id(r);
       auto [it, inserted] = by_id.try_emplace(id, kRejected);
       if (inserted) {
-        Submission s = submission_fields(load, r, id, [&](int64_t leaderboard_id) {
-          auto p = problems.find(leaderboard_id);
-          if (p == problems.end()) {
-            p = problems.emplace(leaderboard_id, registry_problem(leaderboard_id)).first;
-          }
-          return p->second;
-        });
+        Submission s = submission_fields(load, r, id, problem_of);
         if (!matches(submission_level, s)) continue;
         if (reads_code && decoded != nullptr && (*decoded)[r].decoded) {
           DecodedCode& d = (*decoded)[r];
@@ -700,13 +916,18 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       }
       if (it->second == kRejected) continue;
       Submission& s = groups[it->second];
+      if (!s.runner) {
+        s.runner = shown_runner(
+            runners.of(s.leaderboard_id, load[L_CODE + 1].text(r), load[L_CODE + 2].id(r)),
+            respelled);
+      }
       Run run;
       run.run_id = *load[L_RUN_ID].id(r);
       run.mode = *load[L_RUN_MODE].text(r);
       run.score = load[L_RUN_SCORE].f64(r);
       run.passed = load[L_RUN_PASSED].boolean(r);
       for (size_t k = 0; k < bench_leaves.size(); ++k) {
-        const Column& c = load[L_CODE + 1 + k];
+        const Column& c = load[L_CODE + 3 + k];
         std::optional<double> v = c.f64(r);
         if (!v) continue;
         const BenchmarkLeaf& b = bench_leaves[k];
@@ -835,68 +1056,64 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       }
     });
   }
+  respelled.add_to(stats);
+  RowChecks checks(reader.name(), stats, /*repeats=*/false);
   for (size_t i = 0; i < groups.size(); ++i) {
-    if (kept[i] != 0) sink(std::move(groups[i]));
+    if (kept[i] != 0 && checks.admit(groups[i])) sink(std::move(groups[i]));
   }
-}
-
-// Distinct non-null values of a top-level column of `f` (opened through `dir`), read with `role`
-// (TEXT or ID). Throws Error located at the file.
-template <typename T>
-std::set<T> distinct_values(const DataDir& dir, const DataFile& f, const std::string& column,
-                            Role role) {
-  const std::string& path = f.path;
-  std::set<T> out;
-  try {
-    auto reader = parquet::FileReader::open(dir.open(f));
-    FileLoad file(*reader, {{column, role, false, true}}, 1, kBatchRows);
-    LoadStats ignored;
-    if (!file[0].present()) return out;
-    file.run(nullptr, false, ignored, nullptr, [&](parquet::ScanBatch& batch) {
-      const std::vector<Column> load = file.columns(batch);
-      for (size_t r = 0; r < batch.num_rows; ++r) {
-        if constexpr (std::is_same_v<T, std::string>) {
-          if (auto v = load[0].text(r)) out.emplace(*v);
-        } else {
-          if (auto v = load[0].id(r)) out.insert(*v);
-        }
-      }
-    });
-  } catch (Error& error) {
-    error.locate_file(path);
-    throw;
-  }
-  return out;
 }
 
 bool is_submission_file(const DataFile& f) {
   return f.family == SchemaFamily::FLAT || f.family == SchemaFamily::LEGACY_RUNS;
 }
 
-std::set<std::string> problems_of(const DataDir& dir, const DataFile& f) {
-  std::set<std::string> out;
-  if (f.config != nullptr) {
-    for (const auto& l : f.config->leaderboards) out.insert(l.name);
-    return out;
+// `options` with the folder's leaderboards (LeaderboardDirectory::of) when one of `files` is a
+// legacy file and the options carry none: only legacy files name leaderboards by id alone.
+LoadOptions with_leaderboards(const DataDir& dir, const std::vector<const DataFile*>& files,
+                              const LoadOptions& options) {
+  LoadOptions out = options;
+  const bool legacy = std::any_of(files.begin(), files.end(), [](const DataFile* f) {
+    return f->family == SchemaFamily::LEGACY_RUNS;
+  });
+  if (legacy && !out.leaderboards) {
+    out.leaderboards = std::make_shared<const LeaderboardDirectory>(LeaderboardDirectory::of(dir));
   }
-  if (f.family == SchemaFamily::FLAT) {
-    return distinct_values<std::string>(dir, f, "problem_name", Role::TEXT);
-  }
-  for (int64_t id : distinct_values<int64_t>(dir, f, "leaderboard_id", Role::ID)) {
-    std::string name = registry_problem(id);
-    if (!name.empty()) out.insert(name);
+  return out;
+}
+
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
 }
 
 }  // namespace
 
+void LoadStats::respell_unknown_runner(std::string& runner) {
+  const std::string_view trimmed = trim_blanks(runner);
+  const std::string key = lower_case(trimmed);
+  const std::string* shown = nullptr;
+  for (const auto& [known, spelling] : unknown_runners_) {
+    if (known == key) shown = &spelling;
+  }
+  if (shown == nullptr) shown = &unknown_runners_.emplace_back(key, std::string(trimmed)).second;
+  if (*shown == runner) return;
+  ++respelled_runners;
+  if (respellings.size() < kMaxNamed &&
+      std::find(respellings.begin(), respellings.end(), runner) == respellings.end()) {
+    respellings.push_back(runner);
+  }
+  runner = *shown;
+}
+
 void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptions& options,
                const SubmissionSink& sink, LoadStats& stats) {
   if (family != SchemaFamily::FLAT && family != SchemaFamily::LEGACY_RUNS) return;
   try {
-    std::optional<std::vector<parquet::Predicate>> predicates =
-        pushdown_predicates(options.filter, family, reader.schema(), options.with_runs);
+    std::optional<std::vector<parquet::Predicate>> predicates = pushdown_predicates(
+        options.filter, family, reader.schema(), options.with_runs, leaderboards_of(options));
     if (!predicates) {
       ++stats.files_skipped;
       return;
@@ -916,42 +1133,15 @@ void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptio
   }
 }
 
-std::vector<std::string> known_problems(const DataDir& dir) {
-  std::set<std::string> all;
-  for (const DataFile& f : dir.files) {
-    if (!is_submission_file(f)) continue;
-    auto names = problems_of(dir, f);
-    all.insert(names.begin(), names.end());
-  }
-  return {all.begin(), all.end()};
-}
-
-std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter) {
+std::vector<const DataFile*> files_for(const DataDir& dir) {
   const bool has_amd_all = std::any_of(dir.files.begin(), dir.files.end(), [](const DataFile& f) {
     return f.config != nullptr && f.config->name == "amd_submissions";
   });
   std::vector<const DataFile*> out;
-  bool problem_found = false;
   for (const DataFile& f : dir.files) {
     if (!is_submission_file(f)) continue;
     if (f.config != nullptr && f.config->name == "amd_successful_submissions" && has_amd_all) {
       continue;
-    }
-    if (f.config != nullptr && !f.config->leaderboards.empty()) {
-      const auto& lbs = f.config->leaderboards;
-      if (filter.problem && std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
-            return l.name == *filter.problem;
-          })) {
-        continue;
-      }
-      // A config whose ids are not published (PMPP v2) may hold any id.
-      if (filter.leaderboard_id &&
-          std::none_of(lbs.begin(), lbs.end(), [&](const LeaderboardInfo& l) {
-            return !l.id || *l.id == *filter.leaderboard_id;
-          })) {
-        continue;
-      }
-      if (filter.problem) problem_found = true;
     }
     out.push_back(&f);
   }
@@ -959,24 +1149,111 @@ std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter)
   // its source), the published config's rows are the ones kept.
   std::stable_partition(out.begin(), out.end(),
                         [](const DataFile* f) { return f->config != nullptr; });
-  if (filter.problem && !problem_found) {
-    // Not placed by the registry: only an unregistered file can hold it.
-    for (const DataFile* f : out) {
-      if (problems_of(dir, *f).count(*filter.problem) > 0) problem_found = true;
-    }
-    if (!problem_found) {
-      const std::vector<std::string> names = known_problems(dir);
-      std::string known;
-      for (const std::string& name : names) {
-        if (!known.empty()) known += ", ";
-        known += name;
+  return out;
+}
+
+std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter) {
+  std::vector<const DataFile*> out;
+  const std::vector<const DataFile*> files = files_for(dir);
+  const LoadOptions options = with_leaderboards(dir, files, LoadOptions{});
+  for (const DataFile* f : files) {
+    auto reader = parquet::FileReader::open(dir.open(*f));
+    try {
+      std::optional<std::vector<parquet::Predicate>> predicates = pushdown_predicates(
+          filter, f->family, reader->schema(), /*runs_wanted=*/true, leaderboards_of(options));
+      if (!predicates) continue;
+      bool may_hold = predicates->empty();
+      if (!may_hold) {
+        const parquet::RowFilter rows(reader->schema(), std::move(*predicates));
+        for (int g = 0; g < reader->num_row_groups() && !may_hold; ++g) {
+          may_hold = !rows.row_group_ranges(*reader, g).empty();
+        }
       }
-      throw UsageError("unknown problem '" + *filter.problem + "' in " + dir.path +
-                       did_you_mean(*filter.problem, names) +
-                       " (its problems: " + (known.empty() ? "none" : known) + ")");
+      if (may_hold) out.push_back(f);
+    } catch (Error& error) {
+      error.locate_file(f->path);
+      throw;
     }
   }
   return out;
+}
+
+std::vector<FileContents> read_contents(const DataDir& dir, const ContentsOptions& given) {
+  std::vector<const DataFile*> files;  // every one, amd_successful_submissions too
+  for (const DataFile& f : dir.files) {
+    if (is_submission_file(f)) files.push_back(&f);
+  }
+  LoadOptions options;
+  options.with_details = false;
+  options.leaderboards = given.leaderboards;
+  options = with_leaderboards(dir, files, options);
+  std::vector<FileContents> out;
+  uint64_t rows = 0;
+  for (const DataFile* f : files) {
+    std::map<std::tuple<int64_t, std::string, std::optional<std::string>>, uint64_t> counts;
+    FileContents contents;
+    contents.file = f;
+    try {
+      LoadStats stats;
+      auto reader = parquet::FileReader::open(dir.open(*f));
+      load_file(
+          *reader, f->family, options,
+          [&](Submission&& s) {
+            ++counts[{s.leaderboard_id, std::move(s.problem_name), std::move(s.runner)}];
+            if (given.progress && ++rows % 4096 == 0) given.progress(rows);
+          },
+          stats);
+    } catch (const NetworkError&) {
+      throw;
+    } catch (Error& error) {
+      error.locate_file(f->path);
+      if (!given.keep_errors) throw;
+      contents.error = error.what();
+      counts.clear();
+    }
+    for (auto& [key, n] : counts) {
+      contents.entries.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), n});
+    }
+    out.push_back(std::move(contents));
+  }
+  if (given.progress) given.progress(rows);
+  return out;
+}
+
+std::vector<std::string> problems_in(const std::vector<FileContents>& contents) {
+  std::set<std::string> all;
+  for (const FileContents& c : contents) {
+    for (const FileContents::Entry& e : c.entries) all.insert(e.problem_name);
+  }
+  return {all.begin(), all.end()};
+}
+
+void require_problem(const DataDir& dir, const std::string& problem) {
+  const std::vector<std::string> names = problems_in(read_contents(dir));
+  if (std::binary_search(names.begin(), names.end(), problem)) return;
+  std::string known;
+  for (const std::string& name : names) {
+    if (!known.empty()) known += ", ";
+    known += name;
+  }
+  // A registry config that would hold it, which the folder lacks (a partial snapshot, say).
+  std::string absent;
+  for (const LeaderboardRef& ref : find_problem(problem)) {
+    const bool present = std::any_of(dir.files.begin(), dir.files.end(),
+                                     [&](const DataFile& f) { return f.config == ref.config; });
+    if (present || absent.find(ref.config->file) != std::string::npos) continue;
+    absent += (absent.empty() ? "; the registry places it in " : " or ") + ref.config->file;
+    if (!dir.pull_command.empty()) {
+      std::string pull = dir.pull_command;
+      const size_t at = pull.find("{config}");
+      if (at != std::string::npos) pull.replace(at, 8, ref.config->name);
+      absent += " (`" + pull + "` fetches it)";
+    }
+  }
+  if (!absent.empty()) absent += ", which the folder lacks";
+  throw UsageError("unknown problem '" + problem + "' in " + dir.path + absent +
+                   did_you_mean(problem, names) +
+                   " (its problems: " + (known.empty() ? "none" : known) + ")");
 }
 
 namespace {
@@ -1017,9 +1294,10 @@ class SeenSubmissions {
 
 }  // namespace
 
-void load_dir_files(const DataDir& dir, const LoadOptions& options, const FileSubmissionSink& sink,
+void load_dir_files(const DataDir& dir, const LoadOptions& given, const FileSubmissionSink& sink,
                     LoadStats& stats) {
-  const std::vector<const DataFile*> files = files_for(dir, options.filter);
+  const std::vector<const DataFile*> files = files_for(dir);
+  const LoadOptions options = with_leaderboards(dir, files, given);
   SeenSubmissions seen;  // used only when there is more than one file
   for (size_t i = 0; i < files.size(); ++i) {
     const DataFile* f = files[i];
@@ -1052,12 +1330,25 @@ void load_dir_files(const DataDir& dir, const LoadOptions& options, const FileSu
 
 void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
               LoadStats& stats) {
+  bool any = false;
   if (dir.resident && dir.resident->serves(dir, options)) {
-    dir.resident->load(dir, options, sink, stats);
-    return;
+    dir.resident->load(
+        dir, options,
+        [&](Submission&& s) {
+          any = true;
+          sink(std::move(s));
+        },
+        stats);
+  } else {
+    load_dir_files(
+        dir, options,
+        [&](Submission&& s, const DataFile&) {
+          any = true;
+          sink(std::move(s));
+        },
+        stats);
   }
-  load_dir_files(
-      dir, options, [&sink](Submission&& s, const DataFile&) { sink(std::move(s)); }, stats);
+  if (!any && options.filter.problem) require_problem(dir, *options.filter.problem);
 }
 
 }  // namespace kbdata::dataset

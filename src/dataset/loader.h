@@ -13,6 +13,7 @@
 #include <any>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 #include "dataset/code_text.h"
 #include "dataset/data_dir.h"
 #include "dataset/filter.h"
+#include "dataset/leaderboard_directory.h"
 #include "dataset/submission.h"
 
 namespace kbdata::parquet {
@@ -75,6 +77,10 @@ struct LoadOptions {
   // change the submission, keeping what it worked out in Submission::prepared. This is how work per
   // submission uses every core while the sink still sees submissions in file order.
   std::function<void(Submission&, std::optional<std::string_view> code)> prepare;
+  // What is known of the leaderboards besides their rows: a legacy file's problem names and the
+  // runners its runs chose among (leaderboard_directory.h). Null: the registry only; load_dir
+  // reads the folder's leaderboards files when it loads a legacy file and this is null.
+  std::shared_ptr<const LeaderboardDirectory> leaderboards;
   // Names `prepare` with its `code_wanted` (PrepareStep): a folder kept in memory (resident.h)
   // that prepared rows under this key in advance hands them over without reading the code. Empty:
   // the step has no name and only the files serve the load.
@@ -97,15 +103,43 @@ struct LoadStats {
   uint64_t rows_read = 0;           // rows decoded after pruning (legacy: runs)
   uint64_t bytes_read = 0;          // bytes read from the files, footers included
   CodeRepairCounts code;
-  // Rows dropped by load_dir because an earlier file of the folder already gave the same
-  // submission on the same runner (a dedup output or a converted copy saved beside its source):
-  // one entry per (file, earlier file), to be reported, never passed over in silence.
+  // Rows dropped because a file already gave the same submission on the same runner: an earlier
+  // file of the folder (a dedup output or a converted copy saved beside its source), or the same
+  // file (earlier_file == file: the row appears twice in it). One entry per (file, earlier file),
+  // to be reported, never passed over in silence.
   struct Repeats {
     std::string file;
     std::string earlier_file;
     uint64_t rows = 0;
   };
   std::vector<Repeats> repeats;
+  // A flat file that gives one (submission_id, runner) twice with different fields (another user,
+  // score, time, ...): the file contradicts itself; the first row is kept. The first kMaxNamed
+  // such rows, and how many there were in all.
+  struct Inconsistent {
+    std::string file;
+    int64_t submission_id = 0;
+    std::optional<std::string> runner;
+  };
+  static constexpr size_t kMaxNamed = 5;
+  std::vector<Inconsistent> inconsistent;
+  uint64_t inconsistent_rows = 0;
+  // Rows whose runner or status was written another way than it is shown (dataset/hardware.h:
+  // trimmed, a known runner's spelling, a status in lower case, an unknown runner's first spelling
+  // in the load), with up to kMaxNamed of the spellings met.
+  uint64_t respelled_runners = 0;
+  uint64_t respelled_statuses = 0;
+  std::vector<std::string> respellings;
+  // The leaderboards of the rows handed over that the registry does not know (registry.h
+  // is_registered), as (leaderboard_id, problem_name), in the order met.
+  std::vector<std::pair<int64_t, std::string>> unregistered;
+
+  // The spelling a runner the hardware table lacks is shown with in this load: the first met of
+  // its spellings (they compare ignoring case). Rewrites `runner` and counts it when it differs.
+  void respell_unknown_runner(std::string& runner);
+
+ private:
+  std::vector<std::pair<std::string, std::string>> unknown_runners_;  // lower-cased -> shown
 };
 
 using SubmissionSink = std::function<void(Submission&&)>;
@@ -116,22 +150,59 @@ using SubmissionSink = std::function<void(Submission&&)>;
 void load_file(parquet::FileReader& reader, SchemaFamily family, const LoadOptions& options,
                const SubmissionSink& sink, LoadStats& stats);
 
-// The files of `dir` a load with `filter` reads, registry configs first, each group in name order:
-// FLAT and LEGACY_RUNS files,
-// without registry configs whose leaderboards exclude the filter's problem or leaderboard id, and
-// without amd_successful_submissions when amd_submissions is present (it is a subset of it).
-// Throws UsageError when filter.problem names no problem of the folder, listing those it has.
+// The files of `dir` a load reads, registry configs first, each group in name order: FLAT and
+// LEGACY_RUNS files, without amd_successful_submissions when amd_submissions is present (it is a
+// subset of it). Which problems a file holds is the file's to say: none is left out by a list.
+[[nodiscard]] std::vector<const DataFile*> files_for(const DataDir& dir);
+
+// The files of files_for(dir) a load with `filter` reads rows of: those whose statistics (chunk
+// statistics, page indexes) may hold a matching row (the pushdown of filter.h). Reads footers and
+// page indexes, no rows.
 [[nodiscard]] std::vector<const DataFile*> files_for(const DataDir& dir, const Filter& filter);
 
-// The problem names the folder holds: its registered configs' leaderboards, the problem_name
-// values of unregistered flat files, and the registry names of unregistered legacy files'
-// leaderboard ids. Sorted, unique.
-[[nodiscard]] std::vector<std::string> known_problems(const DataDir& dir);
+// What one file holds, read from its rows: each (leaderboard, problem, runner) with its model rows
+// (flat: rows; legacy: submissions), in (leaderboard_id, problem_name, runner) order.
+struct FileContents {
+  struct Entry {
+    int64_t leaderboard_id = 0;
+    std::string problem_name;
+    std::optional<std::string> runner;
+    uint64_t rows = 0;
+  };
+  const DataFile* file = nullptr;
+  std::vector<Entry> entries;
+  std::string error;  // with ContentsOptions::keep_errors: why the file's rows could not be read
+};
 
-// load_file over files_for(dir, options.filter); bytes_read counts every file read. A submission
-// is handed over once: a row whose (submission_id, runner) an earlier file already gave is dropped
-// and counted in stats.repeats. When dir.resident serves the load (resident.h), the rows come from
-// memory instead: the same rows in the same order, no file read.
+struct ContentsOptions {
+  // What is known of the leaderboards (null: the folder's, LeaderboardDirectory::of).
+  std::shared_ptr<const LeaderboardDirectory> leaderboards;
+  // Told the rows read so far (may be null).
+  std::function<void(uint64_t rows)> progress;
+  // A file whose rows cannot be read gets FileContents::error instead of failing the whole read.
+  bool keep_errors = false;
+};
+
+// The contents of every flat and legacy file of `dir` (in the folder's order; a subset of another,
+// amd_successful_submissions, too), read with the metadata columns only (no code).
+// Throws as load_file does (unless options.keep_errors).
+[[nodiscard]] std::vector<FileContents> read_contents(const DataDir& dir,
+                                                      const ContentsOptions& options = {});
+
+// The problem names `contents` hold, sorted and unique.
+[[nodiscard]] std::vector<std::string> problems_in(const std::vector<FileContents>& contents);
+
+// Throws UsageError (exit 2) when no file of `dir` holds `problem`: the message lists the problems
+// the files hold, with the closest ("did you mean"), and where a registry config that places the
+// problem is absent from the folder, names that config's file (and for an hf:// data set, the
+// `kbdata pull` that fetches it).
+void require_problem(const DataDir& dir, const std::string& problem);
+
+// load_file over files_for(dir); bytes_read counts every file read. A submission is handed over
+// once: a row whose (submission_id, runner) an earlier file already gave is dropped and counted in
+// stats.repeats. When dir.resident serves the load (resident.h), the rows come from memory
+// instead: the same rows in the same order, no file read. When the filter names a problem and no
+// row is handed over, require_problem() tells an unknown problem from an empty selection.
 void load_dir(const DataDir& dir, const LoadOptions& options, const SubmissionSink& sink,
               LoadStats& stats);
 

@@ -132,9 +132,9 @@ bool Resident::serves(const DataDir& dir, const LoadOptions& load) const {
 
 void Resident::load(const DataDir& dir, const LoadOptions& load, const SubmissionSink& sink,
                     LoadStats& stats) const {
-  // The files a load from them would read (and its errors: a problem the folder lacks).
+  // The files a load from them would read.
   std::vector<bool> selected(files_.size(), false);
-  for (const DataFile* f : files_for(dir, load.filter)) {
+  for (const DataFile* f : files_for(dir)) {
     selected[static_cast<size_t>(f - dir.files.data())] = true;
   }
   std::optional<size_t> step;
@@ -149,7 +149,7 @@ void Resident::load(const DataDir& dir, const LoadOptions& load, const Submissio
     // A flat file's details are read only when asked for (LoadOptions::with_details); a legacy
     // file's always are.
     if (!load.with_details && files_[row.file].family == SchemaFamily::FLAT) {
-      s.code_id = 0;
+      s.code_id.reset();
       s.file_name.reset();
       s.mode.reset();
     }

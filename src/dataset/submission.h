@@ -45,18 +45,24 @@ struct Run {
 struct Submission {
   int64_t submission_id = 0;
   int64_t leaderboard_id = 0;
-  std::string problem_name;  // legacy: the registry's name for leaderboard_id, "" if unknown
-  std::string user_id;       // legacy: the anonymised integer in decimal
+  // Legacy: the leaderboard's name from the folder's leaderboards file, else the registry, else
+  // "leaderboard-ID" (leaderboard_directory.h).
+  std::string problem_name;
+  std::string user_id;                   // legacy: the anonymised integer in decimal
   std::optional<std::string> user_name;  // legacy: nullopt (not published)
-  int64_t code_id = 0;
+  // Null where the file holds a null (a pandas-written id column with a gap), or where the load
+  // asked for no details.
+  std::optional<int64_t> code_id;
   std::optional<std::string> file_name;  // null where the file holds a null
   int64_t submission_time = 0;           // µs since the epoch, UTC
   std::string status;
   std::optional<double> score;  // seconds, lower is better
   std::optional<bool> passed;
   std::optional<std::string> mode;
-  std::optional<std::string> runner;  // legacy: nullopt (not published)
-  std::optional<std::string> code;    // only when the load asked for code; decoded (code_text.h)
+  // As shown (hardware.h canonical_runner). Legacy: chosen from the leaderboard's gpu_types by the
+  // run's run_system_info.gpu (legacy_runner); null when no run records its GPU.
+  std::optional<std::string> runner;
+  std::optional<std::string> code;  // only when the load asked for code; decoded (code_text.h)
   // Only when the load asked for code sizes: the decoded code's size in bytes (its text is not
   // kept); nullopt for a null code.
   std::optional<uint64_t> code_bytes;

@@ -226,7 +226,8 @@ class Engine {
       const Submission& x = rows_[reps[i]];
       const bool new_group = i == 0 || scope_key(rows_[reps[i - 1]]) != scope_key(x);
       if (new_group) groups_.emplace_back();
-      if (!new_group && rows_[reps[i - 1]].code_id == x.code_id) {
+      // Rows without a code_id (a null in the file) are joined by their code's shingles only.
+      if (!new_group && x.code_id && rows_[reps[i - 1]].code_id == x.code_id) {
         uf_.unite(reps[i - 1], reps[i]);
         continue;
       }

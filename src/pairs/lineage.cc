@@ -7,7 +7,7 @@
 namespace kbdata::pairs {
 
 double version_similarity(const Version& a, const Version& b) {
-  if (a.code_id == b.code_id) return 1;
+  if (a.code_id && a.code_id == b.code_id) return 1;
   if (a.sketch == nullptr || b.sketch == nullptr) return 0;
   return analysis::sketch_similarity(a.sketch, b.sketch);
 }

@@ -15,7 +15,7 @@ namespace kbdata::pairs {
 struct Version {
   uint32_t row = 0;  // the caller's index of the row (its code and fields)
   int64_t submission_id = 0;
-  int64_t code_id = 0;
+  std::optional<int64_t> code_id;  // null where the file holds none
   int64_t time_us = 0;
   double score = 0;  // seconds, valid (dataset::valid_score)
   int epoch = 0;     // dataset::epoch_of at time_us

@@ -1128,10 +1128,12 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
         epochs.clear();
         scores.clear();
         double best = g.versions[item.members.front()].score;
+        bool all_code_ids = true;  // else the list is null: a version's code_id is not known
         for (uint32_t v : item.members) {
           const Version& x = g.versions[v];
           ids.push_back(x.submission_id);
-          code_ids.push_back(x.code_id);
+          all_code_ids = all_code_ids && x.code_id.has_value();
+          code_ids.push_back(x.code_id.value_or(0));
           times.push_back(x.time_us);
           epochs.push_back(x.epoch);
           scores.push_back(x.score);
@@ -1162,7 +1164,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
                     times.front(),
                     times.back(),
                     std::span<const int64_t>(ids),
-                    std::span<const int64_t>(code_ids),
+                    all_code_ids ? Value(std::span<const int64_t>(code_ids)) : Value(),
                     std::span<const int64_t>(times),
                     std::span<const double>(scores),
                     std::span<const int64_t>(epochs),
@@ -1193,8 +1195,8 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
                 file_name,
                 b.submission_id,
                 i.submission_id,
-                b.code_id,
-                i.code_id,
+                b.code_id ? Value(*b.code_id) : Value(),
+                i.code_id ? Value(*i.code_id) : Value(),
                 b.time_us,
                 i.time_us,
                 static_cast<double>(i.time_us - b.time_us) / static_cast<double>(kMicrosPerDay),

@@ -243,7 +243,7 @@ Cell SubmissionWriter::cell(const Submission& s, int field) const {
     case USER_NAME:
       return optional_cell(s.user_name);
     case CODE_ID:
-      return s.code_id;
+      return s.code_id ? Cell(*s.code_id) : Cell();
     case FILE_NAME:
       return optional_cell(s.file_name);
     case SUBMISSION_TIME:

@@ -54,9 +54,11 @@ std::string flat_files() {
 }
 
 // The model's rows as a DuckDB relation (docs/data-model.md): flat rows as they are; legacy runs
-// grouped per submission, score the best passed leaderboard run, status succeeded/failed, no
-// runner and no user name. Columns: leaderboard_id, problem_name, user_id, user_name,
-// submission_id, submission_time (µs), status, score, passed, runner.
+// grouped per submission, score the best passed leaderboard run, status succeeded/failed, no user
+// name, and the runner of the leaderboard on the runs' machine: the medium set's legacy runs are on
+// MI300X machines, one GPU (the runner MI300) or eight (MI300x8). Columns: leaderboard_id,
+// problem_name, user_id, user_name, submission_id, submission_time (µs), status, score, passed,
+// runner.
 std::string model_sql() {
   return "(SELECT leaderboard_id, problem_name, user_id, user_name, submission_id, "
          "epoch_us(submission_time) AS submission_time, status, score, passed, runner "
@@ -67,10 +69,12 @@ std::string model_sql() {
          "SELECT leaderboard_id, NULL, CAST(user_id AS VARCHAR), NULL, submission_id, "
          "epoch_us(submission_time), "
          "CASE WHEN score IS NULL THEN 'failed' ELSE 'succeeded' END, score, "
-         "CASE WHEN score IS NULL THEN NULL ELSE true END, NULL "
+         "CASE WHEN score IS NULL THEN NULL ELSE true END, "
+         "CASE WHEN devices IS NULL THEN NULL WHEN devices = 8 THEN 'MI300x8' ELSE 'MI300' END "
          "FROM (SELECT submission_id, any_value(leaderboard_id) AS leaderboard_id, "
          "any_value(user_id) AS user_id, any_value(submission_time) AS submission_time, "
-         "min(run_score) FILTER (WHERE run_mode = 'leaderboard' AND run_passed) AS score "
+         "min(run_score) FILTER (WHERE run_mode = 'leaderboard' AND run_passed) AS score, "
+         "any_value(run_system_info.device_count) AS devices "
          "FROM read_parquet(" +
          sql_path(medium_data() + "/submissions.parquet") + ") GROUP BY submission_id))";
 }
@@ -309,8 +313,9 @@ TEST(AnalysisOracle, ExtractTopKIsTheRankingAndFilesHashAsTheCode) {
   const std::string dir = medium_data() + "-extract";
   size_t compared = 0;
   // A problem or two of every flat config (each extract reads its problem's code).
-  const std::set<std::string> some = {"nvfp4_gemm", "nvfp4_dual_gemm", "trimul",    "amd-mxfp4-mm",
-                                      "fp8_quant",  "conv2d",          "vectoradd", "qr_v2"};
+  const std::set<std::string> some = {
+      "nvfp4_gemm", "nvfp4_dual_gemm", "trimul",       "amd-mxfp4-mm",
+      "fp8_quant",  "conv2d_v2",       "vectoradd_v2", "qr_v2"};
   for (const auto& [problem, id] : flat_problems()) {
     if (!some.count(problem)) continue;
     SCOPED_TRACE(problem);
@@ -354,7 +359,7 @@ TEST(AnalysisOracle, ExtractDedupKeepsOneFilePerCode) {
   const std::string dir = medium_data() + "-dedup";
   size_t compared = 0;
   // Problems of four configs, with a mix of runners; --all writes every row, so not all problems.
-  const std::set<std::string> some = {"trimul", "modal_nvfp4_dual_gemm", "fp8_quant", "conv2d",
+  const std::set<std::string> some = {"trimul", "modal_nvfp4_dual_gemm", "fp8_quant", "conv2d_v2",
                                       "cholesky"};
   for (const auto& [problem, id] : flat_problems()) {
     if (!some.count(problem)) continue;

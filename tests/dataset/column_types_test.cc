@@ -480,10 +480,20 @@ TEST(FlatColumnTypes, AValueThatDoesNotFitIsAnErrorNamingTheRow) {
                   {"column 'code_id'", "row 1", "fraction"});
 }
 
-// A null where the model has no null (an id, the time): an error naming the row, not a 0.
-TEST(FlatColumnTypes, ANullIdIsAnErrorNamingTheRow) {
-  expect_contains(load_error(flat_variant({f64s("code_id", {501, std::nullopt, 501, 503})})),
-                  {"column 'code_id'", "row 1", "null"});
+// What pandas writes for an integer column with a gap: a DOUBLE with a null. code_id may be null
+// in the model (the gap stays a null, never a 0); where the model has no null (the submission's
+// ids, the user, the time) it is an error naming the row.
+TEST(FlatColumnTypes, ANullCodeIdIsNullAndANullIdIsAnErrorNamingTheRow) {
+  const std::vector<Submission> rows =
+      load(flat_variant({f64s("code_id", {501, std::nullopt, 501, 503})}), SchemaFamily::FLAT);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].code_id, 501);
+  EXPECT_EQ(rows[1].code_id, std::nullopt);
+  EXPECT_EQ(rows[3].code_id, 503);
+  expect_contains(load_error(flat_variant({f64s("submission_id", {11, 12, std::nullopt, 14})})),
+                  {"column 'submission_id'", "row 2", "null"});
+  expect_contains(load_error(flat_variant({f64s("leaderboard_id", {595, std::nullopt, 595, 595})})),
+                  {"column 'leaderboard_id'", "row 1", "null"});
   expect_contains(load_error(flat_variant({strings("user_id", {"1", "2", std::nullopt, "4"})})),
                   {"column 'user_id'", "row 2", "null"});
 }

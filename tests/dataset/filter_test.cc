@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "dataset/leaderboard_directory.h"
 #include "parquet/file_reader.h"
 #include "parquet/schema.h"
 #include "support/submission_files.h"
@@ -68,7 +69,9 @@ TEST(FilterMatches, EveryCondition) {
   check([](Filter& f) { f.user = "alice"; }, true);  // by name
   check([](Filter& f) { f.user = "bob"; }, false);
   check([](Filter& f) { f.runner = "B200"; }, true);
+  check([](Filter& f) { f.runner = " b200 "; }, true);  // trimmed, ignoring case
   check([](Filter& f) { f.runner = "H100"; }, false);
+  check([](Filter& f) { f.runner = "B200_Nebius"; }, false);
   check([](Filter& f) { f.passed_only = true; }, true);
   check([](Filter& f) { f.scored_only = true; }, true);
   check([](Filter& f) { f.since = 1000; }, true);  // inclusive
@@ -91,48 +94,66 @@ parquet::Schema legacy_schema() {
   return reader->schema();
 }
 
-TEST(Pushdown, FlatUsesEveryColumn) {
+TEST(Pushdown, FlatUsesEveryColumnButTheRunner) {
   auto schema = parquet::Schema::from_elements(testing::flat_schema());
   Filter f;
   f.problem = "p";
   f.user_id = "1";
   f.user_name = "n";
-  f.runner = "B200";
+  f.runner = "B200";  // spellings compare ignoring case, which statistics cannot
   f.passed_only = true;
   f.scored_only = true;
   f.since = 5;
   f.until = 10;
   f.leaderboard_id = 3;
-  auto p = pushdown_predicates(f, SchemaFamily::FLAT, schema, false);
+  auto p = pushdown_predicates(f, SchemaFamily::FLAT, schema, false, LeaderboardDirectory());
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->size(), 9u);
+  EXPECT_EQ(p->size(), 8u);
+  for (const parquet::Predicate& predicate : *p) EXPECT_NE(predicate.column, "runner");
 }
 
-TEST(Pushdown, LegacyCannotMatchRunnerOrUserName) {
+TEST(Pushdown, LegacyProblemsAreTheIdsThatHaveTheirName) {
   auto schema = legacy_schema();
+  const LeaderboardDirectory registry;
   Filter f;
-  f.runner = "MI300";
-  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  f.runner = "MI300";  // a legacy run's runner is its machine's: tested once runs are grouped
+  auto runner = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry);
+  ASSERT_TRUE(runner);
+  EXPECT_TRUE(runner->empty());
   f.runner.reset();
   f.user_name = "alice";
-  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry));
   f.user_name.reset();
-  f.problem = "conv2d";  // PMPP v2: no published leaderboard id to match
-  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  f.problem = "conv2d_v2";  // PMPP v2: no published leaderboard id to match
+  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry));
   f.problem = "nope";
-  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false));
+  EXPECT_FALSE(pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry));
   // A leaderboard of a flat config: a legacy-format file may hold it too (issue 15 item 10).
   f.problem = "nvfp4_gemv";
-  auto flat_problem = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false);
+  auto flat_problem = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry);
   ASSERT_TRUE(flat_problem);
   ASSERT_EQ(flat_problem->size(), 1u);
   EXPECT_EQ(std::get<int64_t>((*flat_problem)[0].value), 595);
   f.problem = "amd-fp8-mm";
-  auto p = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false);
+  auto p = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry);
   ASSERT_TRUE(p);
   ASSERT_EQ(p->size(), 1u);
   EXPECT_EQ((*p)[0].column, "leaderboard_id");
   EXPECT_EQ(std::get<int64_t>((*p)[0].value), 399);
+  // A leaderboard no registry and no leaderboards file names, by its unnamed spelling; and a name
+  // a leaderboards file gives.
+  f.problem = "leaderboard-999";
+  p = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false, registry);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(std::get<int64_t>((*p)[0].value), 999);
+  LeaderboardEntry named;
+  named.id = 999;
+  named.name = "amd-future";
+  f.problem = "amd-future";
+  p = pushdown_predicates(f, SchemaFamily::LEGACY_RUNS, schema, false,
+                          LeaderboardDirectory({named}));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(std::get<int64_t>((*p)[0].value), 999);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ std::string text(const BenchmarkResult& b) {
 std::string line(const Submission& s) {
   std::ostringstream out;
   out << s.submission_id << '|' << s.leaderboard_id << '|' << s.problem_name << '|' << s.user_id
-      << '|' << text(s.user_name) << '|' << s.code_id << '|' << text(s.file_name) << '|'
+      << '|' << text(s.user_name) << '|' << text(s.code_id) << '|' << text(s.file_name) << '|'
       << s.submission_time << '|' << s.status << '|' << text(s.score) << '|' << text(s.passed)
       << '|' << text(s.mode) << '|' << text(s.runner) << '|' << text(s.code) << '|'
       << text(s.code_bytes) << "|runs:";
