@@ -201,6 +201,9 @@ void AuditSummary::add(const dataset::Submission& s, const std::vector<Finding>&
   if (verdict != Verdict::CLEAN) {
     ++a.by_user[s.user_name && !s.user_name->empty() ? *s.user_name : s.user_id];
   }
+  if (s.runner && problem_cost(s.problem_name) != nullptr && gpu_for_runner(*s.runner) == nullptr) {
+    ++a.floor_not_applied[*s.runner];
+  }
 }
 
 }  // namespace kbdata::audit

@@ -77,6 +77,9 @@ struct LeaderboardAudit {
   uint64_t cheat = 0;
   std::map<std::string, uint64_t> by_rule;  // rows each rule fired on (any tier)
   std::map<std::string, uint64_t> by_user;  // flagged rows per user (name, else id)
+  // Runners of rows whose problem has a physical floor (score_rules.h) that could not apply, for
+  // want of the runner's GPU, with their rows.
+  std::map<std::string, uint64_t> floor_not_applied;
 };
 
 class AuditSummary {

@@ -39,6 +39,10 @@ std::string summary_line(const audit::LeaderboardAudit& a) {
   };
   if (!a.by_rule.empty()) line += "; by rule: " + top(a.by_rule, a.by_rule.size());
   if (!a.by_user.empty()) line += "; by user: " + top(a.by_user, 5);
+  for (const auto& [runner, rows] : a.floor_not_applied) {
+    line += "; below-physical-floor not applied to " + std::to_string(rows) + " rows on runner " +
+            runner + " (its GPU is not known)";
+  }
   return line;
 }
 

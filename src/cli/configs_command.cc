@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/text.h"
+#include "dataset/hardware.h"
+#include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "hub/remote_data.h"
 #include "report/text.h"
@@ -82,6 +85,28 @@ void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, s
   report::write_all(out, text);
 }
 
+// One line of what the files hold: a (file, leaderboard, problem, runner) with its rows.
+struct Held {
+  const dataset::DataFile* file;
+  const dataset::FileContents::Entry* entry;
+};
+
+// The GPU of a runner as the hardware table knows it, "" when it does not.
+std::string gpu_text(const std::optional<std::string>& runner) {
+  if (!runner) return "";
+  const std::optional<dataset::RunnerGpu> hw = dataset::gpu_of_runner(*runner);
+  if (!hw) return "";
+  return hw->devices == 1 ? std::string(hw->gpu)
+                          : std::to_string(hw->devices) + " x " + std::string(hw->gpu);
+}
+
+// What the registry adds to a leaderboard the files hold: its reliability note, or that it does
+// not know it.
+std::string registry_text(const dataset::FileContents::Entry& e) {
+  if (!dataset::is_registered(e.leaderboard_id, e.problem_name)) return "not in the registry";
+  return std::string(dataset::note_for(e.leaderboard_id));
+}
+
 }  // namespace
 
 void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
@@ -108,6 +133,40 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
   for (const auto& f : dir.files) {
     if (f.config == nullptr) others.push_back(&f);
   }
+  // What each file holds, read from its rows (the files are the truth; the registry's list of a
+  // config's leaderboards is not consulted).
+  std::vector<dataset::FileContents> contents;
+  {
+    Progress progress(err, "configs: reading what the files hold");
+    dataset::ContentsOptions read;
+    read.keep_errors = true;
+    read.progress = [&](uint64_t rows) { progress.update(rows, "rows"); };
+    contents = dataset::read_contents(dir, read);
+  }
+  std::vector<Held> held;
+  for (const dataset::FileContents& c : contents) {
+    for (const dataset::FileContents::Entry& e : c.entries) held.push_back({c.file, &e});
+  }
+  const auto contents_of = [&](const dataset::DataFile* f) -> const dataset::FileContents* {
+    for (const dataset::FileContents& c : contents) {
+      if (c.file == f) return &c;
+    }
+    return nullptr;
+  };
+  // The leaderboards a file holds, by id.
+  const auto leaderboards_in = [&](const dataset::DataFile* f) {
+    std::set<int64_t> ids;
+    if (const dataset::FileContents* c = contents_of(f)) {
+      for (const dataset::FileContents::Entry& e : c->entries) ids.insert(e.leaderboard_id);
+    }
+    return ids.size();
+  };
+  // Rows a file could not give are an error once the listing is out.
+  const auto check_contents = [&] {
+    for (const dataset::FileContents& c : contents) {
+      if (!c.error.empty()) throw FormatError(c.error);
+    }
+  };
 
   if (options.format == "json") {
     std::string text = "{\"data\":";
@@ -140,11 +199,43 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
         }
         text += '}';
       }
-      text += "],\"note\":";
+      text += "],\"leaderboards_found\":";
+      text += f != nullptr && c.family != dataset::SchemaFamily::LEADERBOARDS
+                  ? std::to_string(leaderboards_in(f))
+                  : std::string("null");
+      text += ",\"note\":";
       report::append_json_text(text, c.note);
       text += '}';
     }
-    text += "\n],\"other_files\":[";
+    text += "\n],\"contents\":[";
+    for (size_t i = 0; i < held.size(); ++i) {
+      const dataset::FileContents::Entry& e = *held[i].entry;
+      text += i > 0 ? ",\n" : "\n";
+      text += "{\"file\":";
+      report::append_json_text(text, held[i].file->name);
+      text += ",\"leaderboard_id\":" + std::to_string(e.leaderboard_id) + ",\"problem_name\":";
+      report::append_json_text(text, e.problem_name);
+      text += ",\"runner\":";
+      if (e.runner) {
+        report::append_json_text(text, *e.runner);
+      } else {
+        text += "null";
+      }
+      text += ",\"gpu\":";
+      const std::string gpu = gpu_text(e.runner);
+      if (gpu.empty()) {
+        text += "null";
+      } else {
+        report::append_json_text(text, gpu);
+      }
+      text += ",\"rows\":" + std::to_string(e.rows) + ",\"registered\":";
+      text += dataset::is_registered(e.leaderboard_id, e.problem_name) ? "true" : "false";
+      text += ",\"note\":";
+      report::append_json_text(text, std::string(dataset::note_for(e.leaderboard_id)));
+      text += '}';
+    }
+    text += held.empty() ? "]" : "\n]";
+    text += ",\"other_files\":[";
     for (size_t i = 0; i < others.size(); ++i) {
       text += i > 0 ? ",\n" : "\n";
       text += "{\"file\":";
@@ -167,6 +258,7 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
     report::write_all(out, text);
     check_unreadable(dir, options.data, err);
+    check_contents();
     return;
   }
 
@@ -174,7 +266,10 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
       {"config", "file", "family", "present", "rows", "leaderboards", "note"}};
   for (const dataset::ConfigInfo& c : dataset::configs()) {
     const dataset::DataFile* f = present(c);
-    std::string boards = c.name == "leaderboards" ? "all" : std::to_string(c.leaderboards.size());
+    // Leaderboards: those the file holds when it is there, else those the registry expects.
+    std::string boards = c.name == "leaderboards" ? "all"
+                         : f != nullptr           ? std::to_string(leaderboards_in(f))
+                                                  : std::to_string(c.leaderboards.size());
     rows.push_back({c.name, c.file, dataset::to_string(c.family), f ? "yes" : "no",
                     f ? std::to_string(f->num_rows) : "-", boards, c.note});
   }
@@ -185,7 +280,23 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     for (const auto* f : others) {
       other_rows.push_back({f->name, dataset::to_string(f->family), std::to_string(f->num_rows)});
     }
-    text += "\nother files:\n" + report::format_table(other_rows, {false, false, true});
+    text += "\nother files (not configs kbdata knows, read as their columns say):\n" +
+            report::format_table(other_rows, {false, false, true});
+  }
+  if (!held.empty()) {
+    std::vector<std::vector<std::string>> held_rows = {
+        {"file", "leaderboard", "problem", "runner", "gpu", "rows", "registry"}};
+    for (const Held& h : held) {
+      const dataset::FileContents::Entry& e = *h.entry;
+      held_rows.push_back({h.file->name, std::to_string(e.leaderboard_id), e.problem_name,
+                           e.runner.value_or("null"), gpu_text(e.runner), std::to_string(e.rows),
+                           registry_text(e)});
+    }
+    text += "\nwhat the files hold (rows: flat rows, or legacy submissions):\n" +
+            report::format_table(held_rows, {false, true, false, false, false, true, false});
+  }
+  for (const dataset::FileContents& c : contents) {
+    if (!c.error.empty()) text += "\nrows not read: " + c.error + "\n";
   }
   if (!dir.skipped.empty()) {
     text += "\nnot read:\n";
@@ -195,6 +306,7 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
   }
   report::write_all(out, text);
   check_unreadable(dir, options.data, err);
+  check_contents();
 }
 
 void add_configs_command(CLI::App& app, Commands& commands) {

@@ -4,8 +4,8 @@
 
 #include "common/closest_name.h"
 #include "common/error.h"
+#include "dataset/hardware.h"
 #include "dataset/loader.h"
-#include "dataset/registry.h"
 
 namespace kbdata::cli {
 
@@ -35,82 +35,63 @@ void set_time_range(dataset::Filter& filter, const std::optional<std::string>& s
   }
 }
 
-std::vector<std::string> known_runners(const dataset::DataDir& dir) {
-  std::vector<std::string> runners;
-  for (const dataset::ConfigInfo& config : dataset::configs()) {
-    const bool present =
-        std::any_of(dir.files.begin(), dir.files.end(),
-                    [&](const dataset::DataFile& f) { return f.config == &config; });
-    if (!present) continue;
-    for (const std::string& runner : config.hardware) {
-      if (std::find(runners.begin(), runners.end(), runner) == runners.end()) {
-        runners.push_back(runner);
-      }
-    }
-  }
-  return runners;
-}
-
 void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter) {
-  if (filter.problem && filter.leaderboard_id) {
-    const std::vector<dataset::LeaderboardRef> refs =
-        dataset::find_leaderboard(*filter.leaderboard_id);
-    const bool same = std::any_of(refs.begin(), refs.end(), [&](const dataset::LeaderboardRef& r) {
-      return r.leaderboard->name == *filter.problem;
-    });
-    if (!refs.empty() && !same) {
-      throw UsageError("--problem " + *filter.problem + " and --leaderboard " +
-                       std::to_string(*filter.leaderboard_id) + " conflict: leaderboard " +
-                       std::to_string(*filter.leaderboard_id) + " is " +
-                       refs.front().leaderboard->name + "; give one of them");
-    }
-  }
-  if (filter.runner) {
-    for (const std::string& runner : known_runners(dir)) {
-      if (equals_ignoring_case(*filter.runner, runner)) {
-        filter.runner = runner;
-        break;
+  if (filter.runner) filter.runner = dataset::canonical_runner(*filter.runner);
+  if (!filter.problem || !filter.leaderboard_id) return;
+  std::vector<std::string> names;  // the problems leaderboard_id holds
+  for (const dataset::FileContents& c : dataset::read_contents(dir)) {
+    for (const dataset::FileContents::Entry& e : c.entries) {
+      if (e.leaderboard_id != *filter.leaderboard_id) continue;
+      if (e.problem_name == *filter.problem) return;
+      if (std::find(names.begin(), names.end(), e.problem_name) == names.end()) {
+        names.push_back(e.problem_name);
       }
     }
   }
+  if (names.empty()) return;  // no file holds the leaderboard: an empty result says so
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw UsageError("--problem " + *filter.problem + " and --leaderboard " +
+                   std::to_string(*filter.leaderboard_id) + " conflict: leaderboard " +
+                   std::to_string(*filter.leaderboard_id) + " is " + list +
+                   " in the folder's files; give one of them");
 }
 
 std::string why_empty(const dataset::DataDir& dir, const dataset::Filter& filter) {
-  if (filter.leaderboard_id) {
-    dataset::LoadOptions load;
-    load.filter.leaderboard_id = filter.leaderboard_id;
-    load.with_details = false;
-    dataset::LoadStats stats;
-    bool held = false;
-    dataset::load_dir(
-        dir, load, [&](dataset::Submission&&) { held = true; }, stats);
-    if (!held) {
-      return "; no file of " + dir.path + " holds leaderboard " +
-             std::to_string(*filter.leaderboard_id);
+  if (!filter.leaderboard_id && !filter.runner) return "";
+  const std::vector<dataset::FileContents> contents = dataset::read_contents(dir);
+  const auto selected = [&](const dataset::FileContents::Entry& e) {
+    return (!filter.leaderboard_id || e.leaderboard_id == *filter.leaderboard_id) &&
+           (!filter.problem || e.problem_name == *filter.problem);
+  };
+  bool held = false;
+  std::vector<std::string> runners;  // of the selected leaderboards, as shown
+  for (const dataset::FileContents& c : contents) {
+    for (const dataset::FileContents::Entry& e : c.entries) {
+      if (!selected(e)) continue;
+      held = true;
+      if (e.runner && std::find(runners.begin(), runners.end(), *e.runner) == runners.end()) {
+        runners.push_back(*e.runner);
+      }
     }
   }
-  if (filter.runner) {
-    const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, filter);
-    const bool all_legacy =
-        !files.empty() && std::all_of(files.begin(), files.end(), [](const dataset::DataFile* f) {
-          return f->family == dataset::SchemaFamily::LEGACY_RUNS;
-        });
-    if (all_legacy) {
-      std::string names;
-      for (const dataset::DataFile* f : files) names += (names.empty() ? "" : ", ") + f->name;
-      return "; --runner " + *filter.runner + " matches nothing in legacy per-run files (" + names +
-             "), which record no runner";
-    }
-    const std::vector<std::string> runners = known_runners(dir);
-    if (!runners.empty() &&
-        std::find(runners.begin(), runners.end(), *filter.runner) == runners.end()) {
-      std::string list;
-      for (const std::string& r : runners) list += (list.empty() ? "" : ", ") + r;
-      return "; no config of " + dir.path + " has runner '" + *filter.runner + "'" +
-             did_you_mean(*filter.runner, runners) + " (its runners: " + list + ")";
-    }
+  if (filter.leaderboard_id && !held) {
+    return "; no file of " + dir.path + " holds leaderboard " +
+           std::to_string(*filter.leaderboard_id);
   }
-  return "";
+  if (!filter.runner || runners.empty()) return "";
+  for (const std::string& r : runners) {
+    if (dataset::same_runner(r, *filter.runner)) return "";
+  }
+  std::sort(runners.begin(), runners.end());
+  std::string list;
+  for (const std::string& r : runners) list += (list.empty() ? "" : ", ") + r;
+  const std::string what = filter.problem ? " for " + *filter.problem
+                           : filter.leaderboard_id
+                               ? " for leaderboard " + std::to_string(*filter.leaderboard_id)
+                               : std::string();
+  return "; no file of " + dir.path + " holds runner '" + *filter.runner + "'" + what +
+         did_you_mean(*filter.runner, runners) + " (its runners: " + list + ")";
 }
 
 }  // namespace kbdata::cli

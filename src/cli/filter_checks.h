@@ -30,22 +30,20 @@ void add_row_selection_options(CLI::App& cmd, RowSelection& selection);
 void set_time_range(dataset::Filter& filter, const std::optional<std::string>& since,
                     const std::optional<std::string>& until);
 
-// The runners the registry knows for the configs `dir` holds, in registry order.
-[[nodiscard]] std::vector<std::string> known_runners(const dataset::DataDir& dir);
-
-// Checks `filter` against `dir` and the registry, before a load:
-//  - --problem with a --leaderboard the registry places on other problems is a conflict
-//    (UsageError naming both and what the leaderboard is);
-//  - --runner equal, ignoring ASCII case, to a runner of known_runners(dir) is rewritten to its
-//    spelling (`--runner h100` reads H100).
+// Checks `filter` against `dir` before a load:
+//  - --runner is shown with its known spelling (dataset::canonical_runner: `--runner h100` is
+//    H100; runners compare ignoring case whatever it is);
+//  - --problem with a --leaderboard whose rows in the folder's files name another problem is a
+//    conflict (UsageError naming both and what the leaderboard is). Reads the files' metadata
+//    columns (dataset::read_contents) only when both are given.
 void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter);
 
 // Why a load of `dir` with `filter` found nothing, as a clause to append to a message ("; ..."),
-// or "" when no single reason is known:
+// or "" when no single reason is known, from what the files hold (dataset::read_contents, read
+// again: this is for empty results only):
 //  - a --leaderboard no file of the folder holds;
-//  - a --runner when the files read are legacy per-run files, which record no runner;
-//  - a --runner the folder's configs do not know (with the closest one).
-// May read the folder again (only the leaderboard column, pushed down).
+//  - a --runner no file holds for the selected problem or leaderboard (with the closest one and
+//    the runners it has).
 [[nodiscard]] std::string why_empty(const dataset::DataDir& dir, const dataset::Filter& filter);
 
 }  // namespace kbdata::cli

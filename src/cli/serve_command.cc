@@ -27,6 +27,7 @@
 #include "cli/top_command.h"
 #include "common/error.h"
 #include "common/shared_library.h"
+#include "dataset/hardware.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "dataset/resident.h"
@@ -273,28 +274,31 @@ class Site {
     return command([&](std::FILE* out, std::FILE* err) { run_configs(o, out, err); });
   }
 
-  // A leaderboard of one of the folder's configs.
+  // A leaderboard the folder's files hold.
   struct Board {
     int64_t id = 0;
-    std::string name;
-    std::string note;  // the leaderboard's
-    const dataset::ConfigInfo* config = nullptr;
+    std::string name;         // the problem name the files give it
+    std::string note;         // the leaderboard's reliability note
+    std::string config;       // the config of the first file holding it, else the file's name
+    std::string config_note;  // that config's note
   };
 
-  // The leaderboards of the configs the folder holds (`kbdata configs` says which; the registry
-  // says their leaderboards, also for an hf:// data set, whose listing reads no file), each once,
-  // in the configs' order; a folder without configs has none. Read once: the data do not change
-  // while the server runs.
+  // The leaderboards the folder's files hold (dataset::read_contents: the files are the truth,
+  // whatever the registry lists), each once, in the files' order and by id; read once: the data
+  // do not change while the server runs.
   const std::vector<Board>& boards() {
     std::call_once(boards_once_, [this] {
-      const json configs = json::parse(configs_json());
+      const DataOptions options = data();
+      const dataset::DataDir dir = scan_data(*options.data, nullptr);
       std::set<int64_t> seen;
-      for (const json& c : configs.value("configs", json::array())) {
-        if (!c.value("present", false)) continue;
-        const dataset::ConfigInfo* info = dataset::find_config(c.value("config", ""));
-        if (info == nullptr) continue;
-        for (const dataset::LeaderboardInfo& l : info->leaderboards) {
-          if (l.id && seen.insert(*l.id).second) boards_.push_back({*l.id, l.name, l.note, info});
+      for (const dataset::FileContents& c : dataset::read_contents(dir)) {
+        const dataset::ConfigInfo* config = c.file->config;
+        for (const dataset::FileContents::Entry& e : c.entries) {
+          if (!seen.insert(e.leaderboard_id).second) continue;
+          boards_.push_back({e.leaderboard_id, e.problem_name,
+                             std::string(dataset::note_for(e.leaderboard_id)),
+                             config != nullptr ? config->name : c.file->name,
+                             config != nullptr ? config->note : std::string()});
         }
       }
     });
@@ -317,7 +321,7 @@ class Site {
       const std::string id = std::to_string(b.id);
       body += "<tr class=\"leaderboard-row\"><td class=\"num\">" + id +
               "</td><td><a href=\"/leaderboard/" + id + "\">" + escape(b.name) + "</a></td><td>" +
-              escape(b.config->name) + "</td><td>" + escape(b.config->note) + "</td></tr>";
+              escape(b.config) + "</td><td>" + escape(b.config_note) + "</td></tr>";
     }
     // A local folder's listing gives the rows; an hf:// data set's the bytes (from the hub's tree).
     body +=
@@ -438,7 +442,12 @@ class Site {
     std::map<std::string, std::vector<const json*>> by_runner;
     for (const json& r : data["top"]) by_runner[text_of(r["runner"])].push_back(&r);
     for (const auto& [runner, rows] : by_runner) {
-      body += "<h2>Ranking" + (runner.empty() ? std::string() : " on " + escape(runner)) +
+      // The runner is a name; its GPU, when the hardware table knows it, is shown beside it.
+      const std::optional<dataset::RunnerGpu> hardware = dataset::gpu_of_runner(runner);
+      const std::string gpu = hardware && hardware->gpu != runner
+                                  ? " (" + std::string(hardware->gpu) + ")"
+                                  : std::string();
+      body += "<h2>Ranking" + (runner.empty() ? std::string() : " on " + escape(runner) + gpu) +
               "</h2><table class=\"ranking\"><tr><th class=\"num\">rank</th><th>user</th>"
               "<th class=\"num\">score</th><th class=\"num\">95% interval</th>"
               "<th class=\"num\">possible ranks</th><th>submission</th><th>submitted</th>"

@@ -82,7 +82,9 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   load.with_details = false;    // code_id, file_name and mode are not counted
   load.with_results = true;     // legacy: each score is recomputed from its run's benchmarks
 
-  const std::vector<const dataset::DataFile*> files = dataset::files_for(dir, load.filter);
+  load.leaderboards =
+      std::make_shared<const dataset::LeaderboardDirectory>(dataset::LeaderboardDirectory::of(dir));
+  const std::vector<const dataset::DataFile*> files = dataset::files_for(dir);
   // --flagged: the audit's verdicts first, then counted per (config, leaderboard) as rows load.
   audit::FlaggedRows flagged;
   std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint64_t>> flagged_counts;
@@ -124,6 +126,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   report_load(options.data, stats, err);
 
   const std::vector<analysis::LeaderboardStats> result = builder.finish();
+  if (result.empty() && options.problem) dataset::require_problem(dir, *options.problem);
   if (result.empty()) {
     report::write_all(err, "kbdata: no submissions" +
                                (options.problem ? " of " + *options.problem : std::string()) +

@@ -131,7 +131,9 @@ TEST(Runner, MatchesCaseInsensitively) {
 TEST(Runner, MisspelledRunnerIsExplainedWithTheClosest) {
   Result r = run("top -p trimul --runner H10" + kData);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("no config of " + kSample + " has runner 'H10'; did you mean 'H100'?"),
+  EXPECT_NE(r.err.find("no file of " + kSample +
+                       " holds runner 'H10' for trimul; did you mean 'H100'? (its runners: A100, "
+                       "B200, H100, MI300)"),
             std::string::npos)
       << r.err;
 }
@@ -142,7 +144,8 @@ TEST(Conflicts, ProblemAndLeaderboardThatDisagreeAreAConflict) {
   Result r = run("submissions --leaderboard 597 -p trimul" + kData);
   expect_one_line_error(r, 2,
                         "--problem trimul and --leaderboard 597 conflict: leaderboard 597 is "
-                        "nvfp4_gemm; give one of them (see 'kbdata submissions --help')");
+                        "nvfp4_gemm in the folder's files; give one of them (see 'kbdata "
+                        "submissions --help')");
   EXPECT_EQ(r.err.find("unknown problem"), std::string::npos);
   expect_one_line_error(run("top --leaderboard 597 -p trimul" + kData), 2, "conflict");
   Result agree = run("top --leaderboard 597 -p nvfp4_gemm -f csv" + kData);
@@ -197,11 +200,18 @@ TEST(EmptyResults, UnknownLeaderboardIdIsNamed) {
       << r.err;
 }
 
-TEST(EmptyResults, RunnerOnLegacyFilesSaysTheyRecordNone) {
-  Result r = run("top -p amd-fp8-mm --runner MI300" + kData);
+// Legacy per-run files record their runs' machine, which gives the runner (MI300 for one MI300X):
+// a --runner selects their rows, and one they do not have is explained with the runners they have.
+TEST(EmptyResults, RunnerOnLegacyFilesIsTheirMachines) {
+  Result r = run("top -p amd-fp8-mm --runner mi300 -f csv" + kData);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("--runner MI300 matches nothing in legacy per-run files "
-                       "(submissions.parquet), which record no runner"),
+  EXPECT_GT(lines(r.out).size(), 3u) << r.out;
+  EXPECT_NE(r.out.find(",MI300\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+  r = run("top -p amd-fp8-mm --runner H100" + kData);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no file of " + kSample +
+                       " holds runner 'H100' for amd-fp8-mm (its runners: MI300)"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(lines(r.err).size(), 1u) << r.err;

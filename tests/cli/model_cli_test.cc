@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,8 +23,9 @@ namespace fs = std::filesystem;
 using kbdata::testing::Result;
 using kbdata::testing::run;
 
-// The demo file of data/sample, copied alone into a folder of its own: data/sample itself may hold
-// other configs (synth output), and these tests know this file's contents.
+// The DuckDB-written KernelBot file of tests/data, copied alone into a folder of its own under the
+// name of the config whose problems it holds (a file of another name is read too, with a note on
+// stderr, which these tests of the model do not want), and these tests know its contents.
 const std::string kSampleFile = std::string(KBDATA_TEST_DATA) + "/kernelbot_sample.parquet";
 
 struct SampleFolder {
@@ -31,7 +33,7 @@ struct SampleFolder {
   SampleFolder() {
     fs::create_directories(path);
     if (fs::exists(kSampleFile)) {
-      fs::copy_file(kSampleFile, path / "kernelbot_sample.parquet",
+      fs::copy_file(kSampleFile, path / "nvidia_nvfp4_submissions.parquet",
                     fs::copy_options::overwrite_existing);
     }
   }
@@ -53,16 +55,46 @@ TEST(ConfigsCommand, ListsRegistryAndFilesWithRows) {
   Result r = run("configs" + kData);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("nvidia_nvfp4_submissions"), std::string::npos);
-  EXPECT_NE(r.out.find("kernelbot_sample.parquet"), std::string::npos);
   Result j = run("configs --format json" + kData);
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["configs"].size(), 9u);
   EXPECT_EQ(doc["configs"][0]["config"], "amd_submissions");
   EXPECT_EQ(doc["configs"][0]["present"], false);
+  EXPECT_EQ(doc["configs"][2]["config"], "nvidia_nvfp4_submissions");
+  EXPECT_EQ(doc["configs"][2]["rows"], 300);
+  EXPECT_EQ(doc["configs"][2]["leaderboards_found"], 3);
+  EXPECT_TRUE(doc["other_files"].empty());
+  // What the file holds, from its rows: the problems DuckDB wrote, each on its runners.
+  int64_t rows = 0;
+  std::set<std::string> problems;
+  for (const auto& c : doc["contents"]) {
+    EXPECT_EQ(c["file"], "nvidia_nvfp4_submissions.parquet");
+    rows += c["rows"].get<int64_t>();
+    problems.insert(c["problem_name"].get<std::string>());
+  }
+  EXPECT_EQ(rows, 300);
+  EXPECT_EQ(problems, (std::set<std::string>{"modal_nvfp4_dual_gemm", "nvfp4_gemm", "nvfp4_gemv"}));
+
+  // The same file under a name no registry lists: read as its columns say, with a note.
+  const fs::path other =
+      fs::temp_directory_path() / ("kbdata-model-other-" + std::to_string(::getpid()));
+  fs::create_directories(other);
+  fs::copy_file(kSampleFile, other / "kernelbot_sample.parquet",
+                fs::copy_options::overwrite_existing);
+  Result o = run("configs --format json --data " + other.string());
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("kernelbot_sample.parquet is not a config kbdata knows; read as the flat "
+                       "schema its columns have"),
+            std::string::npos)
+      << o.err;
+  doc = nlohmann::json::parse(o.out);
   ASSERT_EQ(doc["other_files"].size(), 1u);
   EXPECT_EQ(doc["other_files"][0]["rows"], 300);
   EXPECT_EQ(doc["other_files"][0]["family"], "flat");
+  EXPECT_EQ(doc["contents"].size(),
+            j.out.empty() ? 0u : nlohmann::json::parse(j.out)["contents"].size());
+  fs::remove_all(other);
 }
 
 TEST(SubmissionsCommand, FormatsAgree) {
