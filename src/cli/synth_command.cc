@@ -39,6 +39,12 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
     s.layout = synth::Layout::KBDATA;
   else
     throw UsageError("unknown --layout '" + options.layout + "'; use published or kbdata");
+  if (options.leaderboards == "published")
+    s.leaderboards = synth::LeaderboardRows::PUBLISHED;
+  else if (options.leaderboards == "all")
+    s.leaderboards = synth::LeaderboardRows::ALL;
+  else
+    throw UsageError("unknown --leaderboards '" + options.leaderboards + "'; use published or all");
 
   if (options.db.empty() == options.out.empty()) {
     throw UsageError("give exactly one of --out DIR (Parquet files) and --db URL (a database)");
@@ -97,6 +103,11 @@ void add_synth_command(CLI::App& app, Commands& commands) {
                   "published (as the hub's files: snappy, dictionary, one row group, no "
                   "page index) or kbdata (kbdata's writer defaults)")
       ->check(CLI::IsMember({"published", "kbdata"}))
+      ->capture_default_str();
+  cmd->add_option("--leaderboards", options->leaderboards,
+                  "Rows of leaderboards.parquet: published (the first AMD competition's only, as "
+                  "the published file has held) or all (every leaderboard of the data set)")
+      ->check(CLI::IsMember({"published", "all"}))
       ->capture_default_str();
   commands.push_back({cmd, [options] { run_synth(*options, stdout, stderr); }});
 }

@@ -1,7 +1,8 @@
 // `kbdata synth --db URL [--scale S] [--seed N]`: the platform tables seeded instead
 // (src/platform/). `kbdata synth --out DIR [--scale small|medium|full] [--seed N] [--family
 // flat|legacy|both]
-//  [--layout published|kbdata]`: a synthetic data set (src/synth/, docs/synth.md).
+//  [--layout published|kbdata] [--leaderboards published|all]`: a synthetic data set (src/synth/,
+//  docs/synth.md).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,7 @@ struct SynthCommandOptions {
   uint64_t seed = 1;
   std::string family = "both";
   std::string layout = "published";
+  std::string leaderboards = "published";  // --leaderboards published|all
   bool force = false;  // --force: write into a non-empty folder synth did not make
 };
 

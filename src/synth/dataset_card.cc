@@ -33,6 +33,11 @@ std::string dataset_card(const std::vector<CardConfig>& configs, const SynthOpti
               ? " (snappy, dictionary encoding, one row group per file, no page index, as the "
                 "hub's files).\n\n"
               : " (kbdata's writer defaults: bounded row groups and pages, page indexes).\n\n");
+  out += options.leaderboards == LeaderboardRows::PUBLISHED
+             ? "leaderboards.parquet holds the first AMD competition's leaderboards only, as the "
+               "published file has: the other leaderboards are known by their config files' "
+               "leaderboard_id and problem_name.\n\n"
+             : "leaderboards.parquet holds every leaderboard of the data set.\n\n";
   out += dataset::card_file_table(files);
   for (size_t i = 0; i < configs.size(); ++i) {
     const CardConfig& c = configs[i];

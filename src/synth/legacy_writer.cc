@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/text.h"
+#include "dataset/hardware.h"
 #include "dataset/legacy_schema.h"
 #include "synth/random.h"
 
@@ -130,11 +131,13 @@ std::vector<Run> runs_of(const Submission& s, const LeaderboardModel& m, Rng& rn
   std::vector<Run> runs;
   if (s.outcome == Outcome::PENDING) return runs;
   const std::string& runner = m.runners[static_cast<size_t>(std::countr_zero(s.runner_mask))];
-  const bool multi = runner == "MI300x8";
+  const dataset::RunnerHardware* hardware = dataset::runner_hardware(runner);
+  const int devices = hardware != nullptr ? hardware->devices : 1;
   int64_t t = s.time_us + rng.range(2'000'000, 40'000'000);
+  // The runner is not recorded: only the machine, as the tester saw it.
   const StructValue system = std::vector<std::pair<std::string, std::string>>{
-      {"gpu", "AMD Instinct MI300X"},
-      {"device_count", multi ? "8" : "1"},
+      {"gpu", std::string(hardware != nullptr ? hardware->device : runner)},
+      {"device_count", std::to_string(devices)},
       {"cpu", "AMD EPYC 9654 96-Core Processor"},
       {"runtime", "ROCm"},
       {"platform", "Linux-6.8.0-60-generic-x86_64-with-glibc2.35"},
@@ -262,6 +265,9 @@ std::vector<parquet::Field> legacy_fields(bool binary_code) {
   for (size_t i = 0; i < dataset::kLegacyStructColumns.size(); ++i) {
     fields.push_back(struct_field(dataset::kLegacyStructColumns[i], *structs[i]));
   }
+  // The published files were written by pandas, whose row index comes last (its label of the row
+  // in the DataFrame: successful_submissions keeps the labels of the full file's rows).
+  fields.push_back(parquet::Field::leaf("__index_level_0__", FieldType::INT64));
   return fields;
 }
 
@@ -295,6 +301,8 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
   const size_t meta_at = compilation_at + compilation_fields().size();
   const size_t result_at = meta_at + meta_fields().size();
   const size_t system_at = result_at + result_fields().size();
+  const size_t index_at = system_at + system_fields().size();
+  int64_t index = 0;  // the pandas index label of the full file's next row
   Rng run_ids(derive(seed, 501));
   int64_t run_id = 90'000 + static_cast<int64_t>(run_ids.below(1000));
   std::string code;
@@ -333,8 +341,10 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
         put_struct(*out, meta_at, meta_fields(), r.meta);
         put_struct(*out, result_at, result_fields(), r.result);
         put_struct(*out, system_at, system_fields(), r.system);
+        out->column<int64_t>(index_at).value(index);
         out->end_row();
       }
+      ++index;
     }
     if (progress && ++done % 1024 == 0) progress(done, total);
   }

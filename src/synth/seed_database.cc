@@ -11,6 +11,7 @@
 
 #include "common/calendar.h"
 #include "common/text.h"
+#include "dataset/hardware.h"
 #include "dataset/registry.h"
 #include "platform/connection.h"
 #include "platform/schema_sql.h"
@@ -110,12 +111,11 @@ bool compiles(Language language) {
          language == Language::CUDA_FILE;
 }
 
-const char* gpu_name(const std::string& runner) {
-  if (runner.rfind("MI3", 0) == 0 || runner == "MI250") return "AMD Instinct MI300X";
-  if (runner.rfind("B200", 0) == 0) return "NVIDIA B200";
-  if (runner == "H100") return "NVIDIA H100 80GB HBM3";
-  if (runner == "A100") return "NVIDIA A100-SXM4-80GB";
-  return "NVIDIA L4";
+// The device name a run's system info reports (dataset/hardware.h); a runner the table lacks
+// reports its own name.
+std::string gpu_name(const std::string& runner) {
+  const dataset::RunnerHardware* hardware = dataset::runner_hardware(runner);
+  return std::string(hardware != nullptr ? hardware->device : runner);
 }
 
 // How a submission is marked hacked: 0 not, 1 in submission.status, 2 in the job status. The
@@ -406,14 +406,15 @@ void Seeder::add(const std::vector<LeaderboardModel>& models, const Population& 
         row += '\t';
         copy_text(row, result_json(run, m, rh));
         row += '\t';
-        const bool multi = run.runner.find("x8") != std::string::npos;
-        std::string system = "{\"gpu\": " + json_string(gpu_name(run.runner)) +
-                             ", \"device_count\": " + (multi ? "8" : "1") +
-                             ", \"cpu\": \"AMD EPYC 9654 96-Core Processor\", \"runtime\": " +
-                             json_string(run.runner.rfind("MI", 0) == 0 ? "ROCm" : "CUDA") +
-                             ", \"platform\": \"Linux-6.8.0-x86_64-with-glibc2.39\", "
-                             "\"torch\": \"2.7.0\", \"hostname\": " +
-                             json_string("runner-" + std::to_string(rh % 16)) + "}";
+        const dataset::RunnerHardware* hardware = dataset::runner_hardware(run.runner);
+        std::string system =
+            "{\"gpu\": " + json_string(gpu_name(run.runner)) +
+            ", \"device_count\": " + std::to_string(hardware != nullptr ? hardware->devices : 1) +
+            ", \"cpu\": \"AMD EPYC 9654 96-Core Processor\", \"runtime\": " +
+            json_string(run.runner.rfind("MI", 0) == 0 ? "ROCm" : "CUDA") +
+            ", \"platform\": \"Linux-6.8.0-x86_64-with-glibc2.39\", "
+            "\"torch\": \"2.7.0\", \"hostname\": " +
+            json_string("runner-" + std::to_string(rh % 16)) + "}";
         copy_text(row, system);
         runs.end_row();
         start += duration + 1'000'000;

@@ -87,14 +87,19 @@ const Params kParams[] = {
     {"gated_deltanet_recompute_w_u", date_us(2026, 6, 1), date_us(2026, 7, 15), 200e-6, 4, 0.15, 0,
      0.45, 3300, false},
     // PMPP practice problems (ranking_by last).
-    {"conv2d", date_us(2025, 2, 1), date_us(2025, 12, 31), 2e-3, 10, 0.05, 0, 0.5, 2200, false},
-    {"grayscale", date_us(2025, 2, 1), date_us(2025, 12, 31), 300e-6, 5, 0.05, 0, 0.6, 2200, true},
-    {"histogram", date_us(2025, 2, 1), date_us(2025, 12, 31), 400e-6, 6, 0.05, 0, 0.55, 2200, true},
-    {"matmul", date_us(2025, 2, 1), date_us(2025, 12, 31), 1e-3, 10, 0.05, 0, 0.5, 2200, false},
-    {"prefixsum", date_us(2025, 2, 1), date_us(2025, 12, 31), 500e-6, 6, 0.05, 0, 0.5, 2200, false},
-    {"sort", date_us(2025, 2, 1), date_us(2025, 12, 31), 3e-3, 8, 0.05, 0, 0.45, 2200, false},
-    {"vectoradd", date_us(2025, 2, 1), date_us(2025, 12, 31), 200e-6, 3, 0.05, 0, 0.7, 2200, true},
-    {"vectorsum", date_us(2025, 2, 1), date_us(2025, 12, 31), 150e-6, 4, 0.05, 0, 0.6, 2200, false},
+    {"conv2d_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 2e-3, 10, 0.05, 0, 0.5, 2200, false},
+    {"grayscale_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 300e-6, 5, 0.05, 0, 0.6, 2200,
+     true},
+    {"histogram_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 400e-6, 6, 0.05, 0, 0.55, 2200,
+     true},
+    {"matmul_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 1e-3, 10, 0.05, 0, 0.5, 2200, false},
+    {"prefixsum_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 500e-6, 6, 0.05, 0, 0.5, 2200,
+     false},
+    {"sort_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 3e-3, 8, 0.05, 0, 0.45, 2200, false},
+    {"vectoradd_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 200e-6, 3, 0.05, 0, 0.7, 2200,
+     true},
+    {"vectorsum_v2", date_us(2025, 2, 1), date_us(2025, 12, 31), 150e-6, 4, 0.05, 0, 0.6, 2200,
+     false},
     // Linear algebra on B200.
     {"qr_v2", date_us(2026, 7, 15), date_us(2026, 9, 30), 2e-3, 5, 0.03, 0, 0.45, 11000, false},
     {"eigh", date_us(2026, 7, 15), date_us(2026, 9, 30), 8e-3, 4, 0.03, 0, 0.4, 11000, false},
@@ -192,11 +197,10 @@ std::vector<LeaderboardModel> config_models(const dataset::ConfigInfo& config, S
     m.id = info.id ? *info.id : kFirstPmppId + pmpp_index++;
     m.name = info.name;
     m.note = info.note;
-    m.runners = config.hardware;
-    if (config.name.rfind("amd_", 0) == 0 && config.family == dataset::SchemaFamily::LEGACY_RUNS) {
-      // The first AMD competition: single-GPU problems on MI300, distributed ones on MI300x8.
-      m.runners = {m.id >= 563 ? "MI300x8" : "MI300"};
-    }
+    // The runners the registry knows for the leaderboard (NVFP4: NVIDIA, the on-premise machines,
+    // for 595-598, Modal's B200 for 697, both for 730; the first AMD competition: MI300, and
+    // MI300x8 for the distributed problems).
+    m.runners = info.runners.empty() ? config.hardware : info.runners;
     if (m.runners.size() > kMaxRunners) {
       throw std::logic_error("synth: leaderboard " + m.name + " has more than " +
                              std::to_string(kMaxRunners) + " runners");
@@ -241,6 +245,9 @@ const char* to_string(Family family) {
 const char* to_string(Layout layout) {
   return layout == Layout::PUBLISHED ? "published" : "kbdata";
 }
+const char* to_string(LeaderboardRows rows) {
+  return rows == LeaderboardRows::PUBLISHED ? "published" : "all";
+}
 
 int config_pool_size(const dataset::ConfigInfo& config, Scale scale) {
   return pool_size(config, scale);
@@ -256,7 +263,7 @@ Population config_population(const dataset::ConfigInfo& config,
 std::string synth_command(const SynthOptions& options) {
   return std::string("kbdata synth --scale ") + to_string(options.scale) + " --seed " +
          std::to_string(options.seed) + " --family " + to_string(options.family) + " --layout " +
-         to_string(options.layout);
+         to_string(options.layout) + " --leaderboards " + to_string(options.leaderboards);
 }
 
 bool made_by_synth(const std::string& dir) {
@@ -329,6 +336,11 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     all_models.insert(all_models.end(), models.begin(), models.end());
   }
   const dataset::ConfigInfo* boards = dataset::find_config("leaderboards");
+  if (options.leaderboards == LeaderboardRows::PUBLISHED) {
+    // The published leaderboards.parquet has held only the first AMD competition's leaderboards:
+    // every other leaderboard is known by the config files alone.
+    all_models = config_models(*dataset::find_config("amd_submissions"), options.scale);
+  }
   auto [rows, bytes] = write_leaderboards(path(boards->file), all_models, options.seed, writer);
   card.push_back({{boards->name, boards->file, rows, bytes}, boards, {}});
 

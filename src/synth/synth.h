@@ -41,6 +41,9 @@ namespace kbdata::synth {
 
 enum class Scale { SMALL, MEDIUM, FULL };
 enum class Family { FLAT, LEGACY, BOTH };
+// Which leaderboards leaderboards.parquet holds: those of the first AMD competition, as the
+// published file has held (PUBLISHED), or every leaderboard synth models (ALL).
+enum class LeaderboardRows { PUBLISHED, ALL };
 
 struct SynthOptions {
   // Created if missing. An existing folder must be empty or one synth made (made_by_synth), unless
@@ -51,6 +54,7 @@ struct SynthOptions {
   uint64_t seed = 1;
   Family family = Family::BOTH;
   Layout layout = Layout::PUBLISHED;
+  LeaderboardRows leaderboards = LeaderboardRows::PUBLISHED;
   // Progress lines go here when it is a terminal and the scale is not small; nullptr: none.
   std::FILE* progress = nullptr;
 };
@@ -90,6 +94,7 @@ inline constexpr int64_t kFirstPmppId = 901;
 [[nodiscard]] const char* to_string(Scale scale);
 [[nodiscard]] const char* to_string(Family family);
 [[nodiscard]] const char* to_string(Layout layout);
+[[nodiscard]] const char* to_string(LeaderboardRows rows);
 
 // Writes the configs of the family, leaderboards.parquet and README.md into options.out_dir.
 // Returns what was written, in the card's order. Throws IoError if the folder or a file cannot be

@@ -85,9 +85,13 @@ class PairsCli : public ::testing::Test {
     kbdata::testing::write_bytes(data_ + "/nvidia_nvfp4_submissions.parquet",
                                  kbdata::testing::flat_file(hand_built_rows()));
     std::ofstream(data_ + "/README.md") << "---\nlicense: cc-by-4.0\n---\n# test data\n";
-    // The bundled sample's leaderboards: the task text of 595 for chat and preference.
-    fs::copy_file(std::string(KBDATA_SOURCE_DIR) + "/data/sample/leaderboards.parquet",
-                  data_ + "/leaderboards.parquet");
+    // A leaderboards file DuckDB wrote: the task text of 595 for chat and preference.
+    kbdata::testing::duckdb().run(
+        "COPY (SELECT 595::BIGINT AS id, 'nvfp4_gemv' AS name, TIMESTAMPTZ '2025-11-29 "
+        "00:00:00+00' AS deadline, 'py' AS lang, 'Implement nvfp4_gemv as fast as you can on "
+        "B200. Your kernel is checked against the reference.' AS description, 'def ref(): pass' "
+        "AS reference, ['NVIDIA'] AS gpu_types) TO " +
+        kbdata::testing::sql_path(data_ + "/leaderboards.parquet") + " (FORMAT PARQUET)");
   }
 
   // Runs pairs on the folder with `args`, writing `name`; returns the result.

@@ -128,20 +128,21 @@ TEST_F(Remote, SubmissionsStatsAndRecordsPrintWhatTheyPrintLocally) {
 // The audit and pairs read the data set's leaderboards.parquet (references, task texts) through
 // the same source as its configs.
 TEST_F(Remote, AuditAndPairsReadTheLeaderboardsRemotely) {
-  expect_same_as_local({"audit", "-p", "nvfp4_gemm", "--format", "jsonl", "--data", kAddress});
+  // The published leaderboards file holds the first AMD competition's leaderboards.
+  expect_same_as_local({"audit", "-p", "amd-fp8-mm", "--format", "jsonl", "--data", kAddress});
   fs::remove(root_ / "hub.log");
   const std::string remote_out = (root_ / "remote.jsonl").string();
   const std::string local_out = (root_ / "local.jsonl").string();
   start_hub();
-  Result r = kbdata({"pairs", "-p", "nvfp4_gemm", "--format", "chat", "--data", kAddress, "--out",
+  Result r = kbdata({"pairs", "-p", "amd-fp8-mm", "--format", "chat", "--data", kAddress, "--out",
                      remote_out, "--card", (root_ / "remote-card.md").string()});
   stop_hub();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  local({"pairs", "-p", "nvfp4_gemm", "--format", "chat", "--data", kAddress, "--out", local_out,
+  local({"pairs", "-p", "amd-fp8-mm", "--format", "chat", "--data", kAddress, "--out", local_out,
          "--card", (root_ / "local-card.md").string()});
   const std::string chat = read_file(remote_out);
   EXPECT_EQ(chat, read_file(local_out));
-  EXPECT_NE(chat.find("Implement nvfp4_gemm as fast as you can"), std::string::npos);
+  EXPECT_NE(chat.find("Implement amd-fp8-mm as fast as you can"), std::string::npos);
 }
 
 // kbdata serve over the data set, read remotely: its index is built from the ranges read, and its
