@@ -284,13 +284,36 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
             report::format_table(other_rows, {false, false, true});
   }
   if (!held.empty()) {
+    // One line per (file, leaderboard): its runners with their rows (rows without a runner as
+    // "none"), and the GPUs they run on.
     std::vector<std::vector<std::string>> held_rows = {
-        {"file", "leaderboard", "problem", "runner", "gpu", "rows", "registry"}};
-    for (const Held& h : held) {
-      const dataset::FileContents::Entry& e = *h.entry;
-      held_rows.push_back({h.file->name, std::to_string(e.leaderboard_id), e.problem_name,
-                           e.runner.value_or("null"), gpu_text(e.runner), std::to_string(e.rows),
-                           registry_text(e)});
+        {"file", "leaderboard", "problem", "runners (rows)", "gpus", "rows", "registry"}};
+    for (size_t i = 0; i < held.size();) {
+      const dataset::FileContents::Entry& first = *held[i].entry;
+      std::string runners, none, gpus;
+      uint64_t total = 0;
+      size_t j = i;
+      for (; j < held.size() && held[j].file == held[i].file &&
+             held[j].entry->leaderboard_id == first.leaderboard_id &&
+             held[j].entry->problem_name == first.problem_name;
+           ++j) {
+        const dataset::FileContents::Entry& e = *held[j].entry;
+        total += e.rows;
+        if (!e.runner) {
+          none = "none " + std::to_string(e.rows);
+          continue;
+        }
+        runners += (runners.empty() ? "" : ", ") + *e.runner + " " + std::to_string(e.rows);
+        const std::string gpu = gpu_text(e.runner);
+        if (!gpu.empty() && (", " + gpus + ", ").find(", " + gpu + ", ") == std::string::npos) {
+          gpus += (gpus.empty() ? "" : ", ") + gpu;
+        }
+      }
+      if (!none.empty()) runners += (runners.empty() ? "" : ", ") + none;
+      held_rows.push_back({held[i].file->name, std::to_string(first.leaderboard_id),
+                           first.problem_name, runners, gpus, std::to_string(total),
+                           registry_text(first)});
+      i = j;
     }
     text += "\nwhat the files hold (rows: flat rows, or legacy submissions):\n" +
             report::format_table(held_rows, {false, true, false, false, false, true, false});
