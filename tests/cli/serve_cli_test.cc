@@ -344,6 +344,38 @@ TEST_F(ServeCli, PlantedMarkupStaysText) {
             std::string::npos);
 }
 
+// The files are the truth: a config file, a problem and a runner no registry lists (written by
+// DuckDB beside the sample) are served like the published ones: listed on the home page, with a
+// leaderboard page whose twin is what the commands print.
+TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
+  kbdata::testing::duckdb().run(
+      "COPY (SELECT i::BIGINT AS submission_id, 801::BIGINT AS leaderboard_id, 'fp8_gemm_v3' AS "
+      "problem_name, 'u' || (i % 4) AS user_id, 'user' || (i % 4) AS user_name, i::BIGINT AS "
+      "code_id, 'submission.py' AS file_name, TIMESTAMPTZ '2026-09-01 00:00:00+00' + "
+      "to_hours(i::BIGINT) AS submission_time, 'succeeded' AS status, (1e-5 * (20 - i))::DOUBLE "
+      "AS score, true AS passed, 'leaderboard' AS mode, 'GB300' AS runner, 'import torch\n"
+      "def custom_kernel(data):\n    return data[0] @ data[1]  # ' || i AS code FROM range(1, 13) "
+      "t(i)) TO " +
+      kbdata::testing::sql_path(data_ + "/nvidia_fp8_submissions.parquet") + " (FORMAT parquet)");
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const Answer home = get(serve.port(), "/");
+  EXPECT_NE(home.body.find("<a href=\"/leaderboard/801\">fp8_gemm_v3</a>"), std::string::npos)
+      << home.body;
+  const Answer lb = get(serve.port(), "/leaderboard/801");
+  EXPECT_EQ(lb.status, 200);
+  EXPECT_NE(lb.body.find("<h2>Ranking on GB300</h2>"), std::string::npos);
+  EXPECT_NE(lb.body.find("<tr class=\"rank-row\">"), std::string::npos);
+  const nlohmann::json twin = nlohmann::json::parse(get(serve.port(), "/api/leaderboard/801").body);
+  const auto top = run("top --data " + data_ + " --leaderboard 801 -n 0 --uncertainty -f json");
+  EXPECT_EQ(twin["top"], nlohmann::json::parse(top.out));
+  EXPECT_EQ(twin["top"].size(), 4u);
+  // The registry's runners are shown with their GPU.
+  EXPECT_NE(get(serve.port(), "/leaderboard/597").body.find("<h2>Ranking on NVIDIA (B200)</h2>"),
+            std::string::npos);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
 TEST_F(ServeCli, AnyAddressButLoopbackIsSaidLoudly) {
   ServeProcess serve(data_, cwd_, {"--bind", "0.0.0.0"});
   ASSERT_GT(serve.port(), 0) << serve.err();
