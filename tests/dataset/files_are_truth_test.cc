@@ -288,6 +288,35 @@ TEST_F(FilesAreTruth, PandasDoubleIdsWithGapsReadAsIdsAndNulls) {
   }
 }
 
+// A user name with invalid UTF-8 is shown repaired (U+FFFD): the name shown is the name a filter
+// finds, by --user-name and by --user.
+TEST_F(FilesAreTruth, AUserNameIsFoundByTheTextShown) {
+  duckdb().run(
+      "COPY (SELECT 1::BIGINT AS submission_id, 496::BIGINT AS leaderboard_id, 'trimul' AS "
+      "problem_name, 'u1' AS user_id, '\\xFFbob'::BLOB AS user_name, 1::BIGINT AS code_id, "
+      "'submission.py' AS file_name, TIMESTAMPTZ '2026-01-01 00:00:00+00' AS submission_time, "
+      "'succeeded' AS status, 0.005::DOUBLE AS score, true AS passed, 'leaderboard' AS mode, "
+      "'H100' AS runner, 'print(1)' AS code) TO " +
+      sql_path((dir_ / "trimul_submissions.parquet").string()) + " (FORMAT PARQUET)");
+  const std::string shown =
+      "\xEF\xBF\xBD"
+      "bob";
+  std::vector<Submission> rows = load({});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].user_name, shown);
+  Filter f;
+  f.user_name = shown;
+  EXPECT_EQ(load(f).size(), 1u);
+  f = {};
+  f.user = shown;
+  EXPECT_EQ(load(f).size(), 1u);
+  f = {};
+  f.user_name =
+      "\xFF"
+      "bob";  // the raw bytes are not a name anyone is shown
+  EXPECT_EQ(load(f).size(), 0u);
+}
+
 // A problem the folder lacks but a registry config holds: the message names the config's file, and
 // for a folder a command fetched, the command that fetches it.
 TEST_F(FilesAreTruth, AnUnknownProblemNamesTheConfigTheFolderLacks) {

@@ -328,6 +328,22 @@ TEST_F(Remote, OfflineReadsTheCachedSnapshotWithoutARequest) {
   EXPECT_EQ(requests().size(), before);
 }
 
+// Offline with a partial snapshot (one config pulled): a problem of a config the snapshot lacks
+// is not "unknown": the message names the config's file and the pull that fetches it.
+TEST_F(Remote, OfflineWithAPartialSnapshotNamesTheConfigToPull) {
+  start_hub();
+  ASSERT_EQ(pull({"--config", "trimul_submissions"}).exit_code, 0);
+  Result r = kbdata(kTop, with_env({{"HF_HUB_OFFLINE", "1"}}));
+  expect_one_line_error(r, 2, "unknown problem 'nvfp4_gemm' in ");
+  EXPECT_NE(r.err.find("the registry places it in nvidia_nvfp4_submissions.parquet (`kbdata pull "
+                       "GPUMODE/kernelbot-data --revision " +
+                       std::string(kCommit) +
+                       " --config nvidia_nvfp4_submissions` fetches it), which the folder lacks"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(its problems: trimul)"), std::string::npos) << r.err;
+}
+
 TEST_F(Remote, OfflineWithoutTheCacheIsOneLine) {
   start_hub();
   Result r = kbdata(kTop, with_env({{"HF_HUB_OFFLINE", "1"}}));
