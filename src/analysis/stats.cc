@@ -8,10 +8,7 @@
 #include "dataset/run_result.h"
 
 namespace kbdata::analysis {
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 double quantile_cont(const std::vector<double>& sorted, double q) {
   const double h = static_cast<double>(sorted.size() - 1) * q;
