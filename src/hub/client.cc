@@ -98,21 +98,6 @@ std::string printable(const std::string& text) {
   return out;
 }
 
-std::string percent_encode(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += hex_digit(u >> 4, true);
-      out += hex_digit(u, true);
-    }
-  }
-  return out;
-}
-
 void add_header_line(const char* data, size_t size, Headers& headers) {
   std::string line(data, size);
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
@@ -232,7 +217,7 @@ std::string HubClient::resolve_url(const std::string& commit, const std::string&
     size_t end = path.find('/', start);
     if (end == std::string::npos) end = path.size();
     if (start > 0) url += '/';
-    url += percent_encode(path.substr(start, end - start));
+    append_percent_encoded(url, std::string_view(path).substr(start, end - start));
     start = end + 1;
   }
   return url;
@@ -304,9 +289,9 @@ std::string HubClient::resolve_revision(const std::string& revision) {
 
 RevisionInfo HubClient::revision_info(const std::string& revision) {
   const std::string what = "revision '" + printable(revision) + "' of " + repo_;
-  const std::string body = get(
-      environment_.endpoint + "/api/datasets/" + repo_ + "/revision/" + percent_encode(revision),
-      what, nullptr);
+  std::string url = environment_.endpoint + "/api/datasets/" + repo_ + "/revision/";
+  append_percent_encoded(url, revision);
+  const std::string body = get(url, what, nullptr);
   nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
   if (!json.is_object() || !json.contains("sha") || !json["sha"].is_string() ||
       !is_hex(json["sha"].get<std::string>(), 40)) {

@@ -122,9 +122,6 @@ class HubClient {
 // `text` with every byte outside printable ASCII as '?', for messages about what a server sent.
 [[nodiscard]] std::string printable(const std::string& text);
 
-// Percent-encodes everything but unreserved characters (RFC 3986).
-[[nodiscard]] std::string percent_encode(const std::string& text);
-
 // Parses a header block line ("Name: value\r\n") into `headers`; a status line clears them.
 void add_header_line(const char* data, size_t size, Headers& headers);
 
