@@ -1,6 +1,7 @@
 # The two commands a newcomer needs are `make demo` and `make check`; the rest are for developers.
 # Every target installs what is missing first (scripts/install-deps is idempotent and quick when
-# everything is present).
+# everything is present): `make build` and `make demo` what building kbdata needs, the others
+# also what the tests and benchmarks run (PostgreSQL, Chromium, clang, the npm peers).
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
@@ -8,18 +9,27 @@ CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
 SAMPLE     := data/sample
 
-.PHONY: all deps build demo check test soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
+.PHONY: all deps build-deps build build-all demo check test soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
 
 all: build
 
 deps:
 	@scripts/install-deps
 
-# Benchmarks are compiled (not run) by every build, so an API change cannot leave them broken.
+build-deps:
+	@scripts/install-deps build
+
+# The build folder knows the tests and the benchmarks (-DKBDATA_BENCH=ON), but `make build` (and
+# so `make demo`) compiles only the kbdata binary and its HTTP module. `make check` compiles
+# everything: every test, and every benchmark (compiled, not run), so that an API change cannot
+# leave the benchmarks broken.
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON -DKBDATA_BENCH=ON $(CMAKE_ARGS)
 
-build: deps $(BUILD)/build.ninja
+build: build-deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kbdata
+
+build-all: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # kbdata's main job on the bundled sample (data/sample: a small synthetic data set made by
@@ -67,7 +77,7 @@ format: deps
 
 # The conformance summary is printed first (ctest shows a passing test's output only with -V);
 # ctest then runs everything, the conformance test included, and decides the exit status.
-check: build format-check
+check: build-all format-check
 	@KBDATA_CORPUS=$(CORPUS) $(BUILD)/tests/conformance/conformance_test --gtest_brief=1 2>&1 \
 	  | grep -E '^conformance:' || true
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -80,7 +90,7 @@ test: check
 # SOAK_SECONDS are spent. KBDATA_SOAK_SEED=N runs seed N alone (and keeps its files in
 # $(BUILD)/soak-out). Failing files stay in $(BUILD)/soak-out.
 SOAK_SECONDS ?= 600
-soak: build
+soak: deps build
 	node tests/random/random_duckdb.mjs $(BUILD)/kbdata $(BUILD)/soak-out --soak $(SOAK_SECONDS)
 
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer.

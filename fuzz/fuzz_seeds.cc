@@ -5,7 +5,9 @@
 //                       header bytes that describe its column (layout in fuzz_inputs.h)
 //   OUT_DIR/snappy/     each file's first kMaxSeedBytes, snappy-compressed (streams of every tag
 //                       kind for fuzz_snappy)
-// Usage: fuzz_seeds OUT_DIR FILE...  Files that fail to open get only their read_file seed.
+// Usage: fuzz_seeds OUT_DIR FILE...  Files that fail to open get only their read_file seed. A
+// seed whose pages declare more than the fuzz targets decode (fuzz_inputs.h, DecodeLimits) is left
+// out, and named on stdout.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +24,18 @@
 namespace {
 
 constexpr int64_t kMaxSeedBytes = 64 << 10;
+
+// What a left-out seed declares, for the line that names it.
+std::string describe(const kbdata::fuzz::DeclaredSizes& sizes) {
+  return "its pages declare " + std::to_string(sizes.pages) + " bytes (the largest " +
+         std::to_string(sizes.largest_page) + "), " + std::to_string(sizes.values) +
+         " values and up to " + std::to_string(sizes.gathered) +
+         " bytes of dictionary values; the fuzz targets decode at most " +
+         std::to_string(kbdata::fuzz::DecodeLimits::kInputBytes) + ", " +
+         std::to_string(kbdata::fuzz::DecodeLimits::kPageBytes) + ", " +
+         std::to_string(kbdata::fuzz::DecodeLimits::kValues) + " and " +
+         std::to_string(kbdata::fuzz::DecodeLimits::kGatheredBytes);
+}
 
 void write_seed(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   std::ofstream(path, std::ios::binary)
@@ -61,7 +75,13 @@ int main(int argc, char** argv) {
       if (file_size <= static_cast<uint64_t>(kMaxSeedBytes)) {
         std::vector<uint8_t> whole(file_size);
         reader->file().read_at(0, whole);
-        write_seed(root / "read_file" / stem, whole);
+        const fuzz::DeclaredSizes sizes = fuzz::declared_sizes_of_file(whole.data(), whole.size());
+        if (sizes.within_limits()) {
+          write_seed(root / "read_file" / stem, whole);
+        } else {
+          std::printf("fuzz_seeds: left out %s as a read_file seed: %s\n", argv[i],
+                      describe(sizes).c_str());
+        }
       }
       std::vector<uint8_t> footer(reader->footer_length());
       reader->file().read_at(reader->footer_offset(), footer);
@@ -96,7 +116,15 @@ int main(int argc, char** argv) {
           reader->file().read_at(
               static_cast<uint64_t>(start),
               std::span<uint8_t>(seed.data() + fuzz::kPageFuzzHeader, static_cast<size_t>(length)));
-          write_seed(out_dir / (stem + "_rg" + std::to_string(g) + "_c" + std::to_string(c)), seed);
+          const std::string name = stem + "_rg" + std::to_string(g) + "_c" + std::to_string(c);
+          const fuzz::DeclaredSizes sizes =
+              fuzz::declared_sizes_of_page_input(seed.data(), seed.size());
+          if (!sizes.within_limits()) {
+            std::printf("fuzz_seeds: left out %s's row group %d, column %zu as a page seed: %s\n",
+                        argv[i], g, c, describe(sizes).c_str());
+            continue;
+          }
+          write_seed(out_dir / name, seed);
           ++written;
         }
       }

@@ -129,8 +129,8 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
                             : "";
     if (load.filter.runner) where += " on runner " + *load.filter.runner;
     const std::string why = why_empty(dir, load.filter);
-    throw Error("no submissions of user '" + options.user + "'" + where +
-                (why.empty() ? " (--user takes a user id or a user name)" : why));
+    throw NotFoundError("no submissions of user '" + options.user + "'" + where +
+                        (why.empty() ? " (--user takes a user id or a user name)" : why));
   }
   if (!by_id.empty()) {
     // An id match wins over users who happen to be named like it.

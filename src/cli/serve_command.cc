@@ -10,10 +10,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
 #include <thread>
+#include <tuple>
 
 #include "analysis/near_duplicates.h"
 #include "analysis/noise.h"
@@ -27,6 +30,7 @@
 #include "cli/top_command.h"
 #include "common/error.h"
 #include "common/shared_library.h"
+#include "common/text.h"
 #include "dataset/hardware.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
@@ -128,11 +132,19 @@ std::string time_cell(const json& v) {
   return escape(t);
 }
 
+// The page of `user_id` on `leaderboard`: the id percent-encoded (any byte but '/' reaches the
+// route; an id holding '/' is refused by the policy, docs/serve.md).
+std::string user_href(int64_t leaderboard, const std::string& user_id) {
+  std::string href = "/user/" + std::to_string(leaderboard) + "/";
+  append_percent_encoded(href, user_id);
+  return href;
+}
+
 std::string user_link(int64_t leaderboard, const json& row) {
   const std::string id = text_of(row["user_id"]);
   const std::string name =
       row.contains("user_name") && !row["user_name"].is_null() ? text_of(row["user_name"]) : id;
-  return "<a href=\"/user/" + std::to_string(leaderboard) + "/" + escape(id) + "\">" +
+  return "<a href=\"" + escape(user_href(leaderboard, id)) + "\">" +
          escape(name.empty() ? id : name) + "</a>";
 }
 
@@ -169,7 +181,7 @@ int64_t id_of(const std::ssub_match& m) {
 
 // What /api/status says of the index.
 struct IndexStatus {
-  std::string state = "off";  // off, building, warming, ready, over the limit, failed
+  std::string state = "off";  // off, building, warming, ready, over the limit, failed, stale
   uint64_t rows = 0;
   uint64_t bytes = 0;  // the index's
   double seconds = 0;  // since the server started
@@ -177,20 +189,78 @@ struct IndexStatus {
   uint64_t leaderboard_bytes = 0;  // the leaderboards' answers worked out in advance
 };
 
+// A local folder's *.parquet files (names, sizes, modification times), to see that they changed.
+using FolderStamp = std::vector<std::tuple<std::string, uintmax_t, int64_t>>;
+
+FolderStamp stamp_folder(const std::string& folder) {
+  FolderStamp out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(".") || !name.ends_with(".parquet")) continue;
+    std::error_code e;
+    const uintmax_t size = fs::file_size(it->path(), e);  // follows links (a pulled snapshot's)
+    const auto time = fs::last_write_time(it->path(), e);
+    out.emplace_back(name, e ? 0 : size,
+                     e ? 0 : static_cast<int64_t>(time.time_since_epoch().count()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+constexpr const char* kStaleNote =
+    "The data changed since this server started (a file was added, removed or rewritten): the "
+    "index and the pages worked out in advance were dropped, and every page reads the files "
+    "(slower). Restart kbdata serve to index the data again.";
+
 class Site {
  public:
-  explicit Site(DataOptions data) : data_(std::move(data)) {}
+  explicit Site(DataOptions data) : data_(std::move(data)) {
+    if (data_.data) stamp_ = stamp_folder(*data_.data);
+  }
 
   void set_status(const IndexStatus& status) {
     std::lock_guard lock(data_mutex_);
+    if (!stale_) status_ = status;
+  }
+
+  // Loads from now on read `resident` where it serves them (not once the data changed).
+  void set_resident(std::shared_ptr<const dataset::Resident> resident, const IndexStatus& status) {
+    std::lock_guard lock(data_mutex_);
+    if (stale_) return;
+    data_.resident = std::move(resident);
     status_ = status;
   }
 
-  // Loads from now on read `resident` where it serves them.
-  void set_resident(std::shared_ptr<const dataset::Resident> resident, const IndexStatus& status) {
+  [[nodiscard]] bool stale() const {
     std::lock_guard lock(data_mutex_);
-    data_.resident = std::move(resident);
-    status_ = status;
+    return stale_;
+  }
+
+  // Asked before every answer (ServerOptions::data_changed): whether the folder's files changed
+  // since the last call. The first change drops the index (loads read the files; the status says
+  // "stale"); every change drops what was worked out from the old files (the leaderboards' pages,
+  // their list, the users' list), and the server drops its cached answers.
+  bool data_changed() {
+    if (!data_.data) return false;
+    FolderStamp now = stamp_folder(*data_.data);
+    {
+      std::lock_guard lock(data_mutex_);
+      if (now == stamp_) return false;
+      stamp_ = std::move(now);
+      stale_ = true;
+      data_.resident.reset();
+      status_ = {"stale", 0, 0, status_.seconds, "", 0};
+    }
+    std::lock_guard lock(memo_mutex_);
+    ++generation_;
+    leaderboards_.clear();
+    trends_.clear();
+    memo_bytes_ = 0;
+    boards_.reset();
+    users_.reset();
+    return true;
   }
 
   void add_routes(serve::Server& server) {
@@ -264,7 +334,13 @@ class Site {
                 {"seconds", status_.seconds},
                 {"leaderboard_bytes", status_.leaderboard_bytes}};
     if (!status_.error.empty()) out["error"] = status_.error;
+    if (stale_) out["note"] = kStaleNote;
     return out;
+  }
+
+  // A page of the site: the notice that the data changed since the server started, if they did.
+  std::string page(std::string_view title, std::string_view kind, std::string_view body) const {
+    return serve::page(title, kind, body, stale() ? kStaleNote : "");
   }
 
   std::string configs_json() {
@@ -284,30 +360,37 @@ class Site {
   };
 
   // The leaderboards the folder's files hold (dataset::read_contents: the files are the truth,
-  // whatever the registry lists), each once, in the files' order and by id; read once: the data
-  // do not change while the server runs.
-  const std::vector<Board>& boards() {
-    std::call_once(boards_once_, [this] {
-      const DataOptions options = data();
-      const dataset::DataDir dir = scan_data(*options.data, nullptr);
-      std::set<int64_t> seen;
-      for (const dataset::FileContents& c : dataset::read_contents(dir)) {
-        const dataset::ConfigInfo* config = c.file->config;
-        for (const dataset::FileContents::Entry& e : c.entries) {
-          if (!seen.insert(e.leaderboard_id).second) continue;
-          boards_.push_back({e.leaderboard_id, e.problem_name,
-                             std::string(dataset::note_for(e.leaderboard_id)),
-                             config != nullptr ? config->name : c.file->name,
-                             config != nullptr ? config->note : std::string()});
-        }
+  // whatever the registry lists), each once, in the files' order and by id. Read once, and again
+  // after the data changed.
+  std::shared_ptr<const std::vector<Board>> boards() {
+    uint64_t generation = 0;
+    {
+      std::lock_guard lock(memo_mutex_);
+      if (boards_) return boards_;
+      generation = generation_;
+    }
+    auto all = std::make_shared<std::vector<Board>>();
+    const DataOptions options = data();
+    const dataset::DataDir dir = scan_data(*options.data, nullptr);
+    std::set<int64_t> seen;
+    for (const dataset::FileContents& c : dataset::read_contents(dir)) {
+      const dataset::ConfigInfo* config = c.file->config;
+      for (const dataset::FileContents::Entry& e : c.entries) {
+        if (!seen.insert(e.leaderboard_id).second) continue;
+        all->push_back({e.leaderboard_id, e.problem_name,
+                        std::string(dataset::note_for(e.leaderboard_id)),
+                        config != nullptr ? config->name : c.file->name,
+                        config != nullptr ? config->note : std::string()});
       }
-    });
-    return boards_;
+    }
+    std::lock_guard lock(memo_mutex_);
+    if (generation == generation_ && !boards_) boards_ = all;
+    return all;
   }
 
   [[nodiscard]] bool is_board(int64_t id) {
-    const std::vector<Board>& all = boards();
-    return std::any_of(all.begin(), all.end(), [id](const Board& b) { return b.id == id; });
+    const auto all = boards();
+    return std::any_of(all->begin(), all->end(), [id](const Board& b) { return b.id == id; });
   }
 
   HttpResponse home() {
@@ -317,7 +400,7 @@ class Site {
     body +=
         "<h2>Leaderboards</h2><table class=\"leaderboards\"><tr><th class=\"num\">id</th>"
         "<th>problem</th><th>config</th><th>note</th></tr>";
-    for (const Board& b : boards()) {
+    for (const Board& b : *boards()) {
       const std::string id = std::to_string(b.id);
       body += "<tr class=\"leaderboard-row\"><td class=\"num\">" + id +
               "</td><td><a href=\"/leaderboard/" + id + "\">" + escape(b.name) + "</a></td><td>" +
@@ -336,7 +419,7 @@ class Site {
               escape(text_of(c.value("size", json()))) + "</td></tr>";
     }
     body += "</table>";
-    return html_response(serve::page("KernelBot data", "home", body));
+    return html_response(page("KernelBot data", "home", body));
   }
 
   // A leaderboard's twin and chart, worked out once: the pages of a leaderboard run the heaviest
@@ -351,16 +434,19 @@ class Site {
   template <typename Compute>
   std::shared_ptr<const Computed> remembered(
       std::map<int64_t, std::shared_ptr<const Computed>>& memo, int64_t id, Compute compute) {
+    uint64_t generation = 0;
     {
       std::lock_guard lock(memo_mutex_);
       const auto it = memo.find(id);
       if (it != memo.end()) return it->second;
+      generation = generation_;
     }
     auto computed = std::make_shared<Computed>();
     computed->data = compute(id, &computed->svg);
     if (!is_board(id)) return computed;
     const size_t bytes = computed->data.dump().size() + computed->svg.size();
     std::lock_guard lock(memo_mutex_);
+    if (generation != generation_) return computed;  // made across a change of the data
     const auto [it, inserted] = memo.try_emplace(id, std::move(computed));
     if (inserted) memo_bytes_ += bytes;
     return it->second;
@@ -379,9 +465,9 @@ class Site {
   // Works out every leaderboard's pages (after the index is ready, so that no page waits for
   // them), until `stop`. Returns the bytes the memo holds.
   uint64_t warm(const std::atomic<bool>& stop) {
-    for (const Board& b : boards()) {
+    for (const Board& b : *boards()) {
       const int64_t id = b.id;
-      if (stop) break;
+      if (stop || stale()) break;
       leaderboard_json(id);
       try {
         trend_json(id);
@@ -493,12 +579,12 @@ class Site {
       body += "</table>";
     }
     if (data["top"].empty()) body += "<p>No qualifying submission on this leaderboard.</p>";
-    return html_response(serve::page(problem, "leaderboard", body));
+    return html_response(page(problem, "leaderboard", body));
   }
 
   // The problem name of leaderboard `id` from the configs; NotFoundError when the folder has none.
   std::string problem_of(int64_t id) {
-    for (const Board& b : boards()) {
+    for (const Board& b : *boards()) {
       if (b.id == id) return b.name;
     }
     throw NotFoundError("no leaderboard " + std::to_string(id) + " in the data");
@@ -539,7 +625,7 @@ class Site {
     }
     body += "</table>";
     return html_response(
-        serve::page("Techniques on " + problem_of(id) + ", week by week", "techniques", body));
+        page("Techniques on " + problem_of(id) + ", week by week", "techniques", body));
   }
 
   // `kbdata show ID --format json`: the submission's rows, with code. NotFoundError without one.
@@ -651,16 +737,15 @@ class Site {
         char similarity[32];
         std::snprintf(similarity, sizeof similarity, "%.0f%%", 100 * r["similarity"].get<double>());
         const bool same_user = text_of(r["user_id"]) == text_of(s["user_id"]);
-        body +=
-            "<tr class=\"near-row\"><td>" + submission_link(r["submission_id"]) + "</td><td>" +
-            user_link(leaderboard, r) + "</td><td>" + time_cell(r["submission_time"]) +
-            "</td><td class=\"num\">" + score_cell(r["score"]) + "</td><td class=\"num\">" +
-            similarity + "</td><td>" +
-            (same_user ? "<a href=\"/user/" + std::to_string(leaderboard) + "/" +
-                             escape(text_of(s["user_id"])) + "?a=" + text_of(r["submission_id"]) +
-                             "&amp;b=" + std::to_string(id) + "#diff\">diff</a>"
-                       : std::string("another user")) +
-            "</td></tr>";
+        body += "<tr class=\"near-row\"><td>" + submission_link(r["submission_id"]) + "</td><td>" +
+                user_link(leaderboard, r) + "</td><td>" + time_cell(r["submission_time"]) +
+                "</td><td class=\"num\">" + score_cell(r["score"]) + "</td><td class=\"num\">" +
+                similarity + "</td><td>" +
+                (same_user ? "<a href=\"" + escape(user_href(leaderboard, text_of(s["user_id"]))) +
+                                 "?a=" + text_of(r["submission_id"]) +
+                                 "&amp;b=" + std::to_string(id) + "#diff\">diff</a>"
+                           : std::string("another user")) +
+                "</td></tr>";
       }
       body += "</table>";
     }
@@ -668,13 +753,17 @@ class Site {
             (s["code"].is_string()
                  ? serve::highlighted_code(s["code"].get<std::string>(), text_of(s["file_name"]))
                  : std::string("<p class=\"muted\">No code in the data.</p>"));
-    return html_response(serve::page("Submission " + std::to_string(id), "submission", body));
+    return html_response(page("Submission " + std::to_string(id), "submission", body));
   }
 
+  // The search text, as UTF-8: bytes that are no UTF-8 (q=%ff) are searched, and echoed, as
+  // U+FFFD, as the data's own text is shown.
   static std::string query(const HttpRequest& r) {
     auto it = r.params.find("q");
-    std::string q = it == r.params.end() ? "" : it->second;
-    if (q.size() > 200) throw UsageError("a search of more than 200 bytes");
+    const std::string raw = it == r.params.end() ? "" : it->second;
+    if (raw.size() > 200) throw UsageError("a search of more than 200 bytes");
+    std::string q;
+    append_utf8_repaired(q, raw);
     return q;
   }
 
@@ -792,7 +881,7 @@ class Site {
               (split ? serve::diff_table_split(text_of(d["diff"]))
                      : serve::diff_table(text_of(d["diff"])));
     }
-    return html_response(serve::page(name + " on " + text_of(first["problem_name"]), "user", body));
+    return html_response(page(name + " on " + text_of(first["problem_name"]), "user", body));
   }
 
   // Submission and leaderboard ids equal to the text, and the leaderboards and users whose names or
@@ -823,7 +912,7 @@ class Site {
         // no such submission: the other results only
       }
     }
-    for (const Board& b : boards()) {
+    for (const Board& b : *boards()) {
       if (out["leaderboards"].size() >= 50) break;
       if (holds(b.name) || (number && std::to_string(b.id) == q)) {
         json lb = {{"id", b.id}, {"name", b.name}};
@@ -831,7 +920,7 @@ class Site {
         out["leaderboards"].push_back(std::move(lb));
       }
     }
-    for (const UserEntry& u : users()) {
+    for (const UserEntry& u : *users()) {
       if (out["users"].size() >= 50) break;
       if (holds(u.user_id) || (u.user_name && holds(*u.user_name))) {
         out["users"].push_back({{"leaderboard_id", u.leaderboard_id},
@@ -862,7 +951,7 @@ class Site {
     if (data["submissions"].empty() && data["leaderboards"].empty() && data["users"].empty()) {
       body += "<p>Nothing found.</p>";
     }
-    return html_response(serve::page("Search: " + q, "search", body));
+    return html_response(page("Search: " + q, "search", body));
   }
 
   struct UserEntry {
@@ -872,10 +961,17 @@ class Site {
     std::optional<std::string> user_name;
   };
 
-  // Every (leaderboard, user) of the folder, read once (no code) and kept: about 100 bytes each.
-  const std::vector<UserEntry>& users() {
-    std::lock_guard lock(mutex_);
-    if (users_loaded_) return users_;
+  // Every (leaderboard, user) of the folder, read once (no code) and kept, and again after the
+  // data changed: about 100 bytes each. Their texts as the commands show them (ill-formed UTF-8
+  // repaired), so that they can be searched and sent as JSON.
+  std::shared_ptr<const std::vector<UserEntry>> users() {
+    uint64_t generation = 0;
+    {
+      std::lock_guard lock(memo_mutex_);
+      if (users_) return users_;
+      generation = generation_;
+    }
+    std::lock_guard command_lock(mutex_);
     const DataOptions options = data();
     dataset::DataDir dir = scan_data(*options.data, nullptr);
     dir.resident = options.resident;
@@ -884,15 +980,23 @@ class Site {
     load.with_details = false;
     std::set<std::pair<int64_t, std::string>> seen;
     dataset::LoadStats stats;
+    auto all = std::make_shared<std::vector<UserEntry>>();
+    auto shown = [](const std::string& text) {
+      std::string out;
+      append_utf8_repaired(out, text);
+      return out;
+    };
     dataset::load_dir(
         dir, load,
         [&](dataset::Submission&& s) {
           if (!seen.insert({s.leaderboard_id, s.user_id}).second) return;
-          users_.push_back({s.leaderboard_id, s.problem_name, s.user_id, s.user_name});
+          all->push_back({s.leaderboard_id, shown(s.problem_name), shown(s.user_id),
+                          s.user_name ? std::optional(shown(*s.user_name)) : std::nullopt});
         },
         stats);
-    users_loaded_ = true;
-    return users_;
+    std::lock_guard lock(memo_mutex_);
+    if (generation == generation_ && !users_) users_ = all;
+    return all;
   }
 
   // The options the commands get: the folder, and its index once built.
@@ -901,18 +1005,21 @@ class Site {
     return data_;
   }
 
-  std::once_flag boards_once_;
-  std::vector<Board> boards_;
+  // What was worked out from the files, dropped when they change (generation_ counts the
+  // changes: what was made across one is not kept).
   std::mutex memo_mutex_;
+  uint64_t generation_ = 0;
+  std::shared_ptr<const std::vector<Board>> boards_;
   std::map<int64_t, std::shared_ptr<const Computed>> leaderboards_;
   std::map<int64_t, std::shared_ptr<const Computed>> trends_;
   uint64_t memo_bytes_ = 0;
+  std::shared_ptr<const std::vector<UserEntry>> users_;
   DataOptions data_;
   mutable std::mutex data_mutex_;
   IndexStatus status_;
+  FolderStamp stamp_;   // the folder's files when last looked at
+  bool stale_ = false;  // the files changed since the server started
   std::mutex mutex_;
-  std::vector<UserEntry> users_;
-  bool users_loaded_ = false;
 };
 
 // A note of the index's progress on stderr: one that cannot be written (stderr closed) is lost,
@@ -948,15 +1055,17 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   const dataset::DataDir dir = open_data_dir(options.data, err);
   DataOptions data = options.data;
   data.data = dir.path;
+  Site site(data);
   serve::ServerOptions server_options;
   server_options.bind = options.bind;
   server_options.port = options.port;
+  server_options.data_changed = [&site] { return site.data_changed(); };
+  server_options.log = [err](const std::string& line) { say(err, "kbdata: " + line + "\n"); };
   // A closed stdout or stderr, or a client gone mid-answer, must not end the server.
   ::signal(SIGPIPE, SIG_IGN);
   const sigset_t signals = stop_signals();
   ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   serve::Server server(server_options, load_backend());
-  Site site(data);
   site.add_routes(server);
   const int port = server.bind();
   const std::string host =
@@ -991,10 +1100,10 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
             dir, steps, data.threads.value_or(0), limit,
             [&](uint64_t rows) {
               site.set_status({"building", rows, 0, seconds(), ""});
-              return !stopping.load();
+              return !stopping.load() && !site.stale();
             },
             &stopped_at);
-        if (stopping) return;
+        if (stopping || site.stale()) return;
         if (resident == nullptr) {
           site.set_status({"over the limit", stopped_at, limit, seconds(), ""});
           say(err, "kbdata: note: the index would pass --index-memory " +
@@ -1006,7 +1115,7 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
         site.set_resident(std::move(resident), ready);
         ::malloc_trim(0);  // the build's batches of code, freed, go back to the system
         ready.leaderboard_bytes = site.warm(stopping);
-        if (stopping) return;
+        if (stopping || site.stale()) return;
         ready.state = "ready";
         ready.seconds = seconds();
         site.set_status(ready);

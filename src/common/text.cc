@@ -266,6 +266,20 @@ void append_hex(std::string& out, std::span<const uint8_t> bytes) {
   }
 }
 
+void append_percent_encoded(std::string& out, std::string_view text) {
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += hex_digit(u >> 4, true);
+      out += hex_digit(u, true);
+    }
+  }
+}
+
 size_t append_table_cell(std::string& out, std::string_view text, size_t max_width) {
   const size_t limit = max_width > 0 ? max_width : SIZE_MAX;
   size_t width = 0;

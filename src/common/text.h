@@ -64,6 +64,11 @@ inline void append_hex(std::string& out, std::string_view bytes) {
   append_hex(out, std::span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
+// Appends `text` percent-encoded as one URL path segment or query value (RFC 3986): every byte
+// but the unreserved characters (ASCII letters and digits, '-', '.', '_', '~') as %XX, upper-case.
+// The hub's request URLs and kbdata serve's links.
+void append_percent_encoded(std::string& out, std::string_view text);
+
 // The width tables cut cells at, in code points ("…" included).
 inline constexpr size_t kTableCellWidth = 40;
 

@@ -66,8 +66,19 @@ bool is_hex(std::string_view text, size_t length) {
 
 bool is_valid_repo_id(std::string_view repo) {
   const size_t slash = repo.find('/');
-  return slash != std::string_view::npos && repo.find('/', slash + 1) == std::string_view::npos &&
-         is_safe_repo_path(repo) && repo.find("--") == std::string_view::npos;
+  if (slash == std::string_view::npos || repo.find("--") != std::string_view::npos ||
+      repo.find("..") != std::string_view::npos) {
+    return false;
+  }
+  auto word = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  auto valid_part = [&](std::string_view part) {
+    return !part.empty() && part.size() <= 96 && word(part.front()) && word(part.back()) &&
+           std::all_of(part.begin(), part.end(),
+                       [&](char c) { return word(c) || c == '-' || c == '.'; });
+  };
+  return valid_part(repo.substr(0, slash)) && valid_part(repo.substr(slash + 1));
 }
 
 RepoCache::RepoCache(std::string root, const std::string& repo) {

@@ -25,7 +25,10 @@ namespace kbdata::hub {
 // True when `text` is `length` lower-case hexadecimal digits.
 [[nodiscard]] bool is_hex(std::string_view text, size_t length);
 
-// "OWNER/NAME" is two safe names; a revision is a safe path (branches may hold '/').
+// "OWNER/NAME" by the hub's own rule (huggingface_hub's validate_repo_id): each part 1 to 96 of
+// the letters, digits, '_', '-' and '.', starting and ending with a letter, digit or '_', and no
+// "--" or ".." anywhere. Such a name needs no escaping in a URL or a file name. (A revision is a
+// safe path instead: branches may hold '/', and it is percent-encoded.)
 [[nodiscard]] bool is_valid_repo_id(std::string_view repo);
 
 class RepoCache {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "common/error.h"
@@ -19,7 +20,8 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr int kMaxRedirects = 10;
-constexpr int kMaxTreePages = 100000;
+// The most one JSON answer (a revision, a tree page) may hold: the hub's pages of 1000 entries
+// are about 300 KB.
 constexpr size_t kMaxJsonBytes = 64u << 20;
 
 // The seconds in `t=N` of a RateLimit header ("bucket";r=0;t=55), or nullopt.
@@ -49,10 +51,20 @@ std::optional<long> retry_after(const std::string& value) {
   return std::max<long>(0, static_cast<long>(when - std::time(nullptr)));
 }
 
+// A JSON answer being received; `over_cap` when it passed kMaxJsonBytes (the transfer is then
+// abandoned: a retry would bring the same answer).
+struct JsonBody {
+  std::string bytes;
+  bool over_cap = false;
+};
+
 size_t collect_body(char* data, size_t, size_t size, void* user) {
-  auto* body = static_cast<std::string*>(user);
-  if (body->size() + size > kMaxJsonBytes) return 0;
-  body->append(data, size);
+  auto* body = static_cast<JsonBody*>(user);
+  if (body->bytes.size() + size > kMaxJsonBytes) {
+    body->over_cap = true;
+    return 0;
+  }
+  body->bytes.append(data, size);
   return size;
 }
 
@@ -89,26 +101,19 @@ struct ListDeleter {
 
 }  // namespace
 
+std::string redirect_refusal(const std::string& location) {
+  const size_t colon = location.find("://");
+  std::string scheme = colon == std::string::npos ? "" : location.substr(0, colon);
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme == "http" || scheme == "https") return "";
+  return "a redirect to '" + printable(location) + "', which is not an http:// or https:// URL";
+}
+
 std::string printable(const std::string& text) {
   std::string out = text.substr(0, 200);
   for (char& c : out) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u >= 0x7f) c = '?';
-  }
-  return out;
-}
-
-std::string percent_encode(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += hex_digit(u >> 4, true);
-      out += hex_digit(u, true);
-    }
   }
   return out;
 }
@@ -146,13 +151,13 @@ bool RetryBudget::retryable(long status) {
 }
 
 std::optional<milliseconds> RetryBudget::after_failed_try(
-    bool transport_failed, const std::string& transport, long status, uint64_t received,
-    uint64_t expected, const std::string& origin, const Headers& headers, int& tries,
-    uint64_t& received_at_failure, std::string& reason) {
+    bool transport_failed, bool transient, const std::string& transport, long status,
+    uint64_t received, uint64_t expected, const std::string& origin, const Headers& headers,
+    int& tries, uint64_t& received_at_failure, std::string& reason) {
   long kind = status;
   if (transport_failed) {
     reason = transport;
-    kind = 0;
+    kind = transient ? 0 : -1;
   } else if (status == 200 || status == 206) {
     reason = "the body ended after " + std::to_string(received) + " of " +
              std::to_string(expected) + " bytes";
@@ -232,7 +237,7 @@ std::string HubClient::resolve_url(const std::string& commit, const std::string&
     size_t end = path.find('/', start);
     if (end == std::string::npos) end = path.size();
     if (start > 0) url += '/';
-    url += percent_encode(path.substr(start, end - start));
+    append_percent_encoded(url, std::string_view(path).substr(start, end - start));
     start = end + 1;
   }
   return url;
@@ -251,7 +256,7 @@ std::string HubClient::get(const std::string& first_url, const std::string& what
     for (const std::string& header : request_headers(url)) {
       list.reset(api.curl_slist_append(list.release(), header.c_str()));
     }
-    std::string body;
+    JsonBody body;
     Headers headers;
     CURL* h = easy.get();
     api.curl_easy_setopt(h, CURLOPT_URL, url.c_str());
@@ -271,22 +276,31 @@ std::string HubClient::get(const std::string& first_url, const std::string& what
     long status = 0;
     api.curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     ++tries;
+    if (body.over_cap) {
+      throw FormatError(what + ": the answer from " + url_origin(url) + " passes " +
+                        std::to_string(kMaxJsonBytes >> 20) +
+                        " MiB, the most kbdata reads of one JSON answer");
+    }
     if (code == CURLE_OK && status >= 300 && status < 400) {
       char* location = nullptr;
       api.curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &location);
       if (location == nullptr || ++redirects > kMaxRedirects) {
         throw IoError(what + ": too many or broken redirects from " + url_origin(url));
       }
+      if (const std::string refusal = redirect_refusal(location); !refusal.empty()) {
+        throw IoError(what + ": " + refusal + " (HTTP " + std::to_string(status) + " from " +
+                      url_origin(url) + ")");
+      }
       url = location;
       continue;
     }
     if (code == CURLE_OK && status == 200) {
       if (next != nullptr) *next = next_link(headers);
-      return body;
+      return std::move(body.bytes);
     }
     std::string failure =
         code != CURLE_OK ? api.curl_easy_strerror(code) : "HTTP " + std::to_string(status);
-    if (!RetryBudget::retryable(code != CURLE_OK ? 0 : status)) {
+    if (code != CURLE_OK ? !transient_failure(code) : !RetryBudget::retryable(status)) {
       if (status == 401) failure += " (the hub refused the token, or a token is needed)";
       if (status == 404) failure += " (no such data set, revision or file)";
       throw IoError(what + ": " + failure + " from " + url_origin(url));
@@ -304,9 +318,9 @@ std::string HubClient::resolve_revision(const std::string& revision) {
 
 RevisionInfo HubClient::revision_info(const std::string& revision) {
   const std::string what = "revision '" + printable(revision) + "' of " + repo_;
-  const std::string body = get(
-      environment_.endpoint + "/api/datasets/" + repo_ + "/revision/" + percent_encode(revision),
-      what, nullptr);
+  std::string url = environment_.endpoint + "/api/datasets/" + repo_ + "/revision/";
+  append_percent_encoded(url, revision);
+  const std::string body = get(url, what, nullptr);
   nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
   if (!json.is_object() || !json.contains("sha") || !json["sha"].is_string() ||
       !is_hex(json["sha"].get<std::string>(), 40)) {
@@ -328,14 +342,35 @@ RevisionInfo HubClient::revision_info(const std::string& revision) {
   return info;
 }
 
-std::vector<TreeFile> HubClient::list_tree(const std::string& commit) {
+std::vector<TreeFile> HubClient::list_tree(const std::string& commit,
+                                           const std::vector<std::string>* commit_files) {
+  const std::string tree = "tree of " + repo_ + "@" + commit;
+  // The most entries the tree can list: the commit's files and their folders.
+  std::optional<size_t> most_entries;
+  std::string most_text;
+  if (commit_files != nullptr) {
+    std::set<std::string> folders;
+    for (const std::string& path : *commit_files) {
+      for (size_t slash = path.find('/'); slash != std::string::npos;
+           slash = path.find('/', slash + 1)) {
+        folders.insert(path.substr(0, slash));
+      }
+    }
+    most_entries = commit_files->size() + folders.size();
+    most_text = std::to_string(commit_files->size()) + " files and " +
+                std::to_string(folders.size()) + " folders";
+  }
   std::vector<TreeFile> files;
+  std::set<std::string> followed;  // the pages' URLs
+  std::set<std::string> listed;    // every entry's path
   std::string url =
       environment_.endpoint + "/api/datasets/" + repo_ + "/tree/" + commit + "?recursive=true";
-  for (int page = 0; !url.empty(); ++page) {
-    const std::string what =
-        "tree of " + repo_ + "@" + commit + ", page " + std::to_string(page + 1);
-    if (page >= kMaxTreePages) throw FormatError(what + ": too many pages");
+  for (size_t page = 1; !url.empty(); ++page) {
+    const std::string what = tree + ", page " + std::to_string(page);
+    if (!followed.insert(url).second) {
+      throw FormatError(what + ": the page before links back to '" + printable(url) +
+                        "', a page already read");
+    }
     std::string next;
     const std::string body = get(url, what, &next);
     if (!next.empty() && !is_hub_url(next)) {
@@ -344,14 +379,25 @@ std::vector<TreeFile> HubClient::list_tree(const std::string& commit) {
     url = next;
     nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
     if (!json.is_array()) throw FormatError(what + ": not a JSON array");
+    if (json.empty() && !next.empty()) {
+      throw FormatError(what + ": an empty page that links to another ('" + printable(next) + "')");
+    }
     for (const nlohmann::json& entry : json) {
       if (!entry.is_object() || !entry.contains("type") || !entry["type"].is_string() ||
           !entry.contains("path") || !entry["path"].is_string()) {
         throw FormatError(what + ": an entry without a type or path");
       }
+      const std::string& path = entry["path"].get_ref<const std::string&>();
+      if (!listed.insert(path).second) {
+        throw FormatError(tree + " lists '" + printable(path) + "' twice");
+      }
+      if (most_entries && listed.size() > *most_entries) {
+        throw FormatError(what + ": more entries than the commit's " + most_text +
+                          " (as its revision lists them) can make");
+      }
       if (entry["type"] != "file") continue;
       TreeFile file;
-      file.path = entry["path"].get<std::string>();
+      file.path = path;
       if (!is_safe_repo_path(file.path)) {
         throw FormatError(what + ": refusing the entry '" + printable(file.path) +
                           "', whose path would leave the cache's snapshot folder");
@@ -381,11 +427,6 @@ std::vector<TreeFile> HubClient::list_tree(const std::string& commit) {
   }
   std::sort(files.begin(), files.end(),
             [](const TreeFile& a, const TreeFile& b) { return a.path < b.path; });
-  for (size_t i = 1; i < files.size(); ++i) {
-    if (files[i].path == files[i - 1].path) {
-      throw FormatError("tree of " + repo_ + "@" + commit + " lists '" + files[i].path + "' twice");
-    }
-  }
   return files;
 }
 

@@ -37,7 +37,8 @@ class RetryBudget {
   // one pull may spend waiting in all.
   RetryBudget(std::chrono::milliseconds base, std::chrono::seconds cap);
 
-  // True for the statuses worth another try (0 stands for a transport error).
+  // True for the statuses worth another try (0 stands for a transport error that
+  // transient_failure() says another try may change).
   [[nodiscard]] static bool retryable(long status);
 
   // The wait before try `tries` + 1 after a failure with `status` and `headers`, charged to the
@@ -48,15 +49,16 @@ class RetryBudget {
                                                                    int tries, std::string& why);
 
   // A try of a transfer of file bytes failed (`transport_failed` with libcurl's `transport`
-  // message, else the answer's `status`), having brought `received` of `expected` bytes; `tries`
+  // message, `transient` when another try may change it (transient_failure), else the answer's
+  // `status`), having brought `received` of `expected` bytes; `tries`
   // and `received_at_failure` are the transfer's count of failed tries (restarted by a try that
   // brought bytes) and the bytes it had then. Returns the wait before the next try, or nullopt
   // when the transfer fails for good; `reason` is then the one-line error (naming `origin` and,
   // for a final status, what it means).
   [[nodiscard]] std::optional<std::chrono::milliseconds> after_failed_try(
-      bool transport_failed, const std::string& transport, long status, uint64_t received,
-      uint64_t expected, const std::string& origin, const Headers& headers, int& tries,
-      uint64_t& received_at_failure, std::string& reason);
+      bool transport_failed, bool transient, const std::string& transport, long status,
+      uint64_t received, uint64_t expected, const std::string& origin, const Headers& headers,
+      int& tries, uint64_t& received_at_failure, std::string& reason);
 
   [[nodiscard]] int retries() const { return retries_; }
 
@@ -94,9 +96,14 @@ class HubClient {
   // The same request, with the file list the answer carries.
   [[nodiscard]] RevisionInfo revision_info(const std::string& revision);
 
-  // Every file of `commit`'s tree, all pages. Throws FormatError for an entry whose path would
-  // escape the cache or whose identity is not a hash, Error for a page that cannot be fetched.
-  [[nodiscard]] std::vector<TreeFile> list_tree(const std::string& commit);
+  // Every file of `commit`'s tree, all pages. The pages are followed while each brings entries
+  // not listed before: a page whose URL was already followed, an empty page that links on, or a
+  // path listed twice is a FormatError, and so is a tree of more entries than `commit_files` (the
+  // files the revision's answer listed, when it did) and their folders can make. Throws
+  // FormatError for an entry whose path would escape the cache or whose identity is not a hash,
+  // Error for a page that cannot be fetched.
+  [[nodiscard]] std::vector<TreeFile> list_tree(
+      const std::string& commit, const std::vector<std::string>* commit_files = nullptr);
 
   // The resolve URL of `path` at `commit` (segments percent-encoded).
   [[nodiscard]] std::string resolve_url(const std::string& commit, const std::string& path) const;
@@ -119,11 +126,12 @@ class HubClient {
   RetryBudget& budget_;
 };
 
+// Why kbdata does not follow a redirect to `location`, or "" when it does: only to http:// and
+// https:// URLs (a redirect to file://, ftp://, ... is refused at once, never retried).
+[[nodiscard]] std::string redirect_refusal(const std::string& location);
+
 // `text` with every byte outside printable ASCII as '?', for messages about what a server sent.
 [[nodiscard]] std::string printable(const std::string& text);
-
-// Percent-encodes everything but unreserved characters (RFC 3986).
-[[nodiscard]] std::string percent_encode(const std::string& text);
 
 // Parses a header block line ("Name: value\r\n") into `headers`; a status line clears them.
 void add_header_line(const char* data, size_t size, Headers& headers);

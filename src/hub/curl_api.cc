@@ -45,6 +45,27 @@ const CurlApi& curl() {
   return api;
 }
 
+bool transient_failure(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_HTTP2:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_HTTP3:
+    case CURLE_QUIC_CONNECT_ERROR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void set_transfer_options(CURL* handle, const char* url, curl_slist* headers, void* owner,
                           CurlCallback on_body, CurlCallback on_header) {
   const CurlApi& api = curl();

@@ -46,6 +46,12 @@ struct CurlApi {
 // loaded or lacks a function; the next call tries again.
 [[nodiscard]] const CurlApi& curl();
 
+// Whether another try may change a transfer that failed with `code`: a name that did not resolve,
+// a connection refused, dropped or timed out, a TLS handshake or an HTTP/2 stream that broke, a
+// body cut short or never sent. Not: a malformed URL, a protocol kbdata does not speak, a
+// certificate refused, too many redirects, or a transfer kbdata's own callback ended.
+[[nodiscard]] bool transient_failure(CURLcode code);
+
 // What receives a transfer's body and its header lines (libcurl's write and header callbacks).
 using CurlCallback = size_t (*)(char* data, size_t one, size_t size, void* owner);
 

@@ -630,6 +630,9 @@ class Downloader {
         fail(t, "too many or broken redirects (HTTP " + std::to_string(status) + " from " + origin +
                     ")");
       }
+      if (const std::string refusal = redirect_refusal(next); !refusal.empty()) {
+        fail(t, refusal + " (HTTP " + std::to_string(status) + " from " + origin + ")");
+      }
       t.url = next;
       t.start_at = Clock::now();
       return;
@@ -657,9 +660,9 @@ class Downloader {
       return;
     }
     std::string failure;
-    const auto wait = client_.budget().after_failed_try(code != CURLE_OK, transport, status,
-                                                        t.received, t.length, origin, t.headers,
-                                                        t.tries, t.received_at_failure, failure);
+    const auto wait = client_.budget().after_failed_try(
+        code != CURLE_OK, transient_failure(code), transport, status, t.received, t.length, origin,
+        t.headers, t.tries, t.received_at_failure, failure);
     if (!wait) fail(t, failure);
     t.start_at = Clock::now() + *wait;
   }

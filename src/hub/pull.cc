@@ -77,7 +77,9 @@ PullResult pull(const PullOptions& options,
                 const std::function<void(uint64_t, uint64_t)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   if (!is_valid_repo_id(options.repo)) {
-    throw UsageError("'" + printable(options.repo) + "' is not a data set name (OWNER/NAME)");
+    throw UsageError("'" + printable(options.repo) +
+                     "' is not a data set name (OWNER/NAME, each of letters, digits, '_', '-' "
+                     "and '.')");
   }
   if (!is_safe_repo_path(options.revision)) {
     throw UsageError("'" + printable(options.revision) + "' is not a revision name");
@@ -94,11 +96,13 @@ PullResult pull(const PullOptions& options,
   RetryBudget budget(RetryBudget::default_base(), RetryBudget::kCap);
   HubClient client(std::move(environment), options.repo, budget);
   PullResult result;
-  result.commit = client.resolve_revision(options.revision);
+  const RevisionInfo revision = client.revision_info(options.revision);
+  result.commit = revision.commit;
   result.snapshot = cache.snapshot_folder(result.commit);
 
   std::vector<TreeFile> files;
-  for (TreeFile& file : client.list_tree(result.commit)) {
+  for (TreeFile& file :
+       client.list_tree(result.commit, revision.files ? &*revision.files : nullptr)) {
     if (chosen(file.path, options)) files.push_back(std::move(file));
   }
   if (files.empty()) {

@@ -92,10 +92,11 @@ std::string offline_commit(const HfAddress& a, const RepoCache& cache) {
 
 // Every file of `commit` whose path satisfies `keep`, from the tree, with its cached blob if any.
 std::vector<RemoteSource::Entry> tree_entries(HubClient& client, const RepoCache& cache,
-                                              const HfAddress& a, const std::string& commit,
+                                              const HfAddress& a, const Resolved& r,
                                               const std::function<bool(const TreeFile&)>& keep) {
   std::vector<RemoteSource::Entry> out;
-  for (TreeFile& file : client.list_tree(commit)) {
+  const std::string& commit = r.commit;
+  for (TreeFile& file : client.list_tree(commit, r.files ? &*r.files : nullptr)) {
     if (!keep(file)) continue;
     RemoteSource::Entry entry;
     entry.address = address_of(a, commit, file.path);
@@ -263,7 +264,7 @@ RemoteData open_remote_data(const std::string& url, const RemoteOptions& options
   }
   auto session = std::make_shared<RemoteSession>(r.environment, a.repo, r.commit, options.log);
   std::vector<RemoteSource::Entry> entries = tree_entries(
-      session->client(), cache, a, r.commit, [&](const TreeFile& f) { return in_folder(f.path); });
+      session->client(), cache, a, r, [&](const TreeFile& f) { return in_folder(f.path); });
   if (options.log != nullptr) {
     int local = 0;
     for (const auto& e : entries) local += e.local ? 1 : 0;
@@ -296,7 +297,7 @@ std::unique_ptr<RandomAccessFile> open_remote_file(const std::string& url,
   }
   auto session = std::make_shared<RemoteSession>(r.environment, a.repo, r.commit, options.log);
   std::vector<RemoteSource::Entry> entries = tree_entries(
-      session->client(), cache, a, r.commit, [&](const TreeFile& f) { return f.path == a.path; });
+      session->client(), cache, a, r, [&](const TreeFile& f) { return f.path == a.path; });
   if (entries.empty()) {
     throw UsageError(a.repo + "@" + r.commit + " has no file '" + a.path + "'");
   }

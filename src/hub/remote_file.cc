@@ -323,6 +323,9 @@ class Fetcher {
         fail(r, "too many or broken redirects (HTTP " + std::to_string(status) + " from " + origin +
                     ")");
       }
+      if (const std::string refusal = redirect_refusal(next); !refusal.empty()) {
+        fail(r, refusal + " (HTTP " + std::to_string(status) + " from " + origin + ")");
+      }
       r.url = next;
       r.start_at = Clock::now();
       return;
@@ -347,9 +350,9 @@ class Fetcher {
       return;
     }
     std::string failure;
-    const auto wait = client_.budget().after_failed_try(code != CURLE_OK, transport, status,
-                                                        r.received, r.length(), origin, r.headers,
-                                                        r.tries, r.received_at_failure, failure);
+    const auto wait = client_.budget().after_failed_try(
+        code != CURLE_OK, transient_failure(code), transport, status, r.received, r.length(),
+        origin, r.headers, r.tries, r.received_at_failure, failure);
     if (!wait) fail(r, failure);
     r.start_at = Clock::now() + *wait;
   }

@@ -28,6 +28,7 @@ th, td { border-bottom: 1px solid var(--line); padding: .25em .7em; text-align: 
          vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .note { color: #8a4b00; background: #fff6e6; padding: .3em .6em; border-radius: 4px; }
+.notice { color: #7a1010; background: #fdeaea; padding: .4em .6em; border-radius: 4px; }
 .muted { color: var(--muted); }
 .verdict-cheat { color: #b00020; font-weight: 600; }
 .verdict-suspicious { color: #9a6700; font-weight: 600; }
@@ -91,7 +92,8 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::string page(std::string_view title, std::string_view kind, std::string_view body) {
+std::string page(std::string_view title, std::string_view kind, std::string_view body,
+                 std::string_view notice) {
   std::string out =
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -109,6 +111,11 @@ std::string page(std::string_view title, std::string_view kind, std::string_view
   out += "\">\n<h1>";
   out += escape(title);
   out += "</h1>\n";
+  if (!notice.empty()) {
+    out += "<p class=\"notice\">";
+    out += escape(notice);
+    out += "</p>\n";
+  }
   out += body;
   out += "\n</main></body></html>\n";
   return out;

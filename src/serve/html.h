@@ -13,11 +13,12 @@ namespace kbdata::serve {
 // carriage return, U+FFFE and U+FFFF as U+FFFD.
 [[nodiscard]] std::string escape(std::string_view text);
 
-// A whole page: <!doctype html>, the title, the navigation (home, search box), then `body` inside
-// <main id="page" data-page="KIND">. The style sheet and the script are the server's own
+// A whole page: <!doctype html>, the title, the navigation (home, search box), then inside
+// <main id="page" data-page="KIND"> the title as <h1>, `notice` (text, when not empty) as
+// <p class="notice">, and `body`. The style sheet and the script are the server's own
 // (/static/style.css, /static/app.js).
-[[nodiscard]] std::string page(std::string_view title, std::string_view kind,
-                               std::string_view body);
+[[nodiscard]] std::string page(std::string_view title, std::string_view kind, std::string_view body,
+                               std::string_view notice = {});
 
 // The embedded assets.
 [[nodiscard]] std::string_view style_sheet();

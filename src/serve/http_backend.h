@@ -36,7 +36,12 @@ struct BackendLimits {
   size_t threads = 8;      // requests served at once
   size_t max_queued = 64;  // requests waiting for a thread; more are refused
   size_t max_body = 0;     // bytes of a request body (GET has none)
-  int read_timeout_s = 5;  // a client that sends nothing for this long is dropped
+  // A request's line and headers must arrive in full within this long of the server being ready
+  // for them (the connection accepted, or the previous answer sent), however their bytes are
+  // spaced; else the connection is closed. A client that trickles a byte now and then cannot
+  // keep a thread.
+  int header_timeout_s = 5;
+  int write_timeout_s = 5;  // an answer's next bytes wait at most this long for room
   size_t keep_alive_max = 100;
 };
 

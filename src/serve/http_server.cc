@@ -196,8 +196,17 @@ HttpResponse Server::handle(const HttpRequest& request) {
 }
 
 HttpResponse Server::answer(const HttpRequest& request) {
+  const bool changed = options_.data_changed && options_.data_changed();
+  uint64_t generation = 0;
   {
     std::lock_guard lock(cache_mutex_);
+    if (changed) {
+      cache_.clear();
+      cache_index_.clear();
+      cache_size_ = 0;
+      ++generation_;
+    }
+    generation = generation_;
     auto it = cache_index_.find(request.target);
     if (it != cache_index_.end()) {
       cache_.splice(cache_.begin(), cache_, it->second);
@@ -214,20 +223,25 @@ HttpResponse Server::answer(const HttpRequest& request) {
       r = error_response(404, e.what());
     } catch (const UsageError& e) {
       r = error_response(400, e.what());
-    } catch (const std::exception& e) {
+    } catch (const Error& e) {
       r = error_response(500, e.what());
+    } catch (const std::exception& e) {
+      r = error_response(500, "kbdata failed to make this page (an internal error)");
+      if (options_.log) {
+        options_.log("internal error answering " + request.target + ": " + e.what());
+      }
     }
-    if (route.cacheable && r.status == 200) remember(request.target, r);
+    if (route.cacheable && r.status == 200) remember(request.target, r, generation);
     return r;
   }
   return error_response(404, "no page at " + request.path);
 }
 
-void Server::remember(const std::string& key, const HttpResponse& response) {
+void Server::remember(const std::string& key, const HttpResponse& response, uint64_t generation) {
   const size_t size = key.size() + response.body.size();
   if (size > options_.cache_bytes / 4) return;  // one answer never takes most of the cache
   std::lock_guard lock(cache_mutex_);
-  if (cache_index_.contains(key)) return;
+  if (generation != generation_ || cache_index_.contains(key)) return;
   cache_.emplace_front(key, response);
   cache_index_[key] = cache_.begin();
   cache_size_ += size;

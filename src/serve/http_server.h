@@ -11,14 +11,18 @@
 //   5. a path (as sent or decoded) holding "..", a backslash, a NUL, "//" or an encoded dot, slash
 //      or backslash: 400; no route serves files, so nothing can be listed or escaped to
 //   6. a route whose pattern matches the whole decoded path answers; else 404
+// A route that throws NotFoundError answers 404, UsageError 400, another kbdata::Error 500 with its
+// one line; any other exception (a library's: its text is no message for a reader) 500 with a
+// fixed line, the exception going to ServerOptions::log.
 // Answers carry Content-Security-Policy (no inline script: scripts come from the server's own
 // /static/), X-Content-Type-Options: nosniff, X-Frame-Options: DENY and Referrer-Policy:
 // no-referrer. Answers of routes marked cacheable are kept, by target, in a cache bounded in bytes
-// (least recently used first out): the data never change while the server runs.
+// (least recently used first out), until ServerOptions::data_changed says the data changed.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <memory>
@@ -39,6 +43,12 @@ struct ServerOptions {
   size_t max_in_flight = 32;
   size_t max_target = 4096;
   size_t cache_bytes = size_t{64} << 20;
+  // Asked before every answer: true when the data changed since it was last asked; the cached
+  // answers are then dropped (and answers being made from the old data are not kept). May be
+  // empty: the data never change.
+  std::function<bool()> data_changed;
+  // Gets a line for the operator (an exception that is no kbdata::Error); may be empty.
+  std::function<void(const std::string&)> log;
 };
 
 // What a route's handler answers: a status (200 unless set), a type and a body.
@@ -80,7 +90,8 @@ class Server {
   };
   [[nodiscard]] bool host_allowed(const std::string& host) const;
   [[nodiscard]] HttpResponse answer(const HttpRequest& request);
-  void remember(const std::string& key, const HttpResponse& response);
+  // Keeps `response` unless the cache was dropped since `generation` (data_changed).
+  void remember(const std::string& key, const HttpResponse& response, uint64_t generation);
 
   ServerOptions options_;
   std::unique_ptr<HttpBackend> backend_;
@@ -95,6 +106,7 @@ class Server {
   std::unordered_map<std::string, std::list<std::pair<std::string, HttpResponse>>::iterator>
       cache_index_;
   size_t cache_size_ = 0;
+  uint64_t generation_ = 0;  // how many times the cache was dropped
 };
 
 // The page of an error, as text: "404 Not Found: ...".

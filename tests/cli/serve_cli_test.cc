@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -373,6 +375,175 @@ TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
   // The registry's runners are shown with their GPU.
   EXPECT_NE(get(serve.port(), "/leaderboard/597").body.find("<h2>Ranking on NVIDIA (B200)</h2>"),
             std::string::npos);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
+// A user whose name holds bytes of no UTF-8, and whose id holds characters a URL must encode.
+kbdata::testing::FlatRow odd_user_row() {
+  kbdata::testing::FlatRow r;
+  r.submission_id = 778;
+  r.leaderboard_id = 597;
+  r.problem_name = "nvfp4_gemm";
+  r.user_id = "a b#c?d%e&f";
+  r.user_name = "odd\xff\xfename";
+  r.code_id = 2;
+  r.submission_time = int64_t{1764000000} * 1000000;
+  r.score = 1e-6;
+  r.passed = true;
+  r.mode = "leaderboard";
+  r.runner = "B200";
+  r.code = "y = 2\n";
+  return r;
+}
+
+// Search answers are JSON whatever the data's or the query's bytes: text that is no UTF-8 is
+// searched and shown as U+FFFD (as the commands show it), never a JSON library's exception.
+TEST_F(ServeCli, SearchAnswersWhateverTheBytes) {
+  kbdata::testing::write_bytes(data_ + "/odd_submissions.parquet",
+                               kbdata::testing::flat_file({odd_user_row()}));
+  ServeProcess serve(data_, cwd_, {"--index-memory", "0"});
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const Answer found = get(serve.port(), "/api/search?q=odd");
+  ASSERT_EQ(found.status, 200) << found.body;
+  const nlohmann::json twin = nlohmann::json::parse(found.body);
+  ASSERT_EQ(twin["users"].size(), 1u) << found.body;
+  EXPECT_EQ(twin["users"][0]["user_name"], "odd\uFFFD\uFFFDname");
+  EXPECT_EQ(twin["users"][0]["user_id"], "a b#c?d%e&f");
+  for (const char* target :
+       {"/api/search?q=%ff", "/search?q=%ff", "/api/search?q=odd%ff%fe", "/search?q=odd"}) {
+    const Answer a = get(serve.port(), target);
+    EXPECT_EQ(a.status, 200) << target << ": " << a.body;
+    EXPECT_EQ(a.body.find("json.exception"), std::string::npos) << target;
+  }
+  const nlohmann::json ff = nlohmann::json::parse(get(serve.port(), "/api/search?q=%ff").body);
+  EXPECT_EQ(ff["query"], "\uFFFD");
+  EXPECT_EQ(ff["users"].size(), 1u);  // the repaired name holds U+FFFD
+  EXPECT_TRUE(serve.err().empty()) << serve.err();
+}
+
+// Links to a user's page carry the id percent-encoded, and lead to it.
+TEST_F(ServeCli, UserLinksAreUrlEncoded) {
+  kbdata::testing::write_bytes(data_ + "/odd_submissions.parquet",
+                               kbdata::testing::flat_file({odd_user_row()}));
+  ServeProcess serve(data_, cwd_, {"--index-memory", "0"});
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const std::string href = "/user/597/a%20b%23c%3Fd%25e%26f";
+  for (const char* target : {"/search?q=odd", "/leaderboard/597", "/submission/778"}) {
+    const Answer a = get(serve.port(), target);
+    EXPECT_NE(a.body.find("<a href=\"" + href + "\">"), std::string::npos) << target;
+  }
+  const Answer user = get(serve.port(), href);
+  EXPECT_EQ(user.status, 200) << user.body;
+  EXPECT_NE(user.body.find("/submission/778"), std::string::npos);
+}
+
+// A user, submission or leaderboard the data do not hold is 404, page and twin alike.
+TEST_F(ServeCli, WhatTheDataDoNotHoldIs404) {
+  ServeProcess serve(data_, cwd_, {"--index-memory", "0"});
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  for (const char* target : {"/api/user/597/nobody", "/user/597/nobody", "/api/submission/1",
+                             "/submission/1", "/leaderboard/123456/techniques"}) {
+    const Answer a = get(serve.port(), target);
+    EXPECT_EQ(a.status, 404) << target << ": " << a.body;
+  }
+  EXPECT_NE(get(serve.port(), "/api/user/597/nobody").body.find("no submissions of user 'nobody'"),
+            std::string::npos);
+}
+
+// When the folder's files change under a running server, no page answers from the old files:
+// the status says "stale" (not "ready"), every page says the data changed, and the pages are made
+// again from the files (a new submission is found, cached answers are not served).
+TEST_F(ServeCli, ChangedDataAreSaidAndNoPageAnswersFromTheOldFiles) {
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  ASSERT_EQ(settled_status(serve.port())["index"], "ready") << serve.err();
+  const Answer before = get(serve.port(), "/leaderboard/597");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_EQ(before.body.find("class=\"notice\""), std::string::npos);
+  EXPECT_EQ(get(serve.port(), "/api/submission/778").status, 404);
+  EXPECT_EQ(get(serve.port(), "/api/search?q=odd").body.find("a b#c"), std::string::npos);
+
+  kbdata::testing::write_bytes(data_ + "/odd_submissions.parquet",
+                               kbdata::testing::flat_file({odd_user_row()}));
+  const nlohmann::json status = nlohmann::json::parse(get(serve.port(), "/api/status").body);
+  EXPECT_EQ(status["index"], "stale") << status.dump();
+  EXPECT_NE(status["note"].get<std::string>().find("Restart kbdata serve"), std::string::npos);
+  const Answer after = get(serve.port(), "/leaderboard/597");
+  EXPECT_NE(after.body.find("<p class=\"notice\">The data changed since this server started"),
+            std::string::npos);
+  // The new user ranks first on 597 (1e-6 s), from the files, not from the kept page.
+  EXPECT_NE(after.body.find("odd\xef\xbf\xbd\xef\xbf\xbdname"), std::string::npos);
+  EXPECT_EQ(get(serve.port(), "/api/submission/778").status, 200);
+  EXPECT_NE(get(serve.port(), "/api/search?q=odd").body.find("a b#c"), std::string::npos);
+  // A file removed is a change too; the status stays "stale".
+  fs::remove(data_ + "/odd_submissions.parquet");
+  EXPECT_EQ(get(serve.port(), "/api/submission/778").status, 404);
+  EXPECT_EQ(nlohmann::json::parse(get(serve.port(), "/api/status").body)["index"], "stale");
+  EXPECT_EQ(serve.stop(), 0);
+}
+
+// Connections that trickle their headers a byte at a time (each byte sooner than any silence
+// timeout) cannot hold the server's threads: each is closed once its request's headers have taken
+// longer than the transport allows in all (docs/serve.md), and other requests are answered
+// meanwhile.
+TEST_F(ServeCli, ConnectionsThatTrickleTheirHeadersAreClosed) {
+  ServeProcess serve(data_, cwd_, {"--index-memory", "0"});
+  const int port = serve.port();
+  ASSERT_GT(port, 0) << serve.err();
+  constexpr int kTricklers = 12;  // more than the transport's 8 threads
+  const std::string request =
+      "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+      "\r\nX-Slow: " + std::string(100, 'a') + "\r\n\r\n";
+  std::vector<int> closed(kTricklers, 0);  // 1 when the server closed the connection
+  std::vector<int> bytes_sent(kTricklers, 0);
+  std::atomic<bool> stop = false;
+  std::vector<std::thread> tricklers;
+  for (int i = 0; i < kTricklers; ++i) {
+    tricklers.emplace_back([&, i] {
+      const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<uint16_t>(port));
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return;
+      // One byte a second, until the server closes the connection (or the test gives up).
+      for (size_t at = 0; at < request.size() && !stop; ++at) {
+        if (::send(fd, &request[at], 1, MSG_NOSIGNAL) != 1) {
+          closed[i] = 1;
+          break;
+        }
+        ++bytes_sent[i];
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 1000) > 0) {
+          char buffer[1024];
+          if (::recv(fd, buffer, sizeof buffer, 0) <= 0) {
+            closed[i] = 1;
+            break;
+          }
+          while (::recv(fd, buffer, sizeof buffer, 0) > 0) {  // an answer, then the close
+          }
+          closed[i] = 1;
+          break;
+        }
+      }
+      ::close(fd);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // Every thread holds a trickler now; this request is answered once they are dropped.
+  const Answer status = raw(port,
+                            "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                                "\r\nConnection: close\r\n\r\n",
+                            /*timeout_s=*/60);
+  const bool answered = status.status == 200;
+  stop = !answered;  // (before the fix nothing answers: end the tricklers, and fail below)
+  for (std::thread& t : tricklers) t.join();
+  EXPECT_TRUE(answered) << "no answer while " << kTricklers << " connections trickled";
+  for (int i = 0; i < kTricklers; ++i) {
+    EXPECT_EQ(closed[i], 1) << "trickler " << i << " was never closed";
+    EXPECT_LT(bytes_sent[i], static_cast<int>(request.size())) << i;
+  }
+  EXPECT_EQ(get(port, "/api/status").status, 200);
   EXPECT_EQ(serve.stop(), 0);
 }
 

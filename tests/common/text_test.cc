@@ -252,5 +252,19 @@ TEST(FloatText, RoundTrips) {
   }
 }
 
+// RFC 3986, 2.3: only the unreserved characters stay as they are; every other byte, including
+// '/', '%', space and bytes of UTF-8 or of no encoding, becomes %XX with upper-case digits.
+TEST(PercentEncoding, KeepsOnlyUnreservedCharacters) {
+  std::string out = "x=";
+  append_percent_encoded(out, "AZaz09-._~");
+  EXPECT_EQ(out, "x=AZaz09-._~");
+  out.clear();
+  append_percent_encoded(out, "a b/c?d#e%f&g+h");
+  EXPECT_EQ(out, "a%20b%2Fc%3Fd%23e%25f%26g%2Bh");
+  out.clear();
+  append_percent_encoded(out, std::string_view("\xc3\xa9\xff\x00", 4));
+  EXPECT_EQ(out, "%C3%A9%FF%00");
+}
+
 }  // namespace
 }  // namespace kbdata

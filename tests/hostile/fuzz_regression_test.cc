@@ -69,5 +69,58 @@ TEST(FuzzRegression, Audit) {
   });
 }
 
+std::vector<uint8_t> bytes_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+// The fuzz targets' limits (fuzz_inputs.h, DecodeLimits): every fixture is fuzzed whole; an input
+// whose pages declare more than a run can decode is passed over (large_string_map.brotli.parquet,
+// two 1 GiB strings, stopped fuzz_read_file at once: issue 45), whatever else it holds.
+TEST(FuzzLimits, TheFixturesAreFuzzedAndHugeDeclaredSizesAreNot) {
+  int fixtures = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(KBDATA_TEST_DATA)) {
+    if (entry.path().extension() != ".parquet") continue;
+    SCOPED_TRACE(entry.path().string());
+    const std::vector<uint8_t> file = bytes_of(entry.path());
+    EXPECT_TRUE(fuzz::declared_sizes_of_file(file.data(), file.size()).within_limits());
+    ++fixtures;
+  }
+  EXPECT_GE(fixtures, 20);
+
+  // A page input whose one page declares 2^31 - 1 bytes over a few stored ones.
+  parquet::PageHeader header;
+  header.type = parquet::PageType::DATA_PAGE;
+  header.uncompressed_page_size = INT32_MAX;
+  header.compressed_page_size = 4;
+  header.data_page_header.emplace();
+  header.data_page_header->num_values = 1;
+  std::vector<uint8_t> page = {1, 0, 0, 0, 0, 0, 0};  // INT32, GZIP: the fuzz_page header
+  std::vector<uint8_t> encoded;
+  parquet::encode_page_header(header, encoded);
+  page.insert(page.end(), encoded.begin(), encoded.end());
+  page.insert(page.end(), {0x1f, 0x8b, 0, 0});
+  const fuzz::DeclaredSizes sizes = fuzz::declared_sizes_of_page_input(page.data(), page.size());
+  EXPECT_EQ(sizes.largest_page, uint64_t{INT32_MAX});
+  EXPECT_FALSE(sizes.within_limits());
+  header.uncompressed_page_size = 1000;
+  encoded.clear();
+  parquet::encode_page_header(header, encoded);
+  page.resize(fuzz::kPageFuzzHeader);
+  page.insert(page.end(), encoded.begin(), encoded.end());
+  page.insert(page.end(), {0x1f, 0x8b, 0, 0});
+  EXPECT_TRUE(fuzz::declared_sizes_of_page_input(page.data(), page.size()).within_limits());
+
+  const auto corpus = corpus_root();
+  if (!corpus) GTEST_SKIP() << "Parquet corpus not found at " << corpus_location();
+  const std::vector<uint8_t> huge =
+      bytes_of(*corpus / "parquet-testing" / "large_string_map.brotli.parquet");
+  ASSERT_FALSE(huge.empty());
+  const fuzz::DeclaredSizes declared = fuzz::declared_sizes_of_file(huge.data(), huge.size());
+  EXPECT_GE(declared.largest_page, uint64_t{1} << 30);
+  EXPECT_FALSE(declared.within_limits());
+}
+
 }  // namespace
 }  // namespace kbdata::hostile

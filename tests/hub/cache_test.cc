@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hub/client.h"
+#include "hub/curl_api.h"
 #include "hub/environment.h"
 
 namespace {
@@ -24,11 +25,19 @@ TEST(HubCache, SafePathsAreOrdinaryRelativeNames) {
   EXPECT_FALSE(is_safe_repo_path(std::string(1025, 'a')));
 }
 
+// Names as the hub's own client accepts them (huggingface_hub's validate_repo_id): nothing a URL
+// or a folder name would have to escape.
 TEST(HubCache, RepoIdsAndHashes) {
-  EXPECT_TRUE(is_valid_repo_id("GPUMODE/kernelbot-data"));
-  for (const char* bad : {"GPUMODE", "a/b/c", "../x", "a--b/c", "/a", "a/"}) {
+  for (const char* good : {"GPUMODE/kernelbot-data", "a/b", "_a/b_", "a.b-c_d/E.F-9", "0/0"}) {
+    EXPECT_TRUE(is_valid_repo_id(good)) << good;
+  }
+  EXPECT_TRUE(is_valid_repo_id(std::string(96, 'a') + "/" + std::string(96, 'b')));
+  for (const char* bad : {"GPUMODE",    "a/b/c", "../x",  "a--b/c", "/a",    "a/",     "a b/c",
+                          "a/b c",      "a/b?c", "a/b#c", "a/b%41", "a/b+c", "a/b:c",  "a/b\\c",
+                          "\xc3\xa9/b", ".a/b",  "a/b.",  "-a/b",   "a/b-",  "a..b/c", "a/b\n"}) {
     EXPECT_FALSE(is_valid_repo_id(bad)) << bad;
   }
+  EXPECT_FALSE(is_valid_repo_id(std::string(97, 'a') + "/b"));
   EXPECT_TRUE(is_hex(std::string(40, 'a'), 40));
   EXPECT_FALSE(is_hex(std::string(40, 'A'), 40));
   EXPECT_FALSE(is_hex(std::string(39, 'a'), 40));
@@ -82,6 +91,38 @@ TEST(HubRetry, AllWaitsStayUnderTheCap) {
   EXPECT_TRUE(RetryBudget::retryable(408));
   EXPECT_FALSE(RetryBudget::retryable(404));
   EXPECT_FALSE(RetryBudget::retryable(403));
+}
+
+// A transport failure is retried only when another try may change it.
+TEST(HubRetry, OnlyTransientTransportFailuresAreRetried) {
+  for (CURLcode code : {CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_OPERATION_TIMEDOUT,
+                        CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE,
+                        CURLE_HTTP2_STREAM, CURLE_SSL_CONNECT_ERROR}) {
+    EXPECT_TRUE(transient_failure(code)) << code;
+  }
+  for (CURLcode code : {CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_WRITE_ERROR,
+                        CURLE_PEER_FAILED_VERIFICATION, CURLE_TOO_MANY_REDIRECTS,
+                        CURLE_ABORTED_BY_CALLBACK, CURLE_OUT_OF_MEMORY}) {
+    EXPECT_FALSE(transient_failure(code)) << code;
+  }
+  RetryBudget budget(milliseconds(1), std::chrono::seconds(60));
+  int tries = 0;
+  uint64_t at_failure = 0;
+  std::string reason;
+  EXPECT_FALSE(budget.after_failed_try(true, false, "URL using bad/illegal format", 0, 0, 10,
+                                       "http://h:80", {}, tries, at_failure, reason));
+  EXPECT_EQ(reason, "URL using bad/illegal format from http://h:80");
+  EXPECT_TRUE(budget.after_failed_try(true, true, "Couldn't connect to server", 0, 0, 10,
+                                      "http://h:80", {}, tries, at_failure, reason));
+}
+
+TEST(HubRedirects, OnlyToHttpAndHttps) {
+  EXPECT_EQ(redirect_refusal("https://cdn.example/x?sig=1"), "");
+  EXPECT_EQ(redirect_refusal("HTTP://h/"), "");
+  EXPECT_EQ(redirect_refusal("file:///etc/passwd"),
+            "a redirect to 'file:///etc/passwd', which is not an http:// or https:// URL");
+  EXPECT_NE(redirect_refusal("ftp://h/x"), "");
+  EXPECT_NE(redirect_refusal("/relative/path"), "");  // libcurl resolves relative ones first
 }
 
 }  // namespace

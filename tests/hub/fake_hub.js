@@ -20,6 +20,12 @@
 //       "wrong_bytes" (one byte flipped), "shift_range" (a 206 for a Range request starting one
 //       byte later than asked, its Content-Range saying so); after: N lets the first N matching
 //       requests through before the fault applies
+//     tree pages only: "link_to" (the page's Link header points at page `target`'s URL: the page
+//       itself, or one before it), "endless" (every page from this one on lists `page_size`
+//       invented files and links to a new cursor, forever), "empty" (the page lists nothing
+//       but links to the next cursor), "huge" (a 200 whose body is `bytes` bytes of one JSON
+//       array of file entries, streamed)
+//     revision, tree and resolve: "redirect" (a 302 to `location`, as it is given)
 //   log: a file that gets one JSON line per request: {server, method, url, range, auth}, and one
 //       per answer sent in full or cut: {server, done: url}
 // }
@@ -41,6 +47,7 @@ const logFd = config.log ? fs.openSync(config.log, 'a') : null;
 let hubPort = 0;
 let cdnPort = 0;
 let signature = 0;
+let endlessFrom = null;  // the page an "endless" fault started at
 
 function log(entry) {
   if (logFd !== null) fs.writeSync(logFd, JSON.stringify(entry) + '\n');
@@ -99,11 +106,35 @@ function sendJson(res, status, value, headers = {}) {
   res.end(body);
 }
 
+// A tree page of `bytes` bytes: one JSON array of invented file entries, streamed.
+function sendHugeTree(res, bytes) {
+  const entry = Buffer.from(JSON.stringify({type: 'file', path: 'x'.repeat(900), size: 1,
+                                            oid: '0'.repeat(40)}) + ',');
+  const block = Buffer.concat(Array(1024).fill(entry));
+  res.writeHead(200, {'Content-Type': 'application/json', 'Content-Length': bytes});
+  let left = bytes - 1;
+  res.write('[');
+  const more = () => {
+    while (left > 0) {
+      const piece = block.subarray(0, Math.min(block.length, left));
+      left -= piece.length;
+      if (!res.write(piece)) return res.once('drain', more);
+    }
+    res.end();
+  };
+  more();
+}
+
 // Answers with the fault `f` if it is one that replaces the answer; returns true if it did.
 function answerFault(res, f) {
   if (f === null) return false;
   if (f.kind === 'status') {
     sendJson(res, f.status, {error: `fault ${f.status}`});
+    return true;
+  }
+  if (f.kind === 'redirect') {
+    res.writeHead(302, {'Location': f.location, 'Content-Length': 0});
+    res.end();
     return true;
   }
   if (f.kind === 'expired') {
@@ -151,12 +182,28 @@ function hubHandler(req, res) {
   if (url.pathname === `${prefix}tree/${sha}`) {
     const cursor = Number(url.searchParams.get('cursor') || '0');
     const page = cursor / pageSize;
-    if (answerFault(res, takeFault('tree', {page}))) return;
+    const pageUrl = (p) => `http://127.0.0.1:${hubPort}${prefix}tree/${sha}?recursive=true` +
+                           (p === 0 ? '' : `&cursor=${p * pageSize}`);
+    const f = takeFault('tree', {page});
+    if (answerFault(res, f)) return;
+    if (f !== null && f.kind === 'huge') return sendHugeTree(res, f.bytes);
+    if (endlessFrom !== null && page >= endlessFrom || f !== null && f.kind === 'endless') {
+      if (endlessFrom === null) endlessFrom = page;
+      const invented = [];
+      for (let i = 0; i < pageSize; ++i) {
+        invented.push({type: 'file', path: `endless/${cursor + i}.bin`, size: 1,
+                       oid: crypto.createHash('sha1').update(String(cursor + i)).digest('hex')});
+      }
+      return sendJson(res, 200, invented, {'Link': `<${pageUrl(page + 1)}>; rel="next"`});
+    }
     const all = treeEntries();
     const headers = {};
-    if (cursor + pageSize < all.length) {
-      headers['Link'] = `<http://127.0.0.1:${hubPort}${prefix}tree/${sha}?recursive=true&` +
-                        `cursor=${cursor + pageSize}>; rel="next"`;
+    if (f !== null && f.kind === 'link_to') {
+      headers['Link'] = `<${pageUrl(f.target)}>; rel="next"`;
+    } else if (f !== null && f.kind === 'empty') {
+      return sendJson(res, 200, [], {'Link': `<${pageUrl(page + 1)}>; rel="next"`});
+    } else if (cursor + pageSize < all.length) {
+      headers['Link'] = `<${pageUrl(page + 1)}>; rel="next"`;
     }
     return sendJson(res, 200, all.slice(cursor, cursor + pageSize), headers);
   }

@@ -202,10 +202,20 @@ TEST_F(Pull, ASelectionThatMatchesNothingIsAUsageError) {
 TEST_F(Pull, BadNamesAreUsageErrors) {
   start_hub();
   expect_one_line_error(pull({"../x"}), 2, "not a data set name");
+  // Names the hub itself refuses (huggingface_hub's validate_repo_id): never a request.
+  for (const std::string& name : std::vector<std::string>{
+           "a b/c", "a/b c", "a/b?c", "a/b#c", "a/b%2e", "\xc3\xa9/b", ".a/b", "a/b.", "a/b--c",
+           "a/b..c", "a", "a/b/c", "a/" + std::string(97, 'b')}) {
+    SCOPED_TRACE(name);
+    expect_one_line_error(pull({name}), 2, "is not a data set name (OWNER/NAME, each of letters");
+  }
   expect_one_line_error(pull({"--revision", "../../x"}), 2, "not a revision name");
   Launch bad_endpoint = with_env({{"HF_ENDPOINT", "ftp://127.0.0.1"}});
   expect_one_line_error(pull({}, bad_endpoint), 2, "HF_ENDPOINT must be an http");
   EXPECT_TRUE(requests().empty());
+  // A name of every allowed character is asked for (the fake hub has no such data set).
+  expect_one_line_error(pull({"a_b.c-d/E.f_9"}), 1, "HTTP 404");
+  EXPECT_EQ(count_requests("hub", "/api/datasets/a_b.c-d/E.f_9/revision/main"), 1);
 }
 
 TEST_F(Pull, AnUnknownRevisionIsAnErrorNamingIt) {
@@ -501,6 +511,72 @@ TEST_F(Pull, ATreePageThatKeepsFailingFailsBeforeAnyDownload) {
   run_fault({hub, false, "page 3: HTTP 500"});
   EXPECT_EQ(count_requests("hub", "/resolve/"), 0);
   EXPECT_FALSE(fs::exists(repo_folder() / "blobs"));
+}
+
+// The tree's pages are followed while each brings entries not listed before: a page that links
+// to itself or back to the first, an empty page that links on, and a tree of more entries than the
+// commit's files and folders each fail in one line, after one request per page read (the token
+// is not sent again and again).
+TEST_F(Pull, ATreePageThatLinksBackFails) {
+  for (int target : {1, 0}) {
+    SCOPED_TRACE(target);
+    nlohmann::json hub = fault("tree", {{"kind", "link_to"}, {"page", 1}, {"target", target}});
+    hub["page_size"] = 2;
+    run_fault({hub, false, "page 3: the page before links back to 'http://127.0.0.1:"});
+    EXPECT_EQ(count_requests("hub", "/tree/"), 2);
+    EXPECT_EQ(count_requests("hub", "/resolve/"), 0);
+    stop_hub();
+    fs::remove(root_ / "hub.log");
+  }
+}
+
+TEST_F(Pull, AnEmptyTreePageThatLinksOnFails) {
+  nlohmann::json hub = fault("tree", {{"kind", "empty"}, {"page", 1}, {"count", 1000}});
+  hub["page_size"] = 2;
+  run_fault({hub, false, "page 2: an empty page that links to another"});
+  EXPECT_EQ(count_requests("hub", "/tree/"), 2);
+}
+
+TEST_F(Pull, ATreeThatNeverEndsFailsWhenItPassesTheCommitsFiles) {
+  // 4 files and 2 folders (data, data/nested) by the revision: 6 entries, 3 pages of 2.
+  nlohmann::json hub = fault("tree", {{"kind", "endless"}, {"page", 0}});
+  hub["page_size"] = 2;
+  run_fault({hub, false,
+             "page 4: more entries than the commit's 4 files and 2 folders (as its revision lists "
+             "them) can make"});
+  EXPECT_EQ(count_requests("hub", "/tree/"), 4);
+}
+
+// Errors no retry can change fail at once: one request each.
+TEST_F(Pull, ARedirectToAnotherSchemeFailsAtOnce) {
+  struct Case {
+    const char* on;
+    const char* part;
+    const char* message;
+  };
+  for (const Case& c : {Case{"revision", "/revision/",
+                             "revision 'main' of GPUMODE/kernelbot-data: a redirect to "
+                             "'file:///etc/passwd', which is not an http"},
+                        Case{"tree", "/tree/", "page 1: a redirect to 'file:///etc/passwd'"},
+                        Case{"resolve", "/leaderboards.parquet",
+                             "leaderboards.parquet: a redirect to 'file:///etc/passwd'"}}) {
+    SCOPED_TRACE(c.on);
+    nlohmann::json f = {{"kind", "redirect"}, {"location", "file:///etc/passwd"}};
+    if (std::string(c.on) == "resolve") f["path"] = "leaderboards.parquet";
+    run_fault({fault(c.on, f), false, c.message});
+    EXPECT_EQ(count_requests("hub", c.part), 1);
+    stop_hub();
+    fs::remove(root_ / "hub.log");
+  }
+}
+
+TEST_F(Pull, ATreePageOverTheSizeCapFailsAtOnceNamingTheCap) {
+  const Result r = run_fault({fault("tree", {{"kind", "huge"}, {"bytes", (64 << 20) + 4096}}),
+                              false, "page 1: the answer from http://127.0.0.1:"});
+  EXPECT_NE(r.err.find(" passes 64 MiB, the most kbdata reads of one JSON answer"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(count_requests("hub", "/tree/"), 1);
 }
 
 TEST_F(Pull, TreePathsThatEscapeTheCacheAreRefused) {

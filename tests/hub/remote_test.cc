@@ -381,6 +381,8 @@ TEST_F(Remote, BadAddressesAreUsageErrors) {
                         "not a data set address");
   expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://datasets/a"}), 2,
                         "names no data set");
+  expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://datasets/a b/c"}), 2,
+                        "names no data set");
   expect_one_line_error(kbdata({"top", "-p", "x", "--data", "hf://datasets/a/b@.."}), 2,
                         "is not a revision name");
   expect_one_line_error(kbdata({"cat", kAddress}), 2, "not one of its files");
@@ -458,6 +460,17 @@ TEST_F(Remote, FaultsNoRetryFixesAreOneLine) {
       {"a range that starts elsewhere than asked",
        {{"faults", {{{"on", "cdn"}, {"kind", "shift_range"}, {"after", 2}}}}},
        "the server answered 'bytes "},
+      {"a redirect to file:// (a retry would have been answered)",
+       {{"faults",
+         {{{"on", "resolve"}, {"kind", "redirect"}, {"location", "file:///etc/passwd"}}}}},
+       "a redirect to 'file:///etc/passwd', which is not an http:// or https:// URL"},
+      {"a tree page that links to itself",
+       {{"page_size", 2},
+        {"faults", {{{"on", "tree"}, {"kind", "link_to"}, {"page", 1}, {"target", 1}}}}},
+       "page 3: the page before links back to"},
+      {"a tree page over the size cap",
+       {{"faults", {{{"on", "tree"}, {"kind", "huge"}, {"bytes", (64 << 20) + 1}}}}},
+       "passes 64 MiB, the most kbdata reads of one JSON answer"},
       {"a tree that lies about a size (larger)", lying_size(+3), "nvidia_nvfp4_submissions"},
       {"a tree that lies about a size (smaller)", lying_size(-50000), "nvidia_nvfp4_submissions"},
   };

@@ -487,6 +487,37 @@ TEST(SnappyDecoder, FuzzFindings) {
   EXPECT_EQ(decode(stream), reference_decode(stream));
 }
 
+// A literal whose four length bytes are ff ff ff ff says 2^32 bytes (length - 1 is stored,
+// format_description.txt, 2.1). No stream holds that many (its length is at most 2^32 - 1), and
+// these inputs do not: the stream is corrupt, as the reference decoder of this file reads it, and
+// kbdata refuses it, whole and a piece at a time. libsnappy 1.1.9 adds the 1 in 32 bits and
+// reads a literal of 0 bytes; fuzz_snappy found the first stream, and allows for libsnappy's
+// reading of it (fuzz/fuzz_snappy.cc). Should libsnappy come to refuse them, the expectations on
+// it below fail, and the fuzz target's allowance can go.
+TEST(SnappyDecoder, ALiteralOfTwoToTheThirtyTwoBytesIsCorrupt) {
+  const Bytes empty_then_literal = {0x00, 0xfc, 0xff, 0xff, 0xff, 0xff};
+  const Bytes literal_then_abc = {0x03, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x08, 'a', 'b', 'c'};
+  EXPECT_EQ(library_decompress(empty_then_literal), Bytes{});
+  EXPECT_EQ(library_decompress(literal_then_abc), text_bytes("abc"));
+  for (const Bytes& stream : {empty_then_literal, literal_then_abc}) {
+    EXPECT_FALSE(decode(stream));
+    EXPECT_FALSE(reference_decode(stream));
+    SnappyStream piecewise;
+    piecewise.start(stream, *snappy_uncompressed_length(stream));
+    EXPECT_THROW(
+        {
+          if (piecewise.length() > 0) (void)piecewise.view(0, 1);
+          piecewise.finish();
+        },
+        FormatError);
+  }
+  // One below, 2^32 - 1 bytes, is a literal the format allows: it is refused here only because
+  // the input ends long before.
+  const Bytes long_literal = {0x00, 0xfc, 0xfe, 0xff, 0xff, 0xff};
+  EXPECT_FALSE(decode(long_literal));
+  EXPECT_EQ(library_decompress(long_literal), std::nullopt);
+}
+
 TEST(SnappyDecoder, LengthHeader) {
   EXPECT_EQ(snappy_uncompressed_length(Bytes{0x00}), 0u);
   EXPECT_EQ(snappy_uncompressed_length(Bytes{0x80, 0x00}), 0u);  // not minimal, still a varint

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 
@@ -48,6 +51,9 @@ std::unique_ptr<Server> make_server(ServerOptions options = {}) {
   });
   s->route("/broken", [](const std::smatch&, const HttpRequest&) -> HttpResponse {
     throw std::runtime_error("bug");
+  });
+  s->route("/failed", [](const std::smatch&, const HttpRequest&) -> HttpResponse {
+    throw IoError("the disk said no");
   });
   return s;
 }
@@ -159,6 +165,74 @@ TEST(ServerPolicy, TheCacheAnswersAgainAndStaysWithinItsBytes) {
   const int before = calls;
   (void)s.handle(get("/page/1"));  // long gone from the cache
   EXPECT_EQ(calls, before + 1);
+}
+
+// A library's exception is no message for a reader: the page says kbdata failed, the operator's
+// log gets the exception; kbdata's own errors are one line meant to be read.
+TEST(ServerPolicy, ALibrarysExceptionIsNeverShown) {
+  std::vector<std::string> logged;
+  ServerOptions o;
+  o.log = [&logged](const std::string& line) { logged.push_back(line); };
+  auto s = make_server(o);
+  s->route("/json", [](const std::smatch&, const HttpRequest&) -> HttpResponse {
+    throw std::invalid_argument("[json.exception.type_error.316] invalid UTF-8 byte at index 3");
+  });
+  for (const char* target : {"/broken", "/json"}) {
+    const HttpResponse r = s->handle(get(target));
+    EXPECT_EQ(r.status, 500) << target;
+    EXPECT_EQ(r.body,
+              "500 Internal Server Error: kbdata failed to make this page (an internal "
+              "error)\n");
+  }
+  ASSERT_EQ(logged.size(), 2u);
+  EXPECT_EQ(logged[1],
+            "internal error answering /json: [json.exception.type_error.316] invalid UTF-8 byte "
+            "at index 3");
+  const HttpResponse failed = s->handle(get("/failed"));
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(failed.body, "500 Internal Server Error: the disk said no\n");
+}
+
+// When the data change, the cached answers go: the next answer is made again.
+TEST(ServerPolicy, ChangedDataDropTheCache) {
+  bool changed = false;
+  ServerOptions o;
+  o.data_changed = [&changed] { return std::exchange(changed, false); };
+  Server s(o, nullptr);
+  int calls = 0;
+  s.route("/page", [&calls](const std::smatch&, const HttpRequest&) {
+    HttpResponse r;
+    r.body = "answer " + std::to_string(++calls);
+    return r;
+  });
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 1");
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 1");
+  changed = true;
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 2");
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 2");
+  EXPECT_GT(s.cached_bytes(), 0u);
+}
+
+// An answer made while the data changed under it is not kept.
+TEST(ServerPolicy, AnAnswerMadeAcrossAChangeIsNotKept) {
+  bool changed = false;
+  ServerOptions o;
+  o.data_changed = [&changed] { return std::exchange(changed, false); };
+  Server s(o, nullptr);
+  Server* server = &s;
+  int calls = 0;
+  s.route("/page", [&](const std::smatch&, const HttpRequest&) {
+    ++calls;
+    if (calls == 1) {
+      changed = true;  // seen by the request below, while this one is still being made
+      EXPECT_EQ(server->handle(get("/other")).status, 404);
+    }
+    HttpResponse r;
+    r.body = "answer " + std::to_string(calls);
+    return r;
+  });
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 1");
+  EXPECT_EQ(s.handle(get("/page")).body, "answer 2");
 }
 
 TEST(Loopback, Addresses) {

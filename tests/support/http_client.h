@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -18,9 +19,14 @@ struct Answer {
   std::string body;
 };
 
-// Sends `request` as it is and reads the answer to the end (the request asks to close).
-inline Answer raw(int port, const std::string& request) {
+// Sends `request` as it is and reads the answer to the end (the request asks to close). With
+// `timeout_s`, a server silent for that long ends the wait (an answer without a status, 0).
+inline Answer raw(int port, const std::string& request, int timeout_s = 0) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (timeout_s > 0) {
+    timeval timeout{timeout_s, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
