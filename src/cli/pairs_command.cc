@@ -177,7 +177,6 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   text += count_line("rows read", s.rows);
   text += count_line("versions", s.versions);
   if (s.without_code > 0) text += count_line("qualifying rows without code", s.without_code);
-  if (s.zero_scores > 0) text += count_line("qualifying rows scored 0 s", s.zero_scores);
   text += count_line("lineages", s.lineages);
   text += count_line((std::string("candidate ") + unit).c_str(), s.candidates);
   text += count_line("dropped: below --min-speedup", s.dropped_min_speedup);

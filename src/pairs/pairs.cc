@@ -424,7 +424,9 @@ std::string_view name_of(const std::optional<std::string>& name) {
   return name ? std::string_view(*name) : std::string_view();
 }
 
-bool measured(const dataset::Submission& s) { return dataset::qualifies(s) && *s.score > 0; }
+// A row whose score can be a version's: it qualifies (a positive normal score, so every speedup
+// is finite; dataset::valid_score).
+bool measured(const dataset::Submission& s) { return dataset::qualifies(s); }
 
 // What prepare() leaves in Submission::prepared.
 struct Prepared {
@@ -621,8 +623,7 @@ void PairsBuilder::add(dataset::Submission&& s) {
     if (Prepared* made = std::any_cast<Prepared>(&s.prepared)) p = std::move(*made);
   }
   const bool selected = dataset::qualifies(s) && dataset::matches(m.options.versions, s);
-  if (selected && *s.score == 0) ++m.summary.zero_scores;
-  if (selected && *s.score > 0 && !p.version) ++m.summary.without_code;
+  if (selected && !p.version) ++m.summary.without_code;
   if (!p.version) {
     s.prepared = std::move(p.sketch);
     m.noise.add(std::move(s));
@@ -932,7 +933,6 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
   line("rows read (all feed the noise estimates)", s.rows);
   line("versions", s.versions);
   line("qualifying rows of the selection without code (left out)", s.without_code);
-  line("qualifying rows of the selection scored 0 s (left out)", s.zero_scores);
   line("(leaderboard, user, runner) with versions", s.groups);
   line("lineages", s.lineages);
   line("candidate " + unit, s.candidates);

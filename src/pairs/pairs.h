@@ -80,7 +80,6 @@ struct PairsSummary {
   uint64_t rows = 0;          // rows loaded (they all feed the noise estimates)
   uint64_t versions = 0;      // qualifying rows with code, of the selection
   uint64_t without_code = 0;  // qualifying rows of the selection without code
-  uint64_t zero_scores = 0;   // qualifying rows of the selection scored 0 s
   uint64_t groups = 0;        // (leaderboard, user, runner) with a version
   uint64_t lineages = 0;
   uint64_t candidates = 0;  // pairs (trajectories) before the filters
