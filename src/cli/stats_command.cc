@@ -44,7 +44,7 @@ report::Cell optional_time(const std::optional<int64_t>& v) {
 }  // namespace
 
 void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   const bool table = format == report::Format::TABLE;
   // A table shows each config as a section; the machine formats name it in a column.
   std::vector<report::Column> columns;

@@ -186,8 +186,8 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   dataset::LoadOptions rows_load = load;
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, rows_load.filter);
-  report::Writer writer(report::parse_format(options.format), columns, out, err, options.out,
-                        options.trend ? kTrendRule : kWinnersRule);
+  report::Writer writer(report::output_format(options.format, options.out), columns, out, err,
+                        options.out, options.trend ? kTrendRule : kWinnersRule);
   exclude_flagged(options.exclude_flagged, dir, rows_load, err);
   std::vector<analysis::TechniqueRow> rows;
   dataset::LoadStats stats;
@@ -254,7 +254,7 @@ dataset::PrepareStep techniques_step() {
 }
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter = row_selection_filter(options.rows);

@@ -500,13 +500,9 @@ Format parse_format(const std::string& text) {
 }
 
 std::optional<Format> format_of_name(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
-  auto ends = [&](std::string_view suffix) {
-    return name.size() > suffix.size() &&
-           equals_ignoring_case(std::string_view(name).substr(name.size() - suffix.size()), suffix);
-  };
-  if (ends(".parquet")) return Format::PARQUET;
-  if (ends(".jsonl") || ends(".json") || ends(".ndjson")) return Format::JSONL;
+  const std::optional<report::Format> named = report::format_of_name(path);
+  if (named == report::Format::PARQUET) return Format::PARQUET;
+  if (named == report::Format::JSONL) return Format::JSONL;
   return std::nullopt;
 }
 
@@ -532,6 +528,13 @@ void check_options(const PairsOptions& options) {
     throw UsageError(
         "--format preference is for pairs (chosen and rejected); with --trajectories use jsonl, "
         "parquet or chat");
+  }
+  const std::optional<report::Format> named = report::format_of_name(options.out);
+  if (named == report::Format::JSON || named == report::Format::CSV) {
+    throw UsageError("--out " + options.out + " names a " +
+                     (named == report::Format::JSON ? "JSON (one array)" : "CSV") +
+                     " file, which pairs does not write: name it .jsonl (JSON Lines: jsonl, chat, "
+                     "preference) or .parquet");
   }
   const std::optional<Format> implied = format_of_name(options.out);
   if (implied == Format::PARQUET && options.format != Format::PARQUET) {
