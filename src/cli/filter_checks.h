@@ -37,7 +37,10 @@ void set_time_range(dataset::Filter& filter, const std::optional<std::string>& s
 //  - --problem with a --leaderboard the registry places on other problems is a conflict
 //    (UsageError naming both and what the leaderboard is);
 //  - --runner equal, ignoring ASCII case, to a runner of known_runners(dir) is rewritten to its
-//    spelling (`--runner h100` reads H100).
+//    spelling (`--runner h100` reads H100);
+//  - --epoch negative, or above the epochs of every leaderboard of the selection
+//  (dataset/epochs.h),
+//    is a UsageError naming the epochs there are ("no epoch 99 in problem nvfp4_gemm: ...").
 void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter);
 
 // Why a load of `dir` with `filter` found nothing, as a clause to append to a message ("; ..."),
