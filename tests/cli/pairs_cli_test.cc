@@ -3,6 +3,8 @@
 // back (JSON Lines by a JSON parser, Parquet by DuckDB), the diffs applied by GNU patch, the card
 // and the provenance, and one-line usage errors.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/sha256.h"
@@ -424,6 +428,35 @@ TEST_F(PairsCli, EveryOutputHasItsOwnCard) {
   EXPECT_NE(r.out.find("card                               " + dir_.file("c.jsonl.card.md")),
             std::string::npos)
       << r.out;
+}
+
+// `kbdata ARGS` under an address-space limit of `kib` KiB (ulimit -v): exit code and stderr.
+std::pair<int, std::string> run_under_address_limit(int kib, const std::string& args) {
+  const std::string err =
+      fs::temp_directory_path() / ("kbdata-ulimit-" + std::to_string(::getpid()));
+  const std::string command = "ulimit -v " + std::to_string(kib) + " && " + KBDATA_BINARY + " " +
+                              args + " >/dev/null 2>" + err;
+  const int status = std::system(("sh -c '" + command + "'").c_str());
+  std::string text = read_file(err);
+  fs::remove(err);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text};
+}
+
+// Under an address-space limit what is reserved counts, used or not: 8 threads on the medium set
+// need 185 MB resident and fit in 400 MB (one malloc arena for all threads there); 256 threads
+// under 150 MB cannot all start, and the command says so and what to do, never aborts.
+TEST_F(PairsCli, UnderAnAddressLimitThreadsFitOrTheErrorSaysTryOneThread) {
+  const std::string data = kbdata::testing::medium_data();
+  auto [code, err] = run_under_address_limit(
+      400000, "pairs --data " + data + " --threads 8 --out " + dir_.file("limited.jsonl"));
+  EXPECT_EQ(code, 0) << err;
+  std::tie(code, err) = run_under_address_limit(
+      150000, "pairs --data " + data + " --threads 256 --out " + dir_.file("many.jsonl"));
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_EQ(lines(err).size(), 1u) << err;
+  EXPECT_NE(err.find("ulimit -v"), std::string::npos) << err;
+  EXPECT_NE(err.find("try --threads 1"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_.file("many.jsonl")));
 }
 
 TEST_F(PairsCli, TheSameBytesWhateverTheThreads) {
