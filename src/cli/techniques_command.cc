@@ -90,7 +90,8 @@ std::string outliers_note(const std::vector<analysis::TrendOutlier>& outliers) {
     const analysis::TrendOutlier& first = outliers[k];
     size_t end = k;
     while (end < outliers.size() && outliers[end].leaderboard_id == first.leaderboard_id) ++end;
-    text += "kbdata: note: " + std::to_string(end - k) + " row(s) of " + first.problem_name + " (" +
+    text += "kbdata: note: " + std::to_string(end - k) + " row(s) of " +
+            report::terminal_text(first.problem_name, false) + " (" +
             std::to_string(first.leaderboard_id) + ") lie apart from its competition (more than " +
             std::to_string(analysis::kTrendGapWeeks) +
             " weeks from the other rows) and are left out of the trend's weeks:";
