@@ -430,6 +430,14 @@ TEST_F(PairsCli, EveryOutputHasItsOwnCard) {
       << r.out;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 // `kbdata ARGS` under an address-space limit of `kib` KiB (ulimit -v): exit code and stderr.
 std::pair<int, std::string> run_under_address_limit(int kib, const std::string& args) {
   const std::string err =
@@ -446,6 +454,9 @@ std::pair<int, std::string> run_under_address_limit(int kib, const std::string& 
 // need 185 MB resident and fit in 400 MB (one malloc arena for all threads there); 256 threads
 // under 150 MB cannot all start, and the command says so and what to do, never aborts.
 TEST_F(PairsCli, UnderAnAddressLimitThreadsFitOrTheErrorSaysTryOneThread) {
+  if (kAddressSanitizer) {
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow memory: no address limit fits";
+  }
   const std::string data = kbdata::testing::medium_data();
   auto [code, err] = run_under_address_limit(
       400000, "pairs --data " + data + " --threads 8 --out " + dir_.file("limited.jsonl"));
