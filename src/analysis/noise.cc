@@ -63,7 +63,7 @@ std::optional<double> public_secret_difference(const dataset::Submission& s) {
     if (&r == public_run || r.mode != "leaderboard" || r.passed != true) continue;
     std::optional<double> secret = r.score;
     if (!secret) secret = dataset::score_from_benchmarks(r.benchmarks, ranking);
-    if (secret && valid_score(*secret) && *secret > 0 && *s.score > 0) {
+    if (secret && valid_score(*secret)) {  // *s.score qualifies: valid too
       return std::log(*s.score) - std::log(*secret);
     }
   }
@@ -572,8 +572,9 @@ NoiseBuilder::~NoiseBuilder() = default;
 
 namespace {
 
-// Whether a row takes part in the estimates: it qualifies with a positive score (a log exists).
-bool measured(const dataset::Submission& s) { return qualifies(s) && *s.score > 0; }
+// Whether a row takes part in the estimates: it qualifies (its score is a positive normal number,
+// so its log exists).
+bool measured(const dataset::Submission& s) { return qualifies(s); }
 
 }  // namespace
 

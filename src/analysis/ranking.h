@@ -1,8 +1,9 @@
 // Leaderboard rankings by the platform's rules (docs/dataset.md §3), over the submission model.
 //
 // Per (leaderboard, runner) a submission row qualifies when it has a score, passed, and is not
-// marked hacked (status "hacked"). A score that is NaN, infinite or negative measures nothing:
-// such a row never qualifies (stats counts them, as invalid_scores). Each user's best qualifying
+// marked hacked (status "hacked"). A score that is not a positive normal number (NaN, infinite,
+// negative, 0 or subnormal: dataset::valid_score) measures nothing: such a row never qualifies
+// (stats counts them, as invalid_scores). Each user's best qualifying
 // row is kept: lowest score, then earliest submission time, then lowest submission id (the platform
 // leaves these ties arbitrary; kbdata makes them deterministic). Users are ranked by that score
 // ascending with SQL RANK() semantics: equal scores share a rank and the next rank skips (1, 2, 2,

@@ -12,7 +12,8 @@
 //   scored        rows with a score
 //   qualifying    rows that qualify for a ranking (ranking.h qualifies(): scored with a valid
 //                 score, passed, not hacked)
-//   invalid_scores  rows whose score is NaN, infinite or negative (they never qualify)
+//   invalid_scores  rows whose score measures nothing (not dataset::valid_score: NaN, infinite,
+//                 negative, 0 or subnormal); they never qualify
 //   score_min, score_p10, score_median
 //                 over the qualifying rows' scores (every runner together), by quantile_cont
 //   legacy_scores     legacy rows with a score (nullopt for sources with no legacy row)

@@ -13,6 +13,25 @@ namespace kbdata::analysis {
 namespace {
 
 constexpr int64_t kWeek = int64_t{7} * 24 * 3600 * 1000 * 1000;
+constexpr int64_t kTrendGap = kTrendGapWeeks * kWeek;
+
+// The competition of `list` (in time order): [first, last) of its largest run whose consecutive
+// rows are at most kTrendGap apart; ties go to the earliest run.
+std::pair<size_t, size_t> competition(const std::vector<const TechniqueRow*>& list) {
+  std::pair<size_t, size_t> best{0, 0};
+  size_t start = 0;
+  for (size_t i = 1; i <= list.size(); ++i) {
+    // As a difference of the two times (the later minus the earlier), which cannot overflow.
+    const bool cut =
+        i == list.size() || static_cast<uint64_t>(list[i]->row.submission_time) -
+                                    static_cast<uint64_t>(list[i - 1]->row.submission_time) >
+                                static_cast<uint64_t>(kTrendGap);
+    if (!cut) continue;
+    if (i - start > best.second - best.first) best = {start, i};
+    start = i;
+  }
+  return best;
+}
 
 // Every tag, languages first, in docs/techniques.md's order.
 std::vector<TechniqueTag> all_tags() {
@@ -99,23 +118,40 @@ std::optional<std::string> ranking_runner(const std::vector<TechniqueRow>& rows)
   return runner_of(all);
 }
 
-std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, size_t top) {
-  std::vector<TrendRow> out;
-  for (const auto& [id, list] : by_leaderboard(rows)) {
+TechniqueTrend technique_trend(const std::vector<TechniqueRow>& rows, size_t top) {
+  TechniqueTrend trend;
+  std::vector<TrendRow>& out = trend.rows;
+  for (const auto& [id, all] : by_leaderboard(rows)) {
+    const auto [first, last] = competition(all);
+    for (size_t k = 0; k < all.size(); ++k) {
+      if (k >= first && k < last) continue;
+      const dataset::Submission& s = all[k]->row;
+      trend.outliers.push_back(
+          {s.leaderboard_id, s.problem_name, s.submission_id, s.user_id, s.submission_time});
+    }
+    const std::vector<const TechniqueRow*> list(all.begin() + static_cast<ptrdiff_t>(first),
+                                                all.begin() + static_cast<ptrdiff_t>(last));
     const std::vector<TechniqueTag> tags = tags_present(list);
     const std::optional<std::string> runner = runner_of(list);
     const int64_t start = list.front()->row.submission_time;
     RankingBuilder ranking;  // the rows on the ranking's runner up to the week's end
     std::unordered_map<int64_t, const TechniqueRow*> by_id;
+    std::vector<RankedEntry> top_entries;  // the top at the end of the week before
     size_t next = 0;
     for (int64_t week = 1; next < list.size(); ++week) {
       const int64_t week_start = start + (week - 1) * kWeek;
-      const int64_t week_end = week_start + kWeek;
+      // A row is in the week when it is less than a week after its start (the rows left are at or
+      // after it); as a difference, which cannot overflow near the end of int64's range.
+      const auto in_week = [&](const TechniqueRow* r) {
+        return static_cast<uint64_t>(r->row.submission_time) - static_cast<uint64_t>(week_start) <
+               static_cast<uint64_t>(kWeek);
+      };
       std::vector<TrendRow> rows_of_week(tags.size());
       std::vector<std::set<std::string_view>> users(tags.size());
       std::set<std::string_view> week_users;
       uint64_t week_submissions = 0;
-      for (; next < list.size() && list[next]->row.submission_time < week_end; ++next) {
+      bool ranked = false;  // a row joined the ranking this week
+      for (; next < list.size() && in_week(list[next]); ++next) {
         const TechniqueRow& r = *list[next];
         ++week_submissions;
         week_users.insert(r.row.user_id);
@@ -127,9 +163,11 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
         if (ranks_on(r, runner)) {
           ranking.add(r.row);
           by_id[r.row.submission_id] = &r;
+          ranked = true;
         }
       }
-      const std::vector<RankedEntry> top_entries = entries(ranking, static_cast<int64_t>(top));
+      // A week without a new ranked row keeps the top it started with.
+      if (ranked) top_entries = entries(ranking, static_cast<int64_t>(top));
       const size_t top_size = top_entries.size();
       for (size_t i = 0; i < tags.size(); ++i) {
         TrendRow& t = rows_of_week[i];
@@ -150,7 +188,7 @@ std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows, siz
       }
     }
   }
-  return out;
+  return trend;
 }
 
 std::vector<WinnersRow> technique_winners(const std::vector<TechniqueRow>& rows, size_t top) {

@@ -32,10 +32,17 @@ struct TechniqueTag {
 // by name; runner-less rows last). nullopt when no row qualifies, or only runner-less ones do.
 [[nodiscard]] std::optional<std::string> ranking_runner(const std::vector<TechniqueRow>& rows);
 
-// Per leaderboard, per week of its competition (week 1 starts at its first submission) and per
-// tag present in its rows: how many of the week's submissions and users use the tag, and how many
-// of the best kernels of the top `top` users of the ranking at the week's end (their rows up to
-// then, on ranking_runner) do.
+// Per leaderboard, per week of its competition and per tag present in its rows: how many of the
+// week's submissions and users use the tag, and how many of the best kernels of the top `top`
+// users of the ranking at the week's end (their rows up to then, on ranking_runner) do.
+//
+// The competition is the leaderboard's largest run of rows (in time order) in which no two
+// consecutive rows are more than kTrendGapWeeks weeks apart (ties: the earliest run); week 1
+// starts at its first row. Rows outside it (a clock's 1900-01-01 or 9999-12-31, a lone row a year
+// after the rest) are outliers: left out of the weeks, their counts and their tops, and returned
+// so that the caller can name them. The weeks are therefore bounded by the data's real span, at
+// most kTrendGapWeeks per row, never by the dates' range.
+inline constexpr int64_t kTrendGapWeeks = 26;
 struct TrendRow {
   int64_t leaderboard_id = 0;
   std::string problem_name;
@@ -50,9 +57,21 @@ struct TrendRow {
   uint64_t top = 0;       // of the top's best kernels at the week's end, those using it
   uint64_t top_size = 0;  // kernels in that top (fewer than `top` early on)
 };
-// Rows by leaderboard, week, then tag (languages, then features, in docs/techniques.md's order).
-[[nodiscard]] std::vector<TrendRow> technique_trend(const std::vector<TechniqueRow>& rows,
-                                                    size_t top = 10);
+// A row left out of the trend: its time lies apart from its leaderboard's competition.
+struct TrendOutlier {
+  int64_t leaderboard_id = 0;
+  std::string problem_name;
+  int64_t submission_id = 0;
+  std::string user_id;
+  int64_t submission_time = 0;  // µs since the epoch, UTC
+};
+struct TechniqueTrend {
+  // By leaderboard, week, then tag (languages, then features, in docs/techniques.md's order).
+  std::vector<TrendRow> rows;
+  std::vector<TrendOutlier> outliers;  // by leaderboard, then time (then submission id)
+};
+[[nodiscard]] TechniqueTrend technique_trend(const std::vector<TechniqueRow>& rows,
+                                             size_t top = 10);
 
 // Per leaderboard and tag present among the users' best kernels (the final ranking on
 // ranking_runner): its share among the best kernels of the users ranked at most `top` (ties at

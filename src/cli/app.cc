@@ -2,6 +2,8 @@
 // checks, and errors turned into one-line messages and exit codes.
 #include "cli/app.h"
 
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdint>
@@ -114,6 +116,22 @@ void check_whole_numbers(CLI::App& app) {
     check_whole_numbers(*sub);
 }
 
+// What to add when the system refused memory or a thread: the address-space limit when there is
+// one (what is reserved counts against it, used or not), and for a command with --threads that
+// fewer threads need less.
+std::string resource_hint(const CLI::App* command) {
+  std::string hint;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    hint += " (the address space is limited to " + std::to_string(limit.rlim_cur >> 20) +
+            " MiB: ulimit -v)";
+  }
+  if (command != nullptr && command->get_option_no_throw("--threads") != nullptr) {
+    hint += "; every thread needs memory of its own: try --threads 1";
+  }
+  return hint;
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -184,11 +202,14 @@ int run_command_line(int argc, char** argv) {
   } catch (const kbdata::UsageError& e) {
     std::fprintf(stderr, "kbdata: %s %s\n", e.what(), help_hint(command).c_str());
     return kExitUsage;
+  } catch (const kbdata::ResourceError& e) {
+    std::fprintf(stderr, "kbdata: %s%s\n", e.what(), resource_hint(command).c_str());
+    return kExitFailure;
   } catch (const kbdata::Error& e) {
     std::fprintf(stderr, "kbdata: %s\n", e.what());
     return kExitFailure;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "kbdata: out of memory\n");
+    std::fprintf(stderr, "kbdata: out of memory%s\n", resource_hint(command).c_str());
     return kExitFailure;
   } catch (const std::exception& e) {
     // A failure no layer turned into a kbdata error: still one line and an exit status, never an

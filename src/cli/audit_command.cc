@@ -49,7 +49,7 @@ std::string summary_line(const audit::LeaderboardAudit& a) {
 }  // namespace
 
 void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   const std::optional<audit::Verdict> min_verdict = audit::parse_verdict(options.min_verdict);
   if (!min_verdict) {
     throw UsageError("--min-verdict " + options.min_verdict +

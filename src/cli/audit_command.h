@@ -17,7 +17,7 @@ struct AuditOptions {
   RowSelection rows;  // --problem, --user, --runner, --since, --until
   std::string min_verdict = "clean";
   bool with_evidence = false;
-  std::string format = "table";
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

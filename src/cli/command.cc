@@ -45,10 +45,11 @@ void add_threads_option(CLI::App& cmd, std::optional<int>& threads) {
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out) {
   cmd.add_option("--format,-f", format,
                  "Output format: table (scores as µs/ms/s), csv, json, jsonl, parquet (scores in "
-                 "seconds)")
-      ->check(CLI::IsMember({"table", "csv", "json", "jsonl", "parquet"}))
-      ->capture_default_str();
-  cmd.add_option("--out,-o", out, "Output file for --format parquet (written atomically)");
+                 "seconds) (default: what --out's name says, else table)")
+      ->check(CLI::IsMember({"table", "csv", "json", "jsonl", "parquet"}));
+  cmd.add_option("--out,-o", out,
+                 "Write to this file instead of stdout, in any format, atomically (.parquet, "
+                 ".csv, .json, .jsonl/.ndjson name their format; parquet needs a file)");
 }
 
 }  // namespace kbdata::cli

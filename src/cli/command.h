@@ -26,7 +26,8 @@ void add_data_options(CLI::App& cmd, DataOptions& data);
 // --threads N (1 to kMaxThreads), for every command that reads Parquet.
 void add_threads_option(CLI::App& cmd, std::optional<int>& threads);
 
-// --format table|csv|json|jsonl|parquet (default table) and --out FILE (for parquet).
+// --format table|csv|json|jsonl|parquet and --out FILE (any format; docs/cli.md, "Output files"):
+// `format` is left "" when --format is not given, for report::output_format to decide.
 void add_format_options(CLI::App& cmd, std::string& format, std::optional<std::string>& out);
 
 // Adds every command to `app` (commands.cc).

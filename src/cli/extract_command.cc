@@ -22,6 +22,7 @@
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/output_target.h"
 #include "common/sha256.h"
 #include "common/text.h"
@@ -48,7 +49,8 @@ void write_whole_file(const fs::path& path, const std::string& bytes) {
 }
 
 // A temporary folder beside the extract (named by temporary_template(), locked while it lives so
-// that a later run can tell a stale one), removed unless released.
+// that a later run can tell a stale one), removed unless released, also by SIGINT, SIGTERM and
+// SIGHUP (register_temporary_folder).
 class TemporaryFolder {
  public:
   explicit TemporaryFolder(const fs::path& target) {
@@ -59,6 +61,7 @@ class TemporaryFolder {
                     std::strerror(errno));
     }
     path_ = pattern;
+    signal_registration_ = register_temporary_folder(path_.string());
     lock_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (lock_fd_ >= 0) lock_temporary(lock_fd_);
   }
@@ -67,16 +70,23 @@ class TemporaryFolder {
     if (path_.empty()) return;
     std::error_code ec;
     fs::remove_all(path_, ec);
+    unregister_temporary_folder(signal_registration_);
   }
   TemporaryFolder(const TemporaryFolder&) = delete;
   TemporaryFolder& operator=(const TemporaryFolder&) = delete;
 
   [[nodiscard]] const fs::path& path() const { return path_; }
-  void release() { path_.clear(); }
+  // Before the folder is renamed into place: from here on it is no temporary.
+  void release() {
+    unregister_temporary_folder(signal_registration_);
+    signal_registration_ = -1;
+    path_.clear();
+  }
 
  private:
   fs::path path_;
   int lock_fd_ = -1;
+  int signal_registration_ = -1;
 };
 
 // The files `manifest` (the text of an extract's manifest.jsonl) lists, or nullopt when it is not
@@ -241,13 +251,15 @@ void move_into_place(TemporaryFolder& folder, const fs::path& target) {
     fs::rename(target, old, ec);  // over the empty folder mkdtemp made
     if (ec) throw IoError("cannot move " + target.string() + " aside: " + ec.message());
   }
-  fs::rename(folder.path(), target, ec);
+  const fs::path built = folder.path();
+  folder.release();  // a signal now leaves either the finished folder or, at worst, it beside
+  fs::rename(built, target, ec);
   if (ec) {
     const std::string reason = ec.message();
+    fs::remove_all(built, ec);
     if (!old.empty()) fs::rename(old, target, ec);  // put the previous folder back
     throw IoError("cannot rename the extract into " + target.string() + ": " + reason);
   }
-  folder.release();
   if (!old.empty()) fs::remove_all(old, ec);
 }
 
@@ -372,7 +384,8 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
         dir, load,
         [&](dataset::Submission&& s) {
           auto it = wanted.find({s.submission_id, s.runner});
-          if (it == wanted.end() || written[it->second] || !s.code) return;
+          // Empty code is no code: no 0-byte file, and counted among the skipped.
+          if (it == wanted.end() || written[it->second] || !s.code || s.code->empty()) return;
           const analysis::ExtractEntry& e = entries[it->second];
           // The extension follows the file's kind (C++, HIP, Python, text); the manifest says
           // what it uses (docs/techniques.md).

@@ -47,7 +47,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   if (options.user_id && options.user_name) {
     throw UsageError("fastest takes --user-id or --user-name, not both");
   }
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   std::vector<report::Column> columns = {{"problem_name", report::ColumnType::STRING},
                                          {"leaderboard_id", report::ColumnType::INT64},
                                          {"runner", report::ColumnType::STRING},

@@ -22,7 +22,7 @@ struct FastestOptions {
   bool with_code = false;
   // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
   std::optional<std::string> exclude_flagged;
-  std::string format = "table";
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

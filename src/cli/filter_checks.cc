@@ -4,8 +4,10 @@
 
 #include "common/closest_name.h"
 #include "common/error.h"
+#include "dataset/epochs.h"
 #include "dataset/hardware.h"
 #include "dataset/loader.h"
+#include "dataset/registry.h"
 
 namespace kbdata::cli {
 
@@ -35,7 +37,67 @@ void set_time_range(dataset::Filter& filter, const std::optional<std::string>& s
   }
 }
 
+namespace {
+
+// Throws UsageError when --epoch names a harness epoch that no leaderboard of the selection has
+// (dataset/epochs.h: a leaderboard with k recorded changes has epochs 0 to k; one without, and a
+// leaderboard the registry does not know, epoch 0 only), naming the epochs there are.
+void check_epoch(const dataset::Filter& filter) {
+  if (!filter.epoch) return;
+  const int epoch = *filter.epoch;
+  if (epoch < 0) {
+    throw UsageError("--epoch " + std::to_string(epoch) +
+                     ": must be 0 (before the first change of the harness) or more");
+  }
+  // The selection's leaderboards as the registry knows them: by --leaderboard, else by
+  // --problem, else all (any of them may be in the folder, under any file name).
+  std::vector<std::pair<int64_t, std::string>> boards;
+  const auto add = [&](const dataset::LeaderboardRef& r) {
+    if (!r.leaderboard->id) return;
+    const std::pair<int64_t, std::string> board{*r.leaderboard->id, r.leaderboard->name};
+    if (std::find(boards.begin(), boards.end(), board) == boards.end()) boards.push_back(board);
+  };
+  if (filter.leaderboard_id) {
+    for (const dataset::LeaderboardRef& r : dataset::find_leaderboard(*filter.leaderboard_id)) {
+      add(r);
+    }
+  } else if (filter.problem) {
+    for (const dataset::LeaderboardRef& r : dataset::find_problem(*filter.problem)) add(r);
+  } else {
+    for (const dataset::ConfigInfo& c : dataset::configs()) {
+      for (const dataset::LeaderboardInfo& l : c.leaderboards) add({&c, &l});
+    }
+  }
+  size_t most = 0;
+  for (const auto& [id, name] : boards) most = std::max(most, dataset::epoch_changes(id).size());
+  if (static_cast<size_t>(epoch) <= most) return;
+  const auto epochs = [](size_t k) {
+    return k == 0 ? std::string("epoch 0 only") : "epochs 0 to " + std::to_string(k);
+  };
+  std::string what;
+  if (filter.leaderboard_id || filter.problem) {
+    const std::string selected = filter.leaderboard_id
+                                     ? "leaderboard " + std::to_string(*filter.leaderboard_id)
+                                     : "problem " + *filter.problem;
+    std::string list;
+    for (const auto& [id, name] : boards) {
+      list += (list.empty() ? "" : ", ") + name + " (" + std::to_string(id) + ") has " +
+              epochs(dataset::epoch_changes(id).size());
+    }
+    what = "no epoch " + std::to_string(epoch) + " in " + selected + ": " +
+           (list.empty() ? "the registry records no change of its harness, so it has epoch 0 only"
+                         : list);
+  } else {
+    what = "no leaderboard has an epoch " + std::to_string(epoch) +
+           ": those with recorded changes of their harness have " + epochs(most);
+  }
+  throw UsageError("--epoch " + std::to_string(epoch) + ": " + what + " (docs/noise.md)");
+}
+
+}  // namespace
+
 void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter) {
+  check_epoch(filter);
   if (filter.runner) filter.runner = dataset::canonical_runner(*filter.runner);
   if (!filter.problem || !filter.leaderboard_id) return;
   std::vector<std::string> names;  // the problems leaderboard_id holds

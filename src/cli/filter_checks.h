@@ -35,7 +35,10 @@ void set_time_range(dataset::Filter& filter, const std::optional<std::string>& s
 //    H100; runners compare ignoring case whatever it is);
 //  - --problem with a --leaderboard whose rows in the folder's files name another problem is a
 //    conflict (UsageError naming both and what the leaderboard is). Reads the files' metadata
-//    columns (dataset::read_contents) only when both are given.
+//    columns (dataset::read_contents) only when both are given;
+//  - --epoch negative, or above the epochs of every leaderboard of the selection
+//    (dataset/epochs.h), is a UsageError naming the epochs there are ("no epoch 99 in problem
+//    nvfp4_gemm: ...").
 void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter);
 
 // Why a load of `dir` with `filter` found nothing, as a clause to append to a message ("; ..."),

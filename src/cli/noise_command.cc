@@ -65,7 +65,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   if (!(options.similarity > 0 && options.similarity <= 1)) {
     throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");
   }
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   const std::vector<report::Column> columns = {
       {"leaderboard_id", report::ColumnType::INT64}, {"problem_name", report::ColumnType::STRING},
       {"runner", report::ColumnType::STRING},        {"source", report::ColumnType::STRING},

@@ -23,7 +23,7 @@ struct NoiseOptions {
   std::optional<int> epoch;
   double similarity = 0.98;
   std::optional<std::string> plot;
-  std::string format = "table";
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

@@ -1,8 +1,11 @@
 #include "cli/pairs_command.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <filesystem>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
@@ -61,6 +64,37 @@ std::vector<pairs::SourceFile> source_files(const dataset::DataDir& dir,
   return out;
 }
 
+// One stderr line when the filters dropped more than half of the candidates: what dropped them,
+// the largest reason first, so that a filter that took most of the data (a benchmark set that
+// overlaps everything, say) is seen, not found later in an almost empty file.
+std::string most_dropped_warning(const pairs::PairsSummary& s, const PairsCommandOptions& options) {
+  const uint64_t dropped = s.candidates - s.written;
+  if (s.candidates == 0 || dropped * 2 <= s.candidates) return "";
+  std::string set = options.decontaminate ? *options.decontaminate : "";
+  std::vector<std::pair<uint64_t, std::string>> reasons = {
+      {s.dropped_min_speedup, "below --min-speedup"},
+      {s.dropped_max_gap, "beyond --max-gap-days"},
+      {s.dropped_not_significant, "not above the noise (--significant)"},
+      {s.dropped_no_change, "no real change"},
+      {s.dropped_ngram, "n-gram overlap with " + set + " (more than " +
+                            report::double_text(options.decontamination.ngram_share) +
+                            " of a code's " + std::to_string(options.decontamination.ngram) +
+                            "-grams; --ngram-share)"},
+      {s.dropped_minhash, "a MinHash near-copy of an item of " + set +
+                              " (--decontaminate-threshold " +
+                              report::double_text(options.decontamination.threshold) + ")"}};
+  std::stable_sort(reasons.begin(), reasons.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string text;
+  for (const auto& [n, why] : reasons) {
+    if (n > 0) text += (text.empty() ? ": " : ", ") + std::to_string(n) + " " + why;
+  }
+  const char* unit = options.trajectories ? "trajectories" : "pairs";
+  return "kbdata: warning: " + std::to_string(dropped) + " of " + std::to_string(s.candidates) +
+         " candidate " + unit + " dropped (" +
+         std::to_string((dropped * 100 + s.candidates / 2) / s.candidates) + "%)" + text + "\n";
+}
+
 std::string count_line(const char* label, uint64_t value) {
   char buf[200];
   std::snprintf(buf, sizeof buf, "%-34s %" PRIu64 "\n", label, value);
@@ -72,8 +106,8 @@ std::string count_line(const char* label, uint64_t value) {
 void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
   pairs::PairsOptions p;
   p.out = options.out;
-  const std::string card =
-      options.card.value_or((fs::path(options.out).parent_path() / "pairs-card.md").string());
+  // Named after OUT, so that two outputs in one folder never share (and replace) one card.
+  const std::string card = options.card.value_or(pairs::default_card_path(options.out));
   p.card = card;
   if (options.format) {
     p.format = pairs::parse_format(*options.format);
@@ -84,6 +118,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   p.all_pairs = options.all_pairs;
   p.same_epoch = options.same_epoch;
   p.min_speedup = options.min_speedup;
+  p.significant_only = options.significant;
   p.max_gap_days = options.max_gap_days;
   p.lineage.link_similarity = options.link_similarity;
   p.lineage.lookback = options.lookback;
@@ -177,12 +212,14 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   text += count_line("rows read", s.rows);
   text += count_line("versions", s.versions);
   if (s.without_code > 0) text += count_line("qualifying rows without code", s.without_code);
-  if (s.zero_scores > 0) text += count_line("qualifying rows scored 0 s", s.zero_scores);
   text += count_line("lineages", s.lineages);
   text += count_line((std::string("candidate ") + unit).c_str(), s.candidates);
   text += count_line("dropped: below --min-speedup", s.dropped_min_speedup);
   if (!options.trajectories) {
     text += count_line("dropped: beyond --max-gap-days", s.dropped_max_gap);
+    if (options.significant) {
+      text += count_line("dropped: not above the noise", s.dropped_not_significant);
+    }
     text += count_line("dropped: no real change", s.dropped_no_change);
   }
   if (options.decontaminate) {
@@ -200,6 +237,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
           ")\n";
   text += "card                               " + card + "\n";
   report::write_all(out, text);
+  report::write_all(err, most_dropped_warning(s, options));
 }
 
 void add_pairs_command(CLI::App& app, Commands& commands) {
@@ -218,11 +256,13 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
                   "jsonl, parquet, chat (messages) or preference (prompt, chosen, rejected); "
                   "default: from --out's name, else jsonl");
   cmd->add_option("--card", options->card,
-                  "Where the card goes (default: pairs-card.md beside --out)");
+                  "Where the card goes (default: OUT.card.md, named after --out)");
   cmd->add_flag("--trajectories", options->trajectories,
                 "One row per lineage with every version, instead of pairs");
   cmd->add_flag("--all-pairs", options->all_pairs,
                 "Every improving pair of a lineage, not only each new best with the best before");
+  cmd->add_flag("--significant", options->significant,
+                "Only pairs whose speedup stands above the measured noise (significant true)");
   cmd->add_flag("--same-epoch", options->same_epoch,
                 "Never compare scores across a change of the harness (lineages cut there)");
   cmd->add_option("--min-speedup", options->min_speedup,
@@ -244,10 +284,12 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
   cmd->add_option("--decontaminate-column", options->decontamination.column,
                   "The benchmark Parquet file's column (default: code)");
   cmd->add_option("--ngram", options->decontamination.ngram,
-                  "Tokens per n-gram of the overlap test")
+                  "Tokens (identifiers and literals; punctuation is none) per n-gram of the "
+                  "overlap test")
       ->capture_default_str();
   cmd->add_option("--ngram-share", options->decontamination.ngram_share,
-                  "Drop a code when more than this share of its n-grams is in the set (0: any one)")
+                  "Drop a code when more than this share of its distinct n-grams is in the set "
+                  "(0: any one)")
       ->capture_default_str();
   cmd->add_option("--decontaminate-threshold", options->decontamination.threshold,
                   "Estimated Jaccard similarity to a benchmark item that drops a code")
@@ -256,7 +298,7 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
       "\nExamples:\n"
       "  kbdata pairs --out pairs.jsonl\n"
       "  kbdata pairs -p nvfp4_gemm --out gemm-pairs.parquet --exclude-flagged --same-epoch\n"
-      "  kbdata pairs --out chat.jsonl --format chat --min-speedup 1.05\n"
+      "  kbdata pairs --out chat.jsonl --format chat --significant\n"
       "  kbdata pairs --out dpo.jsonl --format preference --max-gap-days 7\n"
       "  kbdata pairs --out trajectories.jsonl --trajectories\n"
       "  kbdata pairs --out clean.jsonl --decontaminate data/sample/leaderboards.parquet \\\n"

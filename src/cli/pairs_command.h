@@ -18,11 +18,12 @@ struct PairsCommandOptions {
   RowSelection rows;  // --problem, --user, --runner, --since, --until
   std::optional<int64_t> leaderboard;
   std::string out;
-  std::optional<std::string> card;    // default: pairs-card.md beside --out
+  std::optional<std::string> card;    // default: OUT.card.md (pairs::default_card_path)
   std::optional<std::string> format;  // default: from --out's name, else jsonl
   bool trajectories = false;
   bool all_pairs = false;
   bool same_epoch = false;
+  bool significant = false;  // --significant
   double min_speedup = 1;
   std::optional<double> max_gap_days;
   double link_similarity = 0.5;

@@ -58,7 +58,7 @@ std::string section_title(const analysis::Progression& p) {
 
 void run_progression(const ProgressionOptions& options, std::FILE* out, std::FILE* err) {
   if (options.user.empty()) throw UsageError("progression needs --user ID_OR_NAME");
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   std::vector<report::Column> columns;
   if (format == report::Format::TABLE) {
     columns = {{"submission_time", report::ColumnType::TIMESTAMP},

@@ -23,7 +23,7 @@ struct ProgressionOptions {
   // When set, the chart is also rendered into it (kbdata serve's pages, which write no file);
   // left as it was when there is nothing to draw.
   std::string* svg = nullptr;
-  std::string format = "table";
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

@@ -44,7 +44,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   if (!options.problem && !options.leaderboard) {
     throw UsageError("records needs --problem NAME or --leaderboard ID");
   }
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   std::vector<report::Column> columns;
   if (format == report::Format::TABLE) {
     columns = {{"submission_time", report::ColumnType::TIMESTAMP},

@@ -25,7 +25,7 @@ struct RecordsOptions {
   std::string* svg = nullptr;
   // --exclude-flagged[=LEVEL]: leave out the rows the audit flags at LEVEL or worse
   std::optional<std::string> exclude_flagged;
-  std::string format = "table";
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

@@ -19,8 +19,9 @@ namespace {
 
 constexpr const char* kRule =
     "kbdata stats: per config and leaderboard, counts over the model's rows; score min, p10 and "
-    "median (quantile_cont) of the qualifying rows (scored with a finite, non-negative score, "
-    "passed, not hacked); invalid_scores: NaN, infinite or negative scores; code bytes of the "
+    "median (quantile_cont) of the qualifying rows (a score that is a positive normal number, "
+    "passed, not hacked); invalid_scores: NaN, infinite, negative, 0 or subnormal scores, which "
+    "measure nothing; code bytes of the "
     "decoded code; legacy files: scores reproduced by recomputing them from the scoring run's "
     "benchmark means by the leaderboard's ranking_by (relative error under 1e-9)";
 
@@ -43,7 +44,7 @@ report::Cell optional_time(const std::optional<int64_t>& v) {
 }  // namespace
 
 void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   const bool table = format == report::Format::TABLE;
   // A table shows each config as a section; the machine formats name it in a column.
   std::vector<report::Column> columns;
@@ -188,8 +189,9 @@ void add_stats_command(CLI::App& app, Commands& commands) {
   cmd->footer(
       "\nRows are the model's rows (a flat file's rows; one per submission in a legacy per-run\n"
       "file). Scores are those of the qualifying rows (scored, passed, not hacked), every runner\n"
-      "together; p10 and median interpolate linearly (DuckDB's quantile_cont). A NaN, infinite\n"
-      "or negative score never qualifies: invalid_scores counts those rows. legacy_scores and\n"
+      "together; p10 and median interpolate linearly (DuckDB's quantile_cont). A score that\n"
+      "measures nothing (NaN, infinite, negative, 0 or subnormal) never qualifies:\n"
+      "invalid_scores counts those rows. legacy_scores and\n"
       "scores_reproduced (legacy per-run files only): the scored submissions, and those whose\n"
       "score the benchmark means of its run reproduce by the leaderboard's ranking_by.\n"
       "code_bytes reads and decodes every row's code: the slow part on large files\n"

@@ -15,7 +15,7 @@ struct StatsOptions {
   DataOptions data;
   std::optional<std::string> problem;
   bool flagged = false;  // --flagged: the rows kbdata audit flags, per leaderboard
-  std::string format = "table";
+  std::string format;    // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
 };
 

@@ -50,7 +50,7 @@ std::string filter_text(const SubmissionsOptions& o) {
 }  // namespace
 
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter = build_filter(options);
@@ -138,10 +138,7 @@ void add_submissions_command(CLI::App& app, Commands& commands) {
                   "Fields to print, comma-separated, in this order")
       ->delimiter(',');
   cmd->add_flag("--with-code", options->with_code, "Also read and print the code");
-  cmd->add_option("--format,-f", options->format, "Output format")
-      ->check(CLI::IsMember({"table", "csv", "json", "jsonl", "parquet"}))
-      ->capture_default_str();
-  cmd->add_option("--out,-o", options->out, "Output file for --format parquet");
+  add_format_options(*cmd, options->format, options->out);
   commands.push_back({cmd, [options] { run_submissions(*options, stdout, stderr); }});
 }
 

@@ -27,7 +27,7 @@ struct SubmissionsOptions {
   std::optional<std::string> until;
   std::vector<std::string> columns;  // empty: the format's default
   bool with_code = false;
-  std::string format = "table";
+  std::string format;              // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;  // --format parquet only
 };
 

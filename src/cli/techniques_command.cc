@@ -81,6 +81,32 @@ report::Cell share(uint64_t n, uint64_t of) {
   return static_cast<double>(n) / static_cast<double>(of);
 }
 
+// The rows the trend left out for lying apart in time (analysis::technique_trend), named on
+// stderr: each leaderboard's first few, then how many more. "" when there are none.
+std::string outliers_note(const std::vector<analysis::TrendOutlier>& outliers) {
+  constexpr size_t kNamed = 5;
+  std::string text;
+  for (size_t k = 0; k < outliers.size();) {
+    const analysis::TrendOutlier& first = outliers[k];
+    size_t end = k;
+    while (end < outliers.size() && outliers[end].leaderboard_id == first.leaderboard_id) ++end;
+    text += "kbdata: note: " + std::to_string(end - k) + " row(s) of " +
+            report::terminal_text(first.problem_name, false) + " (" +
+            std::to_string(first.leaderboard_id) + ") lie apart from its competition (more than " +
+            std::to_string(analysis::kTrendGapWeeks) +
+            " weeks from the other rows) and are left out of the trend's weeks:";
+    for (size_t i = k; i < end && i < k + kNamed; ++i) {
+      text += std::string(i > k ? "," : "") + " submission " +
+              std::to_string(outliers[i].submission_id) + " at " +
+              report::time_text(outliers[i].submission_time);
+    }
+    if (end - k > kNamed) text += " and " + std::to_string(end - k - kNamed) + " more";
+    text += "\n";
+    k = end;
+  }
+  return text;
+}
+
 void write_trend(const std::vector<analysis::TrendRow>& rows, report::Writer& writer) {
   for (const analysis::TrendRow& r : rows) {
     writer.row(
@@ -186,8 +212,8 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   dataset::LoadOptions rows_load = load;
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, rows_load.filter);
-  report::Writer writer(report::parse_format(options.format), columns, out, err, options.out,
-                        options.trend ? kTrendRule : kWinnersRule);
+  report::Writer writer(report::output_format(options.format, options.out), columns, out, err,
+                        options.out, options.trend ? kTrendRule : kWinnersRule);
   exclude_flagged(options.exclude_flagged, dir, rows_load, err);
   std::vector<analysis::TechniqueRow> rows;
   dataset::LoadStats stats;
@@ -228,7 +254,9 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
                                ", the runner with the most scores; --runner picks another\n");
   }
   if (options.trend) {
-    const std::vector<analysis::TrendRow> trend = analysis::technique_trend(rows, top);
+    const analysis::TechniqueTrend result = analysis::technique_trend(rows, top);
+    report::write_all(err, outliers_note(result.outliers));
+    const std::vector<analysis::TrendRow>& trend = result.rows;
     write_trend(trend, writer);
     writer.finish();
     if (plot.wanted() && !trend.empty()) plot.write(trend_chart(trend, top), err);
@@ -254,7 +282,7 @@ dataset::PrepareStep techniques_step() {
 }
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter = row_selection_filter(options.rows);

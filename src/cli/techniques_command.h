@@ -15,8 +15,8 @@ namespace kbdata::cli {
 
 struct TechniquesOptions {
   DataOptions data;
-  RowSelection rows;  // --problem, --user, --runner, --since, --until
-  std::string format = "table";
+  RowSelection rows;   // --problem, --user, --runner, --since, --until
+  std::string format;  // --format as typed, "" when not given (report::output_format)
   std::optional<std::string> out;
   bool trend = false;               // per week: shares of submissions, users and the week's top
   bool winners = false;             // per tag: the top users' best kernels against the rest

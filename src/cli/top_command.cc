@@ -44,7 +44,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   if (options.limit < 0) {
     throw UsageError("--limit " + std::to_string(options.limit) + ": must be 0 (everyone) or more");
   }
-  const report::Format format = report::parse_format(options.format);
+  const report::Format format = report::output_format(options.format, options.out);
 
   // Tables name the user once (the name, else the id); machine formats carry both.
   std::vector<report::Column> columns;

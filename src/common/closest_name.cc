@@ -47,12 +47,12 @@ std::optional<std::string> closest_name(std::string_view typed,
       }
     }
   }
-  const size_t cutoff = std::max<size_t>(2, typed.size() / 3);
   std::optional<std::string> best;
   size_t best_distance = 0;
   for (const std::string& c : candidates) {
     const size_t d = edit_distance(typed, c);
-    if (d > cutoff || d >= typed.size()) continue;
+    // At most one edit per three characters of the longer name: "tpo" is "top", "foo" is not.
+    if (d > std::max(typed.size(), c.size()) / 3 || d >= typed.size()) continue;
     if (!best || d < best_distance) {
       best = c;
       best_distance = d;

@@ -17,7 +17,9 @@ namespace kbdata {
 
 // The candidate closest to `typed`, or nullopt when none is close enough. Close enough: equal
 // ignoring ASCII case; else `typed` (3 or more bytes) is a prefix of the candidate; else an
-// edit_distance of at most max(2, typed.size() / 3) and below typed.size(). Ties go to the
+// edit_distance of at most one per three bytes of the longer of the two (max(typed.size(),
+// candidate.size()) / 3, rounded down) and below typed.size(): "tpo" is close to "top", "foo"
+// (two edits in three) is not, and a two-byte name only by case or as a prefix. Ties go to the
 // earliest candidate.
 [[nodiscard]] std::optional<std::string> closest_name(std::string_view typed,
                                                       std::span<const std::string> candidates);

@@ -83,6 +83,13 @@ class NetworkError : public IoError {
   using IoError::IoError;
 };
 
+// The system refused memory or a thread (an address-space limit, ulimit -v, say): the input may be
+// fine, and fewer threads may need less.
+class ResourceError : public Error {
+ public:
+  using Error::Error;
+};
+
 // The caller asked for something that does not exist (an unknown column name, say).
 // What was asked for is not in the data (a submission id no file holds): exit status 1 on the
 // command line, 404 from kbdata serve.

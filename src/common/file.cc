@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -39,16 +40,18 @@ constexpr int kFilling = 1;
 constexpr int kReady = 2;
 struct TempSlot {
   std::atomic<int> state{kFree};
+  bool folder = false;  // a temporary folder: removed with everything in it
   char path[PATH_MAX];
 };
 std::array<TempSlot, 64> temp_slots;
 
-int register_temp(const std::string& path) {
+int register_temp(const std::string& path, bool folder = false) {
   if (path.size() >= PATH_MAX) return -1;
   for (size_t i = 0; i < temp_slots.size(); ++i) {
     int expected = kFree;
     if (temp_slots[i].state.compare_exchange_strong(expected, kFilling)) {
       std::memcpy(temp_slots[i].path, path.c_str(), path.size() + 1);
+      temp_slots[i].folder = folder;
       temp_slots[i].state.store(kReady);
       return static_cast<int>(i);
     }
@@ -60,15 +63,70 @@ void unregister_temp(int slot) {
   if (slot >= 0) temp_slots[static_cast<size_t>(slot)].state.store(kFree);
 }
 
-extern "C" void remove_temps_and_reraise(int signal_number) {
-  for (TempSlot& slot : temp_slots) {
-    if (slot.state.load() == kReady) ::unlink(slot.path);
+// The entries of getdents64 (the system call; glibc's readdir is not async-signal-safe).
+struct LinuxDirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+// Removes `name` in the folder `parent_fd` and, if it is a folder, everything in it, with system
+// calls only (open, getdents64, unlink, close: safe in a signal handler), never following a
+// symlink. `depth` bounds the recursion (and the stack: 1 KiB a level); deeper folders stay.
+// Returns whether `name` is gone.
+bool remove_tree_at(int parent_fd, const char* name, int depth) {
+  if (::unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return true;  // a file or a link
+  if (depth == 0) return false;
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  alignas(8) char buffer[1024];
+  // Passes until one finds nothing left to remove (removing entries while listing may skip some).
+  for (bool removed = true; removed;) {
+    removed = false;
+    if (::lseek(fd, 0, SEEK_SET) != 0) break;
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, buffer, sizeof buffer);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        const auto* entry = reinterpret_cast<const LinuxDirent64*>(buffer + at);
+        at += entry->d_reclen;
+        const char* entry_name = entry->d_name;
+        if (entry_name[0] == '.' &&
+            (entry_name[1] == '\0' || (entry_name[1] == '.' && entry_name[2] == '\0'))) {
+          continue;
+        }
+        removed = remove_tree_at(fd, entry_name, depth - 1) || removed;
+      }
+    }
   }
+  ::close(fd);
+  return ::unlinkat(parent_fd, name, AT_REMOVEDIR) == 0;
+}
+
+extern "C" void remove_temps_and_reraise(int signal_number) {
+  const int saved = errno;
+  for (TempSlot& slot : temp_slots) {
+    if (slot.state.load() != kReady) continue;
+    if (slot.folder) {
+      // Another thread may still be adding a file: a few rounds, until the folder is gone.
+      for (int round = 0; round < 8 && !remove_tree_at(AT_FDCWD, slot.path, 16); ++round) {
+      }
+    } else {
+      ::unlink(slot.path);
+    }
+  }
+  errno = saved;
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
 
 }  // namespace
+
+int register_temporary_folder(const std::string& path) { return register_temp(path, true); }
+
+void unregister_temporary_folder(int registration) { unregister_temp(registration); }
 
 void remove_temporary_files_on_signals() {
   struct sigaction action {};

@@ -238,8 +238,16 @@ class AtomicOutputFile final : public OutputSink {
 };
 
 // Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files of every live
-// AtomicOutputFile, then end the process with the signal's default action (so the exit status
-// still says which signal it was). Call once, early in main().
+// AtomicOutputFile and every registered temporary folder (with everything in it), then end the
+// process with the signal's default action (so the exit status still says which signal it was).
+// Call once, early in main().
 void remove_temporary_files_on_signals();
+
+// Registers `path`, a temporary folder this process fills (kbdata extract's), for those handlers:
+// a signal removes it with everything in it (up to 16 levels deep). Returns the registration for
+// unregister_temporary_folder, -1 when none is free (64 live temporaries at once).
+[[nodiscard]] int register_temporary_folder(const std::string& path);
+// Ends a registration (-1: none), before the folder is renamed into place or removed.
+void unregister_temporary_folder(int registration);
 
 }  // namespace kbdata

@@ -13,7 +13,9 @@ namespace kbdata {
 // mapped. The heap grows 32 MiB at a time, and its first 32 MiB are backed by transparent huge
 // pages (as advise_huge_pages): a short command's buffers are faulted in 2 MiB at a time, a few
 // hundred faults fewer per MiB (`kbdata top` on one file: 3,900 faults -> 1,070, 2.5 ms of 20).
-// Call once at the start of main().
+// Under an address-space limit (RLIMIT_AS, ulimit -v) none of that: every thread shares one arena
+// (M_ARENA_MAX 1) and the heap grows by what it needs, so that reservations do not count against
+// the limit. Call once at the start of main().
 void tune_malloc_for_readers();
 
 // Asks the kernel to back [data, data + bytes) with transparent huge pages where it lies on whole

@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "common/error.h"
 
@@ -13,7 +14,21 @@ namespace kbdata {
 ThreadPool::ThreadPool(int threads) {
   const int n = threads < 1 ? 1 : threads;
   threads_.reserve(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+  try {
+    for (int i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+  } catch (const std::system_error& e) {
+    // The system refused a thread (each reserves a stack of the address space): the ones started
+    // are stopped and joined, never left running for std::terminate.
+    const size_t started = threads_.size();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+    throw ResourceError("cannot start thread " + std::to_string(started + 1) + " of " +
+                        std::to_string(n) + ": " + e.code().message());
+  }
 }
 
 ThreadPool::~ThreadPool() {

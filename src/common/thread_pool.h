@@ -17,7 +17,8 @@ namespace kbdata {
 
 class ThreadPool {
  public:
-  // Starts `threads` workers (at least 1).
+  // Starts `threads` workers (at least 1). Throws ResourceError, with none left running, when the
+  // system refuses one.
   explicit ThreadPool(int threads);
   // Runs the tasks still queued, then joins the workers.
   ~ThreadPool();

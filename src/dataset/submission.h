@@ -75,9 +75,11 @@ struct Submission {
 };
 
 // The platform's qualification of a row for a ranking (docs/dataset.md §3), the one statement of it
-// for every ranking, record and check: a score that is finite and not negative (NaN, infinite or
-// negative measures nothing), passed, not marked hacked.
-[[nodiscard]] inline bool valid_score(double score) { return std::isfinite(score) && score >= 0; }
+// for every ranking, record, count and check: a score that measures something, passed, not marked
+// hacked. A score measures something when it is a positive normal number of seconds: NaN,
+// infinities and negatives are no time, and a GPU kernel timed at 0 s or at a subnormal number of
+// seconds (below 2.2e-308, far under any timer's resolution) was not timed.
+[[nodiscard]] inline bool valid_score(double score) { return std::isnormal(score) && score > 0; }
 [[nodiscard]] inline bool qualifies(const Submission& s) {
   return s.score.has_value() && valid_score(*s.score) && s.passed.value_or(false) &&
          s.status != "hacked";

@@ -32,39 +32,40 @@ static_assert(kBands * kBandBins <= analysis::kSketchBins);
 
 // ---- Tokens ----
 
-enum ByteClass : uint8_t { SPACE, WORD, PUNCT };
-
-constexpr std::array<uint8_t, 256> byte_classes() {
-  std::array<uint8_t, 256> out{};
+constexpr std::array<bool, 256> word_bytes() {
+  std::array<bool, 256> out{};
   for (int b = 0; b < 256; ++b) {
-    const bool word = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9') ||
-                      b == '_' || b >= 0x80;
-    const bool space = b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v';
-    out[static_cast<size_t>(b)] = word ? WORD : space ? SPACE : PUNCT;
+    out[static_cast<size_t>(b)] = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') ||
+                                  (b >= '0' && b <= '9') || b == '_' || b >= 0x80;
   }
   return out;
 }
-constexpr std::array<uint8_t, 256> kByteClass = byte_classes();
+constexpr std::array<bool, 256> kWordByte = word_bytes();
 
-// Calls token(offset, length) for each token of `code`, in order.
+bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+// Calls token(offset, length) for each token of `code`, in order: the identifiers and literals
+// (code_tokens). Every other byte only separates them.
 template <typename Fn>
 void for_each_token(std::string_view code, Fn&& token) {
   const auto* p = reinterpret_cast<const unsigned char*>(code.data());
   const size_t n = code.size();
   size_t i = 0;
   while (i < n) {
-    const uint8_t c = kByteClass[p[i]];
-    if (c == SPACE) {
+    if (!kWordByte[p[i]]) {
       ++i;
-    } else if (c == PUNCT) {
-      token(i, size_t{1});
-      ++i;
-    } else {
-      size_t end = i + 1;
-      while (end < n && kByteClass[p[end]] == WORD) ++end;
-      token(i, end - i);
-      i = end;
+      continue;
     }
+    const bool number = is_digit(p[i]);
+    size_t end = i + 1;
+    for (;;) {
+      while (end < n && kWordByte[p[end]]) ++end;
+      // A number keeps its decimal point: 0.5 is one literal, a.b two names.
+      if (!number || end + 1 >= n || p[end] != '.' || !is_digit(p[end + 1])) break;
+      end += 2;
+    }
+    token(i, end - i);
+    i = end;
   }
 }
 
@@ -364,18 +365,24 @@ bool BenchmarkSet::has_ngram(uint64_t hash) const {
   return std::binary_search(first, last, hash);
 }
 
-bool BenchmarkSet::ngram_contaminated(std::string_view code) const {
-  if (ngrams_.empty()) return false;
+std::optional<double> BenchmarkSet::ngram_share(std::string_view code) const {
   std::vector<uint64_t> hashes = ngram_hashes(code, options_.ngram);
-  if (hashes.empty()) return false;
-  if (options_.ngram_share == 0) {
-    return std::any_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return has_ngram(h); });
-  }
+  if (hashes.empty()) return std::nullopt;
   std::sort(hashes.begin(), hashes.end());
   hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
   const auto shared = static_cast<size_t>(
       std::count_if(hashes.begin(), hashes.end(), [&](uint64_t h) { return has_ngram(h); }));
-  return static_cast<double>(shared) / static_cast<double>(hashes.size()) > options_.ngram_share;
+  return static_cast<double>(shared) / static_cast<double>(hashes.size());
+}
+
+bool BenchmarkSet::ngram_contaminated(std::string_view code) const {
+  if (ngrams_.empty()) return false;
+  if (options_.ngram_share == 0) {
+    const std::vector<uint64_t> hashes = ngram_hashes(code, options_.ngram);
+    return std::any_of(hashes.begin(), hashes.end(), [&](uint64_t h) { return has_ngram(h); });
+  }
+  const std::optional<double> share = ngram_share(code);
+  return share && *share > options_.ngram_share;
 }
 
 std::vector<uint32_t> BenchmarkSet::candidates_of(const uint32_t* sketch) const {

@@ -2,8 +2,10 @@
 // benchmark set, so that pairs built from it can be left out of training data that a benchmark
 // will later score. Two tests, in this order:
 //
-//   ngram    the code shares token n-grams with the set (a verbatim passage, whatever its layout):
-//            tokens are identifier runs and single punctuation bytes, whitespace separates
+//   ngram    more than a share (default half) of the code's distinct token n-grams occur in the set
+//            (verbatim passages, whatever their layout): tokens are the identifiers and literals;
+//            punctuation and whitespace only separate them, so no run of brackets, commas and
+//            operators makes an n-gram, and one shared idiom or import block is a small share
 //   minhash  some item's estimated Jaccard similarity with the code, of the dedup shingles (the
 //            5-byte lower-cased windows, analysis::code_sketch), is at or above the threshold (a
 //            near-copy); candidates come from LSH banding of the 256-bin sketches and each is
@@ -22,11 +24,15 @@
 
 namespace kbdata::pairs {
 
+inline constexpr double kDefaultNgramShare = 0.5;
+
 struct DecontaminationOptions {
   int ngram = 12;  // tokens per n-gram (--ngram), >= 1
   // A code is contaminated by n-grams when the share of its distinct n-grams that occur in the
-  // set is more than this (--ngram-share), in [0, 1); 0: any one shared n-gram.
-  double ngram_share = 0;
+  // set is more than this (--ngram-share), in [0, 1); 0: any one shared n-gram. The default, half,
+  // is more than an import block or one idiom shared with the set can be of a code: it takes a
+  // code copied for the most part.
+  double ngram_share = kDefaultNgramShare;
   // The estimated Jaccard similarity at or above which a code is a near-copy of an item
   // (--decontaminate-threshold), in (0, 1].
   double threshold = 0.8;
@@ -39,9 +45,11 @@ enum class Contamination : uint8_t { NONE, NGRAM, MINHASH };
 // "none", "ngram", "minhash".
 [[nodiscard]] const char* to_string(Contamination c);
 
-// The tokens of `code`, views into it: each maximal run of identifier bytes (A-Z, a-z, 0-9, '_'
-// and every byte >= 0x80, so UTF-8 words stay whole) is one token; every other byte that is not
-// ASCII whitespace (space, \t, \n, \r, \f, \v) is a token of its own; whitespace only separates.
+// The tokens of `code`, views into it: its identifiers and literals. Each maximal run of
+// identifier bytes (A-Z, a-z, 0-9, '_' and every byte >= 0x80, so UTF-8 words stay whole) is one
+// token, and a run that starts with a digit (a number) goes on through each '.' followed by a
+// digit ("0.5", "1.25e3" are one token each; "a.b" is two). Every other byte (punctuation, ASCII
+// whitespace, control bytes) only separates tokens: "x+=1" and "x = 1" are both "x" "1".
 [[nodiscard]] std::vector<std::string_view> code_tokens(std::string_view code);
 
 // The hash of every window of `ngram` consecutive tokens of `code`, in text order, repeats
@@ -92,6 +100,10 @@ class BenchmarkSet {
   [[nodiscard]] const DecontaminationOptions& options() const { return options_; }
   // "312 items, 1,234,567 12-grams" (distinct n-grams), for the command's summary.
   [[nodiscard]] std::string describe() const;
+
+  // The share of `code`'s distinct n-grams that occur in the set; nullopt when it has none (fewer
+  // tokens than options().ngram). Safe to call from several threads at once.
+  [[nodiscard]] std::optional<double> ngram_share(std::string_view code) const;
 
   // NGRAM when `code` has n-grams and more than options().ngram_share of its distinct ones (with
   // 0: any one) occur in the set (checked first); else MINHASH when `code` is not empty and some

@@ -424,7 +424,9 @@ std::string_view name_of(const std::optional<std::string>& name) {
   return name ? std::string_view(*name) : std::string_view();
 }
 
-bool measured(const dataset::Submission& s) { return dataset::qualifies(s) && *s.score > 0; }
+// A row whose score can be a version's: it qualifies (a positive normal score, so every speedup
+// is finite; dataset::valid_score).
+bool measured(const dataset::Submission& s) { return dataset::qualifies(s); }
 
 // What prepare() leaves in Submission::prepared.
 struct Prepared {
@@ -452,6 +454,7 @@ struct Item {
   std::vector<uint32_t> members;  // indices into the group's versions: [baseline, improved] or
                                   // the stretch
   double similarity = 0;
+  Significance significance;  // a pair's, once the noise is known
 };
 
 // What a worker makes of an item for the writer.
@@ -498,15 +501,13 @@ Format parse_format(const std::string& text) {
 }
 
 std::optional<Format> format_of_name(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
-  auto ends = [&](std::string_view suffix) {
-    return name.size() > suffix.size() &&
-           equals_ignoring_case(std::string_view(name).substr(name.size() - suffix.size()), suffix);
-  };
-  if (ends(".parquet")) return Format::PARQUET;
-  if (ends(".jsonl") || ends(".json") || ends(".ndjson")) return Format::JSONL;
+  const std::optional<report::Format> named = report::format_of_name(path);
+  if (named == report::Format::PARQUET) return Format::PARQUET;
+  if (named == report::Format::JSONL) return Format::JSONL;
   return std::nullopt;
 }
+
+std::string default_card_path(const std::string& out) { return out + ".card.md"; }
 
 void check_options(const PairsOptions& options) {
   if (!std::isfinite(options.min_speedup) || options.min_speedup < 1) {
@@ -526,10 +527,22 @@ void check_options(const PairsOptions& options) {
   if (options.trajectories && options.all_pairs) {
     throw UsageError("--all-pairs is for pairs; --trajectories writes one row per lineage");
   }
+  if (options.trajectories && options.significant_only) {
+    throw UsageError(
+        "--significant is for pairs (one speedup against the noise); --trajectories writes one "
+        "row per lineage");
+  }
   if (options.trajectories && options.format == Format::PREFERENCE) {
     throw UsageError(
         "--format preference is for pairs (chosen and rejected); with --trajectories use jsonl, "
         "parquet or chat");
+  }
+  const std::optional<report::Format> named = report::format_of_name(options.out);
+  if (named == report::Format::JSON || named == report::Format::CSV) {
+    throw UsageError("--out " + options.out + " names a " +
+                     (named == report::Format::JSON ? "JSON (one array)" : "CSV") +
+                     " file, which pairs does not write: name it .jsonl (JSON Lines: jsonl, chat, "
+                     "preference) or .parquet");
   }
   const std::optional<Format> implied = format_of_name(options.out);
   if (implied == Format::PARQUET && options.format != Format::PARQUET) {
@@ -621,8 +634,7 @@ void PairsBuilder::add(dataset::Submission&& s) {
     if (Prepared* made = std::any_cast<Prepared>(&s.prepared)) p = std::move(*made);
   }
   const bool selected = dataset::qualifies(s) && dataset::matches(m.options.versions, s);
-  if (selected && *s.score == 0) ++m.summary.zero_scores;
-  if (selected && *s.score > 0 && !p.version) ++m.summary.without_code;
+  if (selected && !p.version) ++m.summary.without_code;
   if (!p.version) {
     s.prepared = std::move(p.sketch);
     m.noise.add(std::move(s));
@@ -682,6 +694,7 @@ parquet::Provenance PairsBuilder::Impl::provenance() const {
       "{\"trajectories\":" + std::string(options.trajectories ? "true" : "false") +
       ",\"all_pairs\":" + (options.all_pairs ? "true" : "false") +
       ",\"same_epoch\":" + (options.same_epoch ? "true" : "false") +
+      ",\"significant\":" + (options.significant_only ? "true" : "false") +
       ",\"min_speedup\":" + report::double_text(options.min_speedup) + ",\"max_gap_days\":" +
       (options.max_gap_days ? report::double_text(*options.max_gap_days) : "null") +
       ",\"link_similarity\":" + report::double_text(options.lineage.link_similarity) +
@@ -902,6 +915,10 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
     t += "- Dropped: pairs whose versions are more than " + report::double_text(*o.max_gap_days) +
          " days apart.\n";
   }
+  if (o.significant_only) {
+    t += "- Dropped: pairs whose speedup is not above the measurement noise (`significant` false, "
+         "or null where no noise could be estimated).\n";
+  }
   if (!o.trajectories) {
     t += "- Dropped: pairs with no real change (equal once comments, trailing spaces and empty "
          "lines are removed).\n";
@@ -932,13 +949,13 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
   line("rows read (all feed the noise estimates)", s.rows);
   line("versions", s.versions);
   line("qualifying rows of the selection without code (left out)", s.without_code);
-  line("qualifying rows of the selection scored 0 s (left out)", s.zero_scores);
   line("(leaderboard, user, runner) with versions", s.groups);
   line("lineages", s.lineages);
   line("candidate " + unit, s.candidates);
   line("dropped: below the minimum speedup", s.dropped_min_speedup);
   if (!o.trajectories) {
     line("dropped: further apart than the maximum gap", s.dropped_max_gap);
+    if (o.significant_only) line("dropped: not above the noise", s.dropped_not_significant);
     line("dropped: no real change", s.dropped_no_change);
   }
   line("dropped: n-gram overlap with the benchmark set", s.dropped_ngram);
@@ -1038,7 +1055,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
             ++m.summary.dropped_min_speedup;
             continue;
           }
-          items.push_back({gi, lineage_id, stretch, 0});
+          items.push_back({gi, lineage_id, stretch, 0, {}});
           continue;
         }
         for (const VersionPair& p : improvement_pairs(g.versions, stretch, o.all_pairs)) {
@@ -1053,7 +1070,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
             ++m.summary.dropped_max_gap;
             continue;
           }
-          items.push_back({gi, lineage_id, {p.baseline, p.improved}, version_similarity(b, i)});
+          items.push_back({gi, lineage_id, {p.baseline, p.improved}, version_similarity(b, i), {}});
         }
       }
     }
@@ -1071,6 +1088,24 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
     if (it == noise.end()) return std::nullopt;
     return analysis::sigma_at(it->second, time_us);
   };
+  if (!o.trajectories) {
+    // Each pair's significance; with --significant, the pairs not above the noise go here,
+    // before any code is read back.
+    std::vector<Item> kept;
+    kept.reserve(items.size());
+    for (Item& item : items) {
+      const Group& g = m.groups[item.group];
+      const Version& b = g.versions[item.members[0]];
+      const Version& i = g.versions[item.members[1]];
+      item.significance = significance(b.score / i.score, sigma(g, b.time_us), sigma(g, i.time_us));
+      if (o.significant_only && item.significance.significant != true) {
+        ++m.summary.dropped_not_significant;
+        continue;
+      }
+      kept.push_back(std::move(item));
+    }
+    items = std::move(kept);
+  }
 
   // Per version (by its row number in its group, made unique over the groups), the
   // decontamination's verdict once known.
@@ -1174,7 +1209,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
         const Version& b = g.versions[item.members[0]];
         const Version& i = g.versions[item.members[1]];
         const double speedup = b.score / i.score;
-        const Significance sig = significance(speedup, sigma(g, b.time_us), sigma(g, i.time_us));
+        const Significance& sig = item.significance;
         if (sig.significant) {
           m.summary.significant += *sig.significant ? 1 : 0;
         } else {
@@ -1253,6 +1288,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
                        ",\"candidates\":" + std::to_string(s.candidates) +
                        ",\"dropped\":{\"min_speedup\":" + std::to_string(s.dropped_min_speedup) +
                        ",\"max_gap\":" + std::to_string(s.dropped_max_gap) +
+                       ",\"not_significant\":" + std::to_string(s.dropped_not_significant) +
                        ",\"no_change\":" + std::to_string(s.dropped_no_change) +
                        ",\"ngram\":" + std::to_string(s.dropped_ngram) +
                        ",\"minhash\":" + std::to_string(s.dropped_minhash) +

@@ -37,8 +37,14 @@ enum class Format { JSONL, PARQUET, CHAT, PREFERENCE };
 [[nodiscard]] const char* to_string(Format format);
 // --format's text; UsageError naming the closest of jsonl, parquet, chat, preference.
 [[nodiscard]] Format parse_format(const std::string& text);
-// The format OUT's name implies: .parquet PARQUET, .jsonl, .json or .ndjson JSONL; else nullopt.
+// The format OUT's name implies, by the one rule of report::format_of_name: .parquet PARQUET,
+// .jsonl or .ndjson JSONL; else nullopt (check_options refuses .json and .csv, formats pairs does
+// not write).
 [[nodiscard]] std::optional<Format> format_of_name(const std::string& path);
+
+// The card of OUT when --card does not name one: OUT's path with ".card.md" appended
+// ("pairs.jsonl" -> "pairs.jsonl.card.md"), so that every output has its own.
+[[nodiscard]] std::string default_card_path(const std::string& out);
 
 // A file the rows were read from, for the provenance.
 struct SourceFile {
@@ -56,6 +62,7 @@ struct PairsOptions {
   bool all_pairs = false;     // every improving pair of a stretch, not only the new bests
   bool same_epoch = false;    // stretches cut at harness epoch changes
   double min_speedup = 1;     // pairs (trajectories: first score / best score) below are dropped
+  bool significant_only = false;       // --significant: pairs not above the noise dropped
   std::optional<double> max_gap_days;  // pairs: versions further apart dropped; trajectories cut
   LineageOptions lineage;
   std::shared_ptr<const BenchmarkSet> benchmarks;  // --decontaminate, when given
@@ -80,12 +87,12 @@ struct PairsSummary {
   uint64_t rows = 0;          // rows loaded (they all feed the noise estimates)
   uint64_t versions = 0;      // qualifying rows with code, of the selection
   uint64_t without_code = 0;  // qualifying rows of the selection without code
-  uint64_t zero_scores = 0;   // qualifying rows of the selection scored 0 s
   uint64_t groups = 0;        // (leaderboard, user, runner) with a version
   uint64_t lineages = 0;
   uint64_t candidates = 0;  // pairs (trajectories) before the filters
   uint64_t dropped_min_speedup = 0;
   uint64_t dropped_max_gap = 0;
+  uint64_t dropped_not_significant = 0;  // --significant: not above the noise, or no estimate
   uint64_t dropped_no_change = 0;
   uint64_t dropped_ngram = 0;
   uint64_t dropped_minhash = 0;
@@ -98,9 +105,10 @@ struct PairsSummary {
 using ProgressFn = std::function<void(std::string_view stage, uint64_t done, uint64_t total)>;
 
 // Usage errors of the options, before anything is read: min_speedup below 1 or not finite,
-// max_gap_days not positive, link_similarity outside (0, 1], lookback 0, --all-pairs with
-// --trajectories, preference with --trajectories, chat or preference into a .parquet name, a
-// format other than OUT's extension implies. Throws UsageError.
+// max_gap_days not positive, link_similarity outside (0, 1], lookback 0, --all-pairs or
+// --significant with --trajectories, preference with --trajectories, chat or preference into a
+// .parquet name, a format other than OUT's extension implies, an OUT named .json or .csv. Throws
+// UsageError.
 void check_options(const PairsOptions& options);
 
 // Accumulates a load's rows and writes the output. A load feeding add() sets

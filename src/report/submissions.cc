@@ -177,7 +177,7 @@ struct SubmissionWriter::Parquet {
 };
 
 SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out,
-                                   std::FILE* notes, std::optional<std::string> parquet_path)
+                                   std::FILE* notes, std::optional<std::string> out_path)
     : format_(format) {
   const auto& all = selectable_submission_fields();
   for (const std::string& name : fields) {
@@ -192,11 +192,10 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
   if (format_ != Format::PARQUET) {
     std::vector<Column> columns;
     for (int f : fields_) columns.push_back({all[static_cast<size_t>(f)], field_type(f)});
-    writer_ =
-        std::make_unique<Writer>(format_, std::move(columns), out, notes, parquet_path, kRule);
+    writer_ = std::make_unique<Writer>(format_, std::move(columns), out, notes, out_path, kRule);
     return;
   }
-  if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
+  if (!out_path) throw UsageError("--format parquet needs --out FILE");
   std::vector<dataset::FlatFileColumn> columns;
   for (int f : fields_) {
     if (f == kBenchmarks) {
@@ -214,7 +213,7 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
   }
   parquet::Provenance provenance;
   provenance.rule = kRule;
-  parquet_ = std::make_unique<Parquet>(*parquet_path, columns, provenance, format_, notes);
+  parquet_ = std::make_unique<Parquet>(*out_path, columns, provenance, format_, notes);
 }
 
 SubmissionWriter::~SubmissionWriter() = default;

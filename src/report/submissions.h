@@ -41,14 +41,15 @@ namespace kbdata::report {
 // std, err, runs, best, worst (nanoseconds; null where the run result lacks the key).
 [[nodiscard]] std::string benchmarks_json(const std::vector<dataset::BenchmarkResult>& benchmarks);
 
-// Streams submissions to `out` (or, for PARQUET, to `parquet_path`). `fields` are names of
+// Streams submissions to `out`, or to `out_path` when given (any format, atomically; PARQUET needs
+// it). `fields` are names of
 // selectable_submission_fields(); `notes` receives the stderr lines of the CSV and Parquet
 // formats.
 class SubmissionWriter {
  public:
   // Throws UsageError for an unknown field (listing the fields), or PARQUET without a path.
   SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out, std::FILE* notes,
-                   std::optional<std::string> parquet_path);
+                   std::optional<std::string> out_path);
   ~SubmissionWriter();
   SubmissionWriter(const SubmissionWriter&) = delete;
   SubmissionWriter& operator=(const SubmissionWriter&) = delete;

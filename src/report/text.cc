@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/closest_name.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "tabular/value_format.h"
@@ -30,6 +31,49 @@ Format parse_format(const std::string& text) {
   if (text == "parquet") return Format::PARQUET;
   throw UsageError("unknown format '" + text +
                    "'; the formats are table, csv, json, jsonl, parquet");
+}
+
+const char* to_string(Format format) {
+  switch (format) {
+    case Format::TABLE:
+      return "table";
+    case Format::CSV:
+      return "csv";
+    case Format::JSON:
+      return "json";
+    case Format::JSONL:
+      return "jsonl";
+    case Format::PARQUET:
+      return "parquet";
+  }
+  return "table";
+}
+
+std::optional<Format> format_of_name(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.find_last_of('.');
+  if (dot == std::string_view::npos || dot == 0) return std::nullopt;  // none, or a hidden name
+  const std::string_view extension = name.substr(dot + 1);
+  if (equals_ignoring_case(extension, "parquet")) return Format::PARQUET;
+  if (equals_ignoring_case(extension, "csv")) return Format::CSV;
+  if (equals_ignoring_case(extension, "json")) return Format::JSON;
+  if (equals_ignoring_case(extension, "jsonl") || equals_ignoring_case(extension, "ndjson")) {
+    return Format::JSONL;
+  }
+  return std::nullopt;
+}
+
+Format output_format(const std::string& given, const std::optional<std::string>& out,
+                     Format fallback) {
+  const std::optional<Format> named = out ? format_of_name(*out) : std::nullopt;
+  if (given.empty()) return named.value_or(fallback);
+  const Format format = parse_format(given);
+  if (named && *named != format) {
+    throw UsageError("--format " + given + " and --out " + *out +
+                     " disagree: the file's name says " + to_string(*named) + "; give one of them");
+  }
+  return format;
 }
 
 std::string format_score(double seconds) {

@@ -17,6 +17,20 @@ enum class Format { TABLE, CSV, JSON, JSONL, PARQUET };
 
 // Parses table|csv|json|jsonl|parquet (UsageError otherwise).
 [[nodiscard]] Format parse_format(const std::string& text);
+// "table", "csv", "json", "jsonl", "parquet".
+[[nodiscard]] const char* to_string(Format format);
+
+// The format a file's name names (docs/cli.md, "Output files"), by its extension, ASCII case
+// ignored: .parquet PARQUET, .csv CSV, .json JSON, .jsonl and .ndjson JSONL; nullopt for any
+// other name (a table has no extension of its own).
+[[nodiscard]] std::optional<Format> format_of_name(std::string_view path);
+
+// The one rule of a command's output format (docs/cli.md, "Output files"): `given` (--format as
+// typed; empty when it was not given) when there is one, else the format `out`'s name names, else
+// `fallback` (the command's default). Throws UsageError for an unknown `given`, and when `given`
+// and `out`'s name name two different formats (`--format csv --out x.parquet`).
+[[nodiscard]] Format output_format(const std::string& given, const std::optional<std::string>& out,
+                                   Format fallback = Format::TABLE);
 
 // Writes all of `text` to `out`; throws kbdata::IoError naming the stream on failure.
 void write_all(std::FILE* out, std::string_view text);

@@ -161,7 +161,7 @@ struct Writer::Parquet {
 };
 
 Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
-               std::optional<std::string> parquet_path, std::string rule)
+               std::optional<std::string> out_path, std::string rule)
     : format_(format),
       columns_(std::move(columns)),
       out_(out),
@@ -169,14 +169,14 @@ Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::
       rule_(std::move(rule)),
       notes_seen_(format, notes) {
   if (format_ == Format::PARQUET) {
-    if (!parquet_path) throw UsageError("--format parquet needs --out FILE");
+    if (!out_path) throw UsageError("--format parquet needs --out FILE");
     std::vector<parquet::Field> fields;
     for (const Column& c : columns_) fields.push_back(column_field(c));
     parquet::Provenance provenance;
     provenance.rule = rule_;
-    parquet_ = std::make_unique<Parquet>(*parquet_path, fields, provenance);
-  } else if (parquet_path) {
-    throw UsageError("--out is for --format parquet only");
+    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance);
+  } else if (out_path) {
+    file_ = std::make_unique<AtomicOutputFile>(*out_path);  // checked before any work
   }
   if (format_ == Format::JSON) buffer_ = "[";
   if (format_ == Format::CSV) {
@@ -293,9 +293,17 @@ void Writer::write_parquet_row(const std::vector<Cell>& cells) {
   file.end_row();
 }
 
+void Writer::emit(std::string_view text) {
+  if (file_) {
+    file_->write(text);
+  } else {
+    write_all(out_, text);
+  }
+}
+
 void Writer::flush_if_large() {
   if (buffer_.size() >= kFlushBytes) {
-    write_all(out_, buffer_);
+    emit(buffer_);
     buffer_.clear();
   }
 }
@@ -328,23 +336,27 @@ void Writer::finish() {
       }
       if (sections_.empty()) text += (table_notes.empty() ? "" : "\n") + std::string("(no rows)\n");
       for (const std::string& line : footers_) text += line + "\n";
-      write_all(out_, text);
+      emit(text);
       break;
     }
     case Format::JSON:
       buffer_ += rows_ == 0 ? "]\n" : "\n]\n";
-      write_all(out_, buffer_);
+      emit(buffer_);
       break;
     case Format::CSV:
     case Format::JSONL:
-      write_all(out_, buffer_);
+      emit(buffer_);
       break;
     case Format::PARQUET:
       parquet_->file.commit();
       break;
   }
   buffer_.clear();
-  std::fflush(out_);
+  if (file_) {
+    file_->commit();
+  } else {
+    std::fflush(out_);
+  }
 }
 
 }  // namespace kbdata::report

@@ -13,6 +13,9 @@
 //   parquet  the rows as a file (--out), written atomically; notes on stderr; the columns' types
 //            are INT64, DOUBLE, BOOLEAN, UTF-8 strings and TIMESTAMP(MICROS, UTC)
 //
+// Every format goes to stdout, or with --out to that file, written atomically (the format itself
+// chosen by output_format(), report/text.h: docs/cli.md, "Output files").
+//
 // Sections are a table's grouping (one ranking per runner, say); the machine formats flatten them,
 // so every row must carry the columns that tell sections apart.
 #pragma once
@@ -28,6 +31,10 @@
 #include <vector>
 
 #include "report/text.h"
+
+namespace kbdata {
+class AtomicOutputFile;
+}
 
 namespace kbdata::report {
 
@@ -81,10 +88,13 @@ class Notes {
 
 class Writer {
  public:
-  // `rule` goes into the Parquet file's key-value metadata (kbdata.rule): what the rows are.
-  // Throws UsageError for PARQUET without `parquet_path` or a path with another format.
+  // The output goes to `out_path` when given (any format: a temporary beside it, renamed over it
+  // by finish(); without finish() nothing appears there), else to `out` (every format but
+  // PARQUET). `rule` goes into the Parquet file's key-value metadata (kbdata.rule): what the rows
+  // are. Throws UsageError for PARQUET without `out_path`, and (AtomicOutputFile) for an
+  // `out_path` that must not be replaced; IoError when its temporary cannot be made.
   Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
-         std::optional<std::string> parquet_path, std::string rule);
+         std::optional<std::string> out_path, std::string rule);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -102,7 +112,8 @@ class Writer {
            const std::string& problem_name = "", std::string_view json_members = {});
   // A line after the tables (table format only): a summary for people.
   void table_footer(const std::string& line);
-  // Ends the output (the tables, the JSON array's "]", the Parquet footer and commit).
+  // Ends the output (the tables, the JSON array's "]", the Parquet footer; an output file is
+  // committed: renamed into place).
   void finish();
 
   [[nodiscard]] uint64_t rows() const { return rows_; }
@@ -115,6 +126,7 @@ class Writer {
     std::vector<std::vector<std::string>> rows;
   };
   void flush_if_large();
+  void emit(std::string_view text);  // to file_, else out_
   void write_parquet_row(const std::vector<Cell>& cells);
 
   Format format_;
@@ -126,6 +138,7 @@ class Writer {
   std::vector<Section> sections_;
   std::vector<std::string> footers_;
   std::unique_ptr<Parquet> parquet_;
+  std::unique_ptr<AtomicOutputFile> file_;  // --out for the text formats
   std::string buffer_;
   uint64_t rows_ = 0;
 };

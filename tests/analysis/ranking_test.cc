@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 namespace kbdata::analysis {
@@ -59,6 +60,28 @@ TEST(Ranking, HackedSubmissionsDoNotQualify) {
   ASSERT_EQ(rankings.size(), 1u);
   EXPECT_EQ(users(rankings[0]), (std::vector<std::string>{"b"}));
   EXPECT_FALSE(qualifies(hacked));
+}
+
+// One rule for a measurable score (dataset::valid_score): a GPU kernel timed at 0 s, or at a
+// subnormal number of seconds, was not timed; such a row never ranks, let alone ties at rank 1.
+TEST(Ranking, ScoresThatMeasureNothingNeverRank) {
+  const double denormal = std::numeric_limits<double>::denorm_min();
+  EXPECT_FALSE(valid_score(0.0));
+  EXPECT_FALSE(valid_score(-0.0));
+  EXPECT_FALSE(valid_score(denormal));
+  EXPECT_FALSE(valid_score(std::numeric_limits<double>::min() / 2));  // subnormal
+  EXPECT_FALSE(valid_score(-1e-6));
+  EXPECT_FALSE(valid_score(std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(valid_score(std::numeric_limits<double>::infinity()));
+  EXPECT_TRUE(valid_score(std::numeric_limits<double>::min()));  // the least normal double
+  EXPECT_TRUE(valid_score(1e-9));
+  EXPECT_TRUE(valid_score(2.5));
+  auto rankings = rank(
+      {row(1, "zero", 0.0), row(2, "denormal", denormal), row(3, "b", 2e-6), row(4, "c", 1e-6)});
+  ASSERT_EQ(rankings.size(), 1u);
+  EXPECT_EQ(users(rankings[0]), (std::vector<std::string>{"c", "b"}));
+  EXPECT_EQ(ranks(rankings[0]), (std::vector<int64_t>{1, 2}));
+  EXPECT_FALSE(qualifies(row(5, "zero", 0.0)));
 }
 
 TEST(Ranking, EqualScoresShareARankAndTheNextSkips) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace kbdata::analysis {
 namespace {
 
@@ -87,6 +89,30 @@ TEST(Stats, CountsPerSourceAndLeaderboard) {
   EXPECT_EQ(stats[2].source, "other.parquet");
   EXPECT_EQ(stats[2].leaderboard_id, 398);
   EXPECT_EQ(stats[2].score_median, 7.0);
+}
+
+// invalid_scores counts by the one rule of a measurable score (dataset::valid_score): 0 s and
+// subnormal scores, as NaN, infinities and negatives; none of them qualifies.
+TEST(Stats, InvalidScoresAreEveryScoreThatMeasuresNothing) {
+  const std::vector<double> invalid = {0.0,
+                                       -0.0,
+                                       std::numeric_limits<double>::denorm_min(),
+                                       -1e-3,
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity()};
+  StatsBuilder builder;
+  int64_t id = 0;
+  for (double score : invalid) {
+    ++id;
+    builder.add("cfg", row(id, "u", score, true, id * 10, "B200"));
+  }
+  builder.add("cfg", row(id + 1, "u", 2e-6, true, id * 10 + 10, "B200"));
+  const auto stats = builder.finish();
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].scored, invalid.size() + 1);
+  EXPECT_EQ(stats[0].invalid_scores, invalid.size());
+  EXPECT_EQ(stats[0].qualifying, 1u);
+  EXPECT_EQ(stats[0].score_min, 2e-6);
 }
 
 }  // namespace

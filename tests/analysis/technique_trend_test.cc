@@ -55,7 +55,7 @@ TEST(TechniqueTrend, WeeksSharesAndTheWeeksTop) {
       // Week 2: nothing. Week 3: carol moves to triton with TMA and leads.
       row("carol", 15, 1.0, Language::TRITON, {Feature::TMA}),
   };
-  const std::vector<TrendRow> trend = technique_trend(rows, 2);
+  const std::vector<TrendRow> trend = technique_trend(rows, 2).rows;
   // Tags present: triton, cuda, pytorch (languages), tma; three weeks.
   ASSERT_EQ(trend.size(), 3U * 4U);
   EXPECT_EQ(trend.front().tag.name(), "triton");  // languages in their order, then features
@@ -95,11 +95,61 @@ TEST(TechniqueTrend, TiesAtTheCutStayAndTheRankingRunnerHasTheMostScores) {
                                           row("d", 0, 0.5, Language::PYTORCH, {}, "H100"),
                                           row("e", 0, 0.4, Language::PYTORCH, {}, "H100")};
   EXPECT_EQ(ranking_runner(rows), "B200");
-  const std::vector<TrendRow> trend = technique_trend(rows, 2);
+  const std::vector<TrendRow> trend = technique_trend(rows, 2).rows;
   // b and c tie for second: both in the top.
   EXPECT_EQ(find(trend, 1, "cuda")->top_size, 3U);
   EXPECT_EQ(find(trend, 1, "pytorch")->top, 0U);
   EXPECT_EQ(find(trend, 1, "pytorch")->submissions, 2U);
+}
+
+// Rows dated far from the rest (1900-01-01 and 9999-12-31 beside a competition of a few weeks)
+// are named as outliers and left out: the weeks span the competition, not the dates' range (which
+// would be 420,000 weeks of rows).
+TEST(TechniqueTrend, OutliersInTimeAreLeftOutOfTheWeeks) {
+  constexpr int64_t k1900 = -2'208'988'800'000'000;   // 1900-01-01 00:00 UTC
+  constexpr int64_t k9999 = 253'402'214'400'000'000;  // 9999-12-31 00:00 UTC
+  std::vector<TechniqueRow> rows = {row("a", 0, 3.0, Language::CUDA),
+                                    row("b", 3, 2.0, Language::TRITON),
+                                    row("c", 20, 1.0, Language::CUDA)};
+  TechniqueRow early = row("d", 0, 0.5, Language::PYTORCH);
+  early.row.submission_time = k1900;
+  TechniqueRow late = row("e", 0, 0.25, Language::HIP);
+  late.row.submission_time = k9999;
+  rows.push_back(late);
+  rows.push_back(early);
+  const TechniqueTrend trend = technique_trend(rows, 10);
+  ASSERT_EQ(trend.outliers.size(), 2U);
+  EXPECT_EQ(trend.outliers[0].submission_id, early.row.submission_id);  // in time order
+  EXPECT_EQ(trend.outliers[0].submission_time, k1900);
+  EXPECT_EQ(trend.outliers[1].submission_id, late.row.submission_id);
+  EXPECT_EQ(trend.outliers[0].leaderboard_id, 597);
+  EXPECT_EQ(trend.outliers[0].problem_name, "nvfp4_gemm");
+  // Three weeks (days 0, 3 and 20), two tags: the outliers' own tags (pytorch, hip) are not there,
+  // nor in the week's counts or its top.
+  ASSERT_EQ(trend.rows.size(), 3U * 2U);
+  EXPECT_EQ(trend.rows.front().week_start, kStart);
+  EXPECT_EQ(find(trend.rows, 1, "cuda")->week_submissions, 2U);
+  EXPECT_EQ(find(trend.rows, 3, "cuda")->top_size, 3U);
+  EXPECT_EQ(find(trend.rows, 3, "pytorch"), nullptr);
+}
+
+// The axis is the largest run of rows with no gap of more than kTrendGapWeeks weeks; a gap of
+// exactly that many weeks keeps both sides.
+TEST(TechniqueTrend, TheAxisIsTheLargestRunWithoutALongGap) {
+  const int64_t gap_days = kTrendGapWeeks * 7;
+  std::vector<TechniqueRow> rows = {row("a", 0, 3.0, Language::CUDA),
+                                    row("b", gap_days, 2.0, Language::CUDA)};
+  TechniqueTrend trend = technique_trend(rows, 10);
+  EXPECT_TRUE(trend.outliers.empty());
+  EXPECT_EQ(trend.rows.size(), static_cast<size_t>(kTrendGapWeeks + 1));
+  // One day more: two runs of one row; the first (the earlier) is the axis.
+  rows.push_back(row("c", 2 * gap_days + 1, 1.0, Language::CUDA));
+  rows.push_back(row("d", 2 * gap_days + 2, 1.0, Language::CUDA));
+  trend = technique_trend(rows, 10);
+  // a and b are 26 weeks apart, c is 26 weeks and a day after b: the run {c, d} is apart, and
+  // {a, b} (as large, and earlier) is the axis.
+  ASSERT_EQ(trend.outliers.size(), 2U);
+  EXPECT_EQ(trend.outliers[0].user_id, "c");
 }
 
 TEST(TechniqueWinners, SharesOfTheTopAgainstTheRestAndMedians) {
@@ -135,7 +185,7 @@ TEST(TechniqueWinners, NoRankedRowNoRow) {
   EXPECT_TRUE(technique_winners(rows, 10).empty());
   EXPECT_FALSE(ranking_runner(rows).has_value());
   // The trend still counts the submissions.
-  const std::vector<TrendRow> trend = technique_trend(rows, 10);
+  const std::vector<TrendRow> trend = technique_trend(rows, 10).rows;
   ASSERT_EQ(trend.size(), 1U);
   EXPECT_EQ(trend[0].submissions, 1U);
   EXPECT_EQ(trend[0].top_size, 0U);

@@ -202,7 +202,7 @@ TEST(TopCli, ParquetOutputReadsBack) {
 TEST(TopCli, UsageErrorsAreOneLineWithExitTwo) {
   for (const std::string& args :
        {std::string("top") + data(), "top -p nope" + data(), "top -p nvfp4_gemm -n -1" + data(),
-        "top -p nvfp4_gemm -f parquet" + data(), "top -p nvfp4_gemm -o x.parquet" + data(),
+        "top -p nvfp4_gemm -f parquet" + data(), "top -p nvfp4_gemm -f csv -o x.parquet" + data(),
         "top -p nvfp4_gemm -f xml" + data()}) {
     Result r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;

@@ -57,10 +57,14 @@ TEST(Help, NoArgumentsPrintsTheHelp) {
 }
 
 TEST(DidYouMean, UnknownCommandNamesTheClosest) {
-  Result r = run("foo");
+  Result r = run("tpo");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "kbdata: unknown command 'foo'; did you mean 'top'? (see 'kbdata --help')\n");
+  EXPECT_EQ(r.err, "kbdata: unknown command 'tpo'; did you mean 'top'? (see 'kbdata --help')\n");
+  // Two edits in three characters is no hint: nothing is suggested.
+  r = run("foo");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "kbdata: unknown command 'foo' (see 'kbdata --help')\n");
   r = run("prgression --user x");
   EXPECT_EQ(r.err,
             "kbdata: unknown command 'prgression'; did you mean 'progression'? (see 'kbdata "

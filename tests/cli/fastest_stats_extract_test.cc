@@ -2,6 +2,8 @@
 // config, one legacy per-run file) whose results are computed by hand below, and on the medium
 // synthetic data against DuckDB SQL written independently of kbdata (support/oracle.h).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -499,6 +501,78 @@ TEST(Extract, UnsafeNamesStayInsideTheExport) {
   EXPECT_EQ(m[0]["path"], "_._up/_._.._r/user-u-.._.._evil_1.py");
   EXPECT_TRUE(fs::exists(out / m[0]["path"].get<std::string>()));
   EXPECT_EQ(std::distance(fs::directory_iterator(scratch.path), fs::directory_iterator()), 2);
+}
+
+// Empty code is no code: no 0-byte file, and counted among the skipped.
+TEST(Extract, EmptyCodeIsSkippedAndCounted) {
+  Scratch scratch;
+  const fs::path data = scratch.path / "data";
+  fs::create_directories(data);
+  kbdata::testing::write_bytes(data / "nvidia_nvfp4_submissions.parquet",
+                               kbdata::testing::flat_file({flat(1, 597, "a", 1e-3, 1, kTriton, 0),
+                                                           flat(2, 597, "b", 2e-3, 2, "", 1)}));
+  const fs::path out = scratch.path / "out";
+  Result r = run("extract -p nvfp4_gemm --all --out " + out.string() + " --data " + data.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 file(s), " + std::to_string(kTriton.size()) +
+                       " bytes of code, 1 skipped (no code)"),
+            std::string::npos)
+      << r.err;
+  const auto m = manifest(out);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0]["submission_id"], 1);
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    if (e.is_regular_file()) {
+      EXPECT_GT(e.file_size(), 0u) << e.path();
+    }
+  }
+}
+
+// SIGINT and SIGTERM while extract writes (a real signal to a running kbdata): the process ends by
+// the signal, and neither the export nor its temporary folder is left.
+TEST(Extract, AnInterruptRemovesTheTemporaryFolder) {
+  Scratch scratch;
+  const std::string data = kbdata::testing::medium_data();
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal_number);
+    const fs::path out = scratch.path / ("out-" + std::to_string(signal_number));
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::execl(KBDATA_BINARY, KBDATA_BINARY, "extract", "-p", "nvfp4_dual_gemm", "--all", "--out",
+              out.c_str(), "--data", data.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Wait until the temporary folder holds a file (the writing has begun), then interrupt.
+    auto temporary_with_files = [&] {
+      for (const auto& e : fs::directory_iterator(scratch.path)) {
+        const std::string name = e.path().filename().string();
+        if (name.find(".kbdata-") == std::string::npos) continue;
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(e.path(), ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+          if (it->is_regular_file(ec)) return true;
+        }
+      }
+      return false;
+    };
+    bool seen = false;
+    for (int i = 0; i < 6000 && !seen; ++i) {
+      seen = temporary_with_files();
+      if (!seen) ::usleep(5000);
+    }
+    ::kill(child, signal_number);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(seen) << "extract never began writing";
+    EXPECT_TRUE(WIFSIGNALED(status)) << status;
+    if (WIFSIGNALED(status)) {
+      EXPECT_EQ(WTERMSIG(status), signal_number);
+    }
+    EXPECT_FALSE(fs::exists(out));
+    for (const auto& e : fs::directory_iterator(scratch.path)) {
+      ADD_FAILURE() << "left behind: " << e.path();
+    }
+  }
 }
 
 TEST(Extract, AFailureLeavesNoExport) {

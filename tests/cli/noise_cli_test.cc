@@ -183,5 +183,40 @@ TEST(NoiseCli, UsageErrors) {
   EXPECT_EQ(run("noise --plot out.png" + data_arg()).exit_code, 2);
 }
 
+// An epoch no leaderboard of the selection has is named as such, not answered with "no pairs"
+// (the NVIDIA problems have 6 recorded changes: epochs 0 to 6; trimul none: epoch 0 only).
+TEST(NoiseCli, AnEpochThatDoesNotExistIsNamed) {
+  Result r = run("noise --epoch 99 -p nvfp4_gemm" + data_arg());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "kbdata: --epoch 99: no epoch 99 in problem nvfp4_gemm: nvfp4_gemm (597) has epochs 0 "
+            "to 6 (docs/noise.md) (see 'kbdata noise --help')\n");
+  EXPECT_EQ(r.out, "");
+  r = run("noise --epoch 1 -p trimul" + data_arg());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no epoch 1 in problem trimul: trimul (496) has epoch 0 only"),
+            std::string::npos)
+      << r.err;
+  r = run("noise --epoch 7" + data_arg());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no leaderboard has an epoch 7: those with recorded changes of their "
+                       "harness have epochs 0 to 6"),
+            std::string::npos)
+      << r.err;
+  r = run("top --leaderboard 597 --epoch -1" + data_arg());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--epoch -1: must be 0"), std::string::npos) << r.err;
+  // Every command with --epoch says the same.
+  for (const std::string command :
+       {"top -p nvfp4_gemm", "records -p nvfp4_gemm", "fastest -p nvfp4_gemm",
+        "progression -u tonda -p nvfp4_gemm"}) {
+    r = run(command + " --epoch 99" + data_arg());
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.err.find("no epoch 99 in problem nvfp4_gemm"), std::string::npos) << r.err;
+  }
+  // The last epoch that exists is answered.
+  EXPECT_EQ(run("noise --epoch 6 -p nvfp4_gemm" + data_arg()).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace kbdata::testing

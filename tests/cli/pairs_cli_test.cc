@@ -3,6 +3,8 @@
 // back (JSON Lines by a JSON parser, Parquet by DuckDB), the diffs applied by GNU patch, the card
 // and the provenance, and one-line usage errors.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/sha256.h"
@@ -205,7 +209,7 @@ TEST_F(PairsCli, ExcludeFlaggedLeavesTheCheatOut) {
   const auto r = pairs("--exclude-flagged");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ids(jsonl()), (Ids{{"B200", 1, 2}, {"B200", 2, 6}, {"B200", 8, 9}, {"H100", 1, 2}}));
-  const std::string card = read_file(dir_.file("pairs-card.md"));
+  const std::string card = read_file(dir_.file("p.jsonl.card.md"));
   EXPECT_NE(card.find("the 1 rows `kbdata audit` flags at `suspicious` or worse"),
             std::string::npos)
       << card;
@@ -226,9 +230,48 @@ TEST_F(PairsCli, DecontaminationDropsPlantedOverlapsByReason) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dropped: n-gram overlap            0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dropped: MinHash near-copy         1"), std::string::npos) << r.out;
-  const std::string card = read_file(dir_.file("pairs-card.md"));
+  const std::string card = read_file(dir_.file("p.jsonl.card.md"));
   EXPECT_NE(card.find("| dropped: MinHash near-copy of a benchmark item | 1 |"), std::string::npos)
       << card;
+}
+
+// A benchmark set that overlaps most of the data drops most pairs: stderr says so, by reason.
+TEST_F(PairsCli, DroppingMoreThanHalfThePairsIsSaidOnStderr) {
+  const std::string bench = dir_.path() + "/everything";
+  fs::create_directories(bench);
+  int k = 0;
+  for (const FlatRow& f : hand_built_rows())
+    std::ofstream(bench + "/" + std::to_string(k++)) << f.code;
+  auto r = pairs("--decontaminate " + bench);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(jsonl().empty());
+  EXPECT_NE(r.err.find("kbdata: warning: 6 of 6 candidate pairs dropped (100%): 5 n-gram overlap "
+                       "with " +
+                       bench +
+                       " (more than 0.5 of a code's 12-grams; --ngram-share), 1 no real "
+                       "change\n"),
+            std::string::npos)
+      << r.err;
+  // Half or fewer: nothing said.
+  r = pairs("");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+// The --help's own example on the bundled sample: the references share no passage with the
+// kernels, and every pair is kept (before identifier tokens and the default share, one shared
+// run of 12 brackets, commas and names dropped 102 of 104).
+TEST(PairsHelpExample, DecontaminatingTheSampleAgainstItsReferencesKeepsItsPairs) {
+  kbdata::testing::TempDir dir("pairs-help-example");
+  const std::string sample = std::string(KBDATA_SOURCE_DIR) + "/data/sample";
+  const auto r =
+      run("pairs --data " + sample + " --out " + dir.file("clean.jsonl") + " --decontaminate " +
+          sample + "/leaderboards.parquet --decontaminate-column reference");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dropped: n-gram overlap            0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dropped: MinHash near-copy         0"), std::string::npos) << r.out;
+  EXPECT_GT(lines(read_file(dir.file("clean.jsonl"))).size(), 100u);
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 TEST_F(PairsCli, ParquetHoldsWhatJsonLinesHoldAsDuckDbReadsIt) {
@@ -358,7 +401,7 @@ TEST_F(PairsCli, TrajectoriesInEveryFormat) {
 
 TEST_F(PairsCli, TheCardSaysWhatTheRowsAreAndWhereTheyComeFrom) {
   ASSERT_EQ(pairs("--min-speedup 1.05").exit_code, 0);
-  const std::string card = read_file(dir_.file("pairs-card.md"));
+  const std::string card = read_file(dir_.file("p.jsonl.card.md"));
   EXPECT_EQ(card.rfind("---\nlicense: cc-by-4.0\n", 0), 0u) << card;
   EXPECT_NE(card.find("data_files: \"p.jsonl\""), std::string::npos);
   EXPECT_NE(card.find("| candidate pairs | 6 |"), std::string::npos) << card;
@@ -374,6 +417,63 @@ TEST_F(PairsCli, TheCardSaysWhatTheRowsAreAndWhereTheyComeFrom) {
   EXPECT_NE(other.find("states no license"), std::string::npos);
 }
 
+// Every output has its own card, named after it: two outputs in one folder never share (and
+// silently replace) one card, the only record of their filters, counts, sources and license.
+TEST_F(PairsCli, EveryOutputHasItsOwnCard) {
+  ASSERT_EQ(pairs("--min-speedup 1.05", "a.jsonl").exit_code, 0);
+  ASSERT_EQ(pairs("--trajectories", "b.parquet").exit_code, 0);
+  const std::string a = read_file(dir_.file("a.jsonl.card.md"));
+  const std::string b = read_file(dir_.file("b.parquet.card.md"));
+  EXPECT_NE(a.find("data_files: \"a.jsonl\""), std::string::npos) << a;
+  EXPECT_NE(a.find("| dropped: below the minimum speedup | 1 |"), std::string::npos) << a;
+  EXPECT_NE(b.find("data_files: \"b.parquet\""), std::string::npos) << b;
+  EXPECT_FALSE(fs::exists(dir_.file("pairs-card.md")));
+  const auto r = pairs("", "c.jsonl");
+  EXPECT_NE(r.out.find("card                               " + dir_.file("c.jsonl.card.md")),
+            std::string::npos)
+      << r.out;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// `kbdata ARGS` under an address-space limit of `kib` KiB (ulimit -v): exit code and stderr.
+std::pair<int, std::string> run_under_address_limit(int kib, const std::string& args) {
+  const std::string err =
+      fs::temp_directory_path() / ("kbdata-ulimit-" + std::to_string(::getpid()));
+  const std::string command = "ulimit -v " + std::to_string(kib) + " && " + KBDATA_BINARY + " " +
+                              args + " >/dev/null 2>" + err;
+  const int status = std::system(("sh -c '" + command + "'").c_str());
+  std::string text = read_file(err);
+  fs::remove(err);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), text};
+}
+
+// Under an address-space limit what is reserved counts, used or not: 8 threads on the medium set
+// need 185 MB resident and fit in 400 MB (one malloc arena for all threads there); 256 threads
+// under 150 MB cannot all start, and the command says so and what to do, never aborts.
+TEST_F(PairsCli, UnderAnAddressLimitThreadsFitOrTheErrorSaysTryOneThread) {
+  if (kAddressSanitizer) {
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of shadow memory: no address limit fits";
+  }
+  const std::string data = kbdata::testing::medium_data();
+  auto [code, err] = run_under_address_limit(
+      400000, "pairs --data " + data + " --threads 8 --out " + dir_.file("limited.jsonl"));
+  EXPECT_EQ(code, 0) << err;
+  std::tie(code, err) = run_under_address_limit(
+      150000, "pairs --data " + data + " --threads 256 --out " + dir_.file("many.jsonl"));
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_EQ(lines(err).size(), 1u) << err;
+  EXPECT_NE(err.find("ulimit -v"), std::string::npos) << err;
+  EXPECT_NE(err.find("try --threads 1"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_.file("many.jsonl")));
+}
+
 TEST_F(PairsCli, TheSameBytesWhateverTheThreads) {
   ASSERT_EQ(pairs("--threads 1 --all-pairs", "a.jsonl").exit_code, 0);
   ASSERT_EQ(pairs("--threads 2 --all-pairs", "b.jsonl").exit_code, 0);
@@ -386,6 +486,9 @@ TEST_F(PairsCli, UsageErrorsAreOneLineAndWriteNothing) {
       {"--format parquet", "x.jsonl"},
       {"--format chatt", "x.jsonl"},
       {"--all-pairs --trajectories", "x.jsonl"},
+      {"--significant --trajectories", "x.jsonl"},
+      {"", "x.json"},
+      {"--format chat", "x.csv"},
       {"--trajectories --format preference", "x.jsonl"},
       {"--min-speedup 0.5", "x.jsonl"},
       {"--max-gap-days 0", "x.jsonl"},
@@ -410,7 +513,7 @@ TEST_F(PairsCli, UsageErrorsAreOneLineAndWriteNothing) {
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.err.find("nowhere"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(dir_.file("p.jsonl")));
-  EXPECT_FALSE(fs::exists(dir_.file("pairs-card.md")));
+  EXPECT_FALSE(fs::exists(dir_.file("p.jsonl.card.md")));
 }
 
 }  // namespace

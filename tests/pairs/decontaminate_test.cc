@@ -74,6 +74,13 @@ std::string words(const std::string& prefix, int first, int last) {
 
 DecontaminationOptions defaults() { return {}; }
 
+// Any one shared n-gram contaminates (--ngram-share 0): the n-gram mechanics alone.
+DecontaminationOptions any_one() {
+  DecontaminationOptions options;
+  options.ngram_share = 0;
+  return options;
+}
+
 // A Triton kernel, the benchmark item of the near-copy tests (about 1.1 KB).
 constexpr const char* kKernel =
     "import torch\n"
@@ -187,13 +194,19 @@ std::string relaid(const std::string& text) {
 
 // ---- Tokens and n-grams ----
 
-TEST(Decontaminate, TokensAreIdentifierRunsAndSingleOtherBytes) {
-  const std::vector<std::string_view> want = {"for", "(", "int",   "i",    "=", "0", ";", "i",
-                                              "<",   "n", ";",     "+",    "+", "i", ")", "x_1",
-                                              "+",   "=", "naïve", "\x01", "@", "k2"};
+// Tokens are the identifiers and literals; punctuation only separates them, so that no run of
+// brackets, commas and operators (`)]), (`) makes an n-gram.
+TEST(Decontaminate, TokensAreIdentifiersAndLiteralsNeverPunctuation) {
+  const std::vector<std::string_view> want = {"for", "int", "i",   "0",     "i",
+                                              "n",   "i",   "x_1", "naïve", "k2"};
   EXPECT_EQ(code_tokens("for(int i=0;i<n;++i)\r\n\tx_1 += naïve\f\v\x01@k2"), want);
   EXPECT_TRUE(code_tokens(" \t\r\n\f\v").empty());
   EXPECT_TRUE(code_tokens("").empty());
+  EXPECT_TRUE(code_tokens("()[]{},;:.+-*/%=<>!&|^~@#$'\"\\?`").empty());
+  // A number keeps its decimal point; a dotted name is two names.
+  const std::vector<std::string_view> numbers = {"x", "0.5", "y", "1.25e3", "a", "b", "3", "7"};
+  EXPECT_EQ(code_tokens("x=0.5*y+1.25e3 a.b 3. .7"), numbers);
+  EXPECT_EQ(code_tokens("v1.5"), (std::vector<std::string_view>{"v1", "5"}));
 }
 
 TEST(Decontaminate, NgramHashesAreWindowsOfTokensWhateverTheLayout) {
@@ -201,6 +214,9 @@ TEST(Decontaminate, NgramHashesAreWindowsOfTokensWhateverTheLayout) {
   EXPECT_EQ(ngram_hashes("a b c d", 4).size(), 1u);
   EXPECT_TRUE(ngram_hashes("a b c d", 5).empty());
   EXPECT_EQ(ngram_hashes("x=f(a,b)", 3), ngram_hashes("x = f( a , b )\n", 3));
+  // Punctuation is no token: the same names with other operators are the same n-grams.
+  EXPECT_EQ(ngram_hashes("x=f(a,b)", 3), ngram_hashes("x f a b", 3));
+  EXPECT_TRUE(ngram_hashes("((((((((((((((((((((", 1).empty());
   // Tokens, not bytes: a space inside a name splits it; the order of tokens counts.
   EXPECT_NE(ngram_hashes("ab c", 2), ngram_hashes("a bc", 2));
   EXPECT_NE(ngram_hashes("a b", 2), ngram_hashes("b a", 2));
@@ -214,7 +230,7 @@ TEST(Decontaminate, NgramHashesAreWindowsOfTokensWhateverTheLayout) {
 // ---- The n-gram test ----
 
 TEST(Decontaminate, OneShared12GramIsNgramAnd11SharedTokensAreNot) {
-  const BenchmarkSet set = BenchmarkSet::from_texts({words("a", 0, 60)}, defaults());
+  const BenchmarkSet set = BenchmarkSet::from_texts({words("a", 0, 60)}, any_one());
   // a5 .. a16: 12 consecutive tokens of the item, between tokens it does not have.
   const std::string twelve = words("b", 0, 3) + " " + words("a", 5, 17) + " " + words("c", 0, 3);
   EXPECT_EQ(set.check(twelve), Contamination::NGRAM);
@@ -223,7 +239,7 @@ TEST(Decontaminate, OneShared12GramIsNgramAnd11SharedTokensAreNot) {
   // Two runs of 11 with a foreign token between them are not a 12-gram either.
   EXPECT_EQ(set.check(words("a", 5, 16) + " z " + words("a", 16, 27)), Contamination::NONE);
   // With --ngram 11, the 11 shared tokens are enough.
-  DecontaminationOptions eleven_grams;
+  DecontaminationOptions eleven_grams = any_one();
   eleven_grams.ngram = 11;
   EXPECT_EQ(BenchmarkSet::from_texts({words("a", 0, 60)}, eleven_grams).check(eleven),
             Contamination::NGRAM);
@@ -235,11 +251,47 @@ TEST(Decontaminate, ReindentedAndRespacedCopiesShareTheNgrams) {
   ASSERT_NE(copy, kKernel);
   ASSERT_NE(copy.find("\r\n\ttl.store( out_start"), std::string::npos);
   EXPECT_EQ(set.check(copy), Contamination::NGRAM);
-  // One statement of it, relaid, is enough.
-  EXPECT_EQ(set.check("y=numerator/denominator\r\n\tout_start=out_ptr+row*out_row_stride"),
+  // Three statements of it (14 names: 3 n-grams, all in the set), relaid, are enough.
+  EXPECT_EQ(set.check("y=numerator/denominator\r\n\tout_start=out_ptr+row*out_row_stride\r\n"
+                      "\ttl.store( out_start+offsets,y,mask=mask )"),
             Contamination::NGRAM);
   // The tokens of the set are relaid too: the other way round.
   EXPECT_EQ(BenchmarkSet::from_texts({copy}, defaults()).check(kKernel), Contamination::NGRAM);
+}
+
+// The default share is half: a code is contaminated when it is copied for the most part, never by
+// an import block or an idiom it shares with the set, however long those are against the n-gram.
+TEST(Decontaminate, TheDefaultShareIsMoreThanAnImportBlockOrAnIdiomCanReach) {
+  EXPECT_EQ(defaults().ngram_share, 0.5);
+  EXPECT_EQ(defaults().ngram, 12);
+  const std::string header =
+      "import torch\n"
+      "import triton\n"
+      "import triton.language as tl\n"
+      "from task import input_t, output_t\n"
+      "\n"
+      "def custom_kernel(data: input_t) -> output_t:\n";
+  // The set: the header and a body of its own.
+  const BenchmarkSet set =
+      BenchmarkSet::from_texts({header + "    " + words("ref", 0, 60) + "\n"}, defaults());
+  // A code with the same header (19 names: 8 shared 12-grams) and its own body of 100 names.
+  const std::string code = header + "    " + words("mine", 0, 100) + "\n";
+  ASSERT_GT(*set.ngram_share(code), 0.0);
+  EXPECT_LT(*set.ngram_share(code), 0.1);
+  EXPECT_EQ(set.check(code), Contamination::NONE);
+  EXPECT_EQ(BenchmarkSet::from_texts({header + "    " + words("ref", 0, 60) + "\n"}, any_one())
+                .check(code),
+            Contamination::NGRAM);
+  // Punctuation shared with the set makes no n-gram at all.
+  const BenchmarkSet brackets =
+      BenchmarkSet::from_texts({"))))]]]]}}}},,,,;;;;" + words("p", 0, 20)}, any_one());
+  EXPECT_EQ(brackets.check("))))]]]]}}}},,,,;;;;" + words("q", 0, 20)), Contamination::NONE);
+  // Copied for the most part: 50 of the set's names in a row, 10 of its own.
+  const std::string copied = header + words("ref", 0, 50) + " " + words("mine", 0, 10);
+  EXPECT_GT(*set.ngram_share(copied), 0.5);
+  EXPECT_EQ(set.check(copied), Contamination::NGRAM);
+  // A code of no n-gram has no share.
+  EXPECT_EQ(set.ngram_share(words("x", 0, 11)), std::nullopt);
 }
 
 TEST(Decontaminate, NgramShareIsMoreThanTheShareOfDistinctNgrams) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "support/oracle.h"
 #include "support/run_kbdata.h"
@@ -90,6 +91,45 @@ TEST(PairsMedium, EveryPairIsTwoRowsOfOneSeriesAndTheirScoreRatio) {
   EXPECT_GT(legacy, 20u);  // the legacy configs give pairs too (50 at seed 3)
   EXPECT_GT(users.size(), 50u);
   EXPECT_GT(checked_noise, pairs / 2);
+}
+
+// --significant keeps exactly the pairs whose `significant` is true, in the same order and with
+// the same bytes, and counts the others among the dropped.
+TEST(PairsMedium, SignificantKeepsExactlyThePairsAboveTheNoise) {
+  const std::string& data = kbdata::testing::medium_data();
+  kbdata::testing::TempDir dir("pairs-significant");
+  const auto all = run("pairs --data " + data + " --out " + dir.file("all.jsonl"));
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto some =
+      run("pairs --data " + data + " --significant --out " + dir.file("significant.jsonl"));
+  ASSERT_EQ(some.exit_code, 0) << some.err;
+  std::vector<std::string> expected;
+  size_t total = 0;
+  for (const std::string& line : lines(read_file(dir.file("all.jsonl")))) {
+    ++total;
+    if (json::parse(line)["significant"] == true) expected.push_back(line);
+  }
+  const std::vector<std::string> got = lines(read_file(dir.file("significant.jsonl")));
+  EXPECT_EQ(got, expected);
+  ASSERT_GT(expected.size(), 10u);
+  ASSERT_LT(expected.size(), total);
+  // The counts add up: every candidate is written or dropped once, by the first reason that
+  // applies (not_significant before no_change). The no-change pairs of the full run that are not
+  // significant are not_significant here, so that count is at least the full run's others.
+  auto count = [&](const std::string& label) -> size_t {
+    const size_t at = some.out.find(label);
+    EXPECT_NE(at, std::string::npos) << label << "\n" << some.out;
+    return at == std::string::npos ? 0 : std::stoul(some.out.substr(at + label.size()));
+  };
+  const size_t not_significant = count("dropped: not above the noise");
+  EXPECT_EQ(count("candidate pairs") - count("dropped: no real change") - not_significant,
+            got.size());
+  EXPECT_EQ(count("pairs written"), got.size());
+  EXPECT_GE(not_significant, total - got.size());
+  const std::string card = read_file(dir.file("significant.jsonl.card.md"));
+  EXPECT_NE(card.find("| dropped: not above the noise | " + std::to_string(not_significant) + " |"),
+            std::string::npos)
+      << card;
 }
 
 }  // namespace

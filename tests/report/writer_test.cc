@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -134,10 +136,51 @@ TEST(ReportWriter, TableCellsFollowTheOneRule) {
   EXPECT_NE(expected.find("…"), std::string::npos);
 }
 
-TEST(ReportWriter, ParquetNeedsAnOutputFileAndOnlyParquetTakesOne) {
+// Every format goes to an output file when one is given, atomically: nothing at the path before
+// finish(), nothing at all without it; Parquet alone needs one.
+TEST(ReportWriter, EveryFormatGoesToAnOutputFileAtomically) {
   EXPECT_THROW(Writer(Format::PARQUET, kColumns, stdout, stderr, std::nullopt, "r"), UsageError);
-  EXPECT_THROW(Writer(Format::CSV, kColumns, stdout, stderr, std::string("x.parquet"), "r"),
-               UsageError);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kbdata-writer-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.csv").string();
+  {
+    Writer w(Format::CSV, kColumns, stdout, stderr, path, "test rows");
+    two_rows(w);
+    EXPECT_FALSE(std::filesystem::exists(path));
+    w.finish();
+  }
+  std::ifstream in(path);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(text, render(Format::CSV, kColumns, two_rows));
+  {
+    Writer w(Format::JSON, kColumns, stdout, stderr, (dir / "never.json").string(), "r");
+    two_rows(w);
+  }  // no finish(): an error on the way
+  EXPECT_FALSE(std::filesystem::exists(dir / "never.json"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            1);  // out.csv, no temporary
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OutputFormat, FormatElseExtensionElseDefault) {
+  EXPECT_EQ(output_format("", std::nullopt), Format::TABLE);
+  EXPECT_EQ(output_format("", std::nullopt, Format::JSONL), Format::JSONL);
+  EXPECT_EQ(output_format("csv", std::nullopt), Format::CSV);
+  EXPECT_EQ(output_format("", std::string("a/b.parquet")), Format::PARQUET);
+  EXPECT_EQ(output_format("", std::string("B.CSV")), Format::CSV);
+  EXPECT_EQ(output_format("", std::string("x.json")), Format::JSON);
+  EXPECT_EQ(output_format("", std::string("x.jsonl")), Format::JSONL);
+  EXPECT_EQ(output_format("", std::string("x.ndjson")), Format::JSONL);
+  EXPECT_EQ(output_format("", std::string("x.txt")), Format::TABLE);
+  EXPECT_EQ(output_format("", std::string(".csv")), Format::TABLE);  // a hidden name, no extension
+  EXPECT_EQ(output_format("", std::string("dir.csv/x")), Format::TABLE);
+  EXPECT_EQ(output_format("jsonl", std::string("x.txt")), Format::JSONL);
+  EXPECT_EQ(output_format("csv", std::string("x.csv")), Format::CSV);
+  EXPECT_THROW((void)output_format("csv", std::string("x.parquet")), UsageError);
+  EXPECT_THROW((void)output_format("table", std::string("x.json")), UsageError);
+  EXPECT_THROW((void)output_format("xml", std::nullopt), UsageError);
 }
 
 }  // namespace

@@ -9,11 +9,12 @@
 //     clean config and names the file in a warning;
 //   readable ones (NaN, infinite and negative scores, control characters and bidirectional
 //     overrides in names and code, one submission id given twice): every command and format exits
-//     0, `submissions` lists every row of the folder, and no ranking puts a score that is not a
-//     finite, non-negative number ahead of a real one.
+//     0, `submissions` lists every row of the folder, and no ranking shows a score that measures
+//     nothing (NaN, infinite, negative, 0 or subnormal: dataset::valid_score).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -114,8 +115,9 @@ std::vector<Hostile> hostile_files() {
   all.push_back(
       {"nonfinite.parquet",
        bytes_of(flat_file({row(3000, "nan", nan), row(3001, "inf", inf), row(3002, "neginf", -inf),
-                           row(3003, "negative", -1e-3), row(3004, "zero", 0.0)})),
-       true, 5});
+                           row(3003, "negative", -1e-3), row(3004, "zero", 0.0),
+                           row(3005, "denormal", std::numeric_limits<double>::denorm_min())})),
+       true, 6});
 
   FlatRow control = row(4000, "ctl", 5e-4);
   control.user_name = "evil\x1b[2J\x1b]0;title\x07\r\xe2\x80\xaeuser";
@@ -247,8 +249,9 @@ TEST_P(ReadableHostileFolder, NoRowGoesMissingInSilence) {
   EXPECT_EQ(lines, static_cast<int>(clean_rows().size()) + h.rows) << r.out;
 }
 
-// A score that is not a finite, non-negative number never ranks: the ranking of the folder with
-// the non-finite file is the clean ranking with only "zero" (score 0) added, at the top.
+// A score that measures nothing (dataset::valid_score: NaN, infinite, negative, 0 or subnormal)
+// never ranks: the ranking of the folder with the non-finite file is the clean ranking, with no
+// 0.00 µs tied at rank 1.
 TEST(HostileScores, NonFiniteAndNegativeNeverQualify) {
   Sandbox box;
   const Hostile nonfinite = hostile_files()[4];
@@ -263,9 +266,30 @@ TEST(HostileScores, NonFiniteAndNegativeNeverQualify) {
     const nlohmann::json line = nlohmann::json::parse(r.out.substr(start, end - start));
     users.push_back(line.at("user_id").get<std::string>());
   }
-  const std::vector<std::string> expected = {"zero",  "user0", "user1", "user2",
-                                             "user3", "user4", "user5"};
+  const std::vector<std::string> expected = {"user0", "user1", "user2", "user3", "user4", "user5"};
   EXPECT_EQ(users, expected) << r.out;
+}
+
+// stats counts by the same rule: the six scores of the file that measure nothing are
+// invalid_scores, and none of them is among the qualifying rows.
+TEST(HostileScores, StatsCountsEveryScoreThatMeasuresNothing) {
+  Sandbox box;
+  const Hostile nonfinite = hostile_files()[4];
+  ASSERT_EQ(nonfinite.name, "nonfinite.parquet");
+  const std::string data = make_folder(box, nonfinite);
+  const Result r =
+      run_limited("stats --data " + shell_quote(data) + " --format jsonl", kTimeoutSeconds);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  bool seen = false;
+  size_t start = 0;
+  for (size_t end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1) {
+    const nlohmann::json line = nlohmann::json::parse(r.out.substr(start, end - start));
+    if (line.at("config").get<std::string>() != "nonfinite.parquet") continue;
+    seen = true;
+    EXPECT_EQ(line.at("invalid_scores").get<int>(), 6) << r.out;
+    EXPECT_EQ(line.at("qualifying").get<int>(), 0) << r.out;
+  }
+  EXPECT_TRUE(seen) << r.out;
 }
 
 // Machine formats keep untrusted bytes exactly; a table on a pipe shows no raw escape character.
@@ -290,9 +314,9 @@ std::string param_name(const ::testing::TestParamInfo<Hostile>& param) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, HostileFolder, ::testing::ValuesIn(hostile_files()), param_name);
-// kbdata pairs leaves out a score of 0 s (an infinite speedup) and the non-finite and negative
-// ones (they do not qualify), and says how many qualifying rows it left out.
-TEST(HostileScores, PairsCountZeroScoresAndPairNoNonFiniteOne) {
+// kbdata pairs makes no pair of a score that measures nothing (0 s would be an infinite speedup):
+// by the one rule such a row does not qualify, as in every ranking.
+TEST(HostileScores, PairsPairNoScoreThatMeasuresNothing) {
   Sandbox box;
   const Hostile nonfinite = hostile_files()[4];
   ASSERT_EQ(nonfinite.name, "nonfinite.parquet");
@@ -302,7 +326,15 @@ TEST(HostileScores, PairsCountZeroScoresAndPairNoNonFiniteOne) {
       "pairs --data " + shell_quote(data) + " --out " + shell_quote(out) + " --all-pairs",
       kTimeoutSeconds);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("qualifying rows scored 0 s         1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("scored 0 s"), std::string::npos) << r.out;
+  std::ifstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json pair = nlohmann::json::parse(line);
+    const double baseline = pair.at("baseline_score").get<double>();
+    const double improved = pair.at("improved_score").get<double>();
+    EXPECT_TRUE(std::isnormal(baseline) && baseline > 0) << line;
+    EXPECT_TRUE(std::isnormal(improved) && improved > 0) << line;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, ReadableHostileFolder, ::testing::ValuesIn(readable_files()),

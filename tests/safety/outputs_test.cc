@@ -35,6 +35,13 @@ const std::vector<Writer>& writers() {
       {"top", "top --data DATA -p trimul -f parquet -o OUT"},
       {"fastest", "fastest --data DATA -f parquet -o OUT"},
       {"stats", "stats --data DATA -f parquet -o OUT"},
+      // -o takes every format (docs/cli.md, "Output files"): the text ones obey the same rules.
+      {"top_csv", "top --data DATA -p trimul -o OUT", ".csv"},
+      {"records_json", "records --data DATA -p trimul -o OUT", ".json"},
+      {"noise_table", "noise --data DATA -p trimul -o OUT", ".txt"},
+      {"audit_jsonl", "audit --data DATA -p trimul -o OUT", ".jsonl"},
+      {"techniques_trend_csv", "techniques --data DATA -p trimul --trend -o OUT", ".csv"},
+      {"pairs", "pairs --data DATA -p trimul -o OUT", ".jsonl"},
       {"records_plot", "records --data DATA -p trimul --runner H100 --plot OUT", ".svg"},
       {"progression_plot", "progression --data DATA --user tonda -p nvfp4_dual_gemm --plot OUT",
        ".svg"},
