@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -1093,10 +1094,9 @@ class PythonRules {
     for (const CallFact* g : gets) {
       // X = ...get_rng_state(): X's name.
       const source::Statement& st = py_.statements()[g->statement];
-      if (!(py_.is_name(st.begin) && py_.op(st.begin + 1, "=") && g->callee >= st.begin + 2)) {
-        continue;
-      }
-      const std::string_view saved = py_.name(st.begin);
+      const std::vector<std::string_view> targets = py_.targets_of(g->statement);
+      if (targets.empty()) continue;
+      const std::string_view saved = targets.front();
       for (const CallFact* s : sets) {
         if (scope_of_statement(s->statement) != st.scope || s->statement <= g->statement) continue;
         const source::Arg* a = positional(*s, 0);
@@ -1149,8 +1149,7 @@ class PythonRules {
           py_.op(after, "==") || py_.op(after, "!=")) {
         keyed = true;
       }
-      if (py_.is_name(st.begin) && py_.op(st.begin + 1, "=")) {
-        const std::string_view target = py_.name(st.begin);
+      for (std::string_view target : py_.targets_of(st_index)) {
         keyed = keyed || contains(target, "key") || contains(target, "sig") ||
                 contains(target, "ident") || contains(target, "cache");
       }
@@ -1289,13 +1288,15 @@ class EntryFunction {
     // Names unpacked from a parameter: a, b, c = data; a = data[0].
     for (const source::Binding& b : py.bindings()) {
       if (b.scope != scope || b.kind != source::Binding::Kind::ASSIGN) continue;
-      const uint32_t vb = b.value_begin;
-      const uint32_t ve = b.value_end;
-      const bool whole = ve == vb + 1 && py.is_name(vb) && is_param(py.name(vb));
+      const bool element_written = py.value_tokens(b).first != py.value_tokens(b).second;
+      const uint32_t vb = element_written ? py.value_tokens(b).first : b.value_begin;
+      const uint32_t ve = element_written ? py.value_tokens(b).second : b.value_end;
+      const bool whole =
+          !element_written && ve == vb + 1 && py.is_name(vb) && is_param(py.name(vb));
       const bool indexed = ve == vb + 4 && py.is_name(vb) && is_param(py.name(vb)) &&
                            py.op(vb + 1, "[") && py.is_kind(vb + 2, TokenKind::NUMBER) &&
                            py.op(vb + 3, "]");
-      if ((whole && b.element != 0) || indexed) {
+      if ((whole && b.element != 0) || (indexed && (element_written || b.element == 0))) {
         inputs_.insert(b.name);
         unpacked_.push_back(b.name);
         unpack_statements_.insert(b.statement);
@@ -1324,9 +1325,10 @@ class EntryFunction {
       const auto it = locals_.find(n);
       if (it == locals_.end() || it->second.size() != 1) return n;
       const source::Binding& b = *it->second.front();
-      if (b.kind != source::Binding::Kind::ASSIGN || b.element != 0) return n;
+      if (b.kind != source::Binding::Kind::ASSIGN) return n;
+      const auto [vb, ve] = py_.value_tokens(b);
       std::string_view alias;
-      if (classify(b.value_begin, b.value_end, &alias) != Origin::ALIAS) return n;
+      if (vb == ve || classify(vb, ve, &alias) != Origin::ALIAS) return n;
       n = alias;
     }
     return n;
@@ -1340,7 +1342,9 @@ class EntryFunction {
       const auto it = locals_.find(todo[i]);
       if (it == locals_.end()) continue;
       for (const source::Binding* b : it->second) {
-        for (uint32_t k = b->value_begin; k < b->value_end; ++k) {
+        auto [vb, ve] = py_.value_tokens(*b);
+        if (vb == ve) std::tie(vb, ve) = std::pair(b->value_begin, b->value_end);
+        for (uint32_t k = vb; k < ve; ++k) {
           if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
           const std::string_view m = py_.name(k);
           if (std::find(todo.begin(), todo.end(), m) != todo.end()) continue;
@@ -1599,9 +1603,9 @@ void PythonRules::entry_function(uint32_t scope) {
         const auto it = fn.locals_.find(root);
         Origin made = Origin::OTHER;
         if (it != fn.locals_.end() && it->second.size() == 1 &&
-            it->second.front()->kind == source::Binding::Kind::ASSIGN &&
-            it->second.front()->element == 0) {
-          made = fn.classify(it->second.front()->value_begin, it->second.front()->value_end);
+            it->second.front()->kind == source::Binding::Kind::ASSIGN) {
+          const auto [vb, ve] = py_.value_tokens(*it->second.front());
+          if (vb != ve) made = fn.classify(vb, ve);
         }
         const size_t uses = occurrences(root, r->begin, r->end);
         fresh = made == Origin::FRESH && uses == 0 && !written(root, true);
@@ -1733,9 +1737,10 @@ void PythonRules::entry_function(uint32_t scope) {
         const auto it = fn.locals_.find(n);
         if (it == fn.locals_.end()) continue;
         for (const source::Binding* bd : it->second) {
-          if (bd->kind == source::Binding::Kind::ASSIGN) {
-            todo.emplace_back(bd->value_begin, bd->value_end);
-          }
+          if (bd->kind != source::Binding::Kind::ASSIGN) continue;
+          const auto range = py_.value_tokens(*bd);
+          todo.push_back(range.first != range.second ? range
+                                                     : std::pair(bd->value_begin, bd->value_end));
         }
       }
     }
@@ -1764,8 +1769,7 @@ void PythonRules::entry_function(uint32_t scope) {
       if (py_.tokens()[k].depth > depth) continue;
       if (py_.op(k, "*") || py_.op(k, "/")) rescaled = true;
     }
-    if (!rescaled && py_.is_name(st.begin) && py_.op(st.begin + 1, "=")) {
-      const std::string_view bound = py_.name(st.begin);
+    for (std::string_view bound : py_.targets_of(s.statement)) {
       for (uint32_t i = s.statement + 1; i < sc.end && !rescaled; ++i) {
         bool reads = false;
         bool scales = false;

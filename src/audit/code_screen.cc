@@ -613,16 +613,15 @@ class Screener {
   // `custom_kernel` at `b`: notes the first that follows `def` (false when the form is one the
   // screen does not follow).
   bool kernel_at(uint32_t b, size_t regions_before) {
-    if (first_kernel_ != UINT32_MAX) return true;  // the function rules read from the first on
     const int64_t q = significant_before(b, regions_before);
     if (q < 2 || text_.substr(static_cast<size_t>(q) - 2, 3) != "def") {
-      // A use; `custom_kernel = f` binds the entry to another function: the full pass finds it.
+      // A call is a use; anything else may bind the entry to another function (`custom_kernel =
+      // torch.compile(f)`, a tuple target, an alias): the full pass finds which.
       uint32_t e = b + 13;
       while (e < text_.size() && (text_[e] == ' ' || text_[e] == '\t')) ++e;
-      const bool binds =
-          e < text_.size() && text_[e] == '=' && !(e + 1 < text_.size() && text_[e + 1] == '=');
-      return !binds;
+      return e < text_.size() && text_[e] == '(';
     }
+    if (first_kernel_ != UINT32_MAX) return true;  // the function rules read from the first on
     const auto d = static_cast<uint32_t>(q - 2);
     if (d > 0 && ident(text_[d - 1])) return true;  // a longer word: undef, ...
     if (in_region(d)) return false;
@@ -814,7 +813,19 @@ class Screener {
     uint32_t p = b;
     while (p < text_.size() && ident(t[p])) ++p;
     while (p < text_.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
-    if (p >= text_.size() || t[p] != '(') return true;  // not called: nothing compiled here
+    if (p >= text_.size() || t[p] != '(') {
+      // Not called here: only an import that keeps the name (`from x import load_inline`) binds
+      // nothing else to it; an alias, an `as`, an argument would hide the calls.
+      uint32_t ls = b;
+      while (ls > 0 && t[ls - 1] != '\n' && t[ls - 1] != '\r') --ls;
+      const std::string_view line(t + ls, p - ls);
+      const size_t first = line.find_first_not_of(" \t");
+      const bool import =
+          first != std::string_view::npos &&
+          (line.substr(first).starts_with("from ") || line.substr(first).starts_with("import "));
+      const bool as = text_.substr(p, 3) == "as " || text_.substr(p, 3) == "as\t";
+      return import && !as;
+    }
     int depth = 0;
     bool after_string = false;
     for (; p < text_.size(); ++p) {

@@ -108,6 +108,8 @@ void CodeModel::find_cpp_sources() const {
     }
     taken.push_back(k);
     const Token& t = py.tokens()[k];
+    const std::string_view body = token_body(py.text(), t);
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return;  // nothing in it
     CppSource s;
     s.text = py.text();
     tokenize_cpp(token_body(py.text(), t), t.line, token_body_begin(py.text(), t), s.tokens,
@@ -123,6 +125,17 @@ void CodeModel::find_cpp_sources() const {
     const std::string_view w = py.name(k);
     const CompilingCall* call = compiling_call(w);
     const bool write = w == "write" && k > 0 && py.op(k - 1, ".");
+    if (call == nullptr && !write && !(k > 0 && py.op(k - 1, "."))) {
+      // A name bound to a compiling call (li = load_inline; from ... import load_inline as li).
+      const uint32_t st = py.statement_of(k);
+      const Value v =
+          py.value_of_name(w, st < py.statements().size() ? py.statements()[st].scope : 0, st);
+      v.each([&](const Value& f) {
+        if (call == nullptr && f.kind == Value::Kind::OBJECT) {
+          call = compiling_call(std::string_view(f.text).substr(f.text.rfind('.') + 1));
+        }
+      });
+    }
     if (call == nullptr && !write) continue;
     const uint32_t open = k + 1;
     const uint32_t close = py.closing(open);

@@ -1924,6 +1924,48 @@ PythonModel::Dotted PythonModel::dotted(uint32_t k) const {
   return d;
 }
 
+std::vector<std::string_view> PythonModel::targets_of(uint32_t st) const {
+  std::vector<std::string_view> out;
+  // Bindings are in statement order (parameters sit at their def's statement).
+  auto it = std::lower_bound(bindings_.begin(), bindings_.end(), st,
+                             [](const Binding& b, uint32_t s) { return b.statement < s; });
+  for (; it != bindings_.end() && it->statement == st; ++it) {
+    if (it->kind != Binding::Kind::PARAM) out.push_back(it->name);
+  }
+  return out;
+}
+
+std::pair<uint32_t, uint32_t> PythonModel::value_tokens(const Binding& b) const {
+  uint32_t begin = b.value_begin;
+  uint32_t end = b.value_end;
+  const auto strip = [&] {
+    while (begin + 1 < end && op(begin, "(") && closing(begin) == end - 1) {
+      ++begin;
+      --end;
+    }
+  };
+  for (uint32_t path = b.element; path != 0; path >>= 10) {
+    strip();
+    if (begin >= end) return {begin, begin};
+    // The display's elements, split by the commas at its own depth.
+    const uint16_t depth = tokens_[begin].depth;
+    std::vector<std::pair<uint32_t, uint32_t>> parts;
+    uint32_t from = begin;
+    for (uint32_t k = begin; k <= end; ++k) {
+      if (k < end && !(op(k, ",") && tokens_[k].depth == depth)) continue;
+      if (k > from) parts.emplace_back(from, k);
+      from = k + 1;
+    }
+    const uint32_t index = (path & 1023) - 1;
+    const bool display = parts.size() > 1 || (end > begin && op(end - 1, ","));
+    if (!display || index >= parts.size()) return {begin, begin};
+    begin = parts[index].first;
+    end = parts[index].second;
+  }
+  strip();
+  return {begin, end};
+}
+
 std::optional<uint32_t> PythonModel::function_named(std::string_view n) const {
   const std::vector<uint32_t> found = lookup(n, 0, static_cast<uint32_t>(statements_.size()));
   for (auto it = found.rbegin(); it != found.rend(); ++it) {

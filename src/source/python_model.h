@@ -288,6 +288,13 @@ class PythonModel {
   };
   [[nodiscard]] Dotted dotted(uint32_t k) const;
 
+  // The names statement `st` binds (its targets), in order.
+  [[nodiscard]] std::vector<std::string_view> targets_of(uint32_t st) const;
+  // The tokens of the value binding `b` is given: the value's own, or (an element of an unpacked
+  // tuple display, `a, b = x, y`) the element's; empty (begin == end) when the element is not
+  // written out.
+  [[nodiscard]] std::pair<uint32_t, uint32_t> value_tokens(const Binding& b) const;
+
   // The function scope a module-level name stands for: `def NAME`, or NAME bound to such a
   // function, directly or wrapped by a call of it (`NAME = torch.compile(f, ...)`).
   [[nodiscard]] std::optional<uint32_t> function_named(std::string_view name) const;

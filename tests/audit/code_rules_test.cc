@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,7 +134,22 @@ const Example kExamples[] = {
     {"cuda-graph", "import torch\ng = torch.cuda.CUDAGraph()\nstatic.copy_(x)\ng.replay()\n",
      "import torch\nx = torch.cuda.is_available()\n"},
     {"timer-call", "import time\nt = time.perf_counter()\n", "import time as t\nprint(t)\n"},
+    {"narrow-cpp-type", "src = '__global__ void k(__half* a) {}'\n",
+     "src = '__global__ void k(float* a) {}'\n"},
 };
+
+// Every rule of the code has its pair above (the score rules and reference-copy are the score
+// rules' and the normalisation's tests').
+TEST(CodeRules, EveryCodeRuleHasAnExample) {
+  for (const Rule& r : rules()) {
+    if (is_score_rule(r.id) || r.id == RuleId::STATUS_HACKED || r.id == RuleId::REFERENCE_COPY) {
+      continue;
+    }
+    const bool listed = std::any_of(std::begin(kExamples), std::end(kExamples),
+                                    [&](const Example& e) { return e.rule == r.name; });
+    EXPECT_TRUE(listed) << r.name << " has no example";
+  }
+}
 
 TEST(CodeRules, EachRuleFiresOnItsExampleAndNotOnItsCounterExample) {
   for (const Example& e : kExamples) {
