@@ -1017,7 +1017,7 @@ class PythonRules {
       const bool self = !sc.params.empty() && sc.params.front().name == name && name == "self";
       bool module_state = false;
       if (!self) {
-        const std::vector<uint32_t> found = py_.lookup(name, scope, st);
+        const std::span<const uint32_t> found = py_.lookup(name, scope, st);
         module_state = !found.empty();
         for (uint32_t b : found) {
           if (py_.bindings()[b].scope != 0) module_state = false;
@@ -1187,7 +1187,7 @@ class PythonRules {
     if (b >= e || !py_.is_name(b)) return false;
     const uint32_t scope = scope_of_statement(st);
     const std::string_view n = py_.name(b);
-    const std::vector<uint32_t> found = py_.lookup(n, scope, st);
+    const std::span<const uint32_t> found = py_.lookup(n, scope, st);
     if (found.empty()) return false;
     for (uint32_t bi : found) {
       const source::Binding& bd = py_.bindings()[bi];

@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "common/cpu.h"
@@ -418,6 +419,12 @@ class Screener {
     }
     // A compiling call's sources may be folded from any expression: the screen follows only a
     // call given literals and names each bound once to one literal (plain_call).
+    // Each call's names are looked up through the text: a few calls only (more go to the full
+    // pass, which reads them in one walk).
+    if (compile_calls_.size() > kMostCompileCalls) {
+      out.reason = "compiling call";
+      return out;
+    }
     for (uint32_t call : compile_calls_) {
       if (!plain_call(call)) {
         out.reason = "compiling call";
@@ -917,6 +924,15 @@ class Screener {
   // name so bound), and by nothing else (no for, with, import, def, tuple target or +=).
   [[nodiscard]] bool plain_name(std::string_view name, int depth) const {
     if (depth > 3) return false;
+    if (const auto known = plain_names_.find(name); known != plain_names_.end()) {
+      return known->second;
+    }
+    const bool plain = plain_name_uncached(name, depth);
+    plain_names_.emplace(name, plain);
+    return plain;
+  }
+
+  [[nodiscard]] bool plain_name_uncached(std::string_view name, int depth) const {
     const char* t = text_.data();
     bool bound = false;
     for (size_t at = text_.find(name); at != std::string_view::npos;
@@ -992,8 +1008,10 @@ class Screener {
   std::string_view text_;
   const CodeContext& context_;
   std::vector<Region> regions_;
-  std::vector<uint32_t> compile_calls_;    // where the compiling calls' names start
-  bool writes_ = false;                    // a method write(...) is called
+  std::vector<uint32_t> compile_calls_;  // where the compiling calls' names start
+  bool writes_ = false;                  // a method write(...) is called
+  static constexpr size_t kMostCompileCalls = 16;
+  mutable std::unordered_map<std::string_view, bool> plain_names_;  // plain_name's answers
   std::vector<uint32_t> depth_at_region_;  // the bracket depth where each region starts
   std::string reason_;
 

@@ -19,8 +19,22 @@ constexpr size_t kFoldBudget = 16 << 20;
 // The deepest the reader recurses (brackets, operators, names bound to names); deeper
 // expressions are UNKNOWN (hostile nesting must not exhaust the stack).
 constexpr int kMaxDepth = 160;
-// The most alternatives a value keeps, and literal pieces.
+// The most alternatives a value keeps, items of a display (a longer list, a table of numbers, is
+// read for its facts but not kept: its values would take several times its bytes), and literal
+// pieces.
 constexpr size_t kMaxAlternatives = 8;
+constexpr size_t kMaxItems = 16;
+// A display of strings only (a source written as a list of its lines) is kept longer: folding
+// joins it.
+constexpr size_t kMaxStringItems = 4096;
+
+bool keeps(size_t count, bool strings_only) {
+  return count <= kMaxItems || (strings_only && count <= kMaxStringItems);
+}
+
+bool is_string(const Value& v) {
+  return v.kind == Value::Kind::STR || v.kind == Value::Kind::BYTES;
+}
 constexpr size_t kMaxPieces = 64;
 
 void add_pieces(std::vector<uint32_t>& to, const std::vector<uint32_t>& from) {
@@ -288,6 +302,29 @@ Value item_of(const Value& v) {
   }
 }
 
+// What a fact keeps of a value: the strings, numbers and paths rules read, a display's first few
+// items (at most two levels deep), never a whole table: a fact is a few words, whatever the code
+// binds to a name it reads.
+Value compact(const Value& v, int depth = 0) {
+  constexpr size_t kFactItems = 16;
+  Value out;
+  out.kind = v.kind;
+  out.partial = v.partial;
+  out.decoded = v.decoded;
+  out.number = v.number;
+  out.literal = v.literal;
+  out.text = v.text;
+  if (v.kind == Value::Kind::ANY_OF || v.kind == Value::Kind::METHOD ||
+      ((v.kind == Value::Kind::SEQ || v.kind == Value::Kind::DICT) && depth < 2)) {
+    const size_t keep = v.kind == Value::Kind::DICT ? 2 * kFactItems : kFactItems;
+    for (size_t i = 0; i < v.items.size() && i < keep; ++i) {
+      out.items.push_back(compact(v.items[i], depth + 1));
+    }
+    if (v.items.size() > keep && v.kind != Value::Kind::ANY_OF) out.partial = true;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool Value::is_object(std::string_view path) const {
@@ -317,9 +354,13 @@ class ExpressionReader {
   Value expression_list() {
     std::vector<Value> items;
     bool comma = false;
+    size_t count = 0;
+    bool strings = true;
     while (pos_ < end_) {
       if (is_stop()) break;
-      items.push_back(expression());
+      Value item = expression();
+      strings = strings && is_string(item);
+      if (keeps(++count, strings)) items.push_back(std::move(item));
       if (pos_ < end_ && m_.op(pos_, ",")) {
         comma = true;
         ++pos_;
@@ -328,6 +369,7 @@ class ExpressionReader {
       break;
     }
     if (!comma) return items.empty() ? unknown() : std::move(items.front());
+    if (!keeps(count, strings)) return unknown();
     Value v;
     v.kind = Value::Kind::SEQ;
     v.items = std::move(items);
@@ -654,7 +696,7 @@ class ExpressionReader {
         const std::string_view attr = m_.name(pos_ + 1);
         const uint32_t name_token = pos_ + 1;
         if (facts_ != nullptr) {
-          facts_->attributes.push_back({name_token, statement_, v, attr});
+          facts_->attributes.push_back({name_token, statement_, compact(v), attr});
         }
         v = attribute(std::move(v), attr);
         last = attr;
@@ -771,7 +813,7 @@ class ExpressionReader {
     bool simple = !root.empty();
     for (char c : expr) simple = simple && (is_ident_char(c) || c == '.');
     if (simple && dot == std::string_view::npos) {
-      const Value v = m_.value_of_name(root, scope_, statement_);
+      const Value& v = m_.value_of_name(root, scope_, statement_);
       return text_or_hole(v, partial);
     }
     partial = true;
@@ -798,14 +840,19 @@ class ExpressionReader {
     if (inner.comprehension()) return unknown();
     if (open == '(' && inner.at_end()) return first;  // (x): x
     std::vector<Value> items;
+    bool strings = is_string(first);
     items.push_back(std::move(first));
+    size_t count = 1;
     while (!inner.at_end()) {
       if (m_.op(inner.pos_, ",")) ++inner.pos_;
       if (inner.at_end()) break;
       const uint32_t before = inner.pos_;
-      items.push_back(inner.expression());
+      Value item = inner.expression();
+      strings = strings && is_string(item);
+      if (keeps(++count, strings)) items.push_back(std::move(item));
       if (inner.pos_ == before) ++inner.pos_;
     }
+    if (!keeps(count, strings)) return unknown();
     Value v;
     v.kind = Value::Kind::SEQ;
     v.items = std::move(items);
@@ -823,6 +870,7 @@ class ExpressionReader {
   Value dict_or_set() {
     std::vector<Value> items;
     bool dict = false;
+    bool too_many = false;
     while (!at_end()) {
       if (m_.op(pos_, "**")) {
         ++pos_;
@@ -837,10 +885,16 @@ class ExpressionReader {
           ++pos_;
           Value value = expression();
           if (comprehension()) return unknown();
+          if (items.size() < 2 * kMaxItems) {  // a dict: values of any kind
+            items.push_back(std::move(key));
+            items.push_back(std::move(value));
+          } else {
+            too_many = true;
+          }
+        } else if (items.size() < 2 * kMaxItems) {
           items.push_back(std::move(key));
-          items.push_back(std::move(value));
         } else {
-          items.push_back(std::move(key));
+          too_many = true;
         }
         if (pos_ == before) ++pos_;
       }
@@ -850,6 +904,7 @@ class ExpressionReader {
         ++pos_;
       }
     }
+    if (too_many) return unknown();
     Value v;
     v.kind = dict ? Value::Kind::DICT : Value::Kind::SEQ;
     v.items = std::move(items);
@@ -909,7 +964,9 @@ class ExpressionReader {
       key = inner.expression_list();
       inner.read_all();
     }
-    if (facts_ != nullptr) facts_->items.push_back({open, statement_, object, key});
+    if (facts_ != nullptr) {
+      facts_->items.push_back({open, statement_, compact(object), compact(key)});
+    }
     if (slice) return unknown();
     return item(object, key);
   }
@@ -992,9 +1049,10 @@ class ExpressionReader {
       c.open = open;
       c.close = close;
       c.statement = statement_;
-      c.function = std::move(function);
+      c.function = compact(function);
       c.last = last;
       c.args = std::move(args);
+      for (Arg& a : c.args) a.value = compact(a.value);
       facts_->calls.push_back(std::move(c));
     }
     return result;
@@ -1323,9 +1381,34 @@ PythonModel::PythonModel(std::string_view text, PythonLexStart start) : text_(te
   collect_bindings();
 }
 
-PythonModel::~PythonModel() = default;
+namespace {
+
+// The storage of the last model a thread built, reused by its next (the pages of a fresh buffer
+// cost more than filling it): a code's tokens take about 3.5 bytes per byte, and most codes are
+// tens of kilobytes. A buffer larger than kKeptTokens is freed, not kept.
+struct Spare {
+  std::vector<Token> tokens;
+  std::vector<uint32_t> match;
+  std::vector<Statement> statements;
+};
+thread_local Spare spare;
+constexpr size_t kKeptTokens = size_t{1} << 20;
+
+}  // namespace
+
+PythonModel::~PythonModel() {
+  if (tokens_.capacity() <= kKeptTokens && tokens_.capacity() > spare.tokens.capacity()) {
+    spare.tokens = std::move(tokens_);
+    spare.match = std::move(match_);
+    spare.statements = std::move(statements_);
+  }
+}
 
 void PythonModel::lex(PythonLexStart start) {
+  tokens_ = std::move(spare.tokens);
+  match_ = std::move(spare.match);
+  statements_ = std::move(spare.statements);
+  statements_.clear();
   tokenize_python_range(text_, start, static_cast<uint32_t>(text_.size()), tokens_, Comments::DROP);
   for (uint32_t k = 0; k < tokens_.size(); ++k) {
     if ((tokens_[k].flags & kTokenNonAscii) == 0) continue;
@@ -1789,14 +1872,13 @@ void PythonModel::add_target_bindings(uint32_t begin, uint32_t end, Binding base
   }
 }
 
-std::vector<uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope, uint32_t at) const {
+std::span<const uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope,
+                                              uint32_t at) const {
   // Of a name bound many times, the last few bindings stand for it.
   constexpr size_t kMostBindings = 8;
-  const auto last_few = [&](const std::vector<uint32_t>& list, size_t count) {
-    return std::vector<uint32_t>(
-        list.begin() +
-            static_cast<std::ptrdiff_t>(count > kMostBindings ? count - kMostBindings : 0),
-        list.begin() + static_cast<std::ptrdiff_t>(count));
+  const auto last_few = [&](const std::vector<uint32_t>& list) {
+    const size_t from = list.size() > kMostBindings ? list.size() - kMostBindings : 0;
+    return std::span<const uint32_t>(list.data() + from, list.size() - from);
   };
   if (scope >= scopes_.size()) scope = 0;
   uint32_t s = scope;
@@ -1813,10 +1895,12 @@ std::vector<uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope, ui
         const auto before =
             std::lower_bound(list.begin(), list.end(), at,
                              [&](uint32_t b, uint32_t a) { return bindings_[b].statement < a; });
-        if (before != list.begin()) return {*(before - 1)};
-        if (s != 0 && !scopes_[s].is_class) return last_few(list, list.size());  // bound later
+        if (before != list.begin()) {
+          return std::span<const uint32_t>(&*(before - 1), 1);
+        }
+        if (s != 0 && !scopes_[s].is_class) return last_few(list);  // a local bound later
       } else {
-        return last_few(list, list.size());
+        return last_few(list);
       }
     }
     // Enclosing scopes; a function does not see its class's names.
@@ -1828,17 +1912,104 @@ std::vector<uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope, ui
   return {};
 }
 
-Value PythonModel::value_of_name(std::string_view n, uint32_t scope, uint32_t at) const {
-  const std::vector<uint32_t> found = lookup(n, scope, at);
+const Value& PythonModel::value_of_name(std::string_view n, uint32_t scope, uint32_t at) const {
+  static const Value kUnknown;
+  const std::span<const uint32_t> found = lookup(n, scope, at);
   if (found.empty()) {
-    if (n == "__builtins__") return object_value("builtins");
-    if (is_builtin(n)) return object_value("builtins." + std::string(n));
-    return unknown();
+    if (n != "__builtins__" && !is_builtin(n)) return kUnknown;
+    auto [it, added] = builtin_values_.try_emplace(n);
+    if (added)
+      it->second = object_value(n == "__builtins__" ? "builtins" : "builtins." + std::string(n));
+    return it->second;
   }
   if (found.size() == 1) return value_of_binding(found.front());
+  const auto cached = alternatives_.find(found.data());
+  if (cached != alternatives_.end() && cached->second.first == found.size()) {
+    return cached->second.second;
+  }
   std::vector<Value> values;
   for (uint32_t b : found) values.push_back(value_of_binding(b));
-  return alternatives(std::move(values));
+  Value v = alternatives(std::move(values));
+  auto& slot = alternatives_[found.data()];
+  slot = {found.size(), std::move(v)};
+  return slot.second;
+}
+
+const std::string& PythonModel::object_path(std::string_view n, uint32_t scope, uint32_t at) const {
+  static const std::string kNone;
+  static thread_local std::string builtin;
+  const std::span<const uint32_t> found = lookup(n, scope, at);
+  if (found.empty()) {
+    if (n == "__builtins__") {
+      builtin = "builtins";
+      return builtin;
+    }
+    if (!is_builtin(n)) return kNone;
+    builtin = "builtins." + std::string(n);
+    return builtin;
+  }
+  // Of several bindings, the last that is an object.
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    const std::string& p = object_path_of_binding(*it);
+    if (!p.empty()) return p;
+  }
+  return kNone;
+}
+
+const std::string& PythonModel::object_path_of_binding(uint32_t b) const {
+  static const std::string kNone;
+  if (b >= bindings_.size()) return kNone;
+  if (binding_paths_.empty()) {
+    binding_paths_.resize(bindings_.size());
+    binding_path_state_.assign(bindings_.size(), 0);
+  }
+  if (binding_path_state_[b] == 2) return binding_paths_[b];
+  if (binding_path_state_[b] == 1) return kNone;
+  binding_path_state_[b] = 1;
+  const Binding& binding = bindings_[b];
+  std::string path;
+  switch (binding.kind) {
+    case Binding::Kind::IMPORT:
+      path = binding.path;
+      break;
+    case Binding::Kind::ASSIGN:
+    case Binding::Kind::WALRUS:
+    case Binding::Kind::WITH: {
+      const auto [vb, ve] = value_tokens(binding);
+      if (vb == ve || !is_name(vb)) break;  // a literal, a display, an element not written out
+      // NAME(.NAME)*: the root's path and the parts.
+      uint32_t k = vb + 1;
+      while (op(k, ".") && is_name(k + 1)) k += 2;
+      if (k == ve) {
+        std::string root = object_path(name(vb), binding.scope, binding.statement);
+        if (!root.empty()) {
+          for (uint32_t j = vb + 2; j < ve; j += 2) {
+            root += '.';
+            root += name(j);
+          }
+          path = std::move(root);
+        }
+        break;
+      }
+      // A call of an object (getattr(m, "x"), importlib.import_module("m"), a class): worked out.
+      if (!object_path(name(vb), binding.scope, binding.statement).empty()) {
+        value_of_binding(b).each([&](const Value& v) {
+          if (path.empty() && v.kind == Value::Kind::OBJECT) path = v.text;
+        });
+      }
+      break;
+    }
+    case Binding::Kind::FOR:
+      value_of_binding(b).each([&](const Value& v) {
+        if (path.empty() && v.kind == Value::Kind::OBJECT) path = v.text;
+      });
+      break;
+    default:
+      break;
+  }
+  binding_paths_[b] = std::move(path);
+  binding_path_state_[b] = 2;
+  return binding_paths_[b];
 }
 
 const Value& PythonModel::value_of_binding(uint32_t b) const {
@@ -1899,17 +2070,14 @@ Value PythonModel::eval(uint32_t begin, uint32_t end, uint32_t scope, uint32_t a
   return r.expression_list();
 }
 
-PythonModel::Dotted PythonModel::dotted(uint32_t k) const {
+PythonModel::Dotted PythonModel::dotted(uint32_t k) const { return dotted(k, statement_of(k)); }
+
+PythonModel::Dotted PythonModel::dotted(uint32_t k, uint32_t st) const {
   Dotted d;
   d.end = k + 1;
   d.last = name(k);
-  const uint32_t st = statement_of(k);
   const uint32_t scope = st < statements_.size() ? statements_[st].scope : 0;
-  const Value root = value_of_name(name(k), scope, st);
-  std::string path;
-  root.each([&](const Value& v) {
-    if (path.empty() && v.kind == Value::Kind::OBJECT) path = v.text;
-  });
+  std::string path = object_path(name(k), scope, st);
   uint32_t e = k + 1;
   while (op(e, ".") && is_name(e + 1)) {
     if (!path.empty()) {
@@ -1967,7 +2135,7 @@ std::pair<uint32_t, uint32_t> PythonModel::value_tokens(const Binding& b) const 
 }
 
 std::optional<uint32_t> PythonModel::function_named(std::string_view n) const {
-  const std::vector<uint32_t> found = lookup(n, 0, static_cast<uint32_t>(statements_.size()));
+  const std::span<const uint32_t> found = lookup(n, 0, static_cast<uint32_t>(statements_.size()));
   for (auto it = found.rbegin(); it != found.rend(); ++it) {
     const Binding& b = bindings_[*it];
     if (b.kind == Binding::Kind::DEF) return b.number;
@@ -1976,7 +2144,7 @@ std::optional<uint32_t> PythonModel::function_named(std::string_view n) const {
     // Class(...): the class's __call__.
     for (uint32_t k = b.value_begin; k < b.value_end; ++k) {
       if (!is_name(k)) continue;
-      const Value v = value_of_name(name(k), b.scope, b.statement);
+      const Value& v = value_of_name(name(k), b.scope, b.statement);
       if (v.kind != Value::Kind::FUNCTION || v.number < 0 ||
           static_cast<size_t>(v.number) >= scopes_.size()) {
         continue;
@@ -2022,7 +2190,7 @@ void PythonModel::walk() const {
         ret.statement = i;
         ret.begin = st.begin + 1;
         ret.end = st.end;
-        ret.value = r.expression_list();
+        ret.value = compact(r.expression_list());
         r.read_all();
         f.returns.push_back(std::move(ret));
         break;
@@ -2043,7 +2211,7 @@ void PythonModel::walk() const {
           }
           ++e;
         }
-        d.value = eval(st.begin + 1, open == kNoIndex ? st.end : open, st.scope, i);
+        d.value = compact(eval(st.begin + 1, open == kNoIndex ? st.end : open, st.scope, i));
         d.open = open;
         r.read_all();
         (void)calls_before;
@@ -2069,7 +2237,7 @@ void PythonModel::walk() const {
             if (j == close || (op(j, ",") && tokens_[j].depth == depth)) {
               if (j > b && !(is_name(b) && op(b + 1, "="))) {
                 ExpressionReader r = reader(b, j);
-                c.bases.push_back(r.expression());
+                c.bases.push_back(compact(r.expression()));
                 r.read_all();
               }
               b = j + 1;
@@ -2180,6 +2348,8 @@ void PythonModel::walk() const {
             s.statement = i;
             s.augmented = aug;
             if (r.store_target(s.object, s.name, s.key, s.item, s.token)) {
+              s.object = compact(s.object);
+              s.key = compact(s.key);
               f.stores.push_back(std::move(s));
             }
             r.read_all();

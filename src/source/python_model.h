@@ -26,6 +26,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -270,11 +271,20 @@ class PythonModel {
   // same scope the last one before `at` (or every one of a function's, if none comes before),
   // else the enclosing scopes' (classes skipped), every one of them; empty when the name is
   // unbound there (a builtin, or nothing).
-  [[nodiscard]] std::vector<uint32_t> lookup(std::string_view name, uint32_t scope,
-                                             uint32_t at) const;
+  // (A view of the model's own lists: no copy.)
+  [[nodiscard]] std::span<const uint32_t> lookup(std::string_view name, uint32_t scope,
+                                                 uint32_t at) const;
   // What `name` stands for at statement `at` of `scope`: its bindings' values, a builtin
-  // (OBJECT "builtins.NAME"; __builtins__ is the builtins module), or UNKNOWN.
-  [[nodiscard]] Value value_of_name(std::string_view name, uint32_t scope, uint32_t at) const;
+  // (OBJECT "builtins.NAME"; __builtins__ is the builtins module), or UNKNOWN. The reference is
+  // the model's: valid while it lives.
+  [[nodiscard]] const Value& value_of_name(std::string_view name, uint32_t scope,
+                                           uint32_t at) const;
+  // The dotted path `name` stands for when it is a module, a builtin or an attribute of one
+  // (followed through imports and assignments of dotted names; a value only a call makes, such
+  // as getattr(m, "x"), is worked out), else empty. Cheaper than value_of_name: strings and
+  // displays are never built.
+  [[nodiscard]] const std::string& object_path(std::string_view name, uint32_t scope,
+                                               uint32_t at) const;
   // The value of binding `b`.
   [[nodiscard]] const Value& value_of_binding(uint32_t b) const;
   // The value of the expression in tokens [begin, end), read in `scope` at statement `at`.
@@ -287,6 +297,8 @@ class PythonModel {
     std::string_view last;
   };
   [[nodiscard]] Dotted dotted(uint32_t k) const;
+  // The same, the token's statement known.
+  [[nodiscard]] Dotted dotted(uint32_t k, uint32_t statement) const;
 
   // The names statement `st` binds (its targets), in order.
   [[nodiscard]] std::vector<std::string_view> targets_of(uint32_t st) const;
@@ -338,6 +350,13 @@ class PythonModel {
   mutable std::vector<std::unique_ptr<Value>> binding_values_;
   mutable std::vector<uint8_t> binding_state_;  // 0 not yet, 1 in progress, 2 done
   mutable std::unique_ptr<Facts> facts_;
+  // value_of_name's values of builtins and of names bound several times, by name and by list.
+  mutable std::unordered_map<std::string_view, Value> builtin_values_;
+  mutable std::unordered_map<const uint32_t*, std::pair<size_t, Value>> alternatives_;
+  // object_path of each binding, worked out on demand.
+  mutable std::vector<std::string> binding_paths_;
+  mutable std::vector<uint8_t> binding_path_state_;  // 0 not yet, 1 in progress, 2 done
+  [[nodiscard]] const std::string& object_path_of_binding(uint32_t b) const;
   mutable size_t folded_bytes_ = 0;  // bytes of every folded string, bounded (kFoldBudget)
 };
 

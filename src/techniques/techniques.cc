@@ -438,7 +438,9 @@ class PythonReader {
       }
     }
     if (py_.function_named("custom_kernel")) entry_ = true;
+    uint32_t st = 0;  // the statement of token k
     for (uint32_t k = 0; k < py_.size(); ++k) {
+      while (st + 1 < sts.size() && sts[st + 1].begin <= k) ++st;
       const Token& t = py_.tokens()[k];
       if (t.kind != TokenKind::NEWLINE) lines_.add(py_.text(), t);
       if (t.kind != TokenKind::NAME || (k > 0 && py_.op(k - 1, "."))) continue;
@@ -464,7 +466,7 @@ class PythonReader {
         }
       }
       if (bound_.count(w) > 0 || w == "getattr" || w == "__import__") {
-        const source::PythonModel::Dotted d = py_.dotted(k);
+        const source::PythonModel::Dotted d = py_.dotted(k, st);
         if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
       }
       k = end - 1;
