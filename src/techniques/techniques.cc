@@ -694,8 +694,10 @@ std::vector<std::string_view> vocabulary() {
       "mbarrier_init", "mbarrier_wait", "mbarrier_arrive", "torch", "triton", "cutlass", "helion",
       "aiter", "hipblaslt", "compute", "_scaled_mm", "_scaled_grouped_mm", "dot", "dot_scaled",
       "gemm", "make_tiled_mma", "Mma", "make_tensor_descriptor", "_experimental_descriptor_load",
-      "float8", "float4", "Float8", "Float4", "CUDAGraph", "graph", "make_graphed_callables",
-      "Stream", "stream", "ExternalStream", "shape", "size", "seq_len", "batch", "num_tokens",
+      "float8", "float4", "Float8", "Float4", "fp8", "fp4", "e4m3", "e5m2", "e2m1", "CUDAGraph",
+      "graph", "graphs", "make_graphed_callables", "compile", "reduce-overhead", "max-autotune",
+      "triton.cudagraphs", "custom_kernel", "Stream", "stream", "ExternalStream", "shape", "size",
+      "seq_len", "batch", "num_tokens",
       // split_k's names
       "SPLIT_K", "split_k", "splitk", "SPLITK", "num_splits", "NUM_SPLITS",
       // embedded sources: the compiling calls and what makes a string C++
@@ -711,10 +713,18 @@ std::vector<std::string_view> vocabulary() {
       "warpgroup_reg_dealloc", "cudaDevAttrMultiProcessorCount",
       "hipDeviceAttributeMultiprocessorCount", "multiProcessorCount", "TileScheduler", "__nv_fp8",
       "__hip_fp8", "float_e4m3_t", "float_e5m2_t", "fp8_e4m3", "fp8_e5m2", "__nv_fp4", "__hip_fp4",
-      "float_e2m1_t", "fp4_e2m1", "cudaGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch",
-      "hipStreamBeginCapture", "cudaStreamCreate", "hipStreamCreate", "getStreamFromPool",
+      "float_e2m1_t", "fp4_e2m1", "fp8e4m3", "fp8e5m2", "fp4e2m1", "Float8_e4m3", "Float8_e5m2",
+      "Float4_e2m1", "kFloat8_e4m3", "kFloat8_e5m2", "kFloat4_e2m1", "__amd_fp8", "__amd_fp4",
+      "_fp8", "_bf8", "cudaGraphLaunch", "cudaGraphInstantiate", "cudaGraphExecUpdate",
+      "cuGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch", "hipGraphInstantiate",
+      "hipGraphExecUpdate", "hipStreamBeginCapture", "cudaStreamCreate", "hipStreamCreate",
+      "getStreamFromPool",
+      // ctypes: the driver loading compiled code, libraries named in strings
+      "cuLaunchKernel", "cuModuleLoad", "libcublas", "libhipblas",
       // PTX mnemonics
-      "mma", "wgmma", "tcgen05", "cp.async", "mbarrier", "setmaxnreg"};
+      "mma", "wgmma", "tcgen05", "cp.async", "mbarrier", "setmaxnreg",
+      // PTX types of fp8 and fp4 operands and scales
+      ".e4m3", ".e5m2", ".e2m1", "kind::mxf4", ".ue4m3"};
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
