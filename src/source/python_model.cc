@@ -497,21 +497,49 @@ class ExpressionReader {
     return v;
   }
 
+  // The binding power of a binary operator (0: not one). By bytes, not string compares: this
+  // runs after every operand of every expression.
   static int precedence(std::string_view op, bool name) {
     if (name) {
-      if (op == "or") return 1;
-      if (op == "and") return 2;
-      if (op == "in" || op == "is" || op == "not") return 4;
+      if (op.size() == 2) {
+        if (op[0] == 'o' && op[1] == 'r') return 1;
+        if (op[0] == 'i' && (op[1] == 'n' || op[1] == 's')) return 4;
+      } else if (op.size() == 3) {
+        if (op[0] == 'a' && op[1] == 'n' && op[2] == 'd') return 2;
+        if (op[0] == 'n' && op[1] == 'o' && op[2] == 't') return 4;
+      }
       return 0;
     }
-    if (op == "<" || op == ">" || op == "==" || op == ">=" || op == "<=" || op == "!=") return 4;
-    if (op == "|") return 5;
-    if (op == "^") return 6;
-    if (op == "&") return 7;
-    if (op == "<<" || op == ">>") return 8;
-    if (op == "+" || op == "-") return 9;
-    if (op == "*" || op == "@" || op == "/" || op == "//" || op == "%") return 10;
-    if (op == "**") return 12;
+    if (op.size() == 1) {
+      switch (op[0]) {
+        case '<':
+        case '>':
+          return 4;
+        case '|':
+          return 5;
+        case '^':
+          return 6;
+        case '&':
+          return 7;
+        case '+':
+        case '-':
+          return 9;
+        case '*':
+        case '@':
+        case '/':
+        case '%':
+          return 10;
+        default:
+          return 0;
+      }
+    }
+    if (op.size() != 2) return 0;
+    const char a = op[0];
+    const char b = op[1];
+    if (b == '=' && (a == '=' || a == '>' || a == '<' || a == '!')) return 4;
+    if ((a == '<' && b == '<') || (a == '>' && b == '>')) return 8;
+    if (a == '/' && b == '/') return 10;
+    if (a == '*' && b == '*') return 12;
     return 0;
   }
 

@@ -465,7 +465,11 @@ class PythonReader {
           out_.add(Language::CUDA);
         }
       }
-      if (bound_.count(w) > 0 || w == "getattr" || w == "__import__") {
+      // Resolved only where by_resolved can read it: a name of its last part (an alias's own
+      // definition holds the name, so every alias is read there), or a builtin that makes a
+      // name from a string.
+      const bool builtin = w == "getattr" || w == "__import__";
+      if ((builtin || resolved_last(last)) && (builtin || bound_.count(w) > 0)) {
         const source::PythonModel::Dotted d = py_.dotted(k, st);
         if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
       }
@@ -564,6 +568,38 @@ class PythonReader {
       out_.add(Feature::SHARED_MEMORY);
     } else if (last == "mbarrier_init" || last == "mbarrier_wait" || last == "mbarrier_arrive") {
       out_.add(Feature::MBARRIER);
+    }
+  }
+
+  // Whether by_resolved reads a dotted name ending in `last`: one of its names, a CuTe MMA
+  // operation, or a dtype.
+  static bool resolved_last(std::string_view last) {
+    if (last.size() < 3) return false;
+    switch (last[0]) {
+      case 'd':
+        return is(last, "dot") || is(last, "dot_scaled");
+      case 'g':
+        return is(last, "gemm") || is(last, "graph");
+      case 'm':
+        return is(last, "make_tiled_mma") || is(last, "make_tensor_descriptor") ||
+               is(last, "make_graphed_callables");
+      case '_':
+        return is(last, "_experimental_descriptor_load") || is(last, "_scaled_mm") ||
+               is(last, "_scaled_grouped_mm");
+      case 'C':
+        return is(last, "CUDAGraph");
+      case 'S':
+        return is(last, "Stream");
+      case 's':
+        return is(last, "stream");
+      case 'E':
+        return is(last, "ExternalStream");
+      case 'c':
+        return is(last, "compile");
+      case 'M':
+        return starts(last, "Mma");
+      default:
+        return dtype_feature(last).has_value();
     }
   }
 
