@@ -57,6 +57,11 @@ std::optional<Feature> cpp_name_feature(std::string_view w) {
     case 'M':
       if (is(w, "MMA_Atom")) return Feature::TENSOR_CORES;
       break;
+    case 'H':
+      // hipDataType's (hipBLASLt's operands).
+      if (starts(w, "HIP_R_8F_E4M3") || starts(w, "HIP_R_8F_E5M2")) return Feature::FP8;
+      if (starts(w, "HIP_R_4F_E2M1")) return Feature::FP4;
+      break;
     case 'T':
       if (is(w, "TiledMMA")) return Feature::TENSOR_CORES;
       break;
@@ -87,6 +92,9 @@ std::optional<Feature> cpp_name_feature(std::string_view w) {
       }
       break;
     case 'C':
+      // cudaDataType's fp8 and fp4 (cuBLASLt's operands).
+      if (starts(w, "CUDA_R_8F_E4M3") || starts(w, "CUDA_R_8F_E5M2")) return Feature::FP8;
+      if (starts(w, "CUDA_R_4F_E2M1")) return Feature::FP4;
       if (is(w, "CUDAGraph")) return Feature::CUDA_GRAPHS;
       if (is(w, "CUtensorMap")) return Feature::TMA;
       if (is(w, "ClusterBarrier") || is(w, "ClusterTransactionBarrier")) return Feature::MBARRIER;
@@ -161,8 +169,9 @@ struct FirstBytes {
 // read_cpp's names (include, kittens, hip*, __*, cublas, asm, if, mma_sync, wmma, MMA_Atom,
 // TiledMMA, make_*, UMMA, SM*, CU*, cu*, memcpy_async, cp_async_wait, Cluster*, barrier,
 // warpgroup_*, cudaDevAttr*, multiProcessorCount, float_e*, fp*, cudaGraph*, cudaStream*,
-// getStreamFromPool, split_k's names) but the TileScheduler suffix.
-constexpr FirstBytes kCppFirstBytes("ikh_camwMTUSCbfgsnN");
+// getStreamFromPool, split_k's names, CUDA_R_* and HIP_R_* data types) but the TileScheduler
+// suffix.
+constexpr FirstBytes kCppFirstBytes("ikh_camwMTUSCHbfgsnN");
 // PythonReader::by_parts's names.
 constexpr FirstBytes kPythonPartBytes("SsnNmTC");
 
@@ -751,10 +760,11 @@ std::vector<std::string_view> vocabulary() {
       "__hip_fp8", "float_e4m3_t", "float_e5m2_t", "fp8_e4m3", "fp8_e5m2", "__nv_fp4", "__hip_fp4",
       "float_e2m1_t", "fp4_e2m1", "fp8e4m3", "fp8e5m2", "fp4e2m1", "Float8_e4m3", "Float8_e5m2",
       "Float4_e2m1", "kFloat8_e4m3", "kFloat8_e5m2", "kFloat4_e2m1", "__amd_fp8", "__amd_fp4",
-      "_fp8", "_bf8", "cudaGraphLaunch", "cudaGraphInstantiate", "cudaGraphExecUpdate",
-      "cuGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch", "hipGraphInstantiate",
-      "hipGraphExecUpdate", "hipStreamBeginCapture", "cudaStreamCreate", "hipStreamCreate",
-      "getStreamFromPool",
+      "_fp8", "_bf8", "CUDA_R_8F_E4M3", "CUDA_R_8F_E5M2", "CUDA_R_4F_E2M1", "HIP_R_8F_E4M3",
+      "HIP_R_8F_E5M2", "HIP_R_4F_E2M1", "cudaGraphLaunch", "cudaGraphInstantiate",
+      "cudaGraphExecUpdate", "cuGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch",
+      "hipGraphInstantiate", "hipGraphExecUpdate", "hipStreamBeginCapture", "cudaStreamCreate",
+      "hipStreamCreate", "getStreamFromPool",
       // ctypes: the driver loading compiled code, libraries named in strings
       "cuLaunchKernel", "cuModuleLoad", "libcublas", "libhipblas",
       // PTX mnemonics
