@@ -993,11 +993,35 @@ class PythonRules {
     }
   }
 
+  // Whether tokens [begin, end) of statement `st` are a constant a counter steps by: a number, or
+  // an expression or a name the model works out to one (`step = 1`, then `n += step`).
+  [[nodiscard]] bool constant_step(uint32_t begin, uint32_t end, uint32_t st) const {
+    if (end == begin + 1 && py_.is_kind(begin, TokenKind::NUMBER)) return true;
+    bool integer = false;
+    py_.eval(begin, end, scope_of_statement(st), st).each([&](const Value& v) {
+      integer = integer || v.kind == Value::Kind::INT;
+    });
+    return integer;
+  }
+  // Whether augmented assignment statement `st` steps by a constant (`+= 1`, `-= 1`).
+  [[nodiscard]] bool steps_by_constant(uint32_t st) const {
+    const source::Statement& s = py_.statements()[st];
+    const uint16_t depth = py_.tokens()[s.begin].depth;
+    for (uint32_t k = s.begin; k < s.end; ++k) {
+      if ((py_.op(k, "+=") || py_.op(k, "-=")) && py_.tokens()[k].depth == depth) {
+        return constant_step(k + 1, s.end, st);
+      }
+    }
+    return false;
+  }
+
   // Counters: globals incremented in functions, function or instance attributes and module
-  // containers' items incremented.
+  // containers' items incremented, each by a constant (a KV cache's length advanced by what it
+  // takes, or a running sum, counts no calls).
   void counters() {
     for (const source::Binding& b : py_.bindings()) {
       if (b.kind != source::Binding::Kind::AUGMENT || b.scope == 0) continue;
+      if (!steps_by_constant(b.statement)) continue;
       const auto& globals = py_.scopes()[b.scope].globals;
       if (std::find(globals.begin(), globals.end(), b.name) != globals.end()) {
         add(RuleId::CALL_COUNTER, b.target);
@@ -1005,7 +1029,7 @@ class PythonRules {
       }
     }
     for (const source::StoreFact& s : f_.stores) {
-      if (!s.augmented) continue;
+      if (!s.augmented || !steps_by_constant(s.statement)) continue;
       const uint32_t st = s.statement;
       const uint32_t scope = scope_of_statement(st);
       if (scope == 0) continue;

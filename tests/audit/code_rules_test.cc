@@ -159,6 +159,25 @@ TEST(CodeRules, EachRuleFiresOnItsExampleAndNotOnItsCounterExample) {
   }
 }
 
+// A counter counts by a constant: `self.n += 1` counts calls; a KV cache's length advanced by the
+// entries it takes (`self.seq_len += kv.size(1)`) or a running sum is no counter.
+TEST(CodeRules, ACounterCountsByAConstant) {
+  const auto counts = [](const std::string& code) {
+    for (const Finding& f : audit_code_in_full(code, {})) {
+      if (f.rule == RuleId::CALL_COUNTER) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(counts("class K:\n    def forward(self, x):\n        self.calls += 1\n"));
+  EXPECT_TRUE(counts("n = 0\ndef f(x):\n    global n\n    n += 2\n"));
+  EXPECT_TRUE(counts("_s = {'n': 0}\ndef f(x):\n    _s['n'] -= 1\n"));
+  EXPECT_TRUE(counts("STEP = 1\nclass K:\n    def forward(self, x):\n        self.n += STEP\n"));
+  EXPECT_FALSE(
+      counts("class KVCache:\n    def forward(self, kv):\n"
+             "        self.seq_len += kv.size(1)\n"));
+  EXPECT_FALSE(counts("total = 0\ndef f(x):\n    global total\n    total += x.sum()\n"));
+}
+
 TEST(CodeRules, CppRulesReadTheSourcesEmbeddedInPython) {
   const std::string code =
       "src = r'''\n#include <cstdio>\n__global__ void k() {}\n"
