@@ -922,6 +922,7 @@ class PythonRules {
     const uint32_t scope = scope_of_statement(c.statement);
     for (const CallFact& back : f_.calls) {
       if (back.last != "to" || scope_of_statement(back.statement) != scope) continue;
+      if (back.open < c.close) continue;  // the cast back comes after the cast down
       for (const source::Arg& a : back.args) {
         if (a.end == a.begin + 3 && py_.op(a.begin + 1, ".") && py_.name(a.begin + 2) == "dtype") {
           add(RuleId::PRECISION_DOWNGRADE, c.callee);
@@ -1506,18 +1507,65 @@ void PythonRules::entry_function(uint32_t scope) {
       writes.push_back({root, k, false, false});
     }
   }
-  // A call standing alone (a launch) may write any tensor its arguments name (x, x.view(-1),
-  // ctypes.c_void_p(x.data_ptr()), ...); the builtins (print, len) write none.
+  // The names the function reads (not as a binding's target).
+  std::unordered_set<uint32_t> targets;
+  for (const source::Binding& b : py_.bindings()) {
+    if (b.scope == scope) targets.insert(b.target);
+  }
+  std::unordered_set<std::string_view> names_read;
+  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+    if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, ".")) && targets.count(k) == 0) {
+      names_read.insert(py_.name(k));
+    }
+  }
+  // Whether a call's result is dropped: a statement of its own, an expression statement around it
+  // (`f(x) if c else None`), or bound only to names never read (`_ = f(x)`, `status = f(x)`).
+  const auto dropped = [&](const CallFact& c) {
+    if (c.result_unused) return true;
+    const std::vector<std::string_view> names = py_.targets_of(c.statement);
+    if (names.empty()) {
+      const source::Statement& st = sts[c.statement];
+      const uint16_t depth = py_.tokens()[st.begin].depth;
+      for (uint32_t k = st.begin; k < st.end; ++k) {
+        const std::string_view o = py_.txt(k);
+        if (py_.tokens()[k].kind == TokenKind::OP && py_.tokens()[k].depth == depth &&
+            o.size() >= 1 && o.back() == '=' && o != "==" && o != "!=" && o != "<=" && o != ">=") {
+          return false;  // a store to an attribute or an item keeps the result
+        }
+      }
+      return st.kind == source::StatementKind::SIMPLE;
+    }
+    for (std::string_view n : names) {
+      if (names_read.count(n) > 0) return false;
+    }
+    return true;
+  };
+  // A graph replayed writes whatever it captured: any input may be its output.
+  bool replays = false;
   for (const CallFact& c : f_.calls) {
-    if (!c.result_unused || !own(c.statement)) continue;
-    bool builtin = false;
+    replays = replays || (own(c.statement) && (c.last == "replay" || c.last == "cudaGraphLaunch" ||
+                                               c.last == "hipGraphLaunch"));
+  }
+  // A call whose result is dropped (a launch) may write any tensor its arguments name (x,
+  // x.view(-1), ctypes.c_void_p(x.data_ptr()), the data tuple whole or starred, ...); the builtins
+  // (print, len) write none, nor do torch's functions (they write only through out=, above).
+  for (const CallFact& c : f_.calls) {
+    if (!own(c.statement) || !dropped(c)) continue;
+    bool pure = false;
     c.function.each([&](const Value& v) {
-      builtin = builtin || (v.kind == Value::Kind::OBJECT && starts_with(v.text, "builtins."));
+      pure = pure || (v.kind == Value::Kind::OBJECT &&
+                      (starts_with(v.text, "builtins.") ||
+                       (!c.result_unused && starts_with(v.text, "torch.") &&
+                        v.text.find('(') == std::string::npos && v.text.back() != '_')));
     });
-    if (builtin) continue;
+    if (pure) continue;
     for (const source::Arg& a : c.args) {
       for (uint32_t k = a.begin; k < a.end; ++k) {
         if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, "."))) {
+          if (fn.is_param(py_.name(k))) {
+            // The data tuple handed over whole: every name unpacked from it.
+            for (std::string_view u : fn.unpacked()) writes.push_back({u, k, false, true});
+          }
           writes.push_back({fn.root(py_.name(k)), k, false, true});
           // A name made from others (ptrs = [x.data_ptr() for x in (a, b, c)]) may point into
           // them: they may be written too.
@@ -1557,6 +1605,24 @@ void PythonRules::entry_function(uint32_t scope) {
   for (const source::ReturnFact* r : returns) {
     std::string_view alias;
     if (fn.classify(r->begin, r->end, &alias) == Origin::ALIAS) outputs.insert(fn.root(alias));
+    // return x, y / return (x, y): each element.
+    {
+      uint32_t b = r->begin;
+      uint32_t e = r->end;
+      if (py_.op(b, "(") && py_.closing(b) + 1 == e) {
+        ++b;
+        --e;
+      }
+      const uint16_t depth = py_.tokens()[b].depth;
+      uint32_t item = b;
+      for (uint32_t k = b; k <= e; ++k) {
+        if (k < e && !(py_.op(k, ",") && py_.tokens()[k].depth == depth)) continue;
+        if (k > item && fn.classify(item, k, &alias) == Origin::ALIAS) {
+          outputs.insert(fn.root(alias));
+        }
+        item = k + 1;
+      }
+    }
     // return fn(a, b, out=c): c is the output too; return run(a, b, c): the last input the
     // returned call is given.
     std::string_view last_input;
@@ -1575,10 +1641,6 @@ void PythonRules::entry_function(uint32_t scope) {
   if (returns.empty() && !fn.unpacked().empty()) outputs.insert(fn.unpacked().back());
 
   // Occurrences of a name in the function other than as a binding's target and in `skip`.
-  std::unordered_set<uint32_t> targets;
-  for (const source::Binding& b : py_.bindings()) {
-    if (b.scope == scope) targets.insert(b.target);
-  }
   const auto occurrences = [&](std::string_view root, uint32_t skip_from, uint32_t skip_to) {
     size_t n = 0;
     for (uint32_t k = fn.first(); k < fn.last(); ++k) {
@@ -1602,7 +1664,7 @@ void PythonRules::entry_function(uint32_t scope) {
       alias = py_.name(r->begin);
     }
     const std::string_view root = fn.root(alias);
-    if (!fn.is_input(root) || written(root, true)) continue;
+    if (!fn.is_input(root) || written(root, true) || replays) continue;
     // The data parameter returned whole, or an element of it: an input.
     add(RuleId::RETURN_INPUT, sts[r->statement].begin);
   }
@@ -1771,6 +1833,8 @@ void PythonRules::entry_function(uint32_t scope) {
     return divides && own_size;
   };
   for (const Slice& s : slices) {
+    // A part of the output written or read is the kernel's own business.
+    if (outputs.count(s.root) > 0) continue;
     const bool stop = !s.stop.empty() && s.start.empty() &&
                       bound_truncates(s.stop_range.first, s.stop_range.second, s.root);
     const bool stride = !s.step.empty() && s.step != "1" &&

@@ -178,6 +178,53 @@ TEST(CodeRules, ACounterCountsByAConstant) {
   EXPECT_FALSE(counts("total = 0\ndef f(x):\n    global total\n    total += x.sum()\n"));
 }
 
+// The output buffer the harness gives is written by whatever the function hands it to: the whole
+// data tuple to a launch, a call whose result is dropped or bound to a name never read, a graph
+// replayed; an output sliced is the output, not a truncated input. None of these is a cheat (the
+// templates' untouched `return c` is: the buffer holds whatever the allocator left in it).
+TEST(CodeRules, AnOutputWrittenOutOfSight) {
+  const auto verdict = [](const std::string& body) {
+    const std::string code = "import torch\ndef custom_kernel(data):\n    a, b, c = data\n" + body;
+    return verdict_of(audit_code_in_full(code, {}));
+  };
+  EXPECT_EQ(verdict("    kernel[(4,)](*data)\n    return c\n"), Verdict::CLEAN);
+  EXPECT_EQ(verdict("    mod.run(data)\n    return c\n"), Verdict::CLEAN);
+  EXPECT_EQ(verdict("    ext.gemm(a, b, c) if a.is_cuda else None\n    return c\n"),
+            Verdict::CLEAN);
+  EXPECT_EQ(verdict("    _ = ext.gemm(a, b, c)\n    return c\n"), Verdict::CLEAN);
+  EXPECT_EQ(verdict("    status = ext.gemm(a, b, c)\n    return c\n"), Verdict::CLEAN);
+  EXPECT_EQ(verdict("    torch.mm(a, b, out=c[:, :4])\n    return c\n"), Verdict::CLEAN);
+  EXPECT_EQ(verdict("    _static[0].copy_(a)\n    _graphs[a.shape].replay()\n    return c\n"),
+            Verdict::CLEAN);
+  EXPECT_EQ(verdict("    return c\n"), Verdict::CHEAT);
+  EXPECT_EQ(verdict("    x = torch.zeros_like(a)\n    return a\n"), Verdict::CHEAT);
+  EXPECT_EQ(verdict("    y = b + 1\n    return y if y.any() else a\n"), Verdict::CLEAN);
+  // Several outputs returned as a tuple: each is an output, written in place.
+  EXPECT_EQ(verdict("    b[...] = a.abs()\n    c[...] = a.sign()\n    return b, c\n"),
+            Verdict::CLEAN);
+  EXPECT_EQ(verdict("    b[...] = a.abs()\n    return (b, c)\n"), Verdict::CLEAN);
+}
+
+// With the reference unknown, a cast down is a downgrade when its result is cast back to an
+// input's dtype afterwards; an input widened first and the result cast to the output's type is
+// not one.
+TEST(CodeRules, ACastBackComesAfterTheCastDown) {
+  const auto downgrades = [](const std::string& body) {
+    const std::string code = "import torch\ndef custom_kernel(data):\n    a, b, c = data\n" + body;
+    for (const Finding& f : audit_code_in_full(code, {})) {
+      if (f.rule == RuleId::PRECISION_DOWNGRADE) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(downgrades("    return (a.half() @ b.half()).to(a.dtype)\n"));
+  EXPECT_TRUE(
+      downgrades("    x = a.to(torch.bfloat16) @ b.to(torch.bfloat16)\n"
+                 "    return x.to(a.dtype)\n"));
+  EXPECT_FALSE(
+      downgrades("    a = a.to(b.dtype)\n    c[...] = (a @ b).to(torch.bfloat16)\n"
+                 "    return c\n"));
+}
+
 TEST(CodeRules, CppRulesReadTheSourcesEmbeddedInPython) {
   const std::string code =
       "src = r'''\n#include <cstdio>\n__global__ void k() {}\n"
