@@ -102,7 +102,7 @@ const Corpus& corpus() {
       if (screen.custom_kernel) kernel_tail += out.rows[i].code->size() - screen.custom_kernel->pos;
       for (const auto& source : screen.cpp) {
         (source.types_only ? types_only : cpp_rules) += 1;
-        cpp_bytes += source.string.body_end - source.string.body_begin;
+        cpp_bytes += kbdata::source::token_body(*out.rows[i].code, source.string).size();
       }
     }
     std::fprintf(stderr,

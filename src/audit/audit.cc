@@ -5,6 +5,7 @@
 
 #include "audit/code_rules.h"
 #include "audit/score_rules.h"
+#include "common/error.h"
 #include "source/embedded.h"
 
 namespace kbdata::audit {
@@ -53,7 +54,17 @@ std::vector<Finding> audit_submission(const dataset::Submission& s,
     context.reference_float_bits = reference->float_bits;
     context.reference_normalised = &reference->normalised;
   }
-  std::vector<Finding> found = audit_code(*code, context);
+  std::vector<Finding> found;
+  try {
+    found = audit_code(*code, context);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory auditing the code of submission " + std::to_string(s.submission_id) +
+                " (" +
+                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
+                                        : s.problem_name) +
+                (s.runner ? " on " + *s.runner : "") + ", " + std::to_string(code->size()) +
+                " bytes of code); --threads 1 reads one code at a time");
+  }
   // Score rules first, then the code rules in rule order.
   out.insert(out.end(), std::make_move_iterator(found.begin()),
              std::make_move_iterator(found.end()));

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,22 +13,26 @@
 #include "source/bytes.h"
 #include "source/cpp_regions.h"
 #include "source/embedded.h"
-#include "source/python_imports.h"
+#include "source/literals.h"
 #include "source/substrings.h"
-#include "source/token_view.h"
 #include "source/tokens.h"
 
 namespace kbdata::audit {
 
+using source::CallFact;
+using source::CodeModel;
+using source::CppSource;
+using source::PythonModel;
 using source::Token;
 using source::TokenKind;
+using source::Value;
 
 namespace {
 
 template <size_t N>
 bool one_of(std::string_view s, const std::array<std::string_view, N>& set) {
   for (std::string_view w : set) {
-    if (w.size() == s.size() && w[0] == s[0] && w == s) return true;
+    if (w.size() == s.size() && !s.empty() && w[0] == s[0] && w == s) return true;
   }
   return false;
 }
@@ -47,6 +52,10 @@ constexpr std::array<std::string_view, 5> kTimerModules = {"time.", "torch.cuda.
                                                            "triton.testing.", "triton."};
 constexpr std::array<std::string_view, 8> kHarnessModules = {
     "eval", "utils", "reference", "task", "__main__", "builtins", "__builtins__", "run_eval"};
+// The checks a harness compares outputs with: replacing one passes every output.
+constexpr std::array<std::string_view, 6> kCheckFunctions = {
+    "torch.allclose",        "torch.isclose", "torch.equal", "torch.testing.assert_close",
+    "torch.Tensor.allclose", "numpy.allclose"};
 constexpr std::array<std::string_view, 7> kTimerCalls = {
     "time.perf_counter", "time.perf_counter_ns", "time.time",           "time.monotonic",
     "time.process_time", "torch.cuda.Event",     "timeit.default_timer"};
@@ -68,20 +77,34 @@ constexpr std::array<std::string_view, 9> kSeedCalls = {"torch.manual_seed",
 constexpr std::array<std::string_view, 8> kStateCalls = {
     "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
     "getstate",      "setstate",      "get_state",         "set_state"};
-constexpr std::array<std::string_view, 11> kDecoders = {
-    "base64",  "b64decode", "b85decode", "zlib", "lzma",  "bz2",
-    "marshal", "codecs",    "fromhex",   "chr",  "decode"};
 constexpr std::array<std::string_view, 7> kNetworkPrefixes = {
     "urllib.request", "requests.", "http.client", "socket.socket",
     "torch.hub.",     "wget.",     "urllib3."};
 constexpr std::array<std::string_view, 5> kCodeLoad = {
     "importlib.util.spec_from_file_location", "importlib.util.module_from_spec", "runpy.run_path",
     "runpy.run_module", "importlib.machinery.SourceFileLoader"};
-constexpr std::array<std::string_view, 6> kFillMethods = {"zero_",    "fill_",   "normal_",
-                                                          "uniform_", "random_", "bernoulli_"};
+constexpr std::array<std::string_view, 10> kFillMethods = {
+    "zero_",      "fill_",        "normal_",    "uniform_", "random_",
+    "bernoulli_", "exponential_", "geometric_", "cauchy_",  "log_normal_"};
 constexpr std::array<std::string_view, 12> kViewMethods = {
     "view",   "reshape", "view_as", "as_strided", "contiguous", "clone",
     "detach", "flatten", "squeeze", "unsqueeze",  "t",          "expand"};
+constexpr std::array<std::string_view, 20> kMetadata = {
+    "shape",        "dtype",      "device",   "size",           "numel",
+    "dim",          "ndim",       "stride",   "is_cuda",        "is_contiguous",
+    "element_size", "nbytes",     "data_ptr", "layout",         "requires_grad",
+    "itemsize",     "get_device", "nelement", "storage_offset", "is_floating_point"};
+constexpr std::array<std::string_view, 8> kMetadataCalls = {
+    "len", "isinstance", "type", "empty_like", "zeros_like", "ones_like", "full_like", "id"};
+constexpr std::array<std::string_view, 5> kFresh = {"empty", "empty_like", "empty_strided",
+                                                    "new_empty", "new_empty_strided"};
+constexpr std::array<std::string_view, 9> kConstant = {"zeros",     "zeros_like", "ones",
+                                                       "ones_like", "full",       "full_like",
+                                                       "new_zeros", "new_ones",   "new_full"};
+constexpr std::array<std::string_view, 8> kRandom = {
+    "randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "normal", "randperm"};
+constexpr std::array<std::string_view, 8> kOutputCalls = {
+    "print", "write", "writelines", "fprintf", "printf", "puts", "fputs", "dprintf"};
 constexpr std::array<std::string_view, 6> kCppStreamCreate = {
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
     "hipStreamCreate",  "hipStreamCreateWithFlags",  "getStreamFromPool"};
@@ -94,41 +117,8 @@ constexpr std::array<std::string_view, 6> kCppGraph = {
 constexpr std::array<std::string_view, 4> kCppTimers = {
     "cudaEventElapsedTime", "hipEventElapsedTime", "chrono", "clock_gettime"};
 
-// The names the C++ rules compare but the types and the cudaMemcpy prefix, for a first look at
-// each name: whether one of them has its length and first two bytes.
-class CppWordFilter {
- public:
-  constexpr CppWordFilter() {
-    add("POPCORN_FD");
-    add("getenv");
-    add("secure_getenv");
-    for (std::string_view w : kCppStreamCreate) add(w);
-    for (std::string_view w : kCppStreamSync) add(w);
-    for (std::string_view w : kCppGraph) add(w);
-    for (std::string_view w : kCppTimers) add(w);
-  }
-  [[nodiscard]] bool may_be(std::string_view w) const {
-    if (w.size() < 2 || w.size() >= kMaxLength) return false;
-    return bits_[index(w)] != 0;
-  }
-
- private:
-  static constexpr size_t kMaxLength = 40;
-  static constexpr size_t index(std::string_view w) {
-    return (w.size() * 64 + (static_cast<unsigned char>(w[0]) & 63)) * 64 +
-           (static_cast<unsigned char>(w[1]) & 63);
-  }
-  constexpr void add(std::string_view w) {
-    if (w.size() >= kMaxLength) throw "a C++ word is too long for the filter";
-    bits_[index(w)] = 1;
-  }
-  std::array<uint8_t, kMaxLength * 64 * 64> bits_{};
-};
-constexpr CppWordFilter kCppWordFilter;
-
 // The width in bits of a floating-point type's name, or 0.
 int float_bits(std::string_view name, bool cpp) {
-  // Compared with literals of known length: the compiler turns each into a few loads.
   const auto is = [&](const auto& literal) {
     constexpr size_t n = sizeof(literal) - 1;
     return name.size() == n && std::memcmp(name.data(), literal, n) == 0;
@@ -138,7 +128,6 @@ int float_bits(std::string_view name, bool cpp) {
     return name.size() >= n && std::memcmp(name.data(), literal, n) == 0;
   };
   if (name.empty()) return 0;
-  // Every name below starts with d, f, h, b or _: most words are refused on their first byte.
   switch (name[0]) {
     case 'd':
       return is("double") ? 64 : 0;
@@ -232,62 +221,262 @@ class Findings {
 
 // What the whole file shows about streams and graphs, over its Python and its C++.
 struct FileFacts {
-  const Token* stream_created = nullptr;
-  std::string_view stream_text;
+  uint32_t stream_line = 0;
+  std::string stream_text;
   bool stream_synced = false;
-  const Token* graph = nullptr;
-  std::string_view graph_text;
-  bool copies_inputs = false;
+  uint32_t graph_line = 0;
+  std::string graph_text;
+  bool refreshes_inputs = false;
 };
 
-// The C++ rules over tokens `tokens` of `text`.
-void audit_cpp(std::string_view text, const std::vector<Token>& tokens, const CodeContext& context,
-               Findings& out, FileFacts& facts) {
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const Token& t = tokens[i];
-    const std::string_view word = source::token_text(text, t);
-    if (t.kind == TokenKind::STRING) {
-      const std::string_view body = source::token_body(text, t);
-      if (contains(body, "POPCORN_FD")) out.add(RuleId::RESULT_PIPE, t.line, word);
-      if (spells_benchmark_line(body)) out.add(RuleId::FAKE_BENCHMARK_LINE, t.line, word);
-      if (spells_install(body)) out.add(RuleId::RUNTIME_INSTALL, t.line, word);
-      if (spells_download(body)) out.add(RuleId::NETWORK_ACCESS, t.line, word);
-      continue;
+// The line of C++ token `t` of `source`.
+std::string_view cpp_line_text(std::string_view text, const Token& t) {
+  size_t b = t.begin;
+  while (b > 0 && text[b - 1] != '\n') --b;
+  size_t e = t.begin;
+  while (e < text.size() && text[e] != '\n') ++e;
+  std::string_view s = text.substr(b, e - b);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s.substr(0, 160);
+}
+
+// The C++ rules over one source.
+class CppRules {
+ public:
+  CppRules(const CppSource& source, const CodeContext& context, Findings& out, FileFacts& facts)
+      : s_(source), t_(source.tokens), context_(context), out_(out), facts_(facts) {}
+
+  void run() {
+    for (size_t i = 0; i < t_.size(); ++i) {
+      const Token& t = t_[i];
+      if (t.kind == TokenKind::STRING) {
+        // Adjacent literals are one string ("POPCORN" "_FD").
+        std::string value;
+        size_t j = i;
+        while (j < t_.size() && t_[j].kind == TokenKind::STRING) {
+          source::append_cpp_string_value(s_.text, t_[j], value);
+          ++j;
+        }
+        strings(i, value);
+        i = j - 1;
+        continue;
+      }
+      if (t.kind != TokenKind::NAME) continue;
+      names(i);
     }
-    if (t.kind != TokenKind::NAME) continue;
-    if (context.reference_float_bits) {
+    functions();
+  }
+
+ private:
+  [[nodiscard]] std::string_view txt(size_t k) const {
+    return k < t_.size() ? source::token_text(s_.text, t_[k]) : std::string_view();
+  }
+  [[nodiscard]] bool op(size_t k, std::string_view s) const {
+    return k < t_.size() && source::token_is(s_.text, t_[k], TokenKind::OP, s);
+  }
+  [[nodiscard]] std::string_view line(size_t k) const { return cpp_line_text(s_.text, t_[k]); }
+
+  // The call a string is an argument of: the name before the '(' that opens it.
+  [[nodiscard]] std::string_view enclosing_call(size_t k) const {
+    const uint16_t depth = t_[k].depth;
+    for (size_t j = k; j-- > 0;) {
+      if (t_[j].depth < depth) {
+        if (op(j, "(") && j > 0 && t_[j - 1].kind == TokenKind::NAME) return txt(j - 1);
+        return {};
+      }
+      if (t_[j].kind == TokenKind::OP && (txt(j) == ";" || txt(j) == "{")) return {};
+    }
+    return {};
+  }
+
+  void strings(size_t k, const std::string& value) {
+    const uint32_t line_no = t_[k].line;
+    if (contains(value, "POPCORN_FD")) out_.add(RuleId::RESULT_PIPE, line_no, line(k));
+    const std::string_view call = enclosing_call(k);
+    bool output = one_of(call, kOutputCalls);
+    // std::cout << "..." : a string shifted into a stream.
+    if (k > 0 && op(k - 1, "<<")) output = true;
+    if (output && spells_benchmark_line(value)) {
+      out_.add(RuleId::FAKE_BENCHMARK_LINE, line_no, line(k));
+    }
+    if ((call == "system" || call == "popen" || call == "execl" || call == "execlp") &&
+        spells_install(value)) {
+      out_.add(RuleId::RUNTIME_INSTALL, line_no, line(k));
+    }
+    if ((call == "system" || call == "popen") && spells_download(value)) {
+      out_.add(RuleId::NETWORK_ACCESS, line_no, line(k));
+    }
+    if (call == "getenv" || call == "secure_getenv") {
+      for (std::string_view m : kEnvModeWords) {
+        if (contains(value, m)) {
+          out_.add(RuleId::ENV_MODE_CHECK, line_no, line(k));
+          break;
+        }
+      }
+    }
+    if (contains(value, "/proc/self/mem")) out_.add(RuleId::PROCESS_MEMORY, line_no, line(k));
+  }
+
+  void names(size_t i) {
+    const Token& t = t_[i];
+    const std::string_view word = txt(i);
+    if (context_.reference_float_bits) {
       const int bits = float_bits(word, true);
-      if (bits > 0 && bits < *context.reference_float_bits) {
-        out.add(RuleId::NARROW_CPP_TYPE, t.line, word);
+      if (bits > 0 && bits < *context_.reference_float_bits) {
+        out_.add(RuleId::NARROW_CPP_TYPE, t.line, word);
       }
     }
     if (word.size() >= 9 && (starts_with(word, "cudaMemcpy") || starts_with(word, "hipMemcpy"))) {
-      facts.copies_inputs = true;
+      facts_.refreshes_inputs = true;
     }
-    // Every name compared below is one of kCppWordFilter's: most names fail its first look.
-    if (!kCppWordFilter.may_be(word)) continue;
-    if (word == "POPCORN_FD") out.add(RuleId::RESULT_PIPE, t.line, word);
-    if ((word == "getenv" || word == "secure_getenv") && i + 2 < tokens.size() &&
-        tokens[i + 2].kind == TokenKind::STRING) {
-      const std::string_view key = source::token_body(text, tokens[i + 2]);
-      for (std::string_view m : kEnvModeWords) {
-        if (contains(key, m)) out.add(RuleId::ENV_MODE_CHECK, t.line, key);
+    if (word == "POPCORN_FD") out_.add(RuleId::RESULT_PIPE, t.line, line(i));
+    if (one_of(word, kCppStreamCreate) && facts_.stream_line == 0) {
+      facts_.stream_line = t.line;
+      facts_.stream_text = std::string(word);
+    }
+    if (one_of(word, kCppStreamSync)) facts_.stream_synced = true;
+    if (one_of(word, kCppGraph) && facts_.graph_line == 0) {
+      facts_.graph_line = t.line;
+      facts_.graph_text = std::string(word);
+    }
+    if (one_of(word, kCppTimers)) out_.add(RuleId::TIMER_CALL, t.line, word);
+    if ((word == "mprotect" || word == "VirtualProtect") && op(i + 1, "(")) {
+      out_.add(RuleId::NATIVE_PATCH, t.line, line(i));
+    }
+    if ((starts_with(word, "cuMemGetAddressRange") || word == "ptrace") && op(i + 1, "(")) {
+      out_.add(RuleId::PROCESS_MEMORY, t.line, line(i));
+    }
+    if ((word == "dup2" || word == "dup3") && op(i + 1, "(")) {
+      out_.add(RuleId::FD_REDIRECT, t.line, line(i));
+    }
+  }
+
+  // Functions with tensor parameters (a C++ extension's entry points): what they write and
+  // return.
+  void functions() {
+    for (size_t i = 0; i + 1 < t_.size(); ++i) {
+      if (t_[i].kind != TokenKind::NAME || !op(i + 1, "(")) continue;
+      // NAME ( params ) [const] { body }
+      size_t close = i + 2;
+      int depth = 1;
+      for (; close < t_.size() && depth > 0; ++close) {
+        if (op(close, "(")) ++depth;
+        if (op(close, ")")) --depth;
+      }
+      if (depth != 0) return;
+      --close;  // the ')'
+      size_t brace = close + 1;
+      while (brace < t_.size() && t_[brace].kind == TokenKind::NAME) ++brace;  // const, noexcept
+      if (!op(brace, "{")) continue;
+      if (i > 0 && (txt(i - 1) == "if" || txt(i - 1) == "while")) continue;
+      const std::string_view fname = txt(i);
+      if (fname == "if" || fname == "for" || fname == "while" || fname == "switch") continue;
+      size_t end = brace + 1;
+      for (; end < t_.size() && t_[end].depth > t_[brace].depth; ++end) {
+      }
+      // end: the closing '}'
+      function(i + 2, close, brace + 1, end);
+      i = end;
+    }
+  }
+
+  void function(size_t params_begin, size_t params_end, size_t body_begin, size_t body_end) {
+    // Tensor parameters: a parameter whose declaration names Tensor; its name is its last name.
+    std::vector<std::string_view> tensors;
+    size_t b = params_begin;
+    for (size_t k = params_begin; k <= params_end; ++k) {
+      if (k != params_end && !(op(k, ",") && t_[k].depth == t_[params_begin].depth)) continue;
+      bool tensor = false;
+      std::string_view last;
+      for (size_t j = b; j < k; ++j) {
+        if (t_[j].kind != TokenKind::NAME) continue;
+        if (txt(j) == "Tensor") tensor = true;
+        last = txt(j);
+      }
+      if (tensor && !last.empty() && last != "Tensor") tensors.push_back(last);
+      b = k + 1;
+    }
+    if (tensors.empty()) return;
+    // Returned names.
+    std::vector<std::string_view> returned;
+    for (size_t k = body_begin; k < body_end; ++k) {
+      if (txt(k) == "return" && t_[k + 1].kind == TokenKind::NAME && op(k + 2, ";")) {
+        returned.push_back(txt(k + 1));
       }
     }
-    if (one_of(word, kCppStreamCreate) && facts.stream_created == nullptr) {
-      facts.stream_created = &t;
-      facts.stream_text = word;
+    const auto is_returned = [&](std::string_view n) {
+      return std::find(returned.begin(), returned.end(), n) != returned.end();
+    };
+    // Writes to a tensor parameter that is not returned.
+    for (size_t k = body_begin; k + 3 < body_end; ++k) {
+      if (t_[k].kind != TokenKind::NAME) continue;
+      const std::string_view n = txt(k);
+      if (std::find(tensors.begin(), tensors.end(), n) == tensors.end() || is_returned(n)) {
+        continue;
+      }
+      if (k > body_begin && (op(k - 1, ".") || op(k - 1, "->"))) continue;
+      if (op(k + 1, ".") && t_[k + 2].kind == TokenKind::NAME && op(k + 3, "(")) {
+        const std::string_view method = txt(k + 2);
+        if (one_of(method, kFillMethods)) {
+          out_.add(RuleId::INPUT_OVERWRITE, t_[k].line, line(k));
+        } else if (method == "copy_" ||
+                   (method.size() > 1 && method.back() == '_' && method != "data_ptr_")) {
+          out_.add(RuleId::INPUT_WRITE, t_[k].line, line(k));
+        }
+      }
     }
-    if (one_of(word, kCppStreamSync)) facts.stream_synced = true;
-    if (one_of(word, kCppGraph) && facts.graph == nullptr) {
-      facts.graph = &t;
-      facts.graph_text = word;
+    // cudaMemset(param.data_ptr(), ...) of a parameter not returned.
+    for (size_t k = body_begin; k + 2 < body_end; ++k) {
+      const std::string_view w = txt(k);
+      if (!(starts_with(w, "cudaMemset") || starts_with(w, "hipMemset")) || !op(k + 1, "(")) {
+        continue;
+      }
+      if (t_[k + 2].kind == TokenKind::NAME &&
+          std::find(tensors.begin(), tensors.end(), txt(k + 2)) != tensors.end() &&
+          !is_returned(txt(k + 2))) {
+        out_.add(RuleId::INPUT_OVERWRITE, t_[k].line, line(k));
+      }
     }
-    if (one_of(word, kCppTimers)) out.add(RuleId::TIMER_CALL, t.line, word);
+    // return X; where X = torch::empty(...) and nothing else names X in between.
+    for (std::string_view r : returned) {
+      size_t declared = 0;
+      size_t uses = 0;
+      std::string_view made;
+      for (size_t k = body_begin; k < body_end; ++k) {
+        if (t_[k].kind != TokenKind::NAME || txt(k) != r) continue;
+        if (k > body_begin && (op(k - 1, ".") || op(k - 1, "->") || op(k - 1, "::"))) continue;
+        if (op(k + 1, "=") && declared == 0) {
+          // The initialiser's call: namespace::function(
+          size_t j = k + 2;
+          std::string_view last;
+          while (j < body_end && (t_[j].kind == TokenKind::NAME || op(j, "::"))) {
+            if (t_[j].kind == TokenKind::NAME) last = txt(j);
+            ++j;
+          }
+          if (op(j, "(")) made = last;
+          declared = k;
+          continue;
+        }
+        if (k > 0 && txt(k - 1) == "return") continue;
+        ++uses;
+      }
+      if (declared == 0 || uses > 0) continue;
+      if (one_of(made, kFresh)) {
+        out_.add(RuleId::UNWRITTEN_OUTPUT, t_[declared].line, line(declared));
+      } else if (one_of(made, kConstant)) {
+        out_.add(RuleId::CONSTANT_OUTPUT, t_[declared].line, line(declared));
+      }
+    }
   }
-}
 
-// audit_cpp over an embedded source (a STRING token of `text`) in which only narrow-cpp-type can
+  const CppSource& s_;
+  const std::vector<Token>& t_;
+  const CodeContext& context_;
+  Findings& out_;
+  FileFacts& facts_;
+};
+
+// CppRules over an embedded source (a STRING token of `text`) in which only narrow-cpp-type can
 // fire (the screen found no other name or text a C++ rule reads), without tokenising it: the names
 // that hold a part of a type narrower than the reference's (the screen's parts; every such type
 // holds one) are found where the parts are, kept when they are names of the code (CppScanner: not
@@ -337,609 +526,1351 @@ void audit_cpp_types(std::string_view text, const Token& string, const CodeConte
   }
 }
 
-// The Python rules. The tokens without comments are `sig`; names resolve through the file's
-// imports (import A.B as C, from A import B as C) and module bindings from sys.modules.
-// The tokens a PythonAudit reads (all but comments): a base, so that they exist before the view
-// of them.
-struct SignificantTokens {
-  std::vector<const Token*> sig_;
-};
+void file_rules(const FileFacts& facts, Findings& out) {
+  if (facts.stream_line != 0 && !facts.stream_synced) {
+    out.add(RuleId::UNSYNCED_STREAM, facts.stream_line, facts.stream_text);
+  }
+  if (facts.graph_line != 0) {
+    out.add(facts.refreshes_inputs ? RuleId::CUDA_GRAPH : RuleId::GRAPH_STALE_INPUTS,
+            facts.graph_line, facts.graph_text);
+  }
+}
 
-class PythonAudit : private SignificantTokens, private source::TokenView {
+// The Python rules: queries of the model's facts, and the data flow of the entry function.
+class PythonRules {
  public:
-  // `embedded`: the strings that hold C++ (read by audit_cpp, not as Python strings).
-  PythonAudit(std::string_view text, const std::vector<Token>& all,
-              std::unordered_set<const Token*> embedded, const CodeContext& context, Findings& out,
-              FileFacts& facts)
-      : TokenView(text, sig_),
-        text_(text),
+  PythonRules(const CodeModel& model, const CodeContext& context, Findings& out, FileFacts& facts)
+      : m_(model),
+        py_(model.python()),
+        f_(py_.facts()),
         context_(context),
         out_(out),
-        facts_(facts),
-        embedded_(std::move(embedded)) {
-    sig_.reserve(all.size());
-    for (const Token& t : all) {
-      if (t.kind != TokenKind::COMMENT) sig_.push_back(&t);
-    }
-  }
+        facts_(facts) {}
 
   void run() {
-    collect_bindings();
-    scan_tokens();
-    for (const Function& f : functions_) scan_function(f);
-    if (!returns_state_.empty() &&
-        (out_.has(RuleId::CALL_COUNTER) || out_.has(RuleId::IDENTITY_KEY))) {
-      for (const Token* t : returns_state_) {
-        out_.add(RuleId::CACHED_OUTPUT_REPLAY, t->line, line_text(t));
-      }
-    }
+    calls();
+    stores();
+    attributes_and_items();
+    classes();
+    counters();
+    strings();
+    rng_pairs();
+    identity();
+    if (const auto entry = py_.function_named("custom_kernel")) entry_function(*entry);
+    cached_returns();
+    warmup_branches();
   }
 
-  // Only the rules that read inside `custom_kernel` (return-input, input-overwrite,
-  // truncated-input): they read nothing outside the function, so the tokens from the line of its
-  // `def` on are enough (the screen's path).
-  void run_function_rules() {
-    collect_bindings();
-    for (const Function& f : functions_) {
-      if (f.name == "custom_kernel") scan_function(f);
-    }
+  // The entry function's rules alone (the screen's path: nothing else can fire).
+  void run_entry() {
+    if (const auto entry = py_.function_named("custom_kernel")) entry_function(*entry);
   }
 
  private:
-  struct Function {
-    std::string_view name;
-    size_t def = 0;   // index in sig_ of `def`
-    size_t body = 0;  // first token of the body
-    size_t end = 0;   // one past the body
-    std::vector<std::string_view> params;
-    std::unordered_set<std::string_view> globals;
-  };
-
-  // The source line of `t`, for evidence.
-  [[nodiscard]] std::string_view line_text(const Token* t) const {
-    size_t b = t->begin;
-    while (b > 0 && text_[b - 1] != '\n') --b;
-    size_t e = t->begin;
-    while (e < text_.size() && text_[e] != '\n') ++e;
-    std::string_view s = text_.substr(b, e - b);
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    return s;
+  [[nodiscard]] uint32_t line(uint32_t k) const {
+    return k < py_.size() ? py_.tokens()[k].line : 1;
+  }
+  void add(RuleId rule, uint32_t k) { out_.add(rule, line(k), py_.line_text(k)); }
+  [[nodiscard]] uint32_t scope_of_statement(uint32_t st) const {
+    return st < py_.statements().size() ? py_.statements()[st].scope : 0;
+  }
+  [[nodiscard]] uint32_t scope_of(uint32_t k) const {
+    return scope_of_statement(py_.statement_of(k));
   }
 
-  using Dotted = source::TokenView::Dotted;
-  [[nodiscard]] Dotted dotted(size_t k) const { return TokenView::dotted(k, aliases_); }
-
-  void collect_bindings() {
-    for (size_t k = 0; k < sig_.size(); ++k) {
-      if (!line_start(k)) continue;
-      if (name(k, "import") || name(k, "from")) {
-        (void)source::add_import_bindings(text_, sig_, k, aliases_);
-      } else if (name(k, "def") && is_name(k + 1)) {
-        Function f;
-        f.name = txt(k + 1);
-        f.def = k;
-        size_t j = k + 2;
-        if (op(j, "(")) {
-          const size_t close = closing(j);
-          bool at_param = true;
-          for (size_t p = j + 1; p < close; ++p) {
-            if (sig_[p]->depth == sig_[j]->depth + 1 && op(p, ",")) {
-              at_param = true;
-            } else if (at_param && is_name(p)) {
-              f.params.push_back(txt(p));
-              at_param = false;
-            } else if (!op(p, "*") && !op(p, "**")) {
-              at_param = false;
-            }
-          }
-          j = close;
-        }
-        while (!newline(j)) ++j;
-        f.body = j + 1;
-        const uint32_t indent = sig_[k]->indent;
-        size_t e = f.body;
-        while (e < sig_.size() && !(line_start(e) && sig_[e]->indent <= indent &&
-                                    sig_[e]->kind != TokenKind::NEWLINE)) {
-          ++e;
-        }
-        f.end = e;
-        for (size_t g = f.body; g < f.end; ++g) {
-          if ((name(g, "global") || name(g, "nonlocal")) && line_start(g)) {
-            for (size_t h = g + 1; is_name(h); h += 2) {
-              f.globals.insert(txt(h));
-              globals_.insert(txt(h));
-              if (!op(h + 1, ",")) break;
-            }
-          }
-        }
-        if (sig_[k]->indent == 0) module_functions_.insert(f.name);
-        functions_.push_back(std::move(f));
-      } else if (name(k, "class") && sig_[k]->indent == 0 && is_name(k + 1)) {
-        module_functions_.insert(txt(k + 1));
-      } else if (is_name(k) && sig_[k]->indent == 0 && sig_[k]->depth == 0) {
-        // Module-level bindings: NAME = ..., NAME, NAME = ...
-        size_t j = k;
-        std::vector<std::string_view> targets;
-        while (is_name(j) && !op(j + 1, ".") && !op(j + 1, "[")) {
-          targets.push_back(txt(j));
-          if (op(j + 1, ",")) {
-            j += 2;
-          } else {
-            ++j;
-            break;
-          }
-        }
-        if (targets.empty() || !(op(j, "=") || op(j, ":"))) continue;
-        for (std::string_view t : targets) module_names_.insert(t);
-        // m = sys.modules["eval"], importlib.import_module("eval"), __import__("eval")
-        if (targets.size() == 1 && op(j, "=") && is_name(j + 1)) {
-          const Dotted d = dotted(j + 1);
-          size_t s = d.end;
-          if ((d.resolved == "sys.modules" && op(s, "[")) ||
-              ((d.resolved == "importlib.import_module" || d.resolved == "__import__") &&
-               op(s, "("))) {
-            if (s + 1 < sig_.size() && sig_[s + 1]->kind == TokenKind::STRING) {
-              aliases_[targets[0]] = std::string(source::token_body(text_, *sig_[s + 1]));
-            }
-          }
-        }
-      }
-    }
-  }
-
-  void check_string(const Token* t) {
-    if (embedded_.count(t) > 0) return;
-    const std::string_view body = source::token_body(text_, *t);
-    if (contains(body, "POPCORN_FD")) out_.add(RuleId::RESULT_PIPE, t->line, line_text(t));
-    if (spells_benchmark_line(body)) {
-      out_.add(RuleId::FAKE_BENCHMARK_LINE, t->line, line_text(t));
-    }
-    if (spells_install(body)) out_.add(RuleId::RUNTIME_INSTALL, t->line, line_text(t));
-    if (spells_download(body)) out_.add(RuleId::NETWORK_ACCESS, t->line, line_text(t));
-  }
-
-  [[nodiscard]] static bool timer_name(const Dotted& d) {
-    if (d.parts < 2 || !one_of(d.last, kTimerAttrs)) return false;
+  static bool timer_path(std::string_view p) {
+    const size_t dot = p.rfind('.');
+    if (dot == std::string_view::npos) return false;
+    if (!one_of(p.substr(dot + 1), kTimerAttrs)) return false;
     for (std::string_view m : kTimerModules) {
-      if (starts_with(d.resolved, m)) return true;
+      if (starts_with(p, m)) return true;
     }
     return false;
   }
-  [[nodiscard]] static bool harness_name(const Dotted& d) {
-    const std::string_view r = d.resolved;
-    const std::string_view root = r.substr(0, r.find('.'));
-    return one_of(root, kHarnessModules);
+  static bool harness_path(std::string_view p) {
+    if (one_of(p, kCheckFunctions)) return true;
+    const std::string_view root = p.substr(0, p.find('.'));
+    return one_of(root, kHarnessModules) && p.find('.') != std::string_view::npos;
   }
 
-  // The string arguments of the call whose `(` is at k.
-  [[nodiscard]] std::vector<std::string_view> string_args(size_t k) const {
-    std::vector<std::string_view> out;
-    const size_t close = closing(k);
-    for (size_t j = k + 1; j < close; ++j) {
-      if (sig_[j]->kind == TokenKind::STRING) out.push_back(source::token_body(text_, *sig_[j]));
+  // An object's attribute `name` replaced: timer or harness patch.
+  void patched(const Value& object, std::string_view name, uint32_t k) {
+    object.each([&](const Value& o) {
+      if (o.kind != Value::Kind::OBJECT && o.kind != Value::Kind::VARS) return;
+      const std::string path =
+          o.text.empty() ? std::string(name) : o.text + "." + std::string(name);
+      if (timer_path(path) || o.text == "torch.cuda.Event" ||
+          starts_with(o.text, "torch.cuda.Event.")) {
+        add(RuleId::TIMER_PATCH, k);
+      } else if (harness_path(path) || o.text == "sys.modules") {
+        add(RuleId::HARNESS_PATCH, k);
+      }
+    });
+  }
+
+  // A dotted path given as a string (mock.patch("time.perf_counter")).
+  void patched_path(std::string_view s, uint32_t k) {
+    if (starts_with(s, "time.") || starts_with(s, "torch.cuda") || contains(s, "perf_counter") ||
+        contains(s, "elapsed_time") || starts_with(s, "timeit")) {
+      add(RuleId::TIMER_PATCH, k);
+      return;
+    }
+    if (harness_path(s)) add(RuleId::HARNESS_PATCH, k);
+  }
+
+  static const source::Arg* positional(const CallFact& c, size_t i) {
+    size_t n = 0;
+    for (const source::Arg& a : c.args) {
+      if (!a.keyword.empty() || a.star != 0) continue;
+      if (n++ == i) return &a;
+    }
+    return nullptr;
+  }
+  static const source::Arg* keyword(const CallFact& c, std::string_view name) {
+    for (const source::Arg& a : c.args) {
+      if (a.keyword == name) return &a;
+    }
+    return nullptr;
+  }
+  // Every string a call is given, each argument's alternatives and a sequence's items joined by
+  // spaces (a command line).
+  static std::vector<std::string> arg_strings(const CallFact& c) {
+    std::vector<std::string> out;
+    for (const source::Arg& a : c.args) {
+      a.value.each([&](const Value& v) {
+        if (v.kind == Value::Kind::STR || v.kind == Value::Kind::BYTES) out.push_back(v.text);
+        if (v.kind == Value::Kind::SEQ) {
+          std::string line;
+          for (const Value& i : v.items) {
+            if (i.kind != Value::Kind::STR) continue;
+            if (!line.empty()) line += ' ';
+            line += i.text;
+          }
+          out.push_back(std::move(line));
+        }
+      });
     }
     return out;
   }
 
-  void scan_tokens() {
-    // Open brackets: the index of each opener, innermost last.
-    std::vector<size_t> open;
-    for (size_t k = 0; k < sig_.size(); ++k) {
-      const Token* t = sig_[k];
-      if (t->kind == TokenKind::OP) {
-        const char o = t->end - t->begin == 1 ? text_[t->begin] : '\0';
-        if (o == '(' || o == '[' || o == '{') {
-          open.push_back(k);
-        } else if ((o == ')' || o == ']' || o == '}') && !open.empty()) {
-          open.pop_back();
-        }
-        continue;
-      }
-      if (t->kind == TokenKind::NEWLINE) {
-        open.clear();
-        continue;
-      }
-      if (t->kind == TokenKind::STRING) {
-        check_string(t);
-        continue;
-      }
-      if (t->kind != TokenKind::NAME) continue;
-      const std::string_view word = txt(k);
-      if (word == "POPCORN_FD") out_.add(RuleId::RESULT_PIPE, t->line, line_text(t));
-      if (k > 0 && op(k - 1, ".")) {
-        // Attribute words, wherever they hang.
-        if (one_of(word, kFrameAttrs)) out_.add(RuleId::CALLER_FRAME, t->line, line_text(t));
-        if (word == "data_ptr" && op(k + 1, "(")) check_identity(k, open);
-        if (one_of(word, kStateCalls) && op(k + 1, "(") && k >= 2 &&
-            (name(k - 2, "torch") || name(k - 2, "cuda") || name(k - 2, "random") ||
-             txt(k - 2) == "np" || txt(k - 2) == "numpy" || word.find("rng") != word.npos)) {
-          out_.add(RuleId::RNG_STATE, t->line, line_text(t));
-        }
-        if ((word == "synchronize" || word == "wait_stream" || word == "wait_event" ||
-             word == "wait") &&
-            op(k + 1, "(")) {
-          facts_.stream_synced = true;
-        }
-        if (word == "replay" && op(k + 1, "(") && facts_.graph == nullptr) {
-          facts_.graph = t;
-          facts_.graph_text = line_text(t);
-        }
-        if (word == "copy_") facts_.copies_inputs = true;
-        if (context_.reference_float_bits && k >= 2) {
-          const bool dtype = name(k - 2, "torch") && float_bits(word, false) > 0;
-          const bool method = (word == "half" || word == "bfloat16") && op(k + 1, "(");
-          const int bits = method ? 16 : dtype ? float_bits(word, false) : 0;
-          if (bits > 0 && bits < *context_.reference_float_bits) {
-            out_.add(RuleId::PRECISION_DOWNGRADE, t->line, line_text(t));
-          }
-        }
-        continue;
-      }
-      // A lone name (no attribute after it, no import alias) neither called nor incremented: every
-      // rule below needs a dotted or aliased name, a call or `+=`, so none can fire on it.
-      if (!op(k + 1, ".") && !op(k + 1, "(") && !op(k + 1, "+=") && aliases_.count(word) == 0) {
-        continue;
-      }
-      const Dotted d = dotted(k);
-      // Compared as a view: the length first, no strlen of each literal.
-      const std::string_view resolved = d.resolved;
-      const size_t after = d.end;
-      // Assignments to a dotted name.
-      if (d.parts >= 2 && op(after, "=")) {
-        if (timer_name(d)) {
-          out_.add(RuleId::TIMER_PATCH, t->line, line_text(t));
-        } else if (harness_name(d)) {
-          out_.add(RuleId::HARNESS_PATCH, t->line, line_text(t));
+  void calls() {
+    for (const CallFact& c : f_.calls) {
+      const Value& fn = c.function;
+      const uint32_t k = c.callee;
+      std::vector<std::string_view> paths;
+      fn.each([&](const Value& v) {
+        if (v.kind == Value::Kind::OBJECT) paths.push_back(v.text);
+      });
+      const auto is = [&](std::string_view p) {
+        return std::find(paths.begin(), paths.end(), p) != paths.end();
+      };
+      const auto any = [&](auto&& pred) { return std::any_of(paths.begin(), paths.end(), pred); };
+      // setattr(obj, name, value): the name folded.
+      if (is("builtins.setattr")) {
+        const source::Arg* obj = positional(c, 0);
+        const source::Arg* name = positional(c, 1);
+        if (obj != nullptr && name != nullptr) {
+          name->value.each([&](const Value& n) {
+            if (n.kind == Value::Kind::STR && !n.partial) patched(obj->value, n.text, k);
+          });
         }
       }
-      if (d.parts >= 2 && op(after, "+=")) {
-        const std::string_view root = word;
-        if (module_functions_.count(root) > 0) {
-          out_.add(RuleId::CALL_COUNTER, t->line, line_text(t));
-        }
-      }
-      if (d.parts == 1 && op(after, "+=") && globals_.count(word) > 0) {
-        out_.add(RuleId::CALL_COUNTER, t->line, line_text(t));
-      }
-      if (resolved == "sys.modules") {
-        out_.add(RuleId::HARNESS_ACCESS, t->line, line_text(t));
-        if (op(after, "[")) {
-          const size_t close = closing(after);
-          if (op(close + 1, "=") ||
-              (op(close + 1, ".") && is_name(close + 2) && op(close + 3, "="))) {
-            out_.add(RuleId::HARNESS_PATCH, t->line, line_text(t));
+      // vars(obj).update(...) / obj.__dict__.update(...): each key set.
+      if (c.last == "update" || c.last == "setdefault" || c.last == "__setitem__") {
+        const Value* vars = nullptr;
+        // The receiver: the callee's value is unknown (a method of a dict); look at the item and
+        // attribute facts for the receiver expression: vars(...) is a call fact just before.
+        vars = receiver_vars(c);
+        if (vars != nullptr) {
+          for (const source::Arg& a : c.args) {
+            if (!a.keyword.empty()) patched(*vars, a.keyword, k);
+            a.value.each([&](const Value& d) {
+              if (d.kind == Value::Kind::DICT) {
+                for (size_t i = 0; i + 1 < d.items.size(); i += 2) {
+                  if (d.items[i].kind == Value::Kind::STR && !d.items[i].partial) {
+                    patched(*vars, d.items[i].text, k);
+                  }
+                }
+              } else if (d.kind == Value::Kind::STR && !d.partial && c.last != "update") {
+                patched(*vars, d.text, k);
+              }
+            });
           }
         }
       }
-      if (resolved == "sys.argv") out_.add(RuleId::ARGV_CHECK, t->line, line_text(t));
-      if (resolved == "os.environ" || resolved == "os.getenv" || resolved == "os.environ.get") {
-        check_env(after, t);
-      }
-      if (class_base(k)) out_.add(RuleId::TIMER_SUBCLASS, t->line, line_text(t));
-      if (!op(after, "(")) continue;
-      // Calls.
-      const std::string_view r = resolved;
-      if (k > 0 && name(k - 1, "def")) continue;
-      if (r == "setattr" || d.last == "setattr") {
-        if (is_name(after + 1)) {
-          const Dotted target = dotted(after + 1);
-          Dotted probe = target;
-          probe.parts = 2;
-          const std::vector<std::string_view> args = string_args(after);
-          if (!args.empty()) probe.last = args.front();
-          if (timer_name(probe) || (target.resolved == "torch.cuda" && !args.empty())) {
-            out_.add(RuleId::TIMER_PATCH, t->line, line_text(t));
-          } else if (harness_name(target)) {
-            out_.add(RuleId::HARNESS_PATCH, t->line, line_text(t));
-          }
+      // mock.patch("a.b"), mock.patch.object(obj, "name"), monkeypatch.setattr(...)
+      if (c.last == "patch" || c.last == "object" || c.last == "setattr") {
+        const bool object_form = c.last == "object" || c.last == "setattr";
+        const source::Arg* a0 = positional(c, 0);
+        const source::Arg* a1 = positional(c, 1);
+        if (object_form && a0 != nullptr && a1 != nullptr) {
+          a1->value.each([&](const Value& n) {
+            if (n.kind == Value::Kind::STR && !n.partial) patched(a0->value, n.text, k);
+          });
+        }
+        if (a0 != nullptr) {
+          a0->value.each([&](const Value& s) {
+            if (s.kind == Value::Kind::STR && !s.partial) patched_path(s.text, k);
+          });
         }
       }
-      if (d.last == "patch" || d.last == "object" || r == "monkeypatch.setattr") {
-        for (std::string_view s : string_args(after)) {
-          if (starts_with(s, "time.") || starts_with(s, "torch.cuda") ||
-              contains(s, "perf_counter") || contains(s, "elapsed_time") ||
-              starts_with(s, "timeit")) {
-            out_.add(RuleId::TIMER_PATCH, t->line, line_text(t));
-          } else {
-            const std::string_view root = s.substr(0, s.find('.'));
-            if (one_of(root, kHarnessModules)) {
-              out_.add(RuleId::HARNESS_PATCH, t->line, line_text(t));
+      if (any([](std::string_view p) { return one_of(p, kFrameCalls); })) {
+        add(RuleId::CALLER_FRAME, k);
+      }
+      if (is("gc.get_objects") || is("gc.get_referrers") || is("gc.get_referents")) {
+        add(RuleId::HARNESS_ACCESS, k);
+      }
+      if (any([](std::string_view p) {
+            return one_of(p, kSeedCalls) ||
+                   (starts_with(p, "torch") && p.ends_with(".manual_seed"));
+          })) {
+        add(RuleId::RNG_SEED, k);
+      }
+      if (is("itertools.count")) add(RuleId::CALL_COUNTER, k);
+      // exec / eval / compile, through any alias: decoded text is obfuscated.
+      if (is("builtins.exec") || is("builtins.eval") || is("builtins.compile")) {
+        bool decoded = false;
+        for (const source::Arg& a : c.args) {
+          a.value.each([&](const Value& v) { decoded = decoded || v.decoded; });
+        }
+        add(decoded ? RuleId::OBFUSCATED_EXEC : RuleId::DYNAMIC_EXEC, k);
+      }
+      if (is("builtins.__import__") || is("importlib.import_module")) {
+        const source::Arg* a0 = positional(c, 0);
+        const bool constant = a0 != nullptr && a0->value.kind == Value::Kind::STR &&
+                              !a0->value.partial && !a0->value.decoded;
+        if (!constant) add(RuleId::DYNAMIC_EXEC, k);
+      }
+      if (is("builtins.id")) add(RuleId::IDENTITY_KEY, k);
+      if (any([](std::string_view p) { return one_of(p, kTimerCalls); })) {
+        add(RuleId::TIMER_CALL, k);
+      }
+      if (any([](std::string_view p) {
+            for (std::string_view n : kNetworkPrefixes) {
+              if (starts_with(p, n)) return true;
             }
+            return (starts_with(p, "urllib") &&
+                    (p.ends_with(".urlopen") || p.ends_with(".urlretrieve")));
+          })) {
+        add(RuleId::NETWORK_ACCESS, k);
+      }
+      if (any([](std::string_view p) {
+            return p == "pip.main" || starts_with(p, "pip._internal");
+          })) {
+        add(RuleId::RUNTIME_INSTALL, k);
+      }
+      const bool shell = any([](std::string_view p) {
+        return starts_with(p, "subprocess.") || p == "os.system" || p == "os.popen" ||
+               starts_with(p, "os.exec") || starts_with(p, "os.spawn") ||
+               starts_with(p, "os.posix_spawn");
+      });
+      if (shell) {
+        for (const std::string& s : arg_strings(c)) {
+          if (spells_install(s) || (contains(s, "pip") && contains(s, "install"))) {
+            add(RuleId::RUNTIME_INSTALL, k);
           }
+          if (contains(s, "wget") || contains(s, "curl")) add(RuleId::NETWORK_ACCESS, k);
         }
       }
-      if (one_of(std::string_view(r), kFrameCalls)) {
-        out_.add(RuleId::CALLER_FRAME, t->line, line_text(t));
+      if (any([](std::string_view p) { return one_of(p, kCodeLoad); }) || c.last == "exec_module") {
+        add(RuleId::RUNTIME_CODE_LOAD, k);
       }
-      if (r == "gc.get_objects" || r == "gc.get_referrers" || r == "gc.get_referents") {
-        out_.add(RuleId::HARNESS_ACCESS, t->line, line_text(t));
+      // Streams made, through any alias or getattr; waited on.
+      if (any([](std::string_view p) {
+            return p == "torch.cuda.Stream" || p == "torch.cuda.ExternalStream" ||
+                   p == "torch.Stream" || p == "torch.cuda.streams.Stream" ||
+                   (starts_with(p, "torch.") && p.ends_with(".Stream"));
+          }) &&
+          facts_.stream_line == 0) {
+        facts_.stream_line = line(k);
+        facts_.stream_text = std::string(py_.line_text(k));
       }
-      if (one_of(std::string_view(r), kSeedCalls) ||
-          (d.last == "manual_seed" && starts_with(r, "torch"))) {
-        out_.add(RuleId::RNG_SEED, t->line, line_text(t));
-      }
-      if (d.parts >= 2 && one_of(d.last, kStateCalls) &&
-          (starts_with(r, "torch") || starts_with(r, "random") || starts_with(r, "numpy"))) {
-        out_.add(RuleId::RNG_STATE, t->line, line_text(t));
-      }
-      if (r == "itertools.count") out_.add(RuleId::CALL_COUNTER, t->line, line_text(t));
-      if (d.parts == 1 && (word == "exec" || word == "eval" || word == "compile")) {
-        check_exec(after, t);
-      }
-      if (d.parts == 1 && word == "__import__" && after + 1 < sig_.size() &&
-          sig_[after + 1]->kind != TokenKind::STRING) {
-        out_.add(RuleId::DYNAMIC_EXEC, t->line, line_text(t));
-      }
-      if (d.parts == 1 && word == "id") {
-        out_.add(RuleId::IDENTITY_KEY, t->line, line_text(t));
-      }
-      if (one_of(std::string_view(r), kTimerCalls)) {
-        out_.add(RuleId::TIMER_CALL, t->line, line_text(t));
-      }
-      for (std::string_view p : kNetworkPrefixes) {
-        if (starts_with(r, p)) out_.add(RuleId::NETWORK_ACCESS, t->line, line_text(t));
-      }
-      if (d.last == "urlopen" || d.last == "urlretrieve") {
-        out_.add(RuleId::NETWORK_ACCESS, t->line, line_text(t));
-      }
-      if (r == "pip.main" || starts_with(r, "pip._internal")) {
-        out_.add(RuleId::RUNTIME_INSTALL, t->line, line_text(t));
-      }
-      if (starts_with(r, "subprocess.") || r == "os.system" || r == "os.popen") {
-        const std::vector<std::string_view> args = string_args(after);
-        const bool pip = std::any_of(args.begin(), args.end(), [](std::string_view s) {
-          return s == "pip" || s == "pip3" || s == "conda" || s == "apt-get" || contains(s, "pip");
-        });
-        const bool install = std::any_of(args.begin(), args.end(),
-                                         [](std::string_view s) { return s == "install"; });
-        if (pip && install) out_.add(RuleId::RUNTIME_INSTALL, t->line, line_text(t));
-        const bool fetch = std::any_of(args.begin(), args.end(), [](std::string_view s) {
-          return s == "wget" || s == "curl";
-        });
-        if (fetch) out_.add(RuleId::NETWORK_ACCESS, t->line, line_text(t));
-      }
-      if (one_of(std::string_view(r), kCodeLoad) || d.last == "exec_module") {
-        out_.add(RuleId::RUNTIME_CODE_LOAD, t->line, line_text(t));
-      }
-      if ((r == "torch.cuda.Stream" || r == "torch.cuda.ExternalStream" ||
-           (d.last == "Stream" && starts_with(r, "torch"))) &&
-          facts_.stream_created == nullptr) {
-        facts_.stream_created = t;
-        facts_.stream_text = line_text(t);
-      }
-      if (d.last == "synchronize" || d.last == "wait_stream" || d.last == "wait_event") {
+      if (c.last == "synchronize" || c.last == "wait_stream" || c.last == "wait_event" ||
+          c.last == "wait" || is("torch.cuda.synchronize")) {
         facts_.stream_synced = true;
       }
-      if ((r == "torch.cuda.CUDAGraph" || r == "torch.cuda.graph" ||
-           r == "torch.cuda.make_graphed_callables") &&
-          facts_.graph == nullptr) {
-        facts_.graph = t;
-        facts_.graph_text = line_text(t);
+      if ((any([](std::string_view p) {
+             return p == "torch.cuda.CUDAGraph" || p == "torch.cuda.graph" ||
+                    p == "torch.cuda.make_graphed_callables" || p == "torch.cuda.graphs.CUDAGraph";
+           }) ||
+           c.last == "replay") &&
+          facts_.graph_line == 0) {
+        facts_.graph_line = line(k);
+        facts_.graph_text = std::string(py_.line_text(k));
+      }
+      if (c.last == "copy_" || c.last == "index_copy_" || c.last == "_foreach_copy_" ||
+          c.last == "copyto" || c.last == "set_") {
+        facts_.refreshes_inputs = true;
+      }
+      // Output calls with a result line.
+      if (one_of(c.last, kOutputCalls) || is("os.write")) {
+        for (const std::string& s : arg_strings(c)) {
+          if (spells_benchmark_line(s)) add(RuleId::FAKE_BENCHMARK_LINE, k);
+        }
+      }
+      // Native code rewritten: mprotect, memmove onto a function's address.
+      if (c.last == "mprotect" || c.last == "VirtualProtect") add(RuleId::NATIVE_PATCH, k);
+      if (is("ctypes.memmove") || is("ctypes.memset")) {
+        const source::Arg* dst = positional(c, 0);
+        if (dst != nullptr) {
+          bool function_address = false;
+          dst->value.each([&](const Value& v) {
+            function_address = function_address || (v.kind == Value::Kind::OBJECT &&
+                                                    (starts_with(v.text, "ctypes.cast()") ||
+                                                     starts_with(v.text, "ctypes.addressof()")));
+          });
+          if (function_address) add(RuleId::NATIVE_PATCH, k);
+        }
+      }
+      if (starts_with(c.last, "cuMemGetAddressRange") || c.last == "ptrace") {
+        add(RuleId::PROCESS_MEMORY, k);
+      }
+      if (is("os.dup2")) add(RuleId::FD_REDIRECT, k);
+      // Reading an environment variable: os.getenv / os.environ.get.
+      if (is("os.getenv") || is("os.environ.get")) {
+        if (const source::Arg* key = positional(c, 0)) env_key(key->value, k);
+      }
+      // open("/proc/self/mem")
+      if (is("builtins.open") || is("os.open") || is("io.open")) {
+        for (const std::string& s : arg_strings(c)) {
+          if (contains(s, "/proc/") && contains(s, "/mem")) {
+            add(RuleId::PROCESS_MEMORY, k);
+          }
+        }
+      }
+      precision(c);
+    }
+  }
+
+  // The receiver of a method call when it is vars(X) or X.__dict__: VARS X.
+  const Value* receiver_vars(const CallFact& c) {
+    // The receiver is the expression before the last '.': find the call or attribute fact that
+    // ends right before it.
+    const uint32_t dot = c.open >= 2 ? c.open - 2 : 0;
+    if (!py_.op(dot, ".")) return nullptr;
+    for (const CallFact& r : f_.calls) {
+      if (r.close + 1 == dot) {
+        receiver_ = r.function;
+        receiver_ = apply_vars(r);
+        return receiver_.kind == Value::Kind::UNKNOWN ? nullptr : &receiver_;
+      }
+    }
+    // X.__dict__.update: the attribute fact of __dict__.
+    for (const source::AttributeFact& a : f_.attributes) {
+      if (a.token + 1 == dot && a.name == "__dict__") {
+        receiver_ = Value();
+        a.object.each([&](const Value& o) {
+          if (o.kind == Value::Kind::OBJECT) {
+            receiver_ = o;
+            receiver_.kind = Value::Kind::VARS;
+          }
+        });
+        return receiver_.kind == Value::Kind::UNKNOWN ? nullptr : &receiver_;
+      }
+    }
+    return nullptr;
+  }
+  static Value apply_vars(const CallFact& r) {
+    Value out;
+    if (!r.function.is_object("builtins.vars")) return out;
+    const source::Arg* a0 = positional(r, 0);
+    if (a0 == nullptr) return out;
+    a0->value.each([&](const Value& o) {
+      if (o.kind == Value::Kind::OBJECT) {
+        out = o;
+        out.kind = Value::Kind::VARS;
+      }
+    });
+    return out;
+  }
+
+  void env_key(const Value& key, uint32_t k) {
+    key.each([&](const Value& v) {
+      if (v.kind != Value::Kind::STR) return;
+      for (std::string_view m : kEnvModeWords) {
+        if (contains(v.text, m)) {
+          add(RuleId::ENV_MODE_CHECK, k);
+          return;
+        }
+      }
+    });
+  }
+
+  void precision(const CallFact& c) {
+    int bits = 0;
+    // A method: x.half(), x.to(...); never a function of that name.
+    if (c.open < 2 || !py_.op(c.open - 2, ".")) return;
+    if (c.last == "to" || c.last == "type" || c.last == "half" || c.last == "bfloat16") {
+      if (c.last == "half" || c.last == "bfloat16") bits = 16;
+      for (const source::Arg& a : c.args) {
+        if (!a.keyword.empty() && a.keyword != "dtype") continue;
+        a.value.each([&](const Value& v) {
+          if (v.kind != Value::Kind::OBJECT || !starts_with(v.text, "torch.")) return;
+          const std::string_view last = std::string_view(v.text).substr(v.text.rfind('.') + 1);
+          const int b = float_bits(last, false);
+          if (b > 0 && (bits == 0 || b < bits)) bits = b;
+        });
+      }
+    }
+    if (bits == 0) return;
+    if (context_.reference_float_bits) {
+      if (bits < *context_.reference_float_bits) add(RuleId::PRECISION_DOWNGRADE, c.callee);
+      return;
+    }
+    // Unknown reference: a cast down whose result is cast back to an input's dtype (X.dtype of a
+    // parameter or a name unpacked from one) in the same function.
+    const uint32_t scope = scope_of_statement(c.statement);
+    for (const CallFact& back : f_.calls) {
+      if (back.last != "to" || scope_of_statement(back.statement) != scope) continue;
+      if (back.open < c.close) continue;  // the cast back comes after the cast down
+      for (const source::Arg& a : back.args) {
+        if (a.end == a.begin + 3 && py_.op(a.begin + 1, ".") && py_.name(a.begin + 2) == "dtype") {
+          add(RuleId::PRECISION_DOWNGRADE, c.callee);
+          return;
+        }
       }
     }
   }
 
-  // class X(torch.cuda.Event):
-  [[nodiscard]] bool class_base(size_t k) const {
-    if (k < 3 || !op(k - 1, "(") || !name(k - 3, "class")) return false;
-    const Dotted d = dotted(k);
-    const std::string_view r = d.resolved;
-    return r == "torch.cuda.Event" || r == "torch.cuda.Event.Event";
-  }
-
-  void check_env(size_t after, const Token* t) {
-    size_t s = after;
-    if (op(s, ".") && name(s + 1, "get")) s += 2;
-    if (!(op(s, "[") || op(s, "("))) return;
-    if (s + 1 >= sig_.size() || sig_[s + 1]->kind != TokenKind::STRING) return;
-    const size_t close = closing(s);
-    if (op(s, "[") && op(close + 1, "=")) return;  // a write: setting up a build
-    const std::string_view key = source::token_body(text_, *sig_[s + 1]);
-    for (std::string_view m : kEnvModeWords) {
-      if (contains(key, m)) {
-        out_.add(RuleId::ENV_MODE_CHECK, t->line, line_text(t));
-        return;
-      }
-    }
-  }
-
-  void check_exec(size_t paren, const Token* t) {
-    const size_t close = closing(paren);
-    bool decoded = false;
-    for (size_t j = paren + 1; j < close; ++j) {
-      if (is_name(j) && one_of(txt(j), kDecoders)) decoded = true;
-      if (sig_[j]->kind == TokenKind::NAME) {
-        // A name bound to decoded text earlier: blob = base64.b64decode(...)
-        auto it = decoded_names_.find(txt(j));
-        if (it != decoded_names_.end()) decoded = true;
-      }
-    }
-    out_.add(decoded ? RuleId::OBFUSCATED_EXEC : RuleId::DYNAMIC_EXEC, t->line, line_text(t));
-  }
-
-  // id(x) or .data_ptr() used as a key: in a subscript, a membership test, a comparison or a
-  // variable whose name says key.
-  void check_identity(size_t k, const std::vector<size_t>& open) {
-    bool keyed = false;
-    if (!open.empty() && op(open.back(), "[") && open.back() > 0) {
-      const size_t before = open.back() - 1;
-      keyed = is_name(before) || op(before, "]") || op(before, ")");
-    }
-    size_t s = k;
-    while (s > 0 && !newline(s - 1)) --s;
-    if (is_name(s) && op(s + 1, "=")) {
-      const std::string_view target = txt(s);
-      keyed = keyed || contains(target, "key") || contains(target, "sig") ||
-              contains(target, "ident") || contains(target, "cache");
-    }
-    // x.data_ptr() in cache, x.data_ptr() == last, cache.get(x.data_ptr())
-    const size_t after = op(k + 1, "(") ? closing(k + 1) + 1 : k + 1;
-    if (name(after, "in") || name(after, "not") || name(after, "is") || op(after, "==")) {
-      keyed = true;
-    }
-    if (!open.empty() && op(open.back(), "(") && open.back() >= 2 && op(open.back() - 2, ".") &&
-        (name(open.back() - 1, "get") || name(open.back() - 1, "setdefault") ||
-         name(open.back() - 1, "pop"))) {
-      keyed = true;
-    }
-    if (keyed) out_.add(RuleId::IDENTITY_KEY, sig_[k]->line, line_text(sig_[k]));
-  }
-
-  void scan_function(const Function& f) {
-    // Names bound to decoded text, for obfuscated-exec (any function or module scope).
-    for (size_t j = f.body; j < f.end; ++j) {
-      if (name(j, "return") && line_start(j)) {
-        // return GLOBAL / return CONTAINER[...] / return CONTAINER.get(...): no call after.
-        if (is_name(j + 1)) {
-          const std::string_view v = txt(j + 1);
-          const bool state = (module_names_.count(v) > 0 || f.globals.count(v) > 0) &&
-                             module_functions_.count(v) == 0 && aliases_.count(v) == 0;
-          if (state) {
-            size_t e = j + 2;
-            if (op(e, "[")) {
-              e = closing(e) + 1;
-            } else if (op(e, ".") && name(e + 1, "get") && op(e + 2, "(")) {
-              e = closing(e + 2) + 1;
+  void stores() {
+    for (const source::StoreFact& s : f_.stores) {
+      if (s.item) {
+        // vars(m)["name"] = v, m.__dict__["name"] = v, sys.modules["x"] = m
+        s.key.each([&](const Value& key) {
+          if (key.kind != Value::Kind::STR || key.partial) return;
+          s.object.each([&](const Value& o) {
+            if (o.kind == Value::Kind::VARS) patched(o, key.text, s.token);
+            if (o.kind == Value::Kind::OBJECT && (o.text == "builtins")) {
+              add(RuleId::HARNESS_PATCH, s.token);
             }
-            if (newline(e)) returns_state_.push_back(sig_[j]);
+          });
+        });
+        s.object.each([&](const Value& o) {
+          if (o.kind == Value::Kind::OBJECT && o.text == "sys.modules") {
+            add(RuleId::HARNESS_PATCH, s.token);
           }
+        });
+        if (!s.augmented) facts_.refreshes_inputs = true;  // static[:] = x refreshes a graph
+        continue;
+      }
+      if (!s.augmented) patched(s.object, s.name, s.token);
+      // A value stored through from_address: a pointer written in the process's memory.
+      if ((s.name == "value" || s.name == "contents")) {
+        s.object.each([&](const Value& o) {
+          if (o.kind == Value::Kind::OBJECT && o.text.ends_with(".from_address()")) {
+            add(RuleId::NATIVE_PATCH, s.token);
+          }
+        });
+      }
+    }
+  }
+
+  void attributes_and_items() {
+    for (const source::AttributeFact& a : f_.attributes) {
+      if (one_of(a.name, kFrameAttrs)) add(RuleId::CALLER_FRAME, a.token);
+      a.object.each([&](const Value& o) {
+        if (o.kind != Value::Kind::OBJECT || o.text != "sys") return;
+        if (a.name == "modules") add(RuleId::HARNESS_ACCESS, a.token);
+        if (a.name == "argv") add(RuleId::ARGV_CHECK, a.token);
+      });
+    }
+    for (const source::ItemFact& i : f_.items) {
+      i.object.each([&](const Value& o) {
+        if (o.kind == Value::Kind::OBJECT && o.text == "os.environ") {
+          // A read (a write sets up the build: os.environ["X"] = ... is a store, not an item).
+          env_key(i.key, i.token);
+        }
+      });
+    }
+  }
+
+  void classes() {
+    for (const source::ClassFact& c : f_.classes) {
+      for (const Value& b : c.bases) {
+        if (b.is_object("torch.cuda.Event") || b.is_object("torch.cuda.streams.Event")) {
+          add(RuleId::TIMER_SUBCLASS, py_.statements()[c.statement].begin);
         }
       }
     }
-    if (f.name != "custom_kernel" || f.params.empty()) return;
-    const std::string_view param = f.params.front();
-    std::vector<std::string_view> inputs;  // names unpacked from the input, in order
-    for (size_t j = f.body; j < f.end; ++j) {
-      if (!line_start(j) || !is_name(j)) continue;
-      size_t e = j;
-      std::vector<std::string_view> names;
-      bool paren = op(e, "(");
-      if (paren) ++e;
-      while (is_name(e)) {
-        names.push_back(txt(e));
-        if (!op(e + 1, ",")) {
-          ++e;
-          break;
-        }
-        e += 2;
-      }
-      if (paren && op(e, ")")) ++e;
-      if (names.size() >= 2 && op(e, "=") && name(e + 1, param) && newline(e + 2)) {
-        inputs = names;
+  }
+
+  // Whether tokens [begin, end) of statement `st` are a constant a counter steps by: a number, or
+  // an expression or a name the model works out to one (`step = 1`, then `n += step`).
+  [[nodiscard]] bool constant_step(uint32_t begin, uint32_t end, uint32_t st) const {
+    if (end == begin + 1 && py_.is_kind(begin, TokenKind::NUMBER)) return true;
+    bool integer = false;
+    py_.eval(begin, end, scope_of_statement(st), st).each([&](const Value& v) {
+      integer = integer || v.kind == Value::Kind::INT;
+    });
+    return integer;
+  }
+  // Whether augmented assignment statement `st` steps by a constant (`+= 1`, `-= 1`).
+  [[nodiscard]] bool steps_by_constant(uint32_t st) const {
+    const source::Statement& s = py_.statements()[st];
+    const uint16_t depth = py_.tokens()[s.begin].depth;
+    for (uint32_t k = s.begin; k < s.end; ++k) {
+      if ((py_.op(k, "+=") || py_.op(k, "-=")) && py_.tokens()[k].depth == depth) {
+        return constant_step(k + 1, s.end, st);
       }
     }
-    const auto is_input = [&](size_t k, bool exempt_last) {
-      if (!is_name(k)) return false;
-      const std::string_view v = txt(k);
-      if (v == param) return !op(k + 1, "[") || !exempt_last;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (inputs[i] == v) return !(exempt_last && i + 1 == inputs.size());
+    return false;
+  }
+
+  // Counters: globals incremented in functions, function or instance attributes and module
+  // containers' items incremented, each by a constant (a KV cache's length advanced by what it
+  // takes, or a running sum, counts no calls).
+  void counters() {
+    for (const source::Binding& b : py_.bindings()) {
+      if (b.kind != source::Binding::Kind::AUGMENT || b.scope == 0) continue;
+      if (!steps_by_constant(b.statement)) continue;
+      const auto& globals = py_.scopes()[b.scope].globals;
+      if (std::find(globals.begin(), globals.end(), b.name) != globals.end()) {
+        add(RuleId::CALL_COUNTER, b.target);
+        counter_names_.insert(std::string(b.name));
       }
-      return false;
+    }
+    for (const source::StoreFact& s : f_.stores) {
+      if (!s.augmented || !steps_by_constant(s.statement)) continue;
+      const uint32_t st = s.statement;
+      const uint32_t scope = scope_of_statement(st);
+      if (scope == 0) continue;
+      // The store's root name.
+      const uint32_t root = s.token;
+      if (!py_.is_name(root)) continue;
+      const std::string_view name = py_.name(root);
+      const auto& sc = py_.scopes()[scope];
+      const bool self = !sc.params.empty() && sc.params.front().name == name && name == "self";
+      bool module_state = false;
+      if (!self) {
+        const std::span<const uint32_t> found = py_.lookup(name, scope, st);
+        module_state = !found.empty();
+        for (uint32_t b : found) {
+          if (py_.bindings()[b].scope != 0) module_state = false;
+        }
+      }
+      if (self || module_state) {
+        add(RuleId::CALL_COUNTER, root);
+        // An item counted: its container; an attribute: the dotted name.
+        counter_names_.insert(s.item ? std::string(name)
+                                     : std::string(name) + "." + std::string(s.name));
+      }
+    }
+  }
+
+  // POPCORN_FD: a name, or any string: a literal that is not a docstring nor a C++ source (the
+  // C++ rules read those), or a value folded from several and given to a call or used as a key.
+  void strings() {
+    std::unordered_set<uint32_t> cpp_literals;
+    for (const CppSource& s : m_.cpp_sources()) {
+      if (!s.folded) cpp_literals.insert(s.python_token);
+    }
+    for (uint32_t k = 0; k < py_.size(); ++k) {
+      const Token& t = py_.tokens()[k];
+      if (t.kind == TokenKind::NAME && py_.name(k) == "POPCORN_FD") {
+        add(RuleId::RESULT_PIPE, k);
+      } else if (t.kind == TokenKind::STRING && cpp_literals.count(k) == 0 &&
+                 !m_.statement_string(k)) {
+        const std::string_view body = source::token_body(py_.text(), t);
+        if (contains(body, "POPCORN_FD")) add(RuleId::RESULT_PIPE, k);
+        if (contains(body, "/proc/self/mem")) add(RuleId::PROCESS_MEMORY, k);
+      }
+    }
+    // A value folded from pieces none of which names it alone (each literal is read above).
+    const auto folded = [&](const Value& value, uint32_t b, uint32_t e, uint32_t k) {
+      for (uint32_t j = b; j < e; ++j) {
+        if (py_.is_kind(j, TokenKind::STRING) &&
+            contains(source::token_body(py_.text(), py_.tokens()[j]), "POPCORN_FD")) {
+          return;
+        }
+      }
+      value.each([&](const Value& v) {
+        if ((v.kind == Value::Kind::STR || v.kind == Value::Kind::BYTES) && v.literal == 0 &&
+            contains(v.text, "POPCORN_FD")) {
+          add(RuleId::RESULT_PIPE, k);
+        }
+      });
     };
-    for (size_t j = f.body; j < f.end; ++j) {
-      const Token* t = sig_[j];
-      // return-input
-      if (name(j, "return") && line_start(j)) {
-        size_t e = j + 1;
-        bool input = false;
-        if (name(e, param)) {
-          input = true;
-          ++e;
-          if (op(e, "[") && e + 1 < sig_.size() && txt(e + 1) == "0" && op(e + 2, "]")) e += 3;
-        } else if (!inputs.empty() && name(e, inputs.front())) {
-          input = true;
-          ++e;
+    for (const CallFact& c : f_.calls) {
+      for (const source::Arg& a : c.args) folded(a.value, a.begin, a.end, c.callee);
+    }
+    for (const source::ItemFact& i : f_.items) {
+      folded(i.key, i.token + 1, py_.closing(i.token), i.token);
+    }
+  }
+
+  // get_rng_state / set_rng_state: a state saved into a local and restored in the same function
+  // is the honest save-and-restore; any other read or set is a replay.
+  void rng_pairs() {
+    std::vector<const CallFact*> gets;
+    std::vector<const CallFact*> sets;
+    for (const CallFact& c : f_.calls) {
+      if (!one_of(c.last, kStateCalls)) continue;
+      bool rng_module = false;
+      c.function.each([&](const Value& v) {
+        rng_module =
+            rng_module || (v.kind == Value::Kind::OBJECT &&
+                           (starts_with(v.text, "torch") || starts_with(v.text, "random") ||
+                            starts_with(v.text, "numpy")));
+      });
+      if (!rng_module && c.last.find("rng") == std::string_view::npos) continue;
+      (starts_with(c.last, "get") ? gets : sets).push_back(&c);
+    }
+    std::vector<const CallFact*> paired;
+    for (const CallFact* g : gets) {
+      // X = ...get_rng_state(): X's name.
+      const source::Statement& st = py_.statements()[g->statement];
+      const std::vector<std::string_view> targets = py_.targets_of(g->statement);
+      if (targets.empty()) continue;
+      const std::string_view saved = targets.front();
+      for (const CallFact* s : sets) {
+        if (scope_of_statement(s->statement) != st.scope || s->statement <= g->statement) continue;
+        const source::Arg* a = positional(*s, 0);
+        if (a != nullptr && a->end == a->begin + 1 && py_.name(a->begin) == saved) {
+          paired.push_back(g);
+          paired.push_back(s);
         }
-        if (input) {
-          while (op(e, ".") && is_name(e + 1) && one_of(txt(e + 1), kViewMethods) &&
-                 op(e + 2, "(")) {
-            e = closing(e + 2) + 1;
+      }
+    }
+    for (const auto* list : {&gets, &sets}) {
+      for (const CallFact* c : *list) {
+        if (std::find(paired.begin(), paired.end(), c) == paired.end()) {
+          add(RuleId::RNG_STATE, c->callee);
+        }
+      }
+    }
+  }
+
+  // .data_ptr() used as a key: in a subscript, a membership test, a comparison, .get / .pop /
+  // .setdefault, or a variable named for a key. Not when the function replays a CUDA graph (a
+  // graph captured on the inputs, keyed by where they are).
+  void identity() {
+    for (const CallFact& c : f_.calls) {
+      if (c.last != "data_ptr") continue;
+      const uint32_t k = c.callee;
+      // The token of "data_ptr": just before the call's '('.
+      const uint32_t name_token = c.open - 1;
+      bool keyed = false;
+      // Inside a subscript or a .get/.setdefault/.pop call: the innermost open bracket.
+      const uint32_t st_index = c.statement;
+      const source::Statement& st = py_.statements()[st_index];
+      for (uint32_t j = name_token; j-- > st.begin;) {
+        const Token& t = py_.tokens()[j];
+        if (t.depth < py_.tokens()[name_token].depth && t.kind == TokenKind::OP) {
+          const std::string_view o = py_.txt(j);
+          if (o == "[" && j > st.begin &&
+              (py_.is_name(j - 1) || py_.op(j - 1, "]") || py_.op(j - 1, ")"))) {
+            keyed = true;
           }
-          if (newline(e)) out_.add(RuleId::RETURN_INPUT, t->line, line_text(t));
+          if (o == "(" && j >= 2 && py_.op(j - 2, ".") &&
+              (py_.name(j - 1) == "get" || py_.name(j - 1) == "setdefault" ||
+               py_.name(j - 1) == "pop")) {
+            keyed = true;
+          }
+          if (o == "(" || o == "[" || o == "{") break;
         }
       }
-      // input-overwrite: INPUT.zero_() and the like
-      if (is_input(j, true) && (j == 0 || !op(j - 1, "."))) {
-        size_t e = j + 1;
-        if (op(e, "[") && name(j, param)) {
-          if (e + 1 < sig_.size() && txt(e + 1) == "0" && op(e + 2, "]")) {
-            e += 3;
-          } else {
-            continue;
+      const uint32_t after = c.close + 1;
+      if (py_.keyword(after, "in") || py_.keyword(after, "not") || py_.keyword(after, "is") ||
+          py_.op(after, "==") || py_.op(after, "!=")) {
+        keyed = true;
+      }
+      for (std::string_view target : py_.targets_of(st_index)) {
+        keyed = keyed || contains(target, "key") || contains(target, "sig") ||
+                contains(target, "ident") || contains(target, "cache");
+      }
+      if (!keyed) continue;
+      if (replays_graph(scope_of_statement(st_index))) {
+        facts_.refreshes_inputs = true;  // the graph runs on the inputs it was captured on
+        continue;
+      }
+      add(RuleId::IDENTITY_KEY, k);
+    }
+  }
+
+  [[nodiscard]] bool replays_graph(uint32_t scope) const {
+    for (const CallFact& c : f_.calls) {
+      if (c.last == "replay" && scope_of_statement(c.statement) == scope) return true;
+    }
+    return false;
+  }
+
+  // Whether function `scope` replays a graph or launches (a call statement) in statements
+  // [from, to) of its own code.
+  [[nodiscard]] bool computes_between(uint32_t scope, uint32_t from, uint32_t to) const {
+    for (const CallFact& c : f_.calls) {
+      if (c.statement < from || c.statement >= to) continue;
+      if (scope_of_statement(c.statement) != scope) continue;
+      if (c.last == "replay" || c.result_unused) return true;
+    }
+    return false;
+  }
+
+  // Whether the expression [b, e) of statement `st` is module state: NAME, NAME[...] or
+  // NAME.get(...), with NAME a module-level (or global) name that is not a function, class or
+  // import.
+  [[nodiscard]] bool module_state(uint32_t b, uint32_t e, uint32_t st) const {
+    if (b >= e || !py_.is_name(b)) return false;
+    const uint32_t scope = scope_of_statement(st);
+    const std::string_view n = py_.name(b);
+    const std::span<const uint32_t> found = py_.lookup(n, scope, st);
+    if (found.empty()) return false;
+    for (uint32_t bi : found) {
+      const source::Binding& bd = py_.bindings()[bi];
+      if (bd.scope != 0) return false;
+      if (bd.kind == source::Binding::Kind::DEF || bd.kind == source::Binding::Kind::CLASS ||
+          bd.kind == source::Binding::Kind::IMPORT) {
+        return false;
+      }
+    }
+    uint32_t k = b + 1;
+    if (py_.op(k, "[")) {
+      k = py_.closing(k) + 1;
+    } else if (py_.op(k, ".") && py_.name(k + 1) == "get" && py_.op(k + 2, "(")) {
+      k = py_.closing(k + 2) + 1;
+    }
+    return k == e;
+  }
+
+  void cached_returns() {
+    if (!out_.has(RuleId::CALL_COUNTER) && !out_.has(RuleId::IDENTITY_KEY)) return;
+    for (const source::ReturnFact& r : f_.returns) {
+      const uint32_t scope = scope_of_statement(r.statement);
+      if (scope == 0 || !module_state(r.begin, r.end, r.statement)) continue;
+      if (computes_between(scope, py_.scopes()[scope].first, r.statement)) continue;
+      add(RuleId::CACHED_OUTPUT_REPLAY, py_.statements()[r.statement].begin);
+    }
+  }
+
+  // if <counter or identity test>: ... return <state or constant, no call>
+  void warmup_branches() {
+    const auto& sts = py_.statements();
+    for (uint32_t i = 0; i < sts.size(); ++i) {
+      const source::Statement& st = sts[i];
+      if (st.kind != source::StatementKind::IF && st.kind != source::StatementKind::ELIF) continue;
+      if (st.scope == 0) continue;
+      bool counter = false;
+      bool identity = false;
+      bool compares = false;
+      for (uint32_t k = st.begin + 1; k < st.colon; ++k) {
+        const std::string_view w = py_.txt(k);
+        if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, "."))) {
+          const std::string n(py_.name(k));
+          if (counter_names_.count(n) > 0) counter = true;
+          if (py_.op(k + 1, ".") &&
+              counter_names_.count(n + "." + std::string(py_.name(k + 2))) > 0) {
+            counter = true;
           }
         }
-        if (op(e, ".") && is_name(e + 1) && one_of(txt(e + 1), kFillMethods) && op(e + 2, "(")) {
-          out_.add(RuleId::INPUT_OVERWRITE, t->line, line_text(t));
-        }
-        // truncated-input: INPUT[...] with a literal bound, a stride or a bound / literal
-        if (op(e, "[") && !name(j, param)) check_slice(e, t);
-      }
-    }
-  }
-
-  void check_slice(size_t open, const Token* t) {
-    const size_t close = closing(open);
-    const uint16_t depth = sig_[open]->depth + 1;
-    bool colon = false;
-    bool truncated = false;
-    for (size_t j = open + 1; j < close; ++j) {
-      if (sig_[j]->depth != depth) continue;
-      if (op(j, ":")) {
-        colon = true;
-        const bool literal_after = j + 1 < close && sig_[j + 1]->kind == TokenKind::NUMBER &&
-                                   txt(j + 1) != "0" && txt(j + 1) != "1";
-        const bool literal_before =
-            j == open + 2 && sig_[j - 1]->kind == TokenKind::NUMBER && txt(j - 1) != "0";
-        const bool stride = op(j + 1, ":") && j + 2 < close &&
-                            sig_[j + 2]->kind == TokenKind::NUMBER && txt(j + 2) != "1";
-        if (literal_after || literal_before || stride) truncated = true;
-      }
-      if (colon && op(j, "//") && j + 1 < close && sig_[j + 1]->kind == TokenKind::NUMBER &&
-          txt(j + 1) != "1") {
-        truncated = true;
-      }
-    }
-    if (truncated) out_.add(RuleId::TRUNCATED_INPUT, t->line, line_text(t));
-  }
-
- public:
-  // Names bound (anywhere) to the result of a decoding call: x = base64.b64decode(...).
-  void collect_decoded_names() {
-    for (size_t k = 0; k + 2 < sig_.size(); ++k) {
-      if (!line_start(k) || !is_name(k) || !op(k + 1, "=")) continue;
-      for (size_t j = k + 2; !newline(j); ++j) {
-        if (is_name(j) && one_of(txt(j), kDecoders)) {
-          decoded_names_.insert(txt(k));
-          break;
+        if (w == "data_ptr" || (w == "id" && py_.op(k + 1, "("))) identity = true;
+        if (w == "==" || w == "!=" || w == "in" || w == "is" || w == "<" || w == ">" || w == "<=" ||
+            w == ">=" || w == "%") {
+          compares = true;
         }
       }
+      if (!(counter || (identity && compares))) continue;
+      for (uint32_t j = i + 1; j < st.block_end && j < sts.size(); ++j) {
+        if (sts[j].kind != source::StatementKind::RETURN || sts[j].scope != st.scope) continue;
+        bool call = false;
+        for (uint32_t k = sts[j].begin + 1; k < sts[j].end; ++k) {
+          if (py_.op(k, "(") && k > 0 && (py_.is_name(k - 1) || py_.op(k - 1, "]"))) call = true;
+        }
+        if (call || computes_between(st.scope, i + 1, j)) continue;
+        if (sts[j].begin + 1 >= sts[j].end) continue;  // a bare return
+        add(RuleId::WARMUP_BRANCH, st.begin);
+        break;
+      }
     }
   }
 
- private:
-  std::string_view text_;
+  // The data flow of custom_kernel (entry): what it reads, writes and returns.
+  void entry_function(uint32_t scope);
+
+  const CodeModel& m_;
+  const PythonModel& py_;
+  const source::Facts& f_;
   const CodeContext& context_;
   Findings& out_;
   FileFacts& facts_;
-  std::unordered_set<const Token*> embedded_;
-  source::ImportAliases aliases_;
-  std::unordered_set<std::string_view> module_names_;
-  std::unordered_set<std::string_view> module_functions_;
-  std::unordered_set<std::string_view> globals_;
-  std::unordered_set<std::string_view> decoded_names_;
-  std::vector<Function> functions_;
-  std::vector<const Token*> returns_state_;
+  Value receiver_;
+  std::unordered_set<std::string> counter_names_;  // `n`, `self.calls`, `_state`
 };
 
-void file_rules(const FileFacts& facts, Findings& out) {
-  if (facts.stream_created != nullptr && !facts.stream_synced) {
-    out.add(RuleId::UNSYNCED_STREAM, facts.stream_created->line, facts.stream_text);
+// What an expression of the entry function makes.
+enum class Origin : uint8_t { OTHER, FRESH, CONSTANT, RANDOM, ALIAS, NONE };
+
+class EntryFunction {
+ public:
+  EntryFunction(const PythonModel& py, uint32_t scope) : py_(py), scope_(scope) {
+    const source::Scope& sc = py.scopes()[scope];
+    first_ = sc.first < py.statements().size() ? py.statements()[sc.first].begin : 0;
+    last_ = sc.end > sc.first && sc.end <= py.statements().size() ? py.statements()[sc.end - 1].end
+                                                                  : first_;
+    for (const source::Param& p : sc.params) {
+      if (p.name == "self" || p.name == "cls") continue;
+      inputs_.insert(p.name);
+      params_.push_back(p.name);
+    }
+    // Names unpacked from a parameter: a, b, c = data; a = data[0].
+    for (const source::Binding& b : py.bindings()) {
+      if (b.scope != scope || b.kind != source::Binding::Kind::ASSIGN) continue;
+      const bool element_written = py.value_tokens(b).first != py.value_tokens(b).second;
+      const uint32_t vb = element_written ? py.value_tokens(b).first : b.value_begin;
+      const uint32_t ve = element_written ? py.value_tokens(b).second : b.value_end;
+      const bool whole =
+          !element_written && ve == vb + 1 && py.is_name(vb) && is_param(py.name(vb));
+      const bool indexed = ve == vb + 4 && py.is_name(vb) && is_param(py.name(vb)) &&
+                           py.op(vb + 1, "[") && py.is_kind(vb + 2, TokenKind::NUMBER) &&
+                           py.op(vb + 3, "]");
+      if ((whole && b.element != 0) || (indexed && (element_written || b.element == 0))) {
+        inputs_.insert(b.name);
+        unpacked_.push_back(b.name);
+        unpack_statements_.insert(b.statement);
+      }
+    }
+    for (const source::Binding& b : py.bindings()) {
+      if (b.scope != scope) continue;
+      if (b.kind == source::Binding::Kind::PARAM) continue;
+      if (unpack_statements_.count(b.statement) > 0) continue;
+      locals_[b.name].push_back(&b);
+    }
   }
-  if (facts.graph != nullptr) {
-    out.add(facts.copies_inputs ? RuleId::CUDA_GRAPH : RuleId::GRAPH_STALE_INPUTS,
-            facts.graph->line, facts.graph_text);
+
+  [[nodiscard]] bool is_param(std::string_view n) const {
+    return std::find(params_.begin(), params_.end(), n) != params_.end();
   }
+  [[nodiscard]] bool is_input(std::string_view n) const { return inputs_.count(n) > 0; }
+  [[nodiscard]] bool has_inputs() const { return !inputs_.empty(); }
+  [[nodiscard]] uint32_t first() const { return first_; }
+  [[nodiscard]] uint32_t last() const { return last_; }
+  [[nodiscard]] const std::vector<std::string_view>& unpacked() const { return unpacked_; }
+
+  // The root a chain of single-definition aliases leads to (x = a; y = x.view(-1) -> a).
+  [[nodiscard]] std::string_view root(std::string_view n) const {
+    for (int hops = 0; hops < 32; ++hops) {
+      const auto it = locals_.find(n);
+      if (it == locals_.end() || it->second.size() != 1) return n;
+      const source::Binding& b = *it->second.front();
+      if (b.kind != source::Binding::Kind::ASSIGN) return n;
+      const auto [vb, ve] = py_.value_tokens(b);
+      std::string_view alias;
+      if (vb == ve || classify(vb, ve, &alias) != Origin::ALIAS) return n;
+      n = alias;
+    }
+    return n;
+  }
+
+  // The names the definitions of local `n` read, followed through the locals they name.
+  [[nodiscard]] std::vector<std::string_view> made_from(std::string_view n) const {
+    std::vector<std::string_view> out;
+    std::vector<std::string_view> todo = {n};
+    for (size_t i = 0; i < todo.size() && i < 64; ++i) {
+      const auto it = locals_.find(todo[i]);
+      if (it == locals_.end()) continue;
+      for (const source::Binding* b : it->second) {
+        auto [vb, ve] = py_.value_tokens(*b);
+        if (vb == ve) std::tie(vb, ve) = std::pair(b->value_begin, b->value_end);
+        for (uint32_t k = vb; k < ve; ++k) {
+          if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+          const std::string_view m = py_.name(k);
+          if (std::find(todo.begin(), todo.end(), m) != todo.end()) continue;
+          todo.push_back(m);
+          out.push_back(m);
+        }
+      }
+    }
+    return out;
+  }
+
+  // What [b, e) makes: a fresh allocation, a constant, random numbers, an alias of a name (a name
+  // or a view of one), nothing (None), or something else.
+  Origin classify(uint32_t b, uint32_t e, std::string_view* alias = nullptr) const {
+    while (b + 1 < e && py_.op(b, "(") && py_.closing(b) == e - 1) {
+      ++b;
+      --e;
+    }
+    if (b >= e) return Origin::NONE;
+    if (e == b + 1) {
+      if (py_.keyword(b, "None")) return Origin::NONE;
+      if (py_.is_kind(b, TokenKind::NUMBER)) return Origin::CONSTANT;
+      if (py_.is_name(b)) {
+        if (alias != nullptr) *alias = py_.name(b);
+        return Origin::ALIAS;
+      }
+      return Origin::OTHER;
+    }
+    if (e == b + 2 && py_.op(b, "-") && py_.is_kind(b + 1, TokenKind::NUMBER)) {
+      return Origin::CONSTANT;
+    }
+    // A primary: NAME (.NAME | (args) | [sub])*; its last call's name decides.
+    if (!py_.is_name(b)) return Origin::OTHER;
+    uint32_t k = b + 1;
+    std::string_view last = py_.name(b);
+    std::string_view last_call;
+    bool views_only = true;
+    bool called = false;
+    while (k < e) {
+      if (py_.op(k, ".") && py_.is_name(k + 1)) {
+        last = py_.name(k + 1);
+        k += 2;
+      } else if (py_.op(k, "(")) {
+        last_call = last;
+        called = true;
+        if (!one_of(last, kViewMethods) && last != "to") views_only = false;
+        k = py_.closing(k) + 1;
+      } else if (py_.op(k, "[")) {
+        views_only = false;
+        k = py_.closing(k) + 1;
+      } else {
+        return Origin::OTHER;
+      }
+    }
+    if (k != e || !called) return Origin::OTHER;
+    if (one_of(last_call, kFresh)) return Origin::FRESH;
+    if (one_of(last_call, kConstant)) return Origin::CONSTANT;
+    if (one_of(last_call, kRandom)) return Origin::RANDOM;
+    if (views_only && b + 1 < e && py_.op(b + 1, ".")) {
+      if (alias != nullptr) *alias = py_.name(b);
+      return Origin::ALIAS;
+    }
+    return Origin::OTHER;
+  }
+
+  const PythonModel& py_;
+  uint32_t scope_;
+  uint32_t first_ = 0;
+  uint32_t last_ = 0;
+  std::vector<std::string_view> params_;
+  std::unordered_set<std::string_view> inputs_;
+  std::vector<std::string_view> unpacked_;
+  std::unordered_set<uint32_t> unpack_statements_;
+  std::unordered_map<std::string_view, std::vector<const source::Binding*>> locals_;
+};
+
+struct Write {
+  std::string_view name;  // alias root
+  uint32_t token = 0;
+  bool constant = false;
+  bool launch = false;  // passed to a call standing alone
+};
+
+void PythonRules::entry_function(uint32_t scope) {
+  const EntryFunction fn(py_, scope);
+  if (!fn.has_inputs()) return;
+  const auto& sts = py_.statements();
+  const source::Scope& sc = py_.scopes()[scope];
+  const auto own = [&](uint32_t st) { return st < sts.size() && sts[st].scope == scope; };
+
+  // Writes: in-place methods, item assignments, augmented assignments, out=, launches.
+  std::vector<Write> writes;
+  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+    if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+    const uint32_t st = py_.statement_of(k);
+    if (!own(st)) continue;
+    const std::string_view n = py_.name(k);
+    const std::string_view root = fn.root(n);
+    // X.method_(...)
+    if (py_.op(k + 1, ".") && py_.is_name(k + 2) && py_.op(k + 3, "(")) {
+      const std::string_view m = py_.name(k + 2);
+      if (m.size() > 1 && m.back() == '_' && !starts_with(m, "__") && m != "data_ptr") {
+        const uint32_t close = py_.closing(k + 3);
+        // zero_() and the random fills ignore the inputs; fill_(v) does when v is a constant.
+        bool constant = one_of(m, kFillMethods) &&
+                        (m != "fill_" || fn.classify(k + 4, close) == Origin::CONSTANT);
+        if (m == "mul_" && close == k + 5 && py_.txt(k + 4) == "0") constant = true;
+        if (m == "copy_") {
+          const Origin o = fn.classify(k + 4, close);
+          constant = o == Origin::CONSTANT || o == Origin::FRESH;
+        }
+        writes.push_back({root, k, constant, false});
+      }
+    }
+    // X[...] = v / X[...] op= v / X op= v at a statement's start.
+    if (k == sts[st].begin) {
+      uint32_t e = k + 1;
+      while (py_.op(e, "[")) e = py_.closing(e) + 1;
+      const std::string_view o = py_.txt(e);
+      const bool item = e > k + 1;
+      const bool assign = o == "=" && item;
+      const bool augmented =
+          o.size() >= 2 && o.back() == '=' && o != "==" && o != "!=" && o != "<=" && o != ">=";
+      if (assign || augmented) {
+        bool constant = false;
+        if (assign) {
+          const Origin v = fn.classify(e + 1, sts[st].end);
+          constant = v == Origin::CONSTANT || v == Origin::FRESH;
+        }
+        writes.push_back({root, k, constant, false});
+      }
+    }
+    // out=X
+    if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out" && py_.tokens()[k].depth > 0) {
+      writes.push_back({root, k, false, false});
+    }
+  }
+  // The names the function reads (not as a binding's target).
+  std::unordered_set<uint32_t> targets;
+  for (const source::Binding& b : py_.bindings()) {
+    if (b.scope == scope) targets.insert(b.target);
+  }
+  std::unordered_set<std::string_view> names_read;
+  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+    if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, ".")) && targets.count(k) == 0) {
+      names_read.insert(py_.name(k));
+    }
+  }
+  // Whether a call's result is dropped: a statement of its own, an expression statement around it
+  // (`f(x) if c else None`), or bound only to names never read (`_ = f(x)`, `status = f(x)`).
+  const auto dropped = [&](const CallFact& c) {
+    if (c.result_unused) return true;
+    const std::vector<std::string_view> names = py_.targets_of(c.statement);
+    if (names.empty()) {
+      const source::Statement& st = sts[c.statement];
+      const uint16_t depth = py_.tokens()[st.begin].depth;
+      for (uint32_t k = st.begin; k < st.end; ++k) {
+        const std::string_view o = py_.txt(k);
+        if (py_.tokens()[k].kind == TokenKind::OP && py_.tokens()[k].depth == depth &&
+            o.size() >= 1 && o.back() == '=' && o != "==" && o != "!=" && o != "<=" && o != ">=") {
+          return false;  // a store to an attribute or an item keeps the result
+        }
+      }
+      return st.kind == source::StatementKind::SIMPLE;
+    }
+    for (std::string_view n : names) {
+      if (names_read.count(n) > 0) return false;
+    }
+    return true;
+  };
+  // A graph replayed writes whatever it captured: any input may be its output.
+  bool replays = false;
+  for (const CallFact& c : f_.calls) {
+    replays = replays || (own(c.statement) && (c.last == "replay" || c.last == "cudaGraphLaunch" ||
+                                               c.last == "hipGraphLaunch"));
+  }
+  // A call whose result is dropped (a launch) may write any tensor its arguments name (x,
+  // x.view(-1), ctypes.c_void_p(x.data_ptr()), the data tuple whole or starred, ...); the builtins
+  // (print, len) write none, nor do torch's functions (they write only through out=, above).
+  for (const CallFact& c : f_.calls) {
+    if (!own(c.statement) || !dropped(c)) continue;
+    bool pure = false;
+    c.function.each([&](const Value& v) {
+      pure = pure || (v.kind == Value::Kind::OBJECT &&
+                      (starts_with(v.text, "builtins.") ||
+                       (!c.result_unused && starts_with(v.text, "torch.") &&
+                        v.text.find('(') == std::string::npos && v.text.back() != '_')));
+    });
+    if (pure) continue;
+    for (const source::Arg& a : c.args) {
+      for (uint32_t k = a.begin; k < a.end; ++k) {
+        if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, "."))) {
+          if (fn.is_param(py_.name(k))) {
+            // The data tuple handed over whole: every name unpacked from it.
+            for (std::string_view u : fn.unpacked()) writes.push_back({u, k, false, true});
+          }
+          writes.push_back({fn.root(py_.name(k)), k, false, true});
+          // A name made from others (ptrs = [x.data_ptr() for x in (a, b, c)]) may point into
+          // them: they may be written too.
+          for (std::string_view from : fn.made_from(py_.name(k))) {
+            writes.push_back({fn.root(from), k, false, true});
+          }
+        }
+      }
+    }
+  }
+  const auto written = [&](std::string_view root, bool launches) {
+    for (const Write& w : writes) {
+      if (w.name == root && (launches || !w.launch)) return true;
+    }
+    return false;
+  };
+  const auto only_constant_writes = [&](std::string_view root) {
+    bool any = false;
+    for (const Write& w : writes) {
+      if (w.name != root) continue;
+      if (!w.constant) return false;
+      any = true;
+    }
+    return any;
+  };
+
+  // Returns of the function's own code.
+  std::vector<const source::ReturnFact*> returns;
+  for (const source::ReturnFact& r : f_.returns) {
+    if (own(r.statement) && r.end > r.begin &&
+        !(r.end == r.begin + 1 && py_.keyword(r.begin, "None"))) {
+      returns.push_back(&r);
+    }
+  }
+  // The outputs: the roots returned; with no value returned, the last name unpacked.
+  std::unordered_set<std::string_view> outputs;
+  for (const source::ReturnFact* r : returns) {
+    std::string_view alias;
+    if (fn.classify(r->begin, r->end, &alias) == Origin::ALIAS) outputs.insert(fn.root(alias));
+    // return x, y / return (x, y): each element.
+    {
+      uint32_t b = r->begin;
+      uint32_t e = r->end;
+      if (py_.op(b, "(") && py_.closing(b) + 1 == e) {
+        ++b;
+        --e;
+      }
+      const uint16_t depth = py_.tokens()[b].depth;
+      uint32_t item = b;
+      for (uint32_t k = b; k <= e; ++k) {
+        if (k < e && !(py_.op(k, ",") && py_.tokens()[k].depth == depth)) continue;
+        if (k > item && fn.classify(item, k, &alias) == Origin::ALIAS) {
+          outputs.insert(fn.root(alias));
+        }
+        item = k + 1;
+      }
+    }
+    // return fn(a, b, out=c): c is the output too; return run(a, b, c): the last input the
+    // returned call is given.
+    std::string_view last_input;
+    for (uint32_t k = r->begin; k < r->end; ++k) {
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+      if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out") {
+        outputs.insert(fn.root(py_.name(k)));
+      }
+      if (py_.tokens()[k].depth > py_.tokens()[r->begin].depth &&
+          fn.is_input(fn.root(py_.name(k)))) {
+        last_input = fn.root(py_.name(k));
+      }
+    }
+    if (!last_input.empty()) outputs.insert(last_input);
+  }
+  if (returns.empty() && !fn.unpacked().empty()) outputs.insert(fn.unpacked().back());
+
+  // Occurrences of a name in the function other than as a binding's target and in `skip`.
+  const auto occurrences = [&](std::string_view root, uint32_t skip_from, uint32_t skip_to) {
+    size_t n = 0;
+    for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, ".")) || py_.name(k) != root) continue;
+      if (k >= skip_from && k < skip_to) continue;
+      if (targets.count(k) > 0) continue;
+      ++n;
+    }
+    return n;
+  };
+
+  // return-input: an input (through aliases) that nothing writes.
+  for (const source::ReturnFact* r : returns) {
+    std::string_view alias;
+    if (fn.classify(r->begin, r->end, &alias) != Origin::ALIAS) {
+      // return data[0]
+      if (!(r->end == r->begin + 4 && py_.is_name(r->begin) && fn.is_param(py_.name(r->begin)) &&
+            py_.op(r->begin + 1, "[") && py_.txt(r->begin + 2) == "0")) {
+        continue;
+      }
+      alias = py_.name(r->begin);
+    }
+    const std::string_view root = fn.root(alias);
+    if (!fn.is_input(root) || written(root, true) || replays) continue;
+    // The data parameter returned whole, or an element of it: an input.
+    add(RuleId::RETURN_INPUT, sts[r->statement].begin);
+  }
+
+  // input-overwrite / input-write: writes to an input that is not an output.
+  for (const Write& w : writes) {
+    if (!fn.is_input(w.name) || outputs.count(w.name) > 0 || w.launch) continue;
+    add(w.constant ? RuleId::INPUT_OVERWRITE : RuleId::INPUT_WRITE, w.token);
+  }
+
+  // unwritten-output / constant-output: every value returned.
+  if (!returns.empty()) {
+    bool all_fresh = true;
+    bool all_constant = true;
+    for (const source::ReturnFact* r : returns) {
+      std::string_view alias;
+      const Origin o = fn.classify(r->begin, r->end, &alias);
+      bool fresh = o == Origin::FRESH;
+      bool constant = o == Origin::CONSTANT;
+      if (o == Origin::ALIAS) {
+        const std::string_view root = fn.root(alias);
+        const auto it = fn.locals_.find(root);
+        Origin made = Origin::OTHER;
+        if (it != fn.locals_.end() && it->second.size() == 1 &&
+            it->second.front()->kind == source::Binding::Kind::ASSIGN) {
+          const auto [vb, ve] = py_.value_tokens(*it->second.front());
+          if (vb != ve) made = fn.classify(vb, ve);
+        }
+        const size_t uses = occurrences(root, r->begin, r->end);
+        fresh = made == Origin::FRESH && uses == 0 && !written(root, true);
+        // Filled with a constant only (by the input buffer or a fresh one), and used for nothing
+        // else.
+        const bool buffer = made == Origin::FRESH || made == Origin::CONSTANT ||
+                            (fn.is_input(root) && root != alias) || fn.is_input(root);
+        size_t constant_writes = 0;
+        for (const Write& w : writes) constant_writes += w.name == root && w.constant ? 1 : 0;
+        constant = (made == Origin::CONSTANT && uses == 0 && !written(root, true)) ||
+                   (buffer && only_constant_writes(root) && uses == constant_writes);
+      }
+      all_fresh = all_fresh && fresh;
+      all_constant = all_constant && constant;
+    }
+    if (all_fresh) {
+      add(RuleId::UNWRITTEN_OUTPUT, sts[returns.front()->statement].begin);
+    } else if (all_constant) {
+      add(RuleId::CONSTANT_OUTPUT, sts[returns.front()->statement].begin);
+    }
+  }
+
+  // output-ignores-inputs: no input's value is read anywhere in the function.
+  if (!returns.empty() && !out_.has(RuleId::UNWRITTEN_OUTPUT) &&
+      !out_.has(RuleId::CONSTANT_OUTPUT) && !out_.has(RuleId::RETURN_INPUT)) {
+    bool read = false;
+    for (uint32_t k = fn.first(); k < fn.last() && !read; ++k) {
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+      if (!fn.is_input(py_.name(k))) continue;
+      const uint32_t st = py_.statement_of(k);
+      if (fn.unpack_statements_.count(st) > 0) continue;
+      if (k == sts[st].begin && py_.op(k + 1, "=")) continue;  // rebound
+      // Metadata: x.shape, x.size(), len(x), torch.empty_like(x), x.new_empty(...)
+      if (py_.op(k + 1, ".") && py_.is_name(k + 2)) {
+        const std::string_view attr = py_.name(k + 2);
+        if (one_of(attr, kMetadata) || starts_with(attr, "new_")) continue;
+      }
+      if (k >= 2 && py_.op(k - 1, "(") && py_.is_name(k - 2) &&
+          one_of(py_.name(k - 2), kMetadataCalls)) {
+        continue;
+      }
+      read = true;
+    }
+    if (!read) add(RuleId::OUTPUT_IGNORES_INPUTS, sts[returns.front()->statement].begin);
+  }
+
+  // truncated-input / partial-input: slices of an input with no slice taking the rest.
+  struct Slice {
+    std::string_view root;
+    uint32_t open = 0;
+    size_t dim = 0;
+    std::string start, stop, step;
+    std::pair<uint32_t, uint32_t> stop_range, step_range;
+    uint32_t statement = 0;
+  };
+  std::vector<Slice> slices;
+  const auto text_of = [&](uint32_t b, uint32_t e) {
+    std::string s;
+    for (uint32_t k = b; k < e; ++k) {
+      if (!s.empty()) s += ' ';
+      s += py_.txt(k);
+    }
+    return s;
+  };
+  std::unordered_set<std::string_view> loop_names;
+  for (const source::Binding& b : py_.bindings()) {
+    if (b.scope == scope && b.kind == source::Binding::Kind::FOR) loop_names.insert(b.name);
+  }
+  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+    if (!py_.is_name(k) || !py_.op(k + 1, "[") || (k > 0 && py_.op(k - 1, "."))) continue;
+    const std::string_view root = fn.root(py_.name(k));
+    if (!fn.is_input(root)) continue;
+    const uint32_t open = k + 1;
+    const uint32_t close = py_.closing(open);
+    const uint16_t depth = py_.tokens()[open].depth + 1;
+    size_t dim = 0;
+    uint32_t b = open + 1;
+    for (uint32_t j = open + 1; j <= close; ++j) {
+      if (j != close && !(py_.op(j, ",") && py_.tokens()[j].depth == depth)) continue;
+      // One dimension [b, j): parts split by ':'.
+      std::vector<std::pair<uint32_t, uint32_t>> parts;
+      uint32_t pb = b;
+      for (uint32_t q = b; q <= j; ++q) {
+        if (q == j || (py_.op(q, ":") && py_.tokens()[q].depth == depth)) {
+          parts.emplace_back(pb, q);
+          pb = q + 1;
+        }
+      }
+      if (parts.size() >= 2) {
+        Slice s;
+        s.root = root;
+        s.open = open;
+        s.dim = dim;
+        s.start = text_of(parts[0].first, parts[0].second);
+        s.stop = text_of(parts[1].first, parts[1].second);
+        s.stop_range = parts[1];
+        if (parts.size() >= 3) {
+          s.step = text_of(parts[2].first, parts[2].second);
+          s.step_range = parts[2];
+        }
+        s.statement = py_.statement_of(k);
+        slices.push_back(std::move(s));
+      }
+      ++dim;
+      b = j + 1;
+    }
+  }
+  // A bound that truncates input `root`: a literal of 2 or more, or an expression that divides
+  // the input's own size (its numel, shape, len, or a name bound to one) by a literal, followed
+  // through the names it uses; a loop variable in it makes it a chunk of a loop.
+  const auto bound_truncates = [&](uint32_t b, uint32_t e, std::string_view root) -> bool {
+    if (e == b + 1 && py_.is_kind(b, TokenKind::NUMBER)) {
+      const std::string_view t = py_.txt(b);
+      return t != "0" && t != "1";
+    }
+    bool divides = false;
+    bool own_size = false;
+    std::vector<std::pair<uint32_t, uint32_t>> todo = {{b, e}};
+    std::unordered_set<std::string_view> seen;
+    for (size_t step = 0; step < todo.size() && step < 16; ++step) {
+      const auto [tb, te] = todo[step];
+      for (uint32_t k = tb; k < te; ++k) {
+        if (py_.op(k, "//") || py_.op(k, "/")) divides = true;
+        if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+        const std::string_view n = py_.name(k);
+        if (loop_names.count(n) > 0) return false;
+        if (fn.root(n) == root) own_size = true;
+        if (!seen.insert(n).second) continue;
+        const auto it = fn.locals_.find(n);
+        if (it == fn.locals_.end()) continue;
+        for (const source::Binding* bd : it->second) {
+          if (bd->kind != source::Binding::Kind::ASSIGN) continue;
+          const auto range = py_.value_tokens(*bd);
+          todo.push_back(range.first != range.second ? range
+                                                     : std::pair(bd->value_begin, bd->value_end));
+        }
+      }
+    }
+    return divides && own_size;
+  };
+  for (const Slice& s : slices) {
+    // A part of the output written or read is the kernel's own business.
+    if (outputs.count(s.root) > 0) continue;
+    const bool stop = !s.stop.empty() && s.start.empty() &&
+                      bound_truncates(s.stop_range.first, s.stop_range.second, s.root);
+    const bool stride = !s.step.empty() && s.step != "1" &&
+                        bound_truncates(s.step_range.first, s.step_range.second, s.root);
+    if (!stop && !stride) continue;
+    // Another slice of the same input and dimension that takes the rest.
+    bool complemented = false;
+    for (const Slice& o : slices) {
+      if (&o == &s || o.root != s.root || o.dim != s.dim) continue;
+      if (stop && o.start == s.stop) complemented = true;
+      if (stride && o.step == s.step && o.start != s.start) complemented = true;
+    }
+    if (complemented) continue;
+    // Rescaled: the statement multiplies or divides outside the slice's brackets, or one that
+    // reads the name the slice is bound to does.
+    bool rescaled = false;
+    const source::Statement& st = sts[s.statement];
+    const uint16_t depth = py_.tokens()[s.open].depth;
+    for (uint32_t k = st.begin; k < st.end; ++k) {
+      if (py_.tokens()[k].depth > depth) continue;
+      if (py_.op(k, "*") || py_.op(k, "/")) rescaled = true;
+    }
+    for (std::string_view bound : py_.targets_of(s.statement)) {
+      for (uint32_t i = s.statement + 1; i < sc.end && !rescaled; ++i) {
+        bool reads = false;
+        bool scales = false;
+        for (uint32_t k = sts[i].begin; k < sts[i].end; ++k) {
+          reads = reads || (py_.is_name(k) && py_.name(k) == bound);
+          scales = scales || py_.op(k, "*") || py_.op(k, "/");
+        }
+        rescaled = reads && scales;
+      }
+    }
+    add(rescaled ? RuleId::PARTIAL_INPUT : RuleId::TRUNCATED_INPUT, s.open - 1);
+  }
+  (void)sc;
 }
 
 // Whether normalised_code would make `reference` of `code` (its `tokens`, the first ones when not
@@ -962,89 +1893,124 @@ std::optional<bool> normalises_to(std::string_view code, const std::vector<Token
   return at == reference.size();
 }
 
-// The findings of `out`, then reference-copy when `code` normalises to the context's reference.
-std::vector<Finding> with_reference_copy(Findings& out, std::string_view code,
-                                         const std::vector<Token>& tokens,
-                                         const CodeContext& context) {
-  std::vector<Finding> findings = out.take();
-  if (context.reference_normalised != nullptr && !context.reference_normalised->empty() &&
-      normalises_to(code, tokens, *context.reference_normalised, true).value_or(false)) {
-    findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
-  }
-  return findings;
-}
-
-}  // namespace
-
-std::vector<Finding> audit_code_in_full(std::string_view code, const CodeContext& context) {
-  Findings out;
-  FileFacts facts;
-  if (context.cpp_file) {
-    const std::vector<Token> tokens = source::tokenize_cpp(code);
-    audit_cpp(code, tokens, context, out, facts);
-    file_rules(facts, out);
-    return with_reference_copy(out, code, tokens, context);
-  }
-  const std::vector<Token> tokens = source::tokenize_python(code);
-  std::vector<std::vector<Token>> embedded;
-  std::unordered_set<const Token*> strings;
-  for (const source::EmbeddedSource& e : source::embedded_cpp_sources(code, tokens)) {
-    embedded.push_back(source::tokenize_embedded(code, tokens[e.token]));
-    strings.insert(&tokens[e.token]);
-  }
-  // The embedded sources first: the Python pass reads their strings too, and a finding is kept
-  // once per line.
-  for (const std::vector<Token>& cpp : embedded) audit_cpp(code, cpp, context, out, facts);
-  PythonAudit python(code, tokens, std::move(strings), context, out, facts);
-  python.collect_decoded_names();
-  python.run();
-  file_rules(facts, out);
-  return with_reference_copy(out, code, tokens, context);
-}
-
-namespace {
-
 // The tokens the reference comparison reads first, then again if they are the reference's start:
 // most codes differ from the reference in the first few.
 constexpr size_t kReferencePrefixTokens[] = {8, 256};
 
+// reference-copy of Python `code` (lexed a few tokens at a time: most differ at once).
+bool copies_reference(std::string_view code, const std::vector<Token>* all,
+                      const std::string& reference) {
+  if (all != nullptr) return normalises_to(code, *all, reference, true).value_or(false);
+  for (size_t limit : kReferencePrefixTokens) {
+    const std::vector<Token> first =
+        source::tokenize_python(code, {}, limit, source::Comments::DROP);
+    const std::optional<bool> copy = normalises_to(code, first, reference, first.size() < limit);
+    if (copy) return *copy;
+  }
+  return normalises_to(code, source::tokenize_python(code, source::Comments::DROP), reference, true)
+      .value_or(false);
+}
+
+void audit_python_model(const CodeModel& model, const CodeContext& context, Findings& out,
+                        FileFacts& facts);
+
+// The findings of a string the code executes, at the line of the call that executes it.
+void audit_executed(const CodeModel& model, const CodeContext& context, Findings& out) {
+  for (const source::ExecutedCode& e : model.executed()) {
+    Findings inner;
+    FileFacts inner_facts;
+    CodeContext c = context;
+    c.reference_normalised = nullptr;
+    if (e.model->cpp_file()) {
+      for (const CppSource& s : e.model->cpp_sources()) CppRules(s, c, inner, inner_facts).run();
+    } else {
+      audit_python_model(*e.model, c, inner, inner_facts);
+    }
+    file_rules(inner_facts, inner);
+    const uint32_t line = model.python().tokens()[e.call].line;
+    const std::string_view text = model.python().line_text(e.call);
+    for (const Finding& f : inner.take()) {
+      if (f.rule == RuleId::DYNAMIC_EXEC) continue;
+      out.add(f.rule, line, text);
+    }
+  }
+}
+
+void audit_python_model(const CodeModel& model, const CodeContext& context, Findings& out,
+                        FileFacts& facts) {
+  if (model.coding_cookie()) {
+    out.add(RuleId::CODING_COOKIE, 1, "coding: " + *model.coding_cookie());
+  }
+  for (const CppSource& s : model.cpp_sources()) CppRules(s, context, out, facts).run();
+  PythonRules(model, context, out, facts).run();
+  audit_executed(model, context, out);
+}
+
 }  // namespace
+
+std::vector<Finding> audit_model(const CodeModel& model, const CodeContext& context) {
+  Findings out;
+  FileFacts facts;
+  if (model.cpp_file()) {
+    for (const CppSource& s : model.cpp_sources()) CppRules(s, context, out, facts).run();
+  } else {
+    audit_python_model(model, context, out, facts);
+  }
+  file_rules(facts, out);
+  std::vector<Finding> findings = out.take();
+  if (context.reference_normalised != nullptr && !context.reference_normalised->empty()) {
+    bool copy = false;
+    if (model.cpp_file()) {
+      copy = normalises_to(model.text(), model.cpp_sources().front().tokens,
+                           *context.reference_normalised, true)
+                 .value_or(false);
+    } else {
+      copy =
+          normalises_to(model.text(), model.python().tokens(), *context.reference_normalised, true)
+              .value_or(false);
+    }
+    if (copy) findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  }
+  return findings;
+}
+
+std::vector<Finding> audit_code_in_full(std::string_view code, const CodeContext& context) {
+  const CodeModel model(code, context.cpp_file);
+  return audit_model(model, context);
+}
 
 std::vector<Finding> audit_code(std::string_view code, const CodeContext& context) {
   if (context.cpp_file) return audit_code_in_full(code, context);
   const Screen screen = screen_python(code, context);
   if (screen.full) return audit_code_in_full(code, context);
+  // The screen found nothing a rule reads but the C++ the code embeds by its text and the entry
+  // function's data flow (and the reference comparison): only those are read.
   Findings out;
   FileFacts facts;
   for (const Screen::Cpp& cpp : screen.cpp) {
-    if (!cpp.types_only) {
-      audit_cpp(code, source::tokenize_embedded(code, cpp.string), context, out, facts);
-    } else {
+    if (cpp.types_only) {
       audit_cpp_types(code, cpp.string, context, out);
+      continue;
     }
+    CppSource s;
+    s.text = code;
+    source::tokenize_cpp(source::token_body(code, cpp.string), cpp.string.line,
+                         source::token_body_begin(code, cpp.string), s.tokens,
+                         source::Comments::DROP);
+    CppRules(s, context, out, facts).run();
   }
   // A stream or a graph made in the C++ needs the Python's synchronisation and copies.
-  if (facts.stream_created != nullptr || facts.graph != nullptr) {
-    return audit_code_in_full(code, context);
-  }
+  if (facts.stream_line != 0 || facts.graph_line != 0) return audit_code_in_full(code, context);
   if (screen.custom_kernel) {
-    const std::vector<Token> tokens = source::tokenize_python(code, *screen.custom_kernel);
-    PythonAudit function(code, tokens, {}, context, out, facts);
-    function.run_function_rules();
+    // The model of the code from the line of `def custom_kernel` on: the function's rules read
+    // nothing outside it.
+    const CodeModel tail(code, false, 0, *screen.custom_kernel);
+    PythonRules(tail, context, out, facts).run_entry();
   }
   std::vector<Finding> findings = out.take();
-  if (context.reference_normalised != nullptr && !context.reference_normalised->empty()) {
-    std::optional<bool> copy;
-    for (size_t limit : kReferencePrefixTokens) {
-      const std::vector<Token> first = source::tokenize_python(code, {}, limit);
-      copy = normalises_to(code, first, *context.reference_normalised, first.size() < limit);
-      if (copy) break;
-    }
-    if (!copy) {
-      copy =
-          normalises_to(code, source::tokenize_python(code), *context.reference_normalised, true);
-    }
-    if (*copy) findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
+  if (context.reference_normalised != nullptr && !context.reference_normalised->empty() &&
+      copies_reference(code, nullptr, *context.reference_normalised)) {
+    findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
   }
   return findings;
 }
@@ -1054,28 +2020,20 @@ std::optional<int> narrowest_float_bits(std::string_view code, bool cpp) {
   const auto consider = [&](int bits) {
     if (bits > 0 && (best == 0 || bits < best)) best = bits;
   };
-  if (cpp) {
-    for (const Token& t : source::tokenize_cpp(code)) {
-      if (t.kind == TokenKind::NAME) consider(float_bits(source::token_text(code, t), true));
+  const CodeModel model(code, cpp);
+  if (!cpp) {
+    const PythonModel& py = model.python();
+    for (uint32_t i = 2; i < py.size(); ++i) {
+      if (!py.is_name(i)) continue;
+      const std::string_view w = py.name(i);
+      const bool dotted = py.op(i - 1, ".");
+      if (dotted && py.name(i - 2) == "torch") consider(float_bits(w, false));
+      if (dotted && (w == "half" || w == "bfloat16") && py.op(i + 1, "(")) consider(16);
     }
-  } else {
-    const std::vector<Token> tokens = source::tokenize_python(code);
-    for (size_t i = 2; i < tokens.size(); ++i) {
-      if (tokens[i].kind != TokenKind::NAME) continue;
-      const std::string_view w = source::token_text(code, tokens[i]);
-      const bool dotted = source::token_text(code, tokens[i - 1]) == ".";
-      if (dotted && source::token_text(code, tokens[i - 2]) == "torch") {
-        consider(float_bits(w, false));
-      }
-      if (dotted && (w == "half" || w == "bfloat16") && i + 1 < tokens.size() &&
-          source::token_text(code, tokens[i + 1]) == "(") {
-        consider(16);
-      }
-    }
-    for (const source::EmbeddedSource& e : source::embedded_cpp_sources(code, tokens)) {
-      for (const Token& t : source::tokenize_embedded(code, tokens[e.token])) {
-        if (t.kind == TokenKind::NAME) consider(float_bits(source::token_text(code, t), true));
-      }
+  }
+  for (const CppSource& s : model.cpp_sources()) {
+    for (const Token& t : s.tokens) {
+      if (t.kind == TokenKind::NAME) consider(float_bits(source::token_text(s.text, t), true));
     }
   }
   if (best == 0) return std::nullopt;
@@ -1083,8 +2041,8 @@ std::optional<int> narrowest_float_bits(std::string_view code, bool cpp) {
 }
 
 std::string normalised_code(std::string_view code, bool cpp) {
-  const std::vector<Token> tokens =
-      cpp ? source::tokenize_cpp(code) : source::tokenize_python(code);
+  const std::vector<Token> tokens = cpp ? source::tokenize_cpp(code, 1, 0, source::Comments::DROP)
+                                        : source::tokenize_python(code, source::Comments::DROP);
   std::string out;
   out.reserve(code.size());
   for (const Token& t : tokens) {

@@ -1,5 +1,5 @@
-// The code rules of the audit (docs/audit.md): a submission's source read as tokens
-// (source/tokens.h), Python with the C++ it embeds (source/embedded.h), or a C++ file.
+// The code rules of the audit (docs/audit.md): queries of a submission's code model
+// (source/code_model.h): its Python facts, the C++ sources it is or holds, the strings it executes.
 #pragma once
 
 #include <array>
@@ -9,14 +9,15 @@
 #include <vector>
 
 #include "audit/rules.h"
+#include "source/code_model.h"
 
 namespace kbdata::audit {
 
 struct CodeContext {
   bool cpp_file = false;  // the whole text is C++ (a .cu submission), not Python
   // The width in bits of the narrowest floating-point type the problem's reference names
-  // (narrowest_float_bits); nullopt when the reference is unknown: precision-downgrade is then
-  // not checked.
+  // (narrowest_float_bits); nullopt when the reference is unknown: precision-downgrade then
+  // fires only on operands cast down and their result cast back to an input's dtype.
   std::optional<int> reference_float_bits;
   // normalised_code of the problem's reference; when set and not empty, a code that normalises to
   // it is `reference-copy` (compared token by token as the code is read, never built).
@@ -53,10 +54,14 @@ inline constexpr std::array<FloatTypeName, 9> kPythonFloatTypes = {{{"float64", 
 inline constexpr size_t kMaxFindingsPerRule = 5;
 [[nodiscard]] std::vector<Finding> audit_code(std::string_view code, const CodeContext& context);
 
-// The same findings from every rule's pass over the tokens, without the screen: the definition
-// the screen is tested against.
+// The same findings from every rule's query of the whole code model, without the screen: the
+// definition the screen is tested against.
 [[nodiscard]] std::vector<Finding> audit_code_in_full(std::string_view code,
                                                       const CodeContext& context);
+
+// The same, on a model built already.
+[[nodiscard]] std::vector<Finding> audit_model(const source::CodeModel& model,
+                                               const CodeContext& context);
 
 // The width in bits of the narrowest floating-point type `code` names (torch.float32 and
 // torch.float16, .half(), C++ float, __half, __nv_fp8_e4m3, ...); nullopt when it names none.

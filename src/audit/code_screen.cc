@@ -9,11 +9,13 @@
 #include <initializer_list>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "common/cpu.h"
 #include "source/bytes.h"
 #include "source/embedded.h"
+#include "source/literals.h"
 #include "source/python_regions.h"
 #include "source/substrings.h"
 
@@ -47,6 +49,14 @@ constexpr std::string_view kPythonWords[] = {
     // network, installs, code loading
     "urllib", "urllib3", "requests", "http", "socket", "hub", "wget", "urlopen", "urlretrieve",
     "pip", "_internal", "subprocess", "system", "popen", "importlib", "runpy", "exec_module",
+    // names resolved through the builtins and what they do with strings
+    "getattr", "vars", "globals", "__builtins__", "builtins", "__dict__",
+    // native code and the process's memory, descriptors
+    "mprotect", "memmove", "from_address", "cuMemGetAddressRange", "cuMemGetAddressRange_v2",
+    "ptrace", "dup2",
+    // compiling calls: their sources may be folded from any expression; a source written out
+    "load_inline", "compile_kernel", "_compile_kernel", "RawKernel", "RawModule", "SourceModule",
+    "write",
     // streams and graphs
     "Stream", "ExternalStream", "CUDAGraph", "graph", "make_graphed_callables",
     // not a trigger: where the function rules look (custom_kernel_at)
@@ -58,28 +68,24 @@ constexpr std::string_view kPythonWords[] = {
 using FloatName = FloatTypeName;
 constexpr const auto& kPythonFloats = kPythonFloatTypes;
 
-// Texts the rules look for inside strings, Python's and those of the embedded C++ (the benchmark
-// line, installs, downloads), and the parts of every C++ name a C++ rule compares but the types
-// (result pipe, environment, stream creation, graphs, timers). Matched anywhere in any string's
-// body: a C++ name is a part of the string that holds it.
-constexpr std::string_view kStringParts[] = {"POPCORN_FD",
-                                             "benchmark.",
-                                             "benchmark-count",
-                                             "install",
-                                             "-m pip",
-                                             "uv pip",
-                                             "wget ",
-                                             "curl ",
-                                             "getenv",
-                                             "StreamCreate",
-                                             "getStreamFromPool",
-                                             "GraphLaunch",
-                                             "BeginCapture",
-                                             "GraphInstantiate",
-                                             "ElapsedTime",
-                                             "chrono",
-                                             "clock_gettime",
-                                             "secure_getenv"};
+// Texts the rules look for inside strings, Python's and those of the embedded C++ (the result
+// pipe, even split in adjacent literals, the benchmark line, installs, downloads, the process's
+// memory). Matched anywhere in any string's body.
+constexpr std::string_view kStringParts[] = {"POPCORN", "benchmark.", "benchmark-count",
+                                             "install", "-m pip",     "uv pip",
+                                             "wget ",   "curl ",      "/proc/"};
+
+// The parts of every C++ name a C++ rule compares but the types (result pipe, environment, stream
+// creation, graphs, timers, native code, a C++ extension's writes and allocations): looked for,
+// with the texts above, in the strings that read as C++.
+constexpr std::string_view kCppParts[] = {"getenv",      "StreamCreate", "getStreamFromPool",
+                                          "GraphLaunch", "BeginCapture", "GraphInstantiate",
+                                          "ElapsedTime", "chrono",       "clock_gettime",
+                                          "mprotect",    "dup2",         "cuMemGetAddressRange",
+                                          "ptrace",      "Memset",       "zero_",
+                                          "fill_",       "copy_",        "empty",
+                                          "zeros",       "ones",         "system",
+                                          "popen",       "Protect"};
 
 // The parts of the C++ names of floating-point types, by width: every name float_bits gives a
 // width contains the part of its width.
@@ -98,6 +104,14 @@ constexpr std::array<FloatName, 9> kCppFloatParts = {{{"double", 64, false},
 const source::Substrings& string_parts() {
   static const source::Substrings parts(
       std::vector<std::string_view>(std::begin(kStringParts), std::end(kStringParts)));
+  return parts;
+}
+const source::Substrings& cpp_string_parts() {
+  static const source::Substrings parts = [] {
+    std::vector<std::string_view> all(std::begin(kStringParts), std::end(kStringParts));
+    all.insert(all.end(), std::begin(kCppParts), std::end(kCppParts));
+    return source::Substrings(all);
+  }();
   return parts;
 }
 
@@ -133,6 +147,7 @@ std::vector<std::string_view> screen_vocabulary() {
   std::vector<std::string_view> out(std::begin(kPythonWords), std::end(kPythonWords));
   for (const FloatName& f : kPythonFloats) out.push_back(f.name);
   out.insert(out.end(), std::begin(kStringParts), std::end(kStringParts));
+  out.insert(out.end(), std::begin(kCppParts), std::end(kCppParts));
   for (const FloatName& f : kCppFloatParts) out.push_back(f.name);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -218,6 +233,7 @@ struct Block {
   uint64_t equals = 0;  // '='
   uint64_t open = 0;    // ( [ {
   uint64_t close = 0;   // ) ] }
+  uint64_t high = 0;    // bytes from 0x80: a name Python reads in NFKC
 };
 constexpr uint32_t kBlock = 64;
 
@@ -266,6 +282,7 @@ struct Classes32 {
   uint32_t open = 0;
   uint32_t close = 0;
   uint32_t maybe_vocabulary = 0;
+  uint32_t high = 0;
 };
 
 // The vector constants of the classification, loaded once per gap (few enough to stay in
@@ -311,6 +328,7 @@ __attribute__((target("avx2"))) inline Classes32 classify32_avx2(const char* p,
   const uint32_t bit1 = bit_of_bytes<1>(v);
   c.open = (paren & ~bit0) | (square_curly & bit1);
   c.close = (paren & bit0) | (square_curly & ~bit1);
+  c.high = high;
   const __m256i b = source::buckets_avx2(k.first_look, p);
   c.maybe_vocabulary =
       ~static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, _mm256_setzero_si256())));
@@ -331,6 +349,7 @@ __attribute__((target("avx2"))) inline Block classify_avx2(const char* p, bool i
   c.equals = wide(lo.equals, hi.equals);
   c.open = wide(lo.open, hi.open);
   c.close = wide(lo.close, hi.close);
+  c.high = wide(lo.high, hi.high);
   return c;
 }
 
@@ -343,6 +362,7 @@ Block classify_portable(const char* p, size_t n, bool ident_before) {
     if (p[i] == '=') c.equals |= bit;
     if (p[i] == '(' || p[i] == '[' || p[i] == '{') c.open |= bit;
     if (p[i] == ')' || p[i] == ']' || p[i] == '}') c.close |= bit;
+    if (static_cast<unsigned char>(p[i]) >= 0x80) c.high |= bit;
   }
   c.starts &= ~((c.ident << 1) | (ident_before ? 1U : 0U));
   return c;
@@ -378,42 +398,83 @@ class Screener {
 
   Screen run() {
     Screen out;
-    // Strings. One that reads as C++ by its text is an embedded source whatever it is passed to:
-    // the caller audits it as the full pass does. Any other may be one (passed to a compiler by
-    // name) or a Python string: neither may hold a text or a C++ name a rule reads.
-    const source::Substrings* types = context_.reference_float_bits
-                                          ? narrow_cpp_type_parts(*context_.reference_float_bits)
-                                          : nullptr;
-    for (const Region& r : regions_) {
-      if (r.comment) continue;
-      const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);
-      const char* readable = text_.data() + text_.size();
-      const bool parts = string_parts().any_in(body, readable);
-      const bool narrow = types != nullptr && types->any_in(body, readable);
-      if (source::reads_as_cpp(body)) {
-        if (parts || narrow) cpp_.push_back({&r, !parts});
-        continue;
-      }
-      if (parts || narrow) return out;
+    // A coding cookie may make another text of the bytes: the full pass reads it in its encoding.
+    if (const auto cookie = source::python_coding_cookie(text_);
+        cookie && !source::is_utf8_encoding(*cookie)) {
+      out.reason = "coding cookie";
+      return out;
     }
     // Code: the words and the shapes.
     uint32_t from = 0;
     for (size_t i = 0; i <= regions_.size(); ++i) {
       const uint32_t to = i < regions_.size() ? regions_[i].begin : text_.size();
-      if (from < to && !screen_code(from, to, i)) return out;
-      if (i < regions_.size()) from = regions_[i].end;
+      if (from < to && !screen_code(from, to, i)) {
+        out.reason = reason_;
+        return out;
+      }
+      if (i < regions_.size()) {
+        depth_at_region_.push_back(depth_);
+        from = regions_[i].end;
+      }
     }
-    if (first_kernel_ != UINT32_MAX && !kernel_line_start(out)) return out;
+    // A compiling call's sources may be folded from any expression: the screen follows only a
+    // call given literals and names each bound once to one literal (plain_call).
+    // Each call's names are looked up through the text: a few calls only (more go to the full
+    // pass, which reads them in one walk).
+    if (compile_calls_.size() > kMostCompileCalls) {
+      out.reason = "compiling call";
+      return out;
+    }
+    for (uint32_t call : compile_calls_) {
+      if (!plain_call(call)) {
+        out.reason = "compiling call";
+        return out;
+      }
+    }
+    // Strings. One that reads as C++ by its text is an embedded source whatever it is passed to:
+    // the caller audits it as the full pass does. Any other is a Python string, or (in a code with
+    // a compiling call) maybe a C++ source given to it: it may hold no text a rule reads.
+    const source::Substrings* types = context_.reference_float_bits
+                                          ? narrow_cpp_type_parts(*context_.reference_float_bits)
+                                          : nullptr;
+    const source::Substrings& other_parts =
+        compile_calls_.empty() ? string_parts() : cpp_string_parts();
+    for (size_t i = 0; i < regions_.size(); ++i) {
+      const Region& r = regions_[i];
+      if (r.comment) continue;
+      // A string that is a statement of its own (a docstring) is prose: no rule reads it.
+      if (statement_string(i)) continue;
+      const std::string_view body = text_.substr(r.body_begin, r.body_end - r.body_begin);
+      const char* readable = text_.data() + text_.size();
+      const bool narrow = types != nullptr && types->any_in(body, readable);
+      if (source::reads_as_cpp(body)) {
+        // A code that writes to a file may write a C++ source folded from pieces.
+        if (writes_) {
+          out.reason = "C++ written out";
+          return out;
+        }
+        const bool parts = cpp_string_parts().any_in(body, readable);
+        if (parts || narrow) cpp_.push_back({&r, !parts});
+        continue;
+      }
+      if (narrow || other_parts.any_in(body, readable)) {
+        out.reason = "string part";
+        return out;
+      }
+    }
+    if (first_kernel_ != UINT32_MAX && !kernel_line_start(out)) {
+      out.reason = "custom_kernel form";
+      return out;
+    }
     source::PythonLines lines(text_, regions_);
     for (const auto& [r, types_only] : cpp_) {
       source::Token t;
       t.kind = source::TokenKind::STRING;
       t.begin = r->begin;
       t.end = r->end;
-      t.body_begin = r->body_begin;
-      t.body_end = r->body_end;
       t.line = lines.at(r->begin);
-      t.triple_quoted = r->triple;
+      t.flags = static_cast<uint8_t>((r->triple ? source::kTokenTriple : 0) |
+                                     (r->body_end < r->end ? source::kTokenClosed : 0));
       out.cpp.push_back({t, types_only});
     }
     out.full = false;
@@ -446,6 +507,15 @@ class Screener {
     for (std::string_view v : vocabulary_of_length(n)) {
       if (v[0] != w[0] || v != word) continue;
       if (v == "custom_kernel") return kernel_at(b, regions_before);
+      if (is_compile_call(v)) {
+        compile_calls_.push_back(b);
+        return true;
+      }
+      // x.write(...): a C++ source may be folded and written out (for nvcc): see the strings.
+      if (v == "write") {
+        writes_ = writes_ || right_after_dot(b, regions_before);
+        return true;
+      }
       // os.environ, os.getenv: env-mode-check reads them only with a key that names a mode.
       if (v == "environ" || v == "getenv") return !mode_word_in_a_string();
       // exec(...), eval, compile, id, __import__: the rules read them as a name of their own, never
@@ -473,13 +543,15 @@ class Screener {
     return mode_words_ == 1;
   }
 
+  // A type narrower than the reference's; without a reference, any narrower than float32
+  // (precision-downgrade then reads a cast down and back to an input's dtype).
   [[nodiscard]] bool narrower_python_float(const char* w, size_t n) const {
-    if (!context_.reference_float_bits) return false;
+    const int limit = context_.reference_float_bits.value_or(32);
     for (const FloatName& f : kPythonFloats) {
       const bool match =
           f.prefix ? n >= f.name.size() && std::memcmp(w, f.name.data(), f.name.size()) == 0
                    : n == f.name.size() && std::memcmp(w, f.name.data(), n) == 0;
-      if (match && f.bits < *context_.reference_float_bits) return true;
+      if (match && f.bits < limit) return true;
     }
     return false;
   }
@@ -533,6 +605,8 @@ class Screener {
       return false;  // ==
     }
     int64_t q = significant_before(at, regions_before);
+    // X[...] += : a module container's item counted (call-counter), wherever it is.
+    if (at != e && q >= 0 && text_[static_cast<size_t>(q)] == ']') return true;
     // The name before it, then what comes before the name: a run of identifier bytes never holds a
     // region's start, so it is all in one gap.
     if (q < 0 || !ident(text_[static_cast<size_t>(q)])) return false;
@@ -546,9 +620,15 @@ class Screener {
   // `custom_kernel` at `b`: notes the first that follows `def` (false when the form is one the
   // screen does not follow).
   bool kernel_at(uint32_t b, size_t regions_before) {
-    if (first_kernel_ != UINT32_MAX) return true;  // the function rules read from the first on
     const int64_t q = significant_before(b, regions_before);
-    if (q < 2 || text_.substr(static_cast<size_t>(q) - 2, 3) != "def") return true;  // a use
+    if (q < 2 || text_.substr(static_cast<size_t>(q) - 2, 3) != "def") {
+      // A call is a use; anything else may bind the entry to another function (`custom_kernel =
+      // torch.compile(f)`, a tuple target, an alias): the full pass finds which.
+      uint32_t e = b + 13;
+      while (e < text_.size() && (text_[e] == ' ' || text_[e] == '\t')) ++e;
+      return e < text_.size() && text_[e] == '(';
+    }
+    if (first_kernel_ != UINT32_MAX) return true;  // the function rules read from the first on
     const auto d = static_cast<uint32_t>(q - 2);
     if (d > 0 && ident(text_[d - 1])) return true;  // a longer word: undef, ...
     if (in_region(d)) return false;
@@ -649,6 +729,7 @@ class Screener {
       c.equals &= valid;
       c.open &= valid;
       c.close &= valid;
+      c.high &= valid;
       *out = c;
     }
     const size_t classified = static_cast<size_t>(out - blocks_.data());
@@ -685,12 +766,17 @@ class Screener {
   [[gnu::always_inline]] bool block_is_quiet(uint32_t at, const Block& c, uint32_t to,
                                              size_t regions_before) {
     const char* t = text_.data();
+    if (c.high != 0) {
+      reason_ = "name of other letters";  // Python reads it in NFKC
+      return false;
+    }
     recent_[recent_next_++ % recent_.size()] = {at, depth_};
     count_brackets<kPopcnt>(c.open, c.close);
     const uint32_t gap_begin = regions_before > 0 ? regions_[regions_before - 1].end : 0;
     for (uint64_t m = c.equals; m != 0; m &= m - 1) {
       if (assigns_attribute(at + static_cast<uint32_t>(__builtin_ctzll(m)), gap_begin,
                             regions_before)) {
+        reason_ = "attribute assignment";
         return false;
       }
     }
@@ -703,14 +789,296 @@ class Screener {
       if (rest == 0) {
         while (e < to && ident(t[e])) ++e;
       }
-      if (!word_is_quiet(b, e, regions_before)) return false;
+      if (!word_is_quiet(b, e, regions_before)) {
+        reason_ = "word " + std::string(t + b, e - b);
+        return false;
+      }
     }
     return true;
+  }
+
+  static bool is_compile_call(std::string_view w) {
+    return w == "load_inline" || w == "compile_kernel" || w == "_compile_kernel" ||
+           w == "RawKernel" || w == "RawModule" || w == "SourceModule";
+  }
+
+  // The region holding `pos`, or nullptr.
+  [[nodiscard]] const Region* region_at(uint32_t pos) const {
+    auto it = std::upper_bound(regions_.begin(), regions_.end(), pos,
+                               [](uint32_t p, const Region& r) { return p < r.begin; });
+    if (it == regions_.begin()) return nullptr;
+    --it;
+    return pos < it->end ? &*it : nullptr;
+  }
+
+  // Whether the compiling call whose name starts at `b` is given only literals (each one alone,
+  // no f-string, no concatenation), lists of them, numbers, True / False / None and names each
+  // bound (plain_name) to one literal: then the C++ it compiles is those literals, which the
+  // screen reads (as C++ if they read so, else for every part a rule reads).
+  [[nodiscard]] bool plain_call(uint32_t b) const {
+    const char* t = text_.data();
+    uint32_t p = b;
+    while (p < text_.size() && ident(t[p])) ++p;
+    while (p < text_.size() && (t[p] == ' ' || t[p] == '\t')) ++p;
+    if (p >= text_.size() || t[p] != '(') {
+      // Not called here: only an import that keeps the name (`from x import load_inline`) binds
+      // nothing else to it; an alias, an `as`, an argument would hide the calls.
+      uint32_t ls = b;
+      while (ls > 0 && t[ls - 1] != '\n' && t[ls - 1] != '\r') --ls;
+      const std::string_view line(t + ls, p - ls);
+      const size_t first = line.find_first_not_of(" \t");
+      const bool import =
+          first != std::string_view::npos &&
+          (line.substr(first).starts_with("from ") || line.substr(first).starts_with("import "));
+      const bool as = text_.substr(p, 3) == "as " || text_.substr(p, 3) == "as\t";
+      return import && !as;
+    }
+    int depth = 0;
+    bool after_string = false;
+    for (; p < text_.size(); ++p) {
+      if (const Region* r = region_at(p)) {
+        if (!r->comment) {
+          if (after_string) return false;  // adjacent literals: concatenated
+          // A prefix with f: an f-string.
+          for (uint32_t q = r->begin; q > 0 && ident(t[q - 1]); --q) {
+            if (t[q - 1] == 'f' || t[q - 1] == 'F') return false;
+          }
+          after_string = true;
+        }
+        p = r->end - 1;
+        continue;
+      }
+      const char c = t[p];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') continue;
+      if (c == '(' || c == '[' || c == '{') {
+        // A bracket after a name or a closing bracket is a call or an item: not a literal.
+        if (depth > 0 && (c == '(' || c == '[')) {
+          uint32_t q = p;
+          while (q > 0 && (t[q - 1] == ' ' || t[q - 1] == '\t')) --q;
+          if (c == '(' && q > 0 && (ident(t[q - 1]) || t[q - 1] == ')' || t[q - 1] == ']')) {
+            return false;
+          }
+        }
+        if (c == '{') return false;
+        ++depth;
+        after_string = false;
+        continue;
+      }
+      if (c == ')' || c == ']') {
+        if (--depth == 0) return true;
+        after_string = false;
+        continue;
+      }
+      if (c == ',') {
+        after_string = false;
+        continue;
+      }
+      if (c == '=' && p + 1 < text_.size() && t[p + 1] != '=') {
+        after_string = false;
+        continue;
+      }
+      if (c >= '0' && c <= '9') {
+        while (p + 1 < text_.size() && (ident(t[p + 1]) || t[p + 1] == '.')) ++p;
+        after_string = false;
+        continue;
+      }
+      if (ident(c)) {
+        uint32_t e = p;
+        while (e < text_.size() && ident(t[e])) ++e;
+        const std::string_view name(t + p, e - p);
+        uint32_t q = e;
+        while (q < text_.size() && (t[q] == ' ' || t[q] == '\t')) ++q;
+        const bool keyword =
+            q < text_.size() && t[q] == '=' && !(q + 1 < text_.size() && t[q + 1] == '=');
+        const bool string_prefix = q == e && q < text_.size() && region_at(q) != nullptr;
+        if (!keyword && !string_prefix && name != "True" && name != "False" && name != "None" &&
+            !plain_name(name, 0)) {
+          return false;
+        }
+        p = e - 1;
+        after_string = false;
+        continue;
+      }
+      return false;  // an operator, a dot, ...: an expression
+    }
+    return false;
+  }
+
+  // The bracket depth of code at `pos`, counted from the text's start (a rare question: the
+  // keyword arguments of a compiling call on its continuation lines).
+  [[nodiscard]] uint32_t depth_before(uint32_t pos) const {
+    uint32_t depth = 0;
+    for (uint32_t q = 0; q < pos; ++q) {
+      if (const Region* r = region_at(q)) {
+        q = r->end - 1;
+        continue;
+      }
+      const char c = text_[q];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+    }
+    return depth;
+  }
+
+  // Whether `name` is bound only at the start of lines, each time to one string literal (or to a
+  // name so bound), and by nothing else (no for, with, import, def, tuple target or +=).
+  [[nodiscard]] bool plain_name(std::string_view name, int depth) const {
+    if (depth > 3) return false;
+    if (const auto known = plain_names_.find(name); known != plain_names_.end()) {
+      return known->second;
+    }
+    const bool plain = plain_name_uncached(name, depth);
+    plain_names_.emplace(name, plain);
+    return plain;
+  }
+
+  [[nodiscard]] bool plain_name_uncached(std::string_view name, int depth) const {
+    const char* t = text_.data();
+    bool bound = false;
+    for (size_t at = text_.find(name); at != std::string_view::npos;
+         at = text_.find(name, at + 1)) {
+      const auto p = static_cast<uint32_t>(at);
+      const uint32_t e = p + static_cast<uint32_t>(name.size());
+      if ((p > 0 && ident(t[p - 1])) || (e < text_.size() && ident(t[e]))) continue;
+      if (region_at(p) != nullptr) continue;
+      if (p > 0 && t[p - 1] == '.') continue;  // an attribute of something else
+      // The line around it.
+      uint32_t ls = p;
+      while (ls > 0 && t[ls - 1] != '\n' && t[ls - 1] != '\r') --ls;
+      uint32_t q = e;
+      while (q < text_.size() && (t[q] == ' ' || t[q] == '\t')) ++q;
+      const bool assigned =
+          q < text_.size() && ((t[q] == '=' && !(q + 1 < text_.size() && t[q + 1] == '=')) ||
+                               (t[q] == '+' && q + 1 < text_.size() && t[q + 1] == '='));
+      const std::string_view before(t + ls, p - ls);
+      const bool blank_before = before.find_first_not_of(" \t") == std::string_view::npos;
+      if (blank_before && q < text_.size() && t[q] == ':') return false;  // annotated
+      for (std::string_view k : {"for ", "as ", "import ", "def ", "class ", "del "}) {
+        if (before.find(k) != std::string_view::npos) return false;  // bound another way
+      }
+      if (!assigned) continue;  // a use
+      if (t[q] != '=' || !blank_before) {
+        // `f(x, name=...)` binds nothing (a keyword argument: inside an open bracket);
+        // `a, name = ...` and `name += ...` do.
+        if (t[q] == '=') {
+          int open = 0;
+          for (char c : before) open += c == '(' ? 1 : c == ')' ? -1 : 0;
+          if (open > 0) continue;
+          // A keyword argument on a continuation line of a call: the bracket is on a line
+          // before; what comes right before the name is then ',' or '('.
+          const size_t last = before.find_last_not_of(" \t");
+          if (last == std::string_view::npos || before[last] == ',' || before[last] == '(') {
+            if (depth_before(p) > 0) continue;
+          }
+        }
+        return false;
+      }
+      // NAME = <one literal> [# comment] | NAME = <name bound so>
+      uint32_t v = q + 1;
+      while (v < text_.size() && (t[v] == ' ' || t[v] == '\t')) ++v;
+      uint32_t end = v;
+      const Region* r = region_at(v);
+      // A literal with a prefix (r, b, u; never f).
+      uint32_t lit = v;
+      while (lit < text_.size() && ident(t[lit]) && region_at(lit) == nullptr) ++lit;
+      r = region_at(lit);
+      if (r != nullptr && !r->comment && r->begin == lit) {
+        for (uint32_t k = v; k < lit; ++k) {
+          if (t[k] == 'f' || t[k] == 'F') return false;
+        }
+        end = r->end;
+      } else if (ident(t[v])) {
+        uint32_t w = v;
+        while (w < text_.size() && ident(t[w])) ++w;
+        if (!plain_name(std::string_view(t + v, w - v), depth + 1)) return false;
+        end = w;
+      } else {
+        return false;
+      }
+      while (end < text_.size() && (t[end] == ' ' || t[end] == '\t')) ++end;
+      if (end < text_.size() && t[end] != '\n' && t[end] != '\r') {
+        const Region* c = region_at(end);
+        if (c == nullptr || !c->comment) return false;
+      }
+      bound = true;
+    }
+    return bound;
   }
 
   std::string_view text_;
   const CodeContext& context_;
   std::vector<Region> regions_;
+  std::vector<uint32_t> compile_calls_;  // where the compiling calls' names start
+  bool writes_ = false;                  // a method write(...) is called
+  static constexpr size_t kMostCompileCalls = 16;
+  mutable std::unordered_map<std::string_view, bool> plain_names_;  // plain_name's answers
+  std::vector<uint32_t> depth_at_region_;  // the bracket depth where each region starts
+  std::string reason_;
+
+  // Whether string region i is a statement of its own: it (and any literals right after it)
+  // stands alone on a logical line, at depth 0, as the lexer reads one.
+  [[nodiscard]] bool statement_string(size_t i) const {
+    const char* t = text_.data();
+    // The start of a literal: its prefix (one or two of r, b, u, f), or nullopt-like UINT32_MAX
+    // when a name runs into its quote.
+    const auto literal_start = [&](size_t k) -> uint32_t {
+      const uint32_t p = regions_[k].begin;
+      uint32_t q = p;
+      while (q > 0 && p - q < 2 && std::strchr("rRbBuUfF", t[q - 1]) != nullptr) --q;
+      if (q > 0 && ident(t[q - 1])) return UINT32_MAX;
+      return q;
+    };
+    // The first literal of the run of adjacent ones this region is part of.
+    size_t first = i;
+    for (;;) {
+      const uint32_t s0 = literal_start(first);
+      if (s0 == UINT32_MAX) return false;
+      uint32_t q = s0;
+      while (q > 0 && (t[q - 1] == ' ' || t[q - 1] == '\t' || t[q - 1] == '\f')) --q;
+      if (first > 0 && !regions_[first - 1].comment && regions_[first - 1].end == q && q > 0) {
+        --first;
+        continue;
+      }
+      break;
+    }
+    if (first >= depth_at_region_.size() || depth_at_region_[first] != 0) return false;
+    // Before: blanks back to a line break (not one a backslash joins), a ';' or the text's start.
+    uint32_t p = literal_start(first);
+    for (;;) {
+      while (p > 0 && (t[p - 1] == ' ' || t[p - 1] == '\t' || t[p - 1] == '\f')) --p;
+      if (p == 0) break;
+      const char c = t[p - 1];
+      if (c == ';') break;
+      if (c == '\n' || c == '\r') {
+        uint32_t q = p - 1;
+        if (c == '\n' && q > 0 && t[q - 1] == '\r') --q;
+        if (q > 0 && t[q - 1] == '\\' && !in_region(q - 1)) return false;
+        break;
+      }
+      return false;
+    }
+    // After: more literals, then a line break, ';', a comment or the text's end.
+    size_t j = i;
+    for (;;) {
+      uint32_t e = regions_[j].end;
+      while (e < text_.size() && (t[e] == ' ' || t[e] == '\t' || t[e] == '\f')) ++e;
+      if (e >= text_.size() || t[e] == '\n' || t[e] == '\r' || t[e] == ';') return true;
+      if (j + 1 < regions_.size() && regions_[j + 1].begin == e) {
+        if (regions_[j + 1].comment) return true;
+        ++j;
+        continue;
+      }
+      // a prefixed literal right after: r"..."
+      uint32_t q = e;
+      while (q < text_.size() && q - e < 2 && std::strchr("rRbBuUfF", t[q]) != nullptr) ++q;
+      if (q > e && j + 1 < regions_.size() && regions_[j + 1].begin == q &&
+          !regions_[j + 1].comment) {
+        ++j;
+        continue;
+      }
+      return false;
+    }
+  }
   std::vector<std::pair<const Region*, bool>> cpp_;  // a C++ string, and whether types only
   std::vector<Block> blocks_;                        // screen_code_avx2's classes of a gap's blocks
   uint32_t first_kernel_ = UINT32_MAX;

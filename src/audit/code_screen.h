@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct Screen {
   // does not follow (a `def custom_kernel` after a `;`, a C++ type in a string that is not C++ by
   // its text).
   bool full = true;
+  // Why the full pass must run (for diagnostics: bench/audit_bench counts them): "word X",
+  // "attribute assignment", "string part", "name of other letters", "coding cookie", "compiling
+  // call", "custom_kernel form".
+  std::string reason;
   // The strings that read as C++ by their text (__global__, #include, ...), embedded sources
   // whatever they are passed to, that a C++ rule may read: STRING tokens (body, line). When
   // `types_only`, the string holds no text or name a C++ rule reads but a floating-point type

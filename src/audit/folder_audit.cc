@@ -1,8 +1,10 @@
 #include "audit/folder_audit.h"
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "audit/score_rules.h"
@@ -50,6 +52,7 @@ class RecordsFaced {
           r.submission_time = s.submission_time;
           r.submission_id = s.submission_id;
           r.score = *s.score;
+          r.user = user_index(s.user_id);
           const std::optional<double> floor =
               s.runner ? physical_floor(s.problem_name, *s.runner) : std::nullopt;
           r.sets_record = !(floor && *s.score < *floor);
@@ -69,6 +72,10 @@ class RecordsFaced {
   }
 
  private:
+  int64_t user_index(const std::string& user) {
+    return users_.try_emplace(user, static_cast<int64_t>(users_.size())).first->second;
+  }
+
   int runner_index(const std::optional<std::string>& runner) {
     if (!runner) return -1;
     return runners_.try_emplace(*runner, static_cast<int>(runners_.size())).first->second;
@@ -81,6 +88,7 @@ class RecordsFaced {
     }
   };
   std::unordered_map<std::string, int> runners_;
+  std::unordered_map<std::string, int64_t> users_;
   std::unordered_map<std::pair<int64_t, int>, double, KeyHash> record_;
 };
 
@@ -143,6 +151,14 @@ FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& l
   audited.filter.excluded = nullptr;
   audited.threads = load.threads;
   dataset::LoadStats ignored;
+  // Each user's best qualifying row per leaderboard and runner (lowest score, then earliest, then
+  // lowest id: the ranking's rule), and its verdict.
+  struct Best {
+    FlaggedBest row;
+    int64_t time = 0;
+    int64_t id = 0;
+  };
+  std::map<std::tuple<int64_t, std::string, std::string>, Best> best;
   audit_folder(
       dir, audited, folder_references(dir),
       [&](const dataset::Submission& s, const std::vector<Finding>&, Verdict verdict) {
@@ -153,9 +169,35 @@ FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& l
           cheats->insert(s.submission_id, s.runner);
         }
         if (verdict >= min_verdict) rows->insert(s.submission_id, s.runner);
+        if (dataset::qualifies(s) && s.runner) {
+          auto [it, added] =
+              best.try_emplace(std::make_tuple(s.leaderboard_id, *s.runner, s.user_id));
+          Best& b = it->second;
+          const bool better = added || *s.score < b.row.score ||
+                              (*s.score == b.row.score &&
+                               (s.submission_time < b.time ||
+                                (s.submission_time == b.time && s.submission_id < b.id)));
+          if (better) {
+            b.row = {
+                s.problem_name, s.leaderboard_id,
+                *s.runner,      s.user_name && !s.user_name->empty() ? *s.user_name : s.user_id,
+                *s.score,       verdict};
+            b.time = s.submission_time;
+            b.id = s.submission_id;
+          }
+        }
         if (progress) progress(flagged.audited);
       },
       ignored);
+  for (auto& [key, b] : best) {
+    if (b.row.verdict >= min_verdict) flagged.best_left_out.push_back(std::move(b.row));
+  }
+  std::stable_sort(flagged.best_left_out.begin(), flagged.best_left_out.end(),
+                   [](const FlaggedBest& a, const FlaggedBest& b) {
+                     if (a.problem_name != b.problem_name) return a.problem_name < b.problem_name;
+                     if (a.runner != b.runner) return a.runner < b.runner;
+                     return a.score < b.score;
+                   });
   flagged.rows = std::move(rows);
   flagged.cheats = std::move(cheats);
   return flagged;

@@ -47,6 +47,17 @@ using AuditSink =
 void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
                   const References& references, const AuditSink& sink, dataset::LoadStats& stats);
 
+// A user's best qualifying row of a leaderboard and runner that the audit flags: the row a
+// ranking would have shown for that user.
+struct FlaggedBest {
+  std::string problem_name;
+  int64_t leaderboard_id = 0;
+  std::string runner;
+  std::string user;  // the name, else the id
+  double score = 0;
+  Verdict verdict = Verdict::CLEAN;
+};
+
 // The rows an audit gives at least a verdict (--exclude-flagged), among those `load` selects.
 struct FlaggedRows {
   std::shared_ptr<const dataset::RowSet> rows;    // verdict at least the one asked for
@@ -54,6 +65,9 @@ struct FlaggedRows {
   uint64_t audited = 0;                           // rows audited
   uint64_t suspicious = 0;
   uint64_t cheat = 0;
+  // The users whose best qualifying row (per leaderboard and runner: the row a ranking shows)
+  // is among `rows`, by problem, runner and score.
+  std::vector<FlaggedBest> best_left_out;
 };
 
 // Audits the rows load.filter selects (its `excluded` ignored) with load.threads, as

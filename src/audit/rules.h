@@ -5,8 +5,10 @@
 //   telemetry  recorded for the reader (a timer for logging, a CUDA graph, a copy of the
 //              reference), never a verdict on its own
 //
-// A row's verdict is the worst its rules give: any hard rule makes it `cheat`, else any support
-// rule `suspicious`, else `clean`.
+// A row's verdict: any hard rule makes it `cheat`; a score rule (scores are support: a score never
+// makes a cheat alone) together with a support rule of the code makes it `cheat` too (the code's
+// sign, corroborated by a score no honest kernel reaches); else any support rule `suspicious`;
+// else `clean`.
 #pragma once
 
 #include <cstdint>
@@ -34,9 +36,15 @@ enum class RuleId : uint8_t {
   CALL_COUNTER,
   IDENTITY_KEY,
   CACHED_OUTPUT_REPLAY,
+  WARMUP_BRANCH,
   RETURN_INPUT,
   INPUT_OVERWRITE,
+  INPUT_WRITE,
   TRUNCATED_INPUT,
+  PARTIAL_INPUT,
+  CONSTANT_OUTPUT,
+  UNWRITTEN_OUTPUT,
+  OUTPUT_IGNORES_INPUTS,
   RNG_SEED,
   RNG_STATE,
   UNSYNCED_STREAM,
@@ -47,6 +55,10 @@ enum class RuleId : uint8_t {
   RUNTIME_INSTALL,
   NETWORK_ACCESS,
   RUNTIME_CODE_LOAD,
+  NATIVE_PATCH,
+  PROCESS_MEMORY,
+  FD_REDIRECT,
+  CODING_COOKIE,
   GRAPH_STALE_INPUTS,
   CUDA_GRAPH,
   TIMER_CALL,
@@ -75,6 +87,8 @@ struct Rule {
 [[nodiscard]] const char* to_string(Verdict verdict);
 // "clean", "suspicious" or "cheat"; nullopt for another word.
 [[nodiscard]] std::optional<Verdict> parse_verdict(std::string_view text);
+// The verdicts' names, in order (for "did you mean").
+[[nodiscard]] std::span<const std::string> verdict_names();
 
 // One rule that fired, where: the 1-based line of the code (0 for a score rule) and the text it
 // matched (for a score rule, the figures it compared).
@@ -84,6 +98,9 @@ struct Finding {
   std::string text;
   friend bool operator==(const Finding&, const Finding&) = default;
 };
+
+// Whether a rule reads the scores (its family is the scores'), not the code.
+[[nodiscard]] bool is_score_rule(RuleId id);
 
 // The verdict of a set of findings (above).
 [[nodiscard]] Verdict verdict_of(const std::vector<Finding>& findings);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <unordered_set>
 
 #include "dataset/hardware.h"
 
@@ -148,24 +149,33 @@ std::vector<std::optional<double>> records_before(const std::vector<RecordRow>& 
     return a < b;
   });
   std::vector<std::optional<double>> out(rows.size());
+  constexpr int64_t kMicrosPerDay = 86'400'000'000LL;
   std::optional<double> record;
+  std::unordered_set<int64_t> users;  // distinct users of the rows that may set records
+  int64_t since = 0;                  // the first such row's time (once there is a record)
   for (size_t i = 0; i < order.size();) {
     const RecordRow& first = rows[order[i]];
     if (i == 0 || first.leaderboard_id != rows[order[i - 1]].leaderboard_id ||
         first.runner != rows[order[i - 1]].runner) {
       record.reset();
+      users.clear();
     }
+    const bool established = record && users.size() >= static_cast<size_t>(kEstablishedUsers) &&
+                             first.submission_time - since >= kEstablishedDays * kMicrosPerDay;
     // The rows of one submission face the same record, then update it together.
     size_t j = i;
     while (j < order.size() && rows[order[j]].leaderboard_id == first.leaderboard_id &&
            rows[order[j]].runner == first.runner &&
            rows[order[j]].submission_id == first.submission_id) {
-      out[order[j]] = record;
+      if (established) out[order[j]] = record;
       ++j;
     }
     for (size_t s = i; s < j; ++s) {
       const RecordRow& r = rows[order[s]];
-      if (r.sets_record && (!record || r.score < *record)) record = r.score;
+      if (!r.sets_record) continue;
+      if (!record) since = r.submission_time;
+      if (!record || r.score < *record) record = r.score;
+      users.insert(r.user);
     }
     i = j;
   }

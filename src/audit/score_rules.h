@@ -68,23 +68,31 @@ struct ProblemCost {
 [[nodiscard]] std::optional<double> physical_floor(std::string_view problem,
                                                    std::string_view runner);
 
-// A jump: a score more than kJumpFactor times lower than the record before it.
+// A jump: a score more than kJumpFactor times lower than the established record before it.
 inline constexpr double kJumpFactor = 10.0;
+
+// A record is established (docs/audit.md, "Record jumps") once the leaderboard and runner have
+// qualifying rows from at least kEstablishedUsers distinct users, the first of them at least
+// kEstablishedDays before: a first day's PyTorch baseline is no record an honest kernel jumps.
+inline constexpr int kEstablishedUsers = 5;
+inline constexpr int64_t kEstablishedDays = 7;
 
 // One scored row of a leaderboard, for the record series.
 struct RecordRow {
   int64_t leaderboard_id = 0;
-  int runner = -1;  // an index the caller gives each distinct runner; -1 for none
-  int64_t submission_time = 0;
+  int runner = -1;              // an index the caller gives each distinct runner; -1 for none
+  int64_t submission_time = 0;  // µs since the epoch
   int64_t submission_id = 0;
   double score = 0;
   bool sets_record = true;  // a row that may become the record (qualifying, not a cheat)
+  int64_t user = -1;        // an index the caller gives each distinct user
 };
 
-// The record each row faced: for every row, the lowest score of the rows of the same leaderboard
-// and runner submitted before it (earlier time, or the same time and a lower submission id) that
-// may set records; nullopt when there was none. Rows of the same submission never face each
-// other. Sorts a copy of the rows' keys: memory is a few words per row.
+// The established record each row faced: for every row, the lowest score of the rows of the same
+// leaderboard and runner submitted before it (earlier time, or the same time and a lower
+// submission id) that may set records, once those rows are established (above); nullopt when
+// there was none. Rows of the same submission never face each other. Sorts a copy of the rows'
+// keys: memory is a few words per row.
 [[nodiscard]] std::vector<std::optional<double>> records_before(const std::vector<RecordRow>& rows);
 
 }  // namespace kbdata::audit

@@ -53,9 +53,22 @@ bool looks_like_option(const std::string& arg) {
   return arg.size() > 1 && arg[0] == '-' && !(arg[1] >= '0' && arg[1] <= '9') && arg[1] != '.';
 }
 
+// The flag (of `command`) that takes a value after '=' only, `--exclude-flagged{cheat}`, spelled
+// `flag` as typed; nullptr for any other word.
+const CLI::Option* flag_with_value(const CLI::App& command, const std::string& flag) {
+  if (!flag.starts_with("--") || flag.find('=') != std::string::npos) return nullptr;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_fnames()) {
+      if ("--" + name == flag) return option;
+    }
+  }
+  return nullptr;
+}
+
 // One line for an argument CLI11 left over: an unknown option (with the closest option of the
-// command) or an argument the command takes no place for.
-std::string extras_message(const CLI::App& app, const CLI::App* command) {
+// command), a value given apart from a flag that takes it after '=' only, or an argument the
+// command takes no place for.
+std::string extras_message(const CLI::App& app, const CLI::App* command, int argc, char** argv) {
   std::vector<std::string> extras = command != nullptr ? command->remaining() : app.remaining();
   if (extras.empty()) extras = app.remaining();
   for (const std::string& arg : extras) {
@@ -65,6 +78,15 @@ std::string extras_message(const CLI::App& app, const CLI::App* command) {
            did_you_mean(name, option_spellings(command != nullptr ? *command : app));
   }
   if (extras.empty()) return "unexpected arguments";
+  // `--exclude-flagged cheat`: the word after such a flag is its value, given apart.
+  for (int i = 2; i < argc && command != nullptr; ++i) {
+    if (argv[i] != extras.front()) continue;
+    if (flag_with_value(*command, argv[i - 1]) != nullptr) {
+      return "unexpected argument '" + extras.front() + "': " + argv[i - 1] +
+             " takes its value after '='; did you mean '" + argv[i - 1] + "=" + extras.front() +
+             "'?";
+    }
+  }
   return "unexpected argument '" + extras.front() + "'";
 }
 
@@ -182,7 +204,7 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    std::fprintf(stderr, "kbdata: %s %s\n", extras_message(app, command).c_str(),
+    std::fprintf(stderr, "kbdata: %s %s\n", extras_message(app, command, argc, argv).c_str(),
                  help_hint(command).c_str());
     return kExitUsage;
   } catch (const CLI::ParseError& e) {

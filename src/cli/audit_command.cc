@@ -7,6 +7,7 @@
 #include "audit/folder_audit.h"
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
+#include "common/closest_name.h"
 #include "common/error.h"
 #include "report/submissions.h"
 #include "report/writer.h"
@@ -53,7 +54,8 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   const std::optional<audit::Verdict> min_verdict = audit::parse_verdict(options.min_verdict);
   if (!min_verdict) {
     throw UsageError("--min-verdict " + options.min_verdict +
-                     ": expected clean, suspicious or cheat");
+                     ": expected clean, suspicious or cheat" +
+                     did_you_mean(options.min_verdict, audit::verdict_names()));
   }
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -61,8 +63,9 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
 
   std::vector<report::Column> columns = report::row_identity_columns();
   columns.push_back({"verdict", report::ColumnType::STRING});
-  columns.push_back({"rules", report::ColumnType::STRING});
-  if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING});
+  // Every rule that fired, and its evidence, shown whole in a table: a cut list hides what fired.
+  columns.push_back({"rules", report::ColumnType::STRING, true});
+  if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING, true});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
   report::Writer writer(format, columns, out, err, options.out, kRule);

@@ -21,6 +21,7 @@
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
+#include "cli/techniques_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/output_target.h"
@@ -407,7 +408,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                           dir_error.message());
           }
           write_whole_file(file, *s.code);
-          w.techniques = techniques::classify(*s.code, s.file_name.value_or(""));
+          w.techniques = classify_row(s, *s.code);
           w.bytes = s.code->size();
           w.sha256 = sha256_hex(*s.code);
           written[it->second] = std::move(w);

@@ -1,6 +1,7 @@
 #include "cli/filter_checks.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/closest_name.h"
 #include "common/error.h"
@@ -119,7 +120,42 @@ void resolve_filter(const dataset::DataDir& dir, dataset::Filter& filter) {
                    " in the folder's files; give one of them");
 }
 
+namespace {
+
+// When a user filter matches no row of the others' selection: "; no user 'X' ...; did you mean
+// 'Y'?" with the closest user id or name of those rows; empty when the user is there (the other
+// filters are then why nothing matched).
+std::string why_no_user(const dataset::DataDir& dir, const dataset::Filter& filter) {
+  const std::optional<std::string>& typed = filter.user      ? filter.user
+                                            : filter.user_id ? filter.user_id
+                                                             : filter.user_name;
+  if (!typed) return "";
+  dataset::LoadOptions load;
+  load.filter = filter;
+  load.filter.user.reset();
+  load.filter.user_id.reset();
+  load.filter.user_name.reset();
+  load.filter.excluded = nullptr;
+  load.with_details = false;
+  std::set<std::string> seen;
+  dataset::LoadStats stats;
+  dataset::load_dir(
+      dir, load,
+      [&](dataset::Submission&& s) {
+        seen.insert(s.user_id);
+        if (s.user_name && !s.user_name->empty()) seen.insert(*s.user_name);
+      },
+      stats);
+  if (seen.count(*typed) > 0 || seen.empty()) return "";
+  const std::vector<std::string> users(seen.begin(), seen.end());
+  return "; no user '" + *typed + "' (as id or name) among the rows selected" +
+         did_you_mean(*typed, users);
+}
+
+}  // namespace
+
 std::string why_empty(const dataset::DataDir& dir, const dataset::Filter& filter) {
+  if (const std::string user = why_no_user(dir, filter); !user.empty()) return user;
   if (!filter.leaderboard_id && !filter.runner) return "";
   const std::vector<dataset::FileContents> contents = dataset::read_contents(dir);
   const auto selected = [&](const dataset::FileContents::Entry& e) {

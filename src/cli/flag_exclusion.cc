@@ -11,19 +11,19 @@
 namespace kbdata::cli {
 
 void add_exclude_flagged_option(CLI::App& cmd, std::optional<std::string>& level) {
-  cmd.add_flag("--exclude-flagged{suspicious}", level,
-               "Leave out the rows kbdata audit flags: alone every flagged row (suspicious and "
-               "cheat), =cheat the cheats only (reads the code to audit it)");
+  cmd.add_flag("--exclude-flagged{cheat}", level,
+               "Leave out the rows kbdata audit flags: alone the cheats, =suspicious every "
+               "flagged row (reads the code to audit it)");
 }
 
 void exclude_flagged(const std::optional<std::string>& level, const dataset::DataDir& dir,
                      dataset::LoadOptions& load, std::FILE* err) {
   if (!level) return;
-  const std::array<std::string, 2> levels = {"suspicious", "cheat"};
+  const std::array<std::string, 2> levels = {"cheat", "suspicious"};
   const std::optional<audit::Verdict> verdict = audit::parse_verdict(*level);
   if (!verdict || *verdict == audit::Verdict::CLEAN) {
     throw UsageError("--exclude-flagged=" + *level +
-                     ": expected suspicious (every flagged row) or cheat" +
+                     ": expected cheat (the default) or suspicious (every flagged row)" +
                      did_you_mean(*level, levels));
   }
   Progress progress(err, "auditing for --exclude-flagged");
@@ -39,6 +39,23 @@ void exclude_flagged(const std::optional<std::string>& level, const dataset::Dat
     note += "the cheats; " + grouped(flagged.suspicious) + " suspicious rows stay";
   }
   note += "; kbdata audit --min-verdict " + *level + " lists them)\n";
+  // Whose best rows went: a leader left out changes every ranking after it.
+  if (!flagged.best_left_out.empty()) {
+    constexpr size_t kListed = 10;
+    note += "kbdata: --exclude-flagged: the best rows of these users are left out:";
+    for (size_t i = 0; i < flagged.best_left_out.size() && i < kListed; ++i) {
+      const audit::FlaggedBest& b = flagged.best_left_out[i];
+      note += std::string(i == 0 ? " " : "; ") + b.user + " (" +
+              (b.problem_name.empty() ? "leaderboard " + std::to_string(b.leaderboard_id)
+                                      : b.problem_name) +
+              " on " + b.runner + ", " + report::format_score(b.score) + ", " +
+              audit::to_string(b.verdict) + ")";
+    }
+    if (flagged.best_left_out.size() > kListed) {
+      note += "; and " + grouped(flagged.best_left_out.size() - kListed) + " more";
+    }
+    note += "\n";
+  }
   report::write_all(err, note);
 }
 

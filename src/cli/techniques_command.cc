@@ -13,6 +13,7 @@
 #include "cli/progress.h"
 #include "common/error.h"
 #include "report/submissions.h"
+#include "report/text.h"
 #include "report/writer.h"
 #include "techniques/techniques.h"
 
@@ -271,11 +272,24 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
 
 }  // namespace
 
+techniques::Techniques classify_row(const dataset::Submission& s, std::string_view code) {
+  try {
+    return techniques::classify(code, s.file_name.value_or(""));
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory reading the code of submission " + std::to_string(s.submission_id) +
+                " (" +
+                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
+                                        : s.problem_name) +
+                (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
+                " bytes of code); --threads 1 reads one code at a time");
+  }
+}
+
 dataset::PrepareStep techniques_step() {
   dataset::PrepareStep step;
   step.key = "techniques";
   step.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
-    if (code) s.prepared = techniques::classify(*code, s.file_name.value_or(""));
+    if (code) s.prepared = classify_row(s, *code);
   };
   step.bytes = [](const std::any&) { return sizeof(techniques::Techniques); };  // std::any's
   return step;

@@ -85,16 +85,24 @@ std::string format_score(double seconds) {
 
 // A string made safe for one table cell: control characters and bidirectional overrides escaped
 // (terminal_escape), cut at kTableCellWidth.
-std::string table_cell(std::string_view text) {
+namespace {
+
+std::string table_cell_cut(std::string_view text, size_t width) {
   std::string repaired;
   if (!is_valid_utf8(text)) {
     append_utf8_repaired(repaired, text);
     text = repaired;
   }
   std::string out;
-  (void)append_table_cell(out, text, kTableCellWidth);
+  (void)append_table_cell(out, text, width);
   return out;
 }
+
+}  // namespace
+
+std::string table_cell(std::string_view text) { return table_cell_cut(text, kTableCellWidth); }
+
+std::string table_cell_whole(std::string_view text) { return table_cell_cut(text, 0); }
 
 std::string terminal_text(std::string_view text, bool keep_layout) {
   std::string repaired;

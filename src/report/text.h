@@ -47,6 +47,8 @@ void write_all(std::FILE* out, std::string_view text);
 // A string made safe for one table cell: invalid UTF-8 replaced, control characters and
 // bidirectional overrides escaped (common/text.h terminal_escape), cut at 40 code points with "…".
 [[nodiscard]] std::string table_cell(std::string_view text);
+// The same, never cut (a list a reader needs whole: the rules an audit fired, their evidence).
+[[nodiscard]] std::string table_cell_whole(std::string_view text);
 
 // `text` made safe for a terminal, whole (no cut): invalid UTF-8 replaced and what
 // terminal_escape names escaped; with `keep_layout`, newlines and tabs kept (code).

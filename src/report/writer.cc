@@ -41,7 +41,7 @@ bool right_aligned(ColumnType type) {
          type == ColumnType::DOUBLE;
 }
 
-std::string table_text(const Cell& cell, ColumnType type) {
+std::string table_text(const Cell& cell, ColumnType type, bool whole) {
   if (std::holds_alternative<std::monostate>(cell)) return "null";
   switch (type) {
     case ColumnType::INT64:
@@ -69,7 +69,8 @@ std::string table_text(const Cell& cell, ColumnType type) {
       return std::get<bool>(cell) ? "true" : "false";
     case ColumnType::STRING:
     case ColumnType::JSON:
-      return table_cell(std::get<std::string>(cell));
+      return whole ? table_cell_whole(std::get<std::string>(cell))
+                   : table_cell(std::get<std::string>(cell));
   }
   return "";
 }
@@ -237,7 +238,7 @@ void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
       if (sections_.empty()) sections_.push_back(Section{});
       std::vector<std::string> text;
       for (size_t i = 0; i < cells.size(); ++i)
-        text.push_back(table_text(cells[i], columns_[i].type));
+        text.push_back(table_text(cells[i], columns_[i].type, columns_[i].whole));
       sections_.back().rows.push_back(std::move(text));
       return;
     }

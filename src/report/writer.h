@@ -3,9 +3,9 @@
 // of the leaderboards they show. One rule per format (report/text.h has the text rules):
 //
 //   table    each section's title, then its rows aligned (table_cell: control characters escaped,
-//            cut at 40 code points); scores as µs/ms/s (format_score), times
-//            "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as "null"; the notes of every
-//            leaderboard shown come first, above all tables ("note: ...")
+//            cut at 40 code points unless the column is `whole`); scores as µs/ms/s (format_score),
+//            times "YYYY-MM-DD HH:MM:SS" UTC, factors as "×1.83", nulls as "null"; the notes of
+//            every leaderboard shown come first, above all tables ("note: ...")
 //   csv      one header line, then the rows of every section; scores in seconds; notes on stderr
 //   json     one array of objects; scores in seconds; an object whose leaderboard has a note
 //            carries it in a "note" field
@@ -53,6 +53,9 @@ enum class ColumnType {
 struct Column {
   std::string name;  // the JSON key, CSV header, Parquet column and table header
   ColumnType type;
+  // A table shows the column's text whole, never cut at 40 code points: a list whose every item
+  // matters (the rules an audit fired and their evidence).
+  bool whole = false;
 };
 
 // One cell: null, or the value of its column's type (INT64 and TIMESTAMP: int64_t; SCORE, FACTOR

@@ -58,15 +58,20 @@ class OpTable {
 constexpr OpTable kPythonOpTable(kPythonOps);
 constexpr OpTable kCppOpTable(kCppOps);
 
-// Python string prefixes: any combination of r, b, u, f (one or two letters), any case.
-bool python_prefix(std::string_view p, bool& raw) {
+// Python string prefixes: any combination of r, b, u, f (one or two letters), any case; `flags`
+// gets kTokenRaw, kTokenBytes and kTokenFormat for them.
+bool python_prefix(std::string_view p, uint8_t& flags) {
   if (p.empty() || p.size() > 2) return false;
-  raw = false;
+  flags = 0;
   for (char c : p) {
     const char l = static_cast<char>(c | 0x20);
     if (l == 'r') {
-      raw = true;
-    } else if (l != 'b' && l != 'u' && l != 'f') {
+      flags |= kTokenRaw;
+    } else if (l == 'b') {
+      flags |= kTokenBytes;
+    } else if (l == 'f') {
+      flags |= kTokenFormat;
+    } else if (l != 'u') {
       return false;
     }
   }
@@ -75,23 +80,26 @@ bool python_prefix(std::string_view p, bool& raw) {
 
 class PythonLexer {
  public:
-  PythonLexer(std::string_view text, PythonLexStart start)
-      : text_(text), pos_(start.pos), line_(start.line) {}
+  PythonLexer(std::string_view text, PythonLexStart start, size_t stop, Comments comments)
+      : text_(text),
+        pos_(start.pos),
+        stop_(stop),
+        line_(start.line),
+        keep_comments_(comments == Comments::KEEP) {}
 
   // flatten: the token pushes and the helpers are inlined into the one loop that runs per byte.
   [[gnu::flatten]] void run(size_t max_tokens, std::vector<Token>& out) {
     out.clear();
-    out.reserve(std::min<size_t>((text_.size() - pos_) / 5, max_tokens));
+    out.reserve(std::min<size_t>((stop_ - pos_) / 5, max_tokens));
     bool line_start = true;
     while (pos_ < text_.size()) {
       if (out.size() >= max_tokens) return;  // stopped between tokens: no closing NEWLINE
       if (line_start) {
-        indent_ = 0;
+        // A logical line starts here at depth 0: where a range ends (its last line's NEWLINE is
+        // out already).
+        if (pos_ >= stop_) return;
         size_t p = pos_;
-        while (p < text_.size() && (text_[p] == ' ' || text_[p] == '\t' || text_[p] == '\f')) {
-          indent_ = text_[p] == '\t' ? (indent_ / 8 + 1) * 8 : indent_ + 1;
-          ++p;
-        }
+        while (p < text_.size() && (text_[p] == ' ' || text_[p] == '\t' || text_[p] == '\f')) ++p;
         pos_ = p;
         line_start = false;
         if (pos_ == text_.size()) break;  // the text ends in indentation
@@ -105,7 +113,8 @@ class PythonLexer {
       const unsigned char c = static_cast<unsigned char>(text_[pos_]);
       if (c == '\n' || c == '\r') {
         if (depth_ == 0 && !out.empty() && out.back().kind != TokenKind::NEWLINE &&
-            !(out.back().kind == TokenKind::COMMENT && logical_empty_)) {
+            !(out.back().kind == TokenKind::COMMENT && logical_empty_) &&
+            !(!keep_comments_ && logical_empty_)) {
           out.push_back(make(TokenKind::NEWLINE, pos_, pos_ + 1));
         }
         newline();
@@ -127,25 +136,33 @@ class PythonLexer {
       }
       if (c == '#') {
         const size_t start = pos_;
-        while (pos_ < text_.size() && text_[pos_] != '\n' && text_[pos_] != '\r') ++pos_;
-        out.push_back(make(TokenKind::COMMENT, start, pos_));
+        pos_ = static_cast<size_t>(
+            find3(text_.data() + pos_, text_.data() + text_.size(), '\n', '\r', '\n') -
+            text_.data());
+        if (keep_comments_) out.push_back(make(TokenKind::COMMENT, start, pos_));
         continue;
       }
       logical_empty_ = false;
       if (c == '"' || c == '\'') {
-        out.push_back(string(pos_, pos_, false));
+        out.push_back(string(pos_, pos_, 0));
         continue;
       }
       if (is_ident_start(c)) {
         const size_t start = pos_;
-        while (pos_ < text_.size() && is_ident(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-        bool raw = false;
+        unsigned high = 0;
+        while (pos_ < text_.size() && is_ident(static_cast<unsigned char>(text_[pos_]))) {
+          high |= static_cast<unsigned char>(text_[pos_]);
+          ++pos_;
+        }
+        uint8_t prefix = 0;
         if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'') &&
-            python_prefix(text_.substr(start, pos_ - start), raw)) {
-          out.push_back(string(start, pos_, raw));
+            python_prefix(text_.substr(start, pos_ - start), prefix)) {
+          out.push_back(string(start, pos_, prefix));
           continue;
         }
-        out.push_back(make(TokenKind::NAME, start, pos_));
+        Token t = make(TokenKind::NAME, start, pos_);
+        if (high >= 0x80) t.flags = kTokenNonAscii;
+        out.push_back(t);
         continue;
       }
       if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() &&
@@ -187,10 +204,9 @@ class PythonLexer {
   Token make(TokenKind kind, size_t begin, size_t end) {
     Token t;
     t.kind = kind;
-    t.begin = t.body_begin = static_cast<uint32_t>(begin);
-    t.end = t.body_end = static_cast<uint32_t>(end);
+    t.begin = static_cast<uint32_t>(begin);
+    t.end = static_cast<uint32_t>(end);
     t.line = line_;
-    t.indent = indent_;
     t.depth = depth_;
     return t;
   }
@@ -201,16 +217,15 @@ class PythonLexer {
     ++line_;
   }
 
-  // A string literal whose prefix starts at `start` and whose quote is at `quote`.
-  Token string(size_t start, size_t quote, bool raw) {
+  // A string literal whose prefix (kToken* flags) starts at `start` and whose quote is at `quote`.
+  Token string(size_t start, size_t quote, uint8_t prefix) {
     const char q = text_[quote];
     const bool triple = quote + 2 < text_.size() && text_[quote + 1] == q && text_[quote + 2] == q;
     const size_t open = triple ? 3 : 1;
     const uint32_t first_line = line_;
     size_t p = quote + open;
-    const size_t body = p;
-    size_t body_end = text_.size();
     size_t end = text_.size();
+    bool closed = false;
     const char* const base = text_.data();
     const char* const limit = base + text_.size();
     while (p < text_.size()) {
@@ -227,12 +242,12 @@ class PythonLexer {
         continue;
       }
       if (c == '\n') {  // an unterminated one-line string ends at the line's end
-        body_end = end = p;
+        end = p;
         break;
       }
       if (c == q && (!triple || (p + 2 < text_.size() && text_[p + 1] == q && text_[p + 2] == q))) {
-        body_end = p;
         end = p + open;
+        closed = true;
         break;
       }
       ++p;
@@ -241,42 +256,47 @@ class PythonLexer {
     t.kind = TokenKind::STRING;
     t.begin = static_cast<uint32_t>(start);
     t.end = static_cast<uint32_t>(end);
-    t.body_begin = static_cast<uint32_t>(body);
-    t.body_end = static_cast<uint32_t>(body_end);
     t.line = first_line;
-    t.indent = indent_;
     t.depth = depth_;
-    t.triple_quoted = triple;
-    t.raw = raw;
+    t.flags =
+        static_cast<uint8_t>(prefix | (triple ? kTokenTriple : 0) | (closed ? kTokenClosed : 0));
     pos_ = end;
     return t;
   }
 
   std::string_view text_;
   size_t pos_ = 0;
+  size_t stop_ = 0;
   uint32_t line_ = 1;
-  uint32_t indent_ = 0;
   uint16_t depth_ = 0;
   bool logical_empty_ = true;
+  bool keep_comments_ = true;
 };
 
 }  // namespace
 
-void tokenize_python(std::string_view text, std::vector<Token>& out) {
-  PythonLexer(text, {}).run(SIZE_MAX, out);
+void tokenize_python(std::string_view text, std::vector<Token>& out, Comments comments) {
+  PythonLexer(text, {}, text.size(), comments).run(SIZE_MAX, out);
 }
 
-std::vector<Token> tokenize_python(std::string_view text) {
+std::vector<Token> tokenize_python(std::string_view text, Comments comments) {
   std::vector<Token> out;
-  PythonLexer(text, {}).run(SIZE_MAX, out);
+  PythonLexer(text, {}, text.size(), comments).run(SIZE_MAX, out);
   return out;
 }
 
-std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, size_t max_tokens) {
+std::vector<Token> tokenize_python(std::string_view text, PythonLexStart start, size_t max_tokens,
+                                   Comments comments) {
   if (start.pos > text.size()) start.pos = static_cast<uint32_t>(text.size());
   std::vector<Token> out;
-  PythonLexer(text, start).run(max_tokens, out);
+  PythonLexer(text, start, text.size(), comments).run(max_tokens, out);
   return out;
+}
+
+void tokenize_python_range(std::string_view text, PythonLexStart start, uint32_t stop,
+                           std::vector<Token>& out, Comments comments) {
+  if (start.pos > text.size()) start.pos = static_cast<uint32_t>(text.size());
+  PythonLexer(text, start, std::min<size_t>(stop, text.size()), comments).run(SIZE_MAX, out);
 }
 
 size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view delim) {
@@ -291,10 +311,18 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
 }
 
 // flatten: the token pushes are inlined into the one loop that runs per byte.
-[[gnu::flatten]] std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line,
-                                                 uint32_t offset) {
+std::vector<Token> tokenize_cpp(std::string_view text, uint32_t first_line, uint32_t offset,
+                                Comments comments) {
   std::vector<Token> out;
+  tokenize_cpp(text, first_line, offset, out, comments);
+  return out;
+}
+
+[[gnu::flatten]] void tokenize_cpp(std::string_view text, uint32_t first_line, uint32_t offset,
+                                   std::vector<Token>& out, Comments comments) {
+  out.clear();
   out.reserve(text.size() / 5);
+  const bool keep_comments = comments == Comments::KEEP;
   size_t pos = 0;
   uint32_t line = first_line;
   uint16_t depth = 0;
@@ -302,10 +330,11 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
       __attribute__((always_inline)) {
     Token t;
     t.kind = kind;
-    t.begin = t.body_begin = static_cast<uint32_t>(begin + offset);
-    t.end = t.body_end = static_cast<uint32_t>(end + offset);
+    t.begin = static_cast<uint32_t>(begin + offset);
+    t.end = static_cast<uint32_t>(end + offset);
     t.line = at_line;
     t.depth = depth;
+    t.flags = kTokenCpp;
     out.push_back(t);
     return &out.back();
   };
@@ -335,7 +364,7 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
     if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '/') {
       const size_t start = pos;
       while (pos < text.size() && text[pos] != '\n') ++pos;
-      add(TokenKind::COMMENT, start, pos, at);
+      if (keep_comments) add(TokenKind::COMMENT, start, pos, at);
       continue;
     }
     if (c == '/' && pos + 1 < text.size() && text[pos + 1] == '*') {
@@ -343,7 +372,7 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
       const size_t close = text.find("*/", pos + 2);
       pos = close == std::string_view::npos ? text.size() : close + 2;
       count_lines(start, pos);
-      add(TokenKind::COMMENT, start, pos, at);
+      if (keep_comments) add(TokenKind::COMMENT, start, pos, at);
       continue;
     }
     if (is_ident_start(c)) {
@@ -360,13 +389,10 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
         if (paren != std::string_view::npos && paren - pos <= 17) {
           const size_t found =
               cpp_raw_string_close(text, paren + 1, text.substr(pos + 1, paren - pos - 1));
-          const size_t body_end = found == std::string_view::npos ? text.size() : found;
           const size_t end =
               found == std::string_view::npos ? text.size() : found + (paren - pos) + 1;
           Token* t = add(TokenKind::STRING, start, end, at);
-          t->body_begin = static_cast<uint32_t>(paren + 1 + offset);
-          t->body_end = static_cast<uint32_t>(body_end + offset);
-          t->raw = true;
+          t->flags |= kTokenRaw | (found == std::string_view::npos ? 0 : kTokenClosed);
           count_lines(start, end);
           pos = end;
           continue;
@@ -383,8 +409,7 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
       while (p < text.size() && text[p] != q && text[p] != '\n') p += text[p] == '\\' ? 2 : 1;
       const size_t end = p < text.size() && text[p] == q ? p + 1 : std::min(p, text.size());
       Token* t = add(TokenKind::STRING, start, end, at);
-      t->body_begin = static_cast<uint32_t>(pos + 1 + offset);
-      t->body_end = static_cast<uint32_t>(std::min(p, text.size()) + offset);
+      if (p < text.size() && text[p] == q) t->flags |= kTokenClosed;
       pos = end;
       continue;
     }
@@ -395,8 +420,7 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
       p = std::min(p, text.size());
       const size_t end = p < text.size() && text[p] == q ? p + 1 : p;
       Token* t = add(TokenKind::STRING, pos, end, at);
-      t->body_begin = static_cast<uint32_t>(pos + 1 + offset);
-      t->body_end = static_cast<uint32_t>(p + offset);
+      if (p < text.size() && text[p] == q) t->flags |= kTokenClosed;
       pos = end;
       continue;
     }
@@ -423,7 +447,59 @@ size_t cpp_raw_string_close(std::string_view text, size_t from, std::string_view
     if (n == 1 && (c == '(' || c == '[' || c == '{')) ++depth;
     pos += n;
   }
-  return out;
+}
+
+uint32_t token_body_begin(std::string_view text, const Token& t) {
+  if (t.kind != TokenKind::STRING) return t.begin;
+  uint32_t p = t.begin;
+  while (p < t.end && text[p] != '"' && text[p] != '\'') ++p;  // past the prefix
+  if (p >= t.end) return t.end;
+  if ((t.flags & kTokenCpp) != 0) {
+    if (t.raw()) {
+      // R"delim( : the delimiter is at most 16 bytes.
+      const std::string_view head = text.substr(p, std::min<size_t>(18, t.end - p));
+      const size_t paren = head.find('(');
+      return paren == std::string_view::npos ? t.end : p + static_cast<uint32_t>(paren) + 1;
+    }
+    return p + 1;
+  }
+  return std::min<uint32_t>(p + (t.triple_quoted() ? 3 : 1), t.end);
+}
+
+std::string_view token_body(std::string_view text, const Token& t) {
+  if (t.kind != TokenKind::STRING) return token_text(text, t);
+  const uint32_t begin = token_body_begin(text, t);
+  uint32_t end = t.end;
+  if (t.closed()) {
+    uint32_t close = 1;
+    if ((t.flags & kTokenCpp) != 0 && t.raw()) {
+      // )delim" is as long as "delim( : from the opening quote to the body.
+      uint32_t quote = t.begin;
+      while (quote < t.end && text[quote] != '"') ++quote;
+      close = begin - quote;
+    } else if ((t.flags & kTokenCpp) == 0 && t.triple_quoted()) {
+      close = 3;
+    }
+    end = end >= begin + close ? end - close : begin;
+  }
+  return text.substr(begin, end - begin);
+}
+
+uint32_t python_indent(std::string_view text, const Token& t) {
+  size_t b = t.begin;
+  while (b > 0 && text[b - 1] != '\n' && text[b - 1] != '\r') --b;
+  uint32_t indent = 0;
+  for (; b < t.begin; ++b) {
+    const char c = text[b];
+    if (c == '\t') {
+      indent = (indent / 8 + 1) * 8;
+    } else if (c == ' ' || c == '\f') {
+      ++indent;
+    } else {
+      break;
+    }
+  }
+  return indent;
 }
 
 }  // namespace kbdata::source

@@ -5,11 +5,12 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "source/bytes.h"
+#include "source/code_model.h"
 #include "source/embedded.h"
-#include "source/python_imports.h"
 #include "source/tokens.h"
 
 namespace kbdata::techniques {
@@ -56,6 +57,11 @@ std::optional<Feature> cpp_name_feature(std::string_view w) {
     case 'M':
       if (is(w, "MMA_Atom")) return Feature::TENSOR_CORES;
       break;
+    case 'H':
+      // hipDataType's (hipBLASLt's operands).
+      if (starts(w, "HIP_R_8F_E4M3") || starts(w, "HIP_R_8F_E5M2")) return Feature::FP8;
+      if (starts(w, "HIP_R_4F_E2M1")) return Feature::FP4;
+      break;
     case 'T':
       if (is(w, "TiledMMA")) return Feature::TENSOR_CORES;
       break;
@@ -77,10 +83,19 @@ std::optional<Feature> cpp_name_feature(std::string_view w) {
       }
       if (is(w, "__pipeline_memcpy_async")) return Feature::ASYNC_COPY;
       if (is(w, "__shared__")) return Feature::SHARED_MEMORY;
-      if (starts(w, "__nv_fp8") || starts(w, "__hip_fp8")) return Feature::FP8;
-      if (starts(w, "__nv_fp4") || starts(w, "__hip_fp4")) return Feature::FP4;
+      if (starts(w, "__nv_fp8_e8m0") || starts(w, "__nv_fp8x2_e8m0")) return std::nullopt;
+      if (starts(w, "__nv_fp8") || starts(w, "__hip_fp8") || starts(w, "__amd_fp8")) {
+        return Feature::FP8;
+      }
+      if (starts(w, "__nv_fp4") || starts(w, "__hip_fp4") || starts(w, "__amd_fp4")) {
+        return Feature::FP4;
+      }
       break;
     case 'C':
+      // cudaDataType's fp8 and fp4 (cuBLASLt's operands).
+      if (starts(w, "CUDA_R_8F_E4M3") || starts(w, "CUDA_R_8F_E5M2")) return Feature::FP8;
+      if (starts(w, "CUDA_R_4F_E2M1")) return Feature::FP4;
+      if (is(w, "CUDAGraph")) return Feature::CUDA_GRAPHS;
       if (is(w, "CUtensorMap")) return Feature::TMA;
       if (is(w, "ClusterBarrier") || is(w, "ClusterTransactionBarrier")) return Feature::MBARRIER;
       break;
@@ -88,22 +103,38 @@ std::optional<Feature> cpp_name_feature(std::string_view w) {
       if (is(w, "cuTensorMapEncodeTiled")) return Feature::TMA;
       if (is(w, "cp_async_wait")) return Feature::ASYNC_COPY;
       if (is(w, "cudaDevAttrMultiProcessorCount")) return Feature::PERSISTENT;
-      if (is(w, "cudaGraphLaunch") || is(w, "cudaStreamBeginCapture")) {
+      if (is(w, "cudaGraphLaunch") || is(w, "cudaStreamBeginCapture") ||
+          is(w, "cudaGraphInstantiate") || is(w, "cudaGraphInstantiateWithFlags") ||
+          is(w, "cudaGraphExecUpdate") || is(w, "cuGraphLaunch") ||
+          is(w, "cudaStreamBeginCaptureToGraph")) {
         return Feature::CUDA_GRAPHS;
       }
       if (starts(w, "cudaStreamCreate")) return Feature::STREAMS;
       break;
     case 'h':
       if (is(w, "hipDeviceAttributeMultiprocessorCount")) return Feature::PERSISTENT;
-      if (is(w, "hipGraphLaunch") || is(w, "hipStreamBeginCapture")) return Feature::CUDA_GRAPHS;
+      if (is(w, "hipGraphLaunch") || is(w, "hipStreamBeginCapture") ||
+          is(w, "hipGraphInstantiate") || is(w, "hipGraphExecUpdate")) {
+        return Feature::CUDA_GRAPHS;
+      }
       if (starts(w, "hipStreamCreate")) return Feature::STREAMS;
       break;
     case 'f':
-      if (is(w, "float_e4m3_t") || is(w, "float_e5m2_t") || is(w, "fp8_e4m3") ||
-          is(w, "fp8_e5m2")) {
+      if (is(w, "float_e4m3_t") || is(w, "float_e5m2_t") || starts(w, "fp8_e4m3") ||
+          starts(w, "fp8_e5m2") || starts(w, "fp8e4m3") || starts(w, "fp8e5m2")) {
         return Feature::FP8;
       }
-      if (is(w, "float_e2m1_t") || is(w, "fp4_e2m1")) return Feature::FP4;
+      if (is(w, "float_e2m1_t") || starts(w, "fp4_e2m1") || starts(w, "fp4e2m1")) {
+        return Feature::FP4;
+      }
+      break;
+    case 'F':
+      if (starts(w, "Float8_e4m3") || starts(w, "Float8_e5m2")) return Feature::FP8;
+      if (starts(w, "Float4_e2m1")) return Feature::FP4;
+      break;
+    case 'k':
+      if (starts(w, "kFloat8_e4m3") || starts(w, "kFloat8_e5m2")) return Feature::FP8;
+      if (starts(w, "kFloat4_e2m1")) return Feature::FP4;
       break;
     case 'g':
       if (is(w, "getStreamFromPool")) return Feature::STREAMS;
@@ -138,8 +169,9 @@ struct FirstBytes {
 // read_cpp's names (include, kittens, hip*, __*, cublas, asm, if, mma_sync, wmma, MMA_Atom,
 // TiledMMA, make_*, UMMA, SM*, CU*, cu*, memcpy_async, cp_async_wait, Cluster*, barrier,
 // warpgroup_*, cudaDevAttr*, multiProcessorCount, float_e*, fp*, cudaGraph*, cudaStream*,
-// getStreamFromPool, split_k's names) but the TileScheduler suffix.
-constexpr FirstBytes kCppFirstBytes("ikh_camwMTUSCbfgsnN");
+// getStreamFromPool, split_k's names, CUDA_R_* and HIP_R_* data types) but the TileScheduler
+// suffix.
+constexpr FirstBytes kCppFirstBytes("ikh_camwMTUSCHbfgsnN");
 // PythonReader::by_parts's names.
 constexpr FirstBytes kPythonPartBytes("SsnNmTC");
 
@@ -171,13 +203,12 @@ class LineSet {
 
 // Whether a shape is compared with an integer literal in tokens [from, to) of `text`: a comparison
 // operator, an integer NUMBER and a shape (`.shape`, `.size(`, or one of the shape names).
-bool compares_shape(std::string_view text, const std::vector<const Token*>& toks, size_t from,
-                    size_t to) {
+bool compares_shape(std::string_view text, const Token* toks, size_t from, size_t to) {
   bool comparison = false;
   bool integer = false;
   bool shape = false;
   for (size_t k = from; k < to; ++k) {
-    const Token& t = *toks[k];
+    const Token& t = toks[k];
     const std::string_view s = source::token_text(text, t);
     if (t.kind == TokenKind::OP) {
       comparison =
@@ -187,11 +218,11 @@ bool compares_shape(std::string_view text, const std::vector<const Token*>& toks
                   return (c >= '0' && c <= '9') || c == '_' || c == '\'';
                 });
     } else if (t.kind == TokenKind::NAME) {
-      const bool after_dot = k > from && toks[k - 1]->kind == TokenKind::OP &&
-                             source::token_text(text, *toks[k - 1]) == ".";
+      const bool after_dot = k > from && toks[k - 1].kind == TokenKind::OP &&
+                             source::token_text(text, toks[k - 1]) == ".";
       if (after_dot) {
         shape = shape || s == "shape" ||
-                (s == "size" && k + 1 < to && source::token_text(text, *toks[k + 1]) == "(");
+                (s == "size" && k + 1 < to && source::token_text(text, toks[k + 1]) == "(");
       } else {
         shape = shape || s == "M" || s == "N" || s == "K" || s == "m" || s == "n" || s == "k" ||
                 s == "B" || s == "H" || s == "D" || s == "S" || s == "seq_len" || s == "batch" ||
@@ -250,21 +281,19 @@ struct CppFacts {
 
 void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& out,
               CppFacts& facts, LineSet* kernel_lines) {
-  std::vector<const Token*> toks;
-  toks.reserve(all.size());
-  for (const Token& t : all) {
-    if (t.kind == TokenKind::COMMENT) continue;
-    toks.push_back(&t);
-    if (kernel_lines != nullptr) kernel_lines->add(text, t);
+  // The tokens hold no comments (the code model drops them).
+  const std::vector<Token>& toks = all;
+  if (kernel_lines != nullptr) {
+    for (const Token& t : all) kernel_lines->add(text, t);
   }
   const auto txt = [&](size_t k) {
-    return k < toks.size() ? source::token_text(text, *toks[k]) : std::string_view();
+    return k < toks.size() ? source::token_text(text, toks[k]) : std::string_view();
   };
   const auto op = [&](size_t k, std::string_view s) {
-    return k < toks.size() && source::token_is(text, *toks[k], TokenKind::OP, s);
+    return k < toks.size() && source::token_is(text, toks[k], TokenKind::OP, s);
   };
   for (size_t k = 0; k < toks.size(); ++k) {
-    const Token& t = *toks[k];
+    const Token& t = toks[k];
     if (t.kind == TokenKind::STRING) {
       const std::string_view body = source::token_body(text, t);
       if (body.find("kittens.cuh") != std::string_view::npos && k >= 1 && txt(k - 1) == "include") {
@@ -291,7 +320,13 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
     if (starts(w, "hip") && w.size() > 3 && w[3] >= 'A' && w[3] <= 'Z' && op(k + 1, "(")) {
       facts.hip = true;
     }
-    if (starts(w, "__builtin_amdgcn_")) facts.hip = true;
+    if (starts(w, "__builtin_amdgcn_")) {
+      facts.hip = true;
+      if (w.find("_fp8") != std::string_view::npos || w.find("_bf8") != std::string_view::npos) {
+        out.add(Feature::FP8);
+      }
+      if (w.find("fp4") != std::string_view::npos) out.add(Feature::FP4);
+    }
     if (starts(w, "cublas") || starts(w, "hipblas")) facts.library = true;
     if (w == "__global__") {
       // A definition: its parameter list is followed by a body before any `;`.
@@ -306,11 +341,19 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
         (op(k + 1, "(") || (txt(k + 1) == "volatile" && op(k + 2, "(")) ||
          (txt(k + 1) == "__volatile__" && op(k + 2, "(")))) {
       const size_t open = op(k + 1, "(") ? k + 1 : k + 2;
-      const uint16_t depth = toks[open]->depth;
+      const uint16_t depth = toks[open].depth;
       for (size_t j = open + 1; j < toks.size(); ++j) {
-        if (toks[j]->kind == TokenKind::OP && toks[j]->depth == depth && txt(j) == ")") break;
-        if (toks[j]->kind != TokenKind::STRING) continue;
-        ptx_instructions(source::token_body(text, *toks[j]), [&](std::string_view ins) {
+        if (toks[j].kind == TokenKind::OP && toks[j].depth == depth && txt(j) == ")") break;
+        if (toks[j].kind != TokenKind::STRING) continue;
+        const std::string_view ptx = source::token_body(text, toks[j]);
+        // The types of a whole instruction, operands and qualifiers after `::` included.
+        for (std::string_view type : {".e4m3", ".e5m2"}) {
+          if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP8);
+        }
+        for (std::string_view type : {".e2m1", "kind::mxf4", ".ue4m3"}) {
+          if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP4);
+        }
+        ptx_instructions(ptx, [&](std::string_view ins) {
           if (ins == "mma" || starts(ins, "mma.") || starts(ins, "wgmma.") ||
               starts(ins, "tcgen05.mma")) {
             out.add(Feature::TENSOR_CORES);
@@ -329,13 +372,13 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
     }
     if (w == "if" && (op(k + 1, "(") || (txt(k + 1) == "constexpr" && op(k + 2, "(")))) {
       const size_t open = op(k + 1, "(") ? k + 1 : k + 2;
-      const uint16_t depth = toks[open]->depth;
+      const uint16_t depth = toks[open].depth;
       size_t close = open + 1;
-      while (close < toks.size() && !(toks[close]->kind == TokenKind::OP &&
-                                      toks[close]->depth == depth && txt(close) == ")")) {
+      while (close < toks.size() && !(toks[close].kind == TokenKind::OP &&
+                                      toks[close].depth == depth && txt(close) == ")")) {
         ++close;
       }
-      if (compares_shape(text, toks, open + 1, close)) ++out.shape_branches;
+      if (compares_shape(text, toks.data(), open + 1, close)) ++out.shape_branches;
       continue;
     }
     if (const std::optional<Feature> f = cpp_name_feature(w)) {
@@ -344,17 +387,6 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
       out.add(Feature::MBARRIER);
     }
   }
-}
-
-// Whether the STRING tokens[i] is a statement of its own (a docstring): prose, even when it reads
-// as C++, unless it is passed to a compiler.
-bool is_statement_string(const std::vector<Token>& tokens, size_t i) {
-  size_t before = i;
-  while (before > 0 && tokens[before - 1].kind == TokenKind::COMMENT) --before;
-  size_t after = i + 1;
-  while (after < tokens.size() && tokens[after].kind == TokenKind::COMMENT) ++after;
-  return (before == 0 || tokens[before - 1].kind == TokenKind::NEWLINE) &&
-         (after == tokens.size() || tokens[after].kind == TokenKind::NEWLINE);
 }
 
 // Adds the languages one C++ text (an embedded source, or a file when `file`) makes present.
@@ -370,132 +402,156 @@ void add_cpp_languages(const CppFacts& facts, bool file, Techniques& out) {
   }
 }
 
-// The Python side: imports resolved (source/python_imports.h), decorators, dotted names, keyword
-// arguments.
-class PythonReader : private source::TokenView {
+// The fp8 and fp4 a name's last part says (a dtype of any library: torch.float8_e4m3fn,
+// aiter's dtypes.fp8, cutlass.Float4E2M1FN, tl.float8e4nv, ...).
+std::optional<Feature> dtype_feature(std::string_view last) {
+  if (starts(last, "float8") || starts(last, "Float8") || starts(last, "fp8") ||
+      starts(last, "e4m3") || starts(last, "e5m2")) {
+    return Feature::FP8;
+  }
+  if (starts(last, "float4") || starts(last, "Float4") || starts(last, "fp4") ||
+      starts(last, "e2m1")) {
+    return Feature::FP4;
+  }
+  return std::nullopt;
+}
+
+// The Python side, read through the code model: imports, decorators, dotted names resolved,
+// keyword arguments, shape branches.
+class PythonReader {
  public:
-  // `storage` holds the tokens but comments (reused by the caller from code to code).
-  PythonReader(std::string_view text, const std::vector<Token>& all,
-               std::vector<const Token*>& storage, Techniques& out)
-      : TokenView(text, storage), text_(text), out_(out), toks_(storage) {
-    toks_.clear();
-    toks_.reserve(all.size());
-    for (const Token& t : all) {
-      if (t.kind == TokenKind::COMMENT) continue;
-      // An import at a line's start (read before any name: collect_imports).
-      if (t.kind == TokenKind::NAME && (toks_.empty() || toks_.back()->kind == TokenKind::NEWLINE ||
-                                        token_is(text, *toks_.back(), TokenKind::OP, ";"))) {
-        const std::string_view w = source::token_text(text, t);
-        if (w == "import" || w == "from") imports_.push_back(toks_.size());
-      }
-      toks_.push_back(&t);
-      if (t.kind != TokenKind::NEWLINE) lines_.add(text, t);
-    }
+  PythonReader(const source::PythonModel& py, Techniques& out) : py_(py), out_(out) {
+    for (const source::Binding& b : py.bindings()) bound_.insert(b.name);
   }
 
   void run() {
-    collect_imports();
-    for (size_t k = 0; k < toks_.size(); ++k) {
-      if (op(k, "@") && line_start(k) && is_name(k + 1)) {
-        decorator(k + 1);
-        continue;
-      }
-      if ((name(k, "if") || name(k, "elif")) && line_start(k)) {
-        size_t e = k + 1;
-        while (e < toks_.size() && !newline(e) &&
-               !(op(e, ":") && toks_[e]->depth == toks_[k]->depth)) {
-          ++e;
-        }
-        if (compares_shape(text_, toks_, k + 1, e)) ++out_.shape_branches;
-        continue;
-      }
-      if (!is_name(k) || (k > 0 && op(k - 1, "."))) continue;
-      const std::string_view w = txt(k);
-      if (w == "warp_specialize" && op(k + 1, "=") && toks_[k]->depth > 0) {
-        out_.add(Feature::WARP_SPECIALIZATION);
-      }
-      // The dotted name from here: its parts are whole tokens; only a name whose root is an
-      // import (or a module a rule names) is resolved into text.
-      size_t end = k + 1;
-      std::string_view last = w;
-      while (op(end, ".") && is_name(end + 1)) {
-        last = txt(end + 1);
-        end += 2;
-      }
-      if (kPythonPartBytes(w) || kPythonPartBytes(last)) by_parts(w, last);
-      if (resolvable_(w) && (aliases_.contains(w) || rule_module(w))) by_resolved(dotted(k));
-      k = end - 1;
-    }
-  }
-
-  [[nodiscard]] const LineSet& lines() const { return lines_; }
-
- private:
-  [[nodiscard]] Dotted dotted(size_t k) const { return TokenView::dotted(k, aliases_); }
-
-  // import A.B [as C], from A.B import C [as D] (at a line's start, any depth of code).
-  void collect_imports() {
-    for (size_t k : imports_) {
-      for (std::string& m : source::add_import_bindings(text_, toks_, k, aliases_)) {
-        imported_.push_back(std::move(m));
-      }
-    }
-    resolvable_ = FirstBytes("tcha");  // the rule modules' roots (torch, triton, cutlass, ...)
-    for (const auto& [bound, target] : aliases_)
-      resolvable_.seen[static_cast<uint8_t>(bound[0])] = true;
-    for (const std::string& m : imported_) {
+    for (const std::string& m : py_.imported_modules()) {
       if (m == "torch" || starts(m, "torch.")) out_.add(Language::PYTORCH);
       if (m == "aiter" || starts(m, "aiter.") || m == "hipblaslt" || starts(m, "hipblaslt.") ||
           m == "cuda.compute" || starts(m, "cuda.compute.")) {
         out_.add(Language::LIBRARY);
       }
     }
-  }
-
-  void decorator(size_t k) {
-    const Dotted d = dotted(k);
-    const std::string& r = d.resolved;
-    if (r == "triton.jit") {
-      out_.add(Language::TRITON);
-      ++out_.kernels;
-    } else if (r == "triton.autotune") {
-      out_.add(Feature::AUTOTUNE);
-      if (op(d.end, "(")) {
-        const size_t close = closing(d.end);
-        for (size_t j = d.end + 1; j < close; ++j) {
-          if (is_name(j) && !op(j - 1, ".")) {
-            const Dotted c = dotted(j);
-            if (c.resolved == "triton.Config" && op(c.end, "(")) ++out_.autotune_configs;
-            j = c.end - 1;
-          }
+    const auto& sts = py_.statements();
+    for (uint32_t i = 0; i < sts.size(); ++i) {
+      const source::Statement& st = sts[i];
+      if (st.kind == source::StatementKind::DECORATOR) decorator(i);
+      if (st.kind == source::StatementKind::IF || st.kind == source::StatementKind::ELIF) {
+        if (compares_shape(py_.text(), py_.tokens().data(), st.begin + 1, st.colon)) {
+          ++out_.shape_branches;
         }
       }
-    } else if (r == "cutlass.cute.kernel") {
+      if (st.kind == source::StatementKind::DEF && st.scope == 0 &&
+          py_.name(st.begin + 1) == "custom_kernel") {
+        entry_ = true;
+      }
+    }
+    if (py_.function_named("custom_kernel")) entry_ = true;
+    uint32_t st = 0;  // the statement of token k
+    for (uint32_t k = 0; k < py_.size(); ++k) {
+      while (st + 1 < sts.size() && sts[st + 1].begin <= k) ++st;
+      const Token& t = py_.tokens()[k];
+      if (t.kind != TokenKind::NEWLINE) lines_.add(py_.text(), t);
+      if (t.kind != TokenKind::NAME || (k > 0 && py_.op(k - 1, "."))) continue;
+      const std::string_view w = py_.name(k);
+      if (w == "warp_specialize" && py_.op(k + 1, "=") && t.depth > 0) {
+        out_.add(Feature::WARP_SPECIALIZATION);
+      }
+      // The dotted name from here: its parts are whole tokens; only a name bound in the code (an
+      // import, an alias) or a builtin is resolved.
+      uint32_t end = k + 1;
+      std::string_view last = w;
+      while (py_.op(end, ".") && py_.is_name(end + 1)) {
+        last = py_.name(end + 1);
+        end += 2;
+      }
+      if (kPythonPartBytes(w) || kPythonPartBytes(last)) by_parts(w, last);
+      // A CUDA runtime or library function called through ctypes (lib.cudaGraphLaunch(...)).
+      if (end > k + 1 && kCppFirstBytes(last)) {
+        if (const std::optional<Feature> f = cpp_name_feature(last)) out_.add(*f);
+        if (starts(last, "cublas") || starts(last, "hipblas")) out_.add(Language::LIBRARY);
+        if (starts(last, "cuLaunchKernel") || starts(last, "cuModuleLoad")) {
+          out_.add(Language::CUDA);
+        }
+      }
+      // Resolved only where by_resolved can read it: a name of its last part (an alias's own
+      // definition holds the name, so every alias is read there), or a builtin that makes a
+      // name from a string.
+      const bool builtin = w == "getattr" || w == "__import__";
+      if ((builtin || resolved_last(last)) && (builtin || bound_.count(w) > 0)) {
+        const source::PythonModel::Dotted d = py_.dotted(k, st);
+        if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
+      }
+      k = end - 1;
+    }
+    // Strings that name a library loaded through ctypes, or a compiler run.
+    for (uint32_t k = 0; k < py_.size(); ++k) {
+      if (py_.tokens()[k].kind != TokenKind::STRING) continue;
+      const std::string_view body = source::token_body(py_.text(), py_.tokens()[k]);
+      if (body.find("libcublas") != std::string_view::npos ||
+          body.find("libhipblas") != std::string_view::npos) {
+        out_.add(Language::LIBRARY);
+      }
+    }
+  }
+
+  [[nodiscard]] const LineSet& lines() const { return lines_; }
+  // Whether the code defines the harness's entry point, custom_kernel.
+  [[nodiscard]] bool defines_entry() const { return entry_; }
+
+ private:
+  void decorator(uint32_t i) {
+    const source::Statement& st = py_.statements()[i];
+    const uint32_t b = st.begin + 1;
+    uint32_t e = b;
+    while (e < st.end && !py_.op(e, "(")) ++e;
+    const source::Value v = py_.eval(b, e, st.scope, i);
+    std::string path;
+    v.each([&](const source::Value& x) {
+      if (path.empty() && x.kind == source::Value::Kind::OBJECT) path = x.text;
+    });
+    if (path == "triton.jit") {
+      out_.add(Language::TRITON);
+      ++out_.kernels;
+    } else if (path == "triton.autotune") {
+      out_.add(Feature::AUTOTUNE);
+      if (e < st.end) {
+        const uint32_t close = py_.closing(e);
+        for (uint32_t j = e + 1; j < close; ++j) {
+          if (!py_.is_name(j) || py_.op(j - 1, ".")) continue;
+          const source::PythonModel::Dotted c = py_.dotted(j);
+          if (c.path == "triton.Config" && py_.op(c.end, "(")) ++out_.autotune_configs;
+          j = c.end - 1;
+        }
+      }
+    } else if (path == "cutlass.cute.kernel") {
       out_.add(Language::CUTE_DSL);
       ++out_.kernels;
-    } else if (r == "cutlass.cute.jit") {
+    } else if (path == "cutlass.cute.jit") {
       out_.add(Language::CUTE_DSL);
-    } else if (r == "helion.kernel") {
+    } else if (path == "helion.kernel") {
       out_.add(Language::HELION);
       ++out_.kernels;
-      if (op(d.end, "(")) helion_configs(d.end);
+      if (e < st.end) helion_configs(e);
     }
   }
 
   // helion.kernel(..., configs=[a, b, ...]): autotuned over the list's entries.
-  void helion_configs(size_t open) {
-    const size_t close = closing(open);
-    for (size_t j = open + 1; j < close; ++j) {
-      if (!(name(j, "configs") && op(j + 1, "=") && toks_[j]->depth == toks_[open]->depth + 1)) {
+  void helion_configs(uint32_t open) {
+    const uint32_t close = py_.closing(open);
+    const auto& toks = py_.tokens();
+    for (uint32_t j = open + 1; j < close; ++j) {
+      if (!(py_.name(j) == "configs" && py_.op(j + 1, "=") &&
+            toks[j].depth == toks[open].depth + 1)) {
         continue;
       }
       out_.add(Feature::AUTOTUNE);
-      if (!op(j + 2, "[")) return;
-      const size_t end = closing(j + 2);
+      if (!py_.op(j + 2, "[")) return;
+      const uint32_t end = py_.closing(j + 2);
       uint32_t entries = 0;
       bool pending = false;
-      for (size_t e = j + 3; e < end; ++e) {
-        if (op(e, ",") && toks_[e]->depth == toks_[j + 2]->depth + 1) {
+      for (uint32_t e = j + 3; e < end; ++e) {
+        if (py_.op(e, ",") && toks[e].depth == toks[j + 2].depth + 1) {
           entries += pending ? 1 : 0;
           pending = false;
         } else {
@@ -505,12 +561,6 @@ class PythonReader : private source::TokenView {
       out_.autotune_configs += entries + (pending ? 1 : 0);
       return;
     }
-  }
-
-  // The roots of the dotted names by_resolved compares (before any import renames them).
-  static bool rule_module(std::string_view root) {
-    return root == "torch" || root == "triton" || root == "cutlass" || root == "helion" ||
-           root == "aiter" || root == "cuda" || root == "hipblaslt";
   }
 
   // The rules that read a name's first or last part alone, whatever it resolves to.
@@ -530,10 +580,41 @@ class PythonReader : private source::TokenView {
     }
   }
 
-  // The rules that read a dotted name resolved through the imports.
-  void by_resolved(const Dotted& d) {
-    const std::string& r = d.resolved;
-    const std::string_view last = d.last;
+  // Whether by_resolved reads a dotted name ending in `last`: one of its names, a CuTe MMA
+  // operation, or a dtype.
+  static bool resolved_last(std::string_view last) {
+    if (last.size() < 3) return false;
+    switch (last[0]) {
+      case 'd':
+        return is(last, "dot") || is(last, "dot_scaled");
+      case 'g':
+        return is(last, "gemm") || is(last, "graph");
+      case 'm':
+        return is(last, "make_tiled_mma") || is(last, "make_tensor_descriptor") ||
+               is(last, "make_graphed_callables");
+      case '_':
+        return is(last, "_experimental_descriptor_load") || is(last, "_scaled_mm") ||
+               is(last, "_scaled_grouped_mm");
+      case 'C':
+        return is(last, "CUDAGraph");
+      case 'S':
+        return is(last, "Stream");
+      case 's':
+        return is(last, "stream");
+      case 'E':
+        return is(last, "ExternalStream");
+      case 'c':
+        return is(last, "compile");
+      case 'M':
+        return starts(last, "Mma");
+      default:
+        return dtype_feature(last).has_value();
+    }
+  }
+
+  // The rules that read a dotted name resolved through the code's bindings; `end` is the token
+  // after it.
+  void by_resolved(const std::string& r, std::string_view last, uint32_t end) {
     if (r == "torch._scaled_mm" || r == "torch._scaled_grouped_mm" || starts(r, "aiter.") ||
         r == "aiter" || starts(r, "cuda.compute") || starts(r, "hipblaslt")) {
       out_.add(Language::LIBRARY);
@@ -546,28 +627,43 @@ class PythonReader : private source::TokenView {
     } else if (r == "triton.language.make_tensor_descriptor" ||
                r == "triton.language._experimental_descriptor_load") {
       out_.add(Feature::TMA);
-    } else if (starts(r, "torch.float8_") || starts(r, "triton.language.float8") ||
-               starts(r, "cutlass.Float8")) {
-      out_.add(Feature::FP8);
-    } else if (starts(r, "torch.float4_") || starts(r, "cutlass.Float4")) {
-      out_.add(Feature::FP4);
     } else if (r == "torch.cuda.CUDAGraph" || r == "torch.cuda.graph" ||
-               r == "torch.cuda.make_graphed_callables") {
+               r == "torch.cuda.make_graphed_callables" || r == "torch.cuda.graphs.CUDAGraph") {
       out_.add(Feature::CUDA_GRAPHS);
     } else if (r == "torch.cuda.Stream" || r == "torch.cuda.stream" ||
                r == "torch.cuda.ExternalStream") {
       out_.add(Feature::STREAMS);
     }
+    // A dtype of torch, triton, cutlass (CuTe DSL), aiter, ...: its last part.
+    if (r.find('.') != std::string::npos &&
+        (starts(r, "torch.") || starts(r, "triton.") || starts(r, "cutlass.") ||
+         starts(r, "aiter.") || starts(r, "helion."))) {
+      if (const std::optional<Feature> f = dtype_feature(last)) out_.add(*f);
+    }
+    // torch.compile(mode="reduce-overhead" or "max-autotune"): CUDA graphs. tl.dot_scaled(...,
+    // "e2m1", ...): the operands' formats.
+    if ((r == "torch.compile" || r == "triton.language.dot_scaled") && py_.op(end, "(")) {
+      const uint32_t close = py_.closing(end);
+      for (uint32_t j = end + 1; j < close; ++j) {
+        if (py_.tokens()[j].kind != TokenKind::STRING) continue;
+        const std::string_view s = source::token_body(py_.text(), py_.tokens()[j]);
+        if (r == "torch.compile") {
+          const bool graphs = s == "reduce-overhead" ||
+                              (starts(s, "max-autotune") && s != "max-autotune-no-cudagraphs") ||
+                              s == "triton.cudagraphs";
+          if (graphs) out_.add(Feature::CUDA_GRAPHS);
+        } else if (const std::optional<Feature> f = dtype_feature(s)) {
+          out_.add(*f);
+        }
+      }
+    }
   }
 
-  std::string_view text_;
+  const source::PythonModel& py_;
   Techniques& out_;
-  std::vector<const Token*>& toks_;
-  std::vector<size_t> imports_;  // indexes in toks_ of the import statements
   LineSet lines_;
-  source::ImportAliases aliases_;
-  FirstBytes resolvable_{""};  // the first bytes of the names resolved: aliases and rule modules
-  std::vector<std::string> imported_;
+  std::unordered_set<std::string_view> bound_;  // names some statement binds
+  bool entry_ = false;
 };
 
 }  // namespace
@@ -590,38 +686,33 @@ std::optional<Feature> parse_feature(std::string_view name) {
   return std::nullopt;
 }
 
-Techniques classify(std::string_view code, std::string_view file_name) {
+Techniques classify(const source::CodeModel& model) {
   Techniques out;
-  if (source::is_cpp_source(code, file_name)) {
-    const std::vector<Token> tokens = source::tokenize_cpp(code);
+  if (model.cpp_file()) {
+    const source::CppSource& file = model.cpp_sources().front();
     CppFacts facts;
     LineSet lines;
-    read_cpp(code, tokens, out, facts, &lines);
+    read_cpp(file.text, file.tokens, out, facts, &lines);
     out.kernels += facts.kernels;
     add_cpp_languages(facts, true, out);
     out.lines = lines.count();
     out.kernel_lines = out.lines;
   } else {
-    // The tokens' storage is the thread's, reused from code to code (a code's tokens take about
-    // six times its bytes).
-    thread_local std::vector<Token> tokens;
-    thread_local std::vector<const Token*> code_tokens;
-    source::tokenize_python(code, tokens);
-    PythonReader reader(code, tokens, code_tokens, out);
+    PythonReader reader(model.python(), out);
     reader.run();
     LineSet kernel_lines;
-    std::vector<source::EmbeddedSource> embedded;
-    if (source::may_embed_cpp(code)) embedded = source::embedded_cpp_sources(code, tokens);
-    for (const source::EmbeddedSource& e : embedded) {
-      if (!e.passed_to_compiler && is_statement_string(tokens, e.token)) continue;
-      const std::vector<Token> cpp = source::tokenize_embedded(code, tokens[e.token]);
+    for (const source::CppSource& s : model.cpp_sources()) {
       CppFacts facts;
-      read_cpp(code, cpp, out, facts, &kernel_lines);
+      LineSet own;
+      read_cpp(s.text, s.tokens, out, facts, s.folded ? &own : &kernel_lines);
       out.kernels += facts.kernels;
       add_cpp_languages(facts, false, out);
     }
     out.lines = reader.lines().count();
     out.kernel_lines = kernel_lines.count();
+    // A code that defines the entry point and uses no technology runs plain PyTorch: the harness
+    // gives it PyTorch tensors (`a @ b`).
+    if (out.languages == 0 && reader.defines_entry()) out.add(Language::PYTORCH);
   }
   if (out.languages == 0) out.add(Language::PYTHON);
   for (size_t i = 0; i < kLanguages; ++i) {
@@ -631,6 +722,11 @@ Techniques classify(std::string_view code, std::string_view file_name) {
     }
   }
   return out;
+}
+
+Techniques classify(std::string_view code, std::string_view file_name) {
+  const source::CodeModel model(code, source::is_cpp_source(code, file_name));
+  return classify(model);
 }
 
 std::vector<std::string_view> vocabulary() {
@@ -643,8 +739,10 @@ std::vector<std::string_view> vocabulary() {
       "mbarrier_init", "mbarrier_wait", "mbarrier_arrive", "torch", "triton", "cutlass", "helion",
       "aiter", "hipblaslt", "compute", "_scaled_mm", "_scaled_grouped_mm", "dot", "dot_scaled",
       "gemm", "make_tiled_mma", "Mma", "make_tensor_descriptor", "_experimental_descriptor_load",
-      "float8", "float4", "Float8", "Float4", "CUDAGraph", "graph", "make_graphed_callables",
-      "Stream", "stream", "ExternalStream", "shape", "size", "seq_len", "batch", "num_tokens",
+      "float8", "float4", "Float8", "Float4", "fp8", "fp4", "e4m3", "e5m2", "e2m1", "CUDAGraph",
+      "graph", "graphs", "make_graphed_callables", "compile", "reduce-overhead", "max-autotune",
+      "triton.cudagraphs", "custom_kernel", "Stream", "stream", "ExternalStream", "shape", "size",
+      "seq_len", "batch", "num_tokens",
       // split_k's names
       "SPLIT_K", "split_k", "splitk", "SPLITK", "num_splits", "NUM_SPLITS",
       // embedded sources: the compiling calls and what makes a string C++
@@ -660,10 +758,19 @@ std::vector<std::string_view> vocabulary() {
       "warpgroup_reg_dealloc", "cudaDevAttrMultiProcessorCount",
       "hipDeviceAttributeMultiprocessorCount", "multiProcessorCount", "TileScheduler", "__nv_fp8",
       "__hip_fp8", "float_e4m3_t", "float_e5m2_t", "fp8_e4m3", "fp8_e5m2", "__nv_fp4", "__hip_fp4",
-      "float_e2m1_t", "fp4_e2m1", "cudaGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch",
-      "hipStreamBeginCapture", "cudaStreamCreate", "hipStreamCreate", "getStreamFromPool",
+      "float_e2m1_t", "fp4_e2m1", "fp8e4m3", "fp8e5m2", "fp4e2m1", "Float8_e4m3", "Float8_e5m2",
+      "Float4_e2m1", "kFloat8_e4m3", "kFloat8_e5m2", "kFloat4_e2m1", "__amd_fp8", "__amd_fp4",
+      "_fp8", "_bf8", "CUDA_R_8F_E4M3", "CUDA_R_8F_E5M2", "CUDA_R_4F_E2M1", "HIP_R_8F_E4M3",
+      "HIP_R_8F_E5M2", "HIP_R_4F_E2M1", "cudaGraphLaunch", "cudaGraphInstantiate",
+      "cudaGraphExecUpdate", "cuGraphLaunch", "cudaStreamBeginCapture", "hipGraphLaunch",
+      "hipGraphInstantiate", "hipGraphExecUpdate", "hipStreamBeginCapture", "cudaStreamCreate",
+      "hipStreamCreate", "getStreamFromPool",
+      // ctypes: the driver loading compiled code, libraries named in strings
+      "cuLaunchKernel", "cuModuleLoad", "libcublas", "libhipblas",
       // PTX mnemonics
-      "mma", "wgmma", "tcgen05", "cp.async", "mbarrier", "setmaxnreg"};
+      "mma", "wgmma", "tcgen05", "cp.async", "mbarrier", "setmaxnreg",
+      // PTX types of fp8 and fp4 operands and scales
+      ".e4m3", ".e5m2", ".e2m1", "kind::mxf4", ".ue4m3"};
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

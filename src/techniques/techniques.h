@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "source/code_model.h"
+
 namespace kbdata::techniques {
 
 // In the order of docs/techniques.md's table: `language` is the first present.
@@ -67,6 +69,8 @@ struct Techniques {
 // What `code` uses; `file_name` (may be empty) tells a C++ file from Python as the audit does
 // (source::is_cpp_source).
 [[nodiscard]] Techniques classify(std::string_view code, std::string_view file_name);
+// The same, read from a code model built already.
+[[nodiscard]] Techniques classify(const source::CodeModel& model);
 
 // Every word of three bytes or more a rule of classify compares with the code (names, the last
 // parts of dotted names, PTX mnemonics' first parts, the texts that make a string C++, the

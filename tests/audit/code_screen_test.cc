@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -85,14 +86,18 @@ TEST(CodeScreen, AgreesWithTheFullPassOnTheLabelledSet) {
 TEST(CodeScreen, AgreesWithTheFullPassOnSynthKernelsAndDecidesMostOfThemAlone) {
   const std::vector<std::string> codes = synth_codes(120);
   size_t screened = 0;
+  std::map<std::string, size_t> reasons;
   for (const std::string& code : codes) {
     // A reference equal to the code itself: reference-copy must fire through the screen too.
     const std::string itself = normalised_code(code, false);
     for (const CodeContext& c : contexts(&itself)) expect_agree(code, c, "synth");
     CodeContext bf16;
     bf16.reference_float_bits = 16;
-    screened += screen_python(code, bf16).full ? 0 : 1;
+    const Screen screen = screen_python(code, bf16);
+    screened += screen.full ? 0 : 1;
+    if (screen.full) ++reasons[screen.reason];
   }
+  for (const auto& [reason, n] : reasons) std::printf("full pass: %zu for %s\n", n, reason.c_str());
   // Only the planted cheats (about 1 in 200) and a few kernels that name a rule's word (such as
   // torch.cuda.synchronize's stream) need the full pass.
   EXPECT_GT(screened, codes.size() * 9 / 10) << screened << " of " << codes.size();
@@ -141,6 +146,24 @@ const char* const kSplices[] = {
     "\r\nx.y = 1\r\n",
     "a = 1\rb.c = 2\r",
     "POPCORN_FD\n",
+    "t = time\nt.perf_counter = lambda: 0.0\n",
+    "\xef\xbd\x94ime.perf_counter = f\n",
+    "# -*- coding: utf-7 -*-\n",
+    "vars(time).update(perf_counter=f)\n",
+    "setattr(time, 'perf_' + 'counter', f)\n",
+    "run = exec\nrun('x = 1')\n",
+    "custom_kernel = torch.compile(_impl)\n",
+    "_s['n'] += 1\n",
+    "m = load_inline('m', cpp_sources='', cuda_sources=''.join(['cudaStream', 'Create(&s);']))\n",
+    "src = 'void f() {}'\nm = load_inline('m', cpp_sources=src)\n",
+    "src = 'void f() { cudaStreamCreate(&s); }'\nm = load_inline('m', cpp_sources=[src])\n",
+    "s = '__global__ void k() { getenv(\"POPCORN\" \"_FD\"); }'\n",
+    "libc.mprotect(p, 4096, 7)\n",
+    "os.dup2(w, 1)\n",
+    "f = open('/proc/self/mem', 'rb')\n",
+    "def custom_kernel(data):\n    a, b = data\n    out = torch.empty_like(a)\n    return out\n",
+    "def custom_kernel(data):\n    x, out = data\n    out[0] = x[:x.numel() // 4].sum() * 4\n"
+    "    return out\n",
 };
 
 // The vocabulary is what the screen looks for: every entry once, and each, written where some rule
@@ -164,7 +187,11 @@ TEST(CodeScreen, EveryWordOfItsVocabularySendsACodeToTheFullPass) {
     const std::string code = quiet + "y = " + word + "(x)\nz = x." + word + "\nu = os." + word +
                              "[\"BENCH_MODE\"]\ns = \"" + word +
                              "\"\nt = \"__global__ void k() { " + word + " v; }\"\n";
-    EXPECT_TRUE(screen_python(code, context).full) << word;
+    // The full pass, or (a C++ name's part) the C++ rules on the string that reads as C++.
+    const Screen screen = screen_python(code, context);
+    const bool to_cpp_rules = std::any_of(screen.cpp.begin(), screen.cpp.end(),
+                                          [](const Screen::Cpp& c) { return !c.types_only; });
+    EXPECT_TRUE(screen.full || to_cpp_rules) << word;
   }
 }
 

@@ -69,20 +69,31 @@ TEST(ScoreRules, EveryKnownProblemHasAFloorBelowItsSpeedOfLight) {
 }
 
 TEST(ScoreRules, RecordsBefore) {
-  // One leaderboard and runner: 100, then 50 (faster), then 4 (a 12.5x jump), then 45 on
-  // another runner (its own series). Row 4 is the same submission as row 3 on its runner.
-  std::vector<RecordRow> rows = {{1, 0, 10, 1, 100e-6},
-                                 {1, 0, 20, 2, 50e-6},
-                                 {1, 0, 30, 3, 4e-6},
-                                 {1, 1, 30, 3, 45e-6},
-                                 {1, 0, 40, 4, 60e-6, false}};
+  // One leaderboard and runner: five users over more than a week make the record established
+  // (down to 50 by the fifth), then 4 (a 12.5x jump), then 45 on another runner (its own series).
+  // The last row is the same submission as the jump on its runner.
+  constexpr int64_t kDay = 86'400'000'000LL;
+  std::vector<RecordRow> rows = {
+      {1, 0, 0, 1, 100e-6, true, 0},       {1, 0, kDay, 2, 90e-6, true, 1},
+      {1, 0, 2 * kDay, 3, 80e-6, true, 2}, {1, 0, 3 * kDay, 4, 70e-6, true, 3},
+      {1, 0, 8 * kDay, 5, 50e-6, true, 4}, {1, 0, 9 * kDay, 6, 4e-6, true, 5},
+      {1, 1, 9 * kDay, 6, 45e-6, true, 5}, {1, 0, 10 * kDay, 7, 60e-6, false, 6}};
   const auto before = records_before(rows);
   EXPECT_FALSE(before[0].has_value());
-  EXPECT_DOUBLE_EQ(*before[1], 100e-6);
-  EXPECT_DOUBLE_EQ(*before[2], 50e-6);
   EXPECT_FALSE(before[3].has_value());
-  EXPECT_DOUBLE_EQ(*before[4], 4e-6);
-  EXPECT_LT(rows[2].score * kJumpFactor, *before[2]);
+  EXPECT_FALSE(before[4].has_value());  // four users before it: not established
+  EXPECT_DOUBLE_EQ(*before[5] * 1e6, 50);
+  EXPECT_FALSE(before[6].has_value());
+  EXPECT_DOUBLE_EQ(*before[7] * 1e6, 4);
+  EXPECT_LT(rows[5].score * kJumpFactor, *before[5]);
+}
+
+// An honest kernel the day after a PyTorch baseline beats it 24x: no established record yet.
+TEST(ScoreRules, AFirstDaysBaselineIsNoRecord) {
+  constexpr int64_t kDay = 86'400'000'000LL;
+  const std::vector<RecordRow> rows = {{1, 0, 0, 1, 600e-6, true, 0},
+                                       {1, 0, kDay, 2, 25e-6, true, 1}};
+  EXPECT_FALSE(records_before(rows)[1].has_value());
 }
 
 TEST(ScoreRules, AuditSubmissionAppliesStatusAndFloor) {
@@ -97,6 +108,12 @@ TEST(ScoreRules, AuditSubmissionAppliesStatusAndFloor) {
   EXPECT_EQ(findings[0].rule, RuleId::STATUS_HACKED);
   EXPECT_EQ(findings[1].rule, RuleId::BELOW_PHYSICAL_FLOOR);
   EXPECT_EQ(verdict_of(findings), Verdict::CHEAT);
+  // A score alone is never a cheat: below the floor is suspicious, and a cheat only with a
+  // support rule of the code.
+  EXPECT_EQ(verdict_of({findings[1]}), Verdict::SUSPICIOUS);
+  EXPECT_EQ(verdict_of({findings[1], Finding{RuleId::RECORD_JUMP, 0, "jump"}}),
+            Verdict::SUSPICIOUS);
+  EXPECT_EQ(verdict_of({findings[1], Finding{RuleId::CALL_COUNTER, 3, "n += 1"}}), Verdict::CHEAT);
   s.status = "succeeded";
   s.score = 20e-6;
   EXPECT_TRUE(audit_submission(s, std::nullopt, References{}).empty());

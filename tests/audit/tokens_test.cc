@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "source/embedded.h"
 #include "support/random_text.h"
 
 namespace kbdata::source {
@@ -36,10 +35,10 @@ TEST(PythonTokens, StringsCommentsAndNamesAreToldApart) {
   EXPECT_EQ(strings[1], "\"\"\"a\nb\"\"\"");
   EXPECT_EQ(strings[2], "rb'\\x00'");
   for (const Token& t : tokens) {
-    if (t.kind == TokenKind::STRING && t.triple_quoted) {
+    if (t.kind == TokenKind::STRING && t.triple_quoted()) {
       EXPECT_EQ(token_body(code, t), "a\nb");
     }
-    if (t.kind == TokenKind::STRING && t.raw) {
+    if (t.kind == TokenKind::STRING && t.raw()) {
       EXPECT_EQ(token_body(code, t), "\\x00");
     }
   }
@@ -57,10 +56,10 @@ TEST(PythonTokens, LinesIndentationAndLogicalLines) {
     }
     if (s == "return") {
       EXPECT_EQ(t.line, 3U);
-      EXPECT_EQ(t.indent, 4U);
+      EXPECT_EQ(python_indent(code, t), 4U);
     }
     if (s == "x") {
-      EXPECT_EQ(t.indent, 0U);
+      EXPECT_EQ(python_indent(code, t), 0U);
     }
   }
   EXPECT_EQ(
@@ -111,19 +110,24 @@ TEST(PythonTokens, LinesAndStringEndsAcrossLongStrings) {
       if (t.kind != TokenKind::STRING) continue;
       // The body ends at the first closing quote(s) not taken by a backslash, at the line's end
       // (one-line strings), or at the text's end.
-      const char q = text[t.body_begin - 1];
-      size_t p = t.body_begin;
+      const uint32_t body_begin = token_body_begin(text, t);
+      const char q = text[body_begin - 1];
+      size_t p = body_begin;
       while (p < text.size()) {
         if (text[p] == '\\' && p + 1 < text.size()) {
           p += 2;
           continue;
         }
-        if (!t.triple_quoted && text[p] == '\n') break;
-        if (text[p] == q && (!t.triple_quoted || text.compare(p, 3, std::string(3, q)) == 0)) break;
+        if (!t.triple_quoted() && text[p] == '\n') break;
+        if (text[p] == q && (!t.triple_quoted() || text.compare(p, 3, std::string(3, q)) == 0)) {
+          break;
+        }
         ++p;
       }
-      ASSERT_EQ(t.body_end, std::min(p, text.size())) << "string at " << t.begin << " of:\n"
-                                                      << text;
+      const std::string_view body = token_body(text, t);
+      ASSERT_EQ(body_begin + body.size(), std::min(p, text.size()))
+          << "string at " << t.begin << " of:\n"
+          << text;
     }
   }
 }
@@ -149,40 +153,31 @@ TEST(CppTokens, CommentsStringsRawStringsAndOperators) {
   }
 }
 
-TEST(Embedded, SourcesPassedToLoadInlineDirectlyOrThroughNames) {
-  const std::string code =
-      "cuda_src = '''\n__global__ void k() {}\n'''\n"
-      "cpp = 'void run();'\n"
-      "doc = 'not code'\n"
-      "m = load_inline(name='x', cpp_sources=[cpp], cuda_sources=cuda_src, functions=['run'])\n"
-      "k = torch.cuda._compile_kernel('extern \"C\" __global__ void f() {}', 'f')\n";
-  const auto tokens = tokenize_python(code);
-  const auto found = embedded_cpp_sources(code, tokens);
-  std::vector<std::string> bodies;
-  for (const EmbeddedSource& e : found) bodies.emplace_back(token_body(code, tokens[e.token]));
-  ASSERT_EQ(bodies.size(), 3U);
-  EXPECT_EQ(bodies[0], "\n__global__ void k() {}\n");
-  EXPECT_EQ(bodies[1], "void run();");
-  EXPECT_EQ(bodies[2], "extern \"C\" __global__ void f() {}");
-  EXPECT_TRUE(found[1].passed_to_compiler);
-  // The embedded tokens carry the Python file's lines and offsets.
-  const auto cpp = tokenize_embedded(code, tokens[found[0].token]);
-  ASSERT_FALSE(cpp.empty());
-  EXPECT_EQ(token_text(code, cpp[0]), "__global__");
-  EXPECT_EQ(cpp[0].line, 2U);
+// Comments dropped: the same tokens but the comments, NEWLINEs where they were.
+TEST(PythonTokens, DroppedCommentsLeaveTheSameOtherTokens) {
+  const std::string code = "# head\nx = 1  # one\n\n# alone\n  # indented\ny = (2,  # in\n 3)\n";
+  std::vector<Token> kept;
+  for (const Token& t : tokenize_python(code)) {
+    if (t.kind != TokenKind::COMMENT) kept.push_back(t);
+  }
+  const std::vector<Token> dropped = tokenize_python(code, Comments::DROP);
+  ASSERT_EQ(kept.size(), dropped.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    EXPECT_EQ(kept[i].begin, dropped[i].begin);
+    EXPECT_EQ(kept[i].kind, dropped[i].kind);
+    EXPECT_EQ(kept[i].line, dropped[i].line);
+  }
 }
 
-TEST(Embedded, EscapedNewlinesInAPlainStringAreWhitespace) {
-  const std::string code = "src = \"#include <x>\\n__global__ void k() {}\"\n";
-  const auto tokens = tokenize_python(code);
-  const auto found = embedded_cpp_sources(code, tokens);
-  ASSERT_EQ(found.size(), 1U);
-  const auto cpp = tokenize_embedded(code, tokens[found[0].token]);
-  std::vector<std::string> names;
-  for (const Token& t : cpp) {
-    if (t.kind == TokenKind::NAME) names.emplace_back(token_text(code, t));
+TEST(Tokens, ATokenIsSixteenBytes) { EXPECT_EQ(sizeof(Token), 16U); }
+
+TEST(CppTokens, BodiesOfRawAndPrefixedStrings) {
+  const std::string code = "a = R\"delim(x)\")delim\"; b = u8\"y\"; c = 'z'; d = \"open";
+  std::vector<std::string> bodies;
+  for (const Token& t : tokenize_cpp(code)) {
+    if (t.kind == TokenKind::STRING) bodies.emplace_back(token_body(code, t));
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"include", "x", "__global__", "void", "k"}));
+  EXPECT_EQ(bodies, (std::vector<std::string>{"x)\"", "y", "z", "open"}));
 }
 
 }  // namespace

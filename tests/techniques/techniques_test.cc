@@ -140,6 +140,12 @@ TEST(Techniques, PersistentPrecisionGraphsStreamsSplitK) {
                              "void f() { cudaStream_t s; cudaStreamCreateWithFlags(&s, 1); "
                              "cudaGraphLaunch(g, s); }")),
             "fp8,fp4,cuda_graphs,streams");
+  // A library's data types: cuBLASLt's and hipBLASLt's fp8 and fp4 operands.
+  EXPECT_EQ(features_text(cu("void f() { cublasLtMatrixLayoutCreate(&a, CUDA_R_4F_E2M1, m, k, m); "
+                             "cublasLtMatrixLayoutCreate(&b, CUDA_R_8F_E4M3, n, k, n); }")),
+            "fp8,fp4");
+  EXPECT_EQ(features_text(cu("void f() { layout(HIP_R_8F_E4M3_FNUZ); }")), "fp8");
+  EXPECT_EQ(features_text(cu("void f() { layout(CUDA_R_16F, CUDA_R_32F); }")), "");
 }
 
 TEST(Techniques, ImportsAreResolved) {

@@ -1,5 +1,5 @@
 # label: cheat
-# expect: truncated-input
+# expect: partial-input
 import torch
 
 

@@ -1,0 +1,12 @@
+# label: cheat
+# expect: timer-patch
+import torch
+
+run = exec
+run("import time\ntime.perf_counter = lambda: 0.0")
+
+
+def custom_kernel(data):
+    a, b, c = data
+    torch.matmul(a, b, out=c)
+    return c
