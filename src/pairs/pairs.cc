@@ -938,7 +938,10 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
   }
   if (o.flagged_level) {
     t += "- Left out before anything else: the " + std::to_string(o.flagged_left_out) +
-         " rows `kbdata audit` flags at `" + *o.flagged_level + "` or worse.\n";
+         " rows `kbdata audit` calls " +
+         (*o.flagged_level == "cheat" ? std::string("`cheat`")
+                                      : "`" + *o.flagged_level + "` or `cheat`") +
+         ".\n";
   }
 
   t += "\n## Counts\n\n| | rows |\n|---|---:|\n";

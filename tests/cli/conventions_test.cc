@@ -191,7 +191,7 @@ TEST(EmptyResults, FiltersThatMatchNothingSaySo) {
   EXPECT_EQ(r.err,
             "kbdata: no submissions match the filters (--problem nvfp4_gemm --user-name "
             "nobody-at-all) in " +
-                kSample + "\n");
+                kSample + "; no user 'nobody-at-all' (as id or name) among the rows selected\n");
 }
 
 TEST(EmptyResults, UnknownLeaderboardIdIsNamed) {

@@ -210,9 +210,7 @@ TEST_F(PairsCli, ExcludeFlaggedLeavesTheCheatOut) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ids(jsonl()), (Ids{{"B200", 1, 2}, {"B200", 2, 6}, {"B200", 8, 9}, {"H100", 1, 2}}));
   const std::string card = read_file(dir_.file("p.jsonl.card.md"));
-  EXPECT_NE(card.find("the 1 rows `kbdata audit` flags at `suspicious` or worse"),
-            std::string::npos)
-      << card;
+  EXPECT_NE(card.find("the 1 rows `kbdata audit` calls `cheat`."), std::string::npos) << card;
 }
 
 TEST_F(PairsCli, DecontaminationDropsPlantedOverlapsByReason) {

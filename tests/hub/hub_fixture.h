@@ -2,6 +2,7 @@
 // cache, and kbdata run against them with a controlled environment.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -93,6 +94,7 @@ class HubTest : public ::testing::Test {
 
   // Starts the fake hub with `extra` merged into its configuration (faults, page_size, ...).
   void start_hub(const nlohmann::json& extra = nlohmann::json::object()) {
+    stop_hub();  // a hub a failed assertion left running: never two, never one left behind
     nlohmann::json config = {{"repo", kRepo},
                              {"sha", kCommit},
                              {"refs", {{"main", kCommit}}},
@@ -126,6 +128,9 @@ class HubTest : public ::testing::Test {
       ::dup2(out[1], 1);
       ::close(out[0]);
       ::close(out[1]);
+      // Not the test's stderr: ctest waits for every holder of its output pipe to close it.
+      const int err = ::open((root_ / "hub.stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (err >= 0) ::dup2(err, 2);
       const std::string script = std::string(KBDATA_SOURCE_DIR) + "/tests/hub/fake_hub.js";
       const std::string conf = (root_ / "hub.json").string();
       ::execlp("node", "node", script.c_str(), conf.c_str(), static_cast<char*>(nullptr));

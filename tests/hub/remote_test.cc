@@ -128,6 +128,9 @@ TEST_F(Remote, SubmissionsStatsAndRecordsPrintWhatTheyPrintLocally) {
 // The audit and pairs read the data set's leaderboards.parquet (references, task texts) through
 // the same source as its configs.
 TEST_F(Remote, AuditAndPairsReadTheLeaderboardsRemotely) {
+  // amd-fp8-mm's rows: the legacy config (its leaderboard is one the files must hold).
+  files_.push_back({"submissions.parquet", sample("submissions.parquet"), true});
+  std::ofstream(local_ / "submissions.parquet", std::ios::binary) << files_.back().bytes;
   // The published leaderboards file holds the first AMD competition's leaderboards.
   expect_same_as_local({"audit", "-p", "amd-fp8-mm", "--format", "jsonl", "--data", kAddress});
   fs::remove(root_ / "hub.log");
