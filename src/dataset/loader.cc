@@ -520,12 +520,29 @@ class RowChecks {
  public:
   // `repeats`: the file gives one row per (submission_id, runner) (flat files), so a second is a
   // repeat.
-  RowChecks(std::string file, LoadStats& stats, bool repeats)
-      : file_(std::move(file)), stats_(stats), repeats_(repeats) {}
+  // `rows`: the file's row count, the most it can admit.
+  RowChecks(std::string file, LoadStats& stats, bool repeats, int64_t rows)
+      : file_(std::move(file)), stats_(stats), repeats_(repeats) {
+    if (repeats_) seen_.reserve(static_cast<size_t>(std::max<int64_t>(rows, 0)));
+  }
 
   // False when the row is a repeat, to be dropped.
   bool admit(Submission& s) {
-    if (s.runner && runner_hardware(*s.runner) == nullptr) stats_.respell_unknown_runner(*s.runner);
+    size_t runner_hash = 0;
+    if (s.runner) {
+      // Files give long runs of one runner: its table lookup and hash are made once per run.
+      if (*s.runner != last_runner_) {
+        last_runner_ = *s.runner;
+        last_runner_known_ = runner_hardware(*s.runner) != nullptr;
+        last_runner_hash_ = std::hash<std::string>()(*s.runner);
+      }
+      if (last_runner_known_) {
+        runner_hash = last_runner_hash_;
+      } else {
+        stats_.respell_unknown_runner(*s.runner);
+        runner_hash = std::hash<std::string>()(*s.runner);
+      }
+    }
     if (s.leaderboard_id != last_leaderboard_ || s.problem_name != last_problem_) {
       last_leaderboard_ = s.leaderboard_id;
       last_problem_ = s.problem_name;
@@ -537,8 +554,7 @@ class RowChecks {
       }
     }
     if (!repeats_) return true;
-    const Key key{s.submission_id, s.runner ? std::hash<std::string>()(*s.runner) : 0,
-                  s.runner.has_value()};
+    const Key key{s.submission_id, runner_hash, s.runner.has_value()};
     const uint64_t print = fingerprint(s);
     const auto [it, inserted] = seen_.try_emplace(key, print);
     if (inserted) return true;
@@ -593,8 +609,11 @@ class RowChecks {
   std::string file_;
   LoadStats& stats_;
   bool repeats_;
-  std::unordered_map<Key, uint64_t, KeyHash> seen_;
+  std::unordered_map<Key, uint64_t, KeyHash> seen_;  // each row admitted: its fingerprint
   uint64_t repeated_ = 0;
+  std::string last_runner_ = "\x1f";  // no runner: the first row's is looked up
+  bool last_runner_known_ = false;
+  size_t last_runner_hash_ = 0;
   int64_t last_leaderboard_ = -1;
   std::string last_problem_ = "\x1f";  // no problem name: the first row is checked
 };
@@ -625,7 +644,7 @@ void load_flat(parquet::FileReader& reader, const parquet::RowFilter* filter,
   const Filter& f = options.filter;
   // A file without a runner column cannot tell a submission's rows on two runners apart: the
   // identity rule needs the column.
-  RowChecks checks(reader.name(), stats, /*repeats=*/file[F_RUNNER].present());
+  RowChecks checks(reader.name(), stats, /*repeats=*/file[F_RUNNER].present(), reader.num_rows());
   file.run(
       filter, /*filter_rows=*/true, stats,
       [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
@@ -1057,7 +1076,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     });
   }
   respelled.add_to(stats);
-  RowChecks checks(reader.name(), stats, /*repeats=*/false);
+  RowChecks checks(reader.name(), stats, /*repeats=*/false, 0);
   for (size_t i = 0; i < groups.size(); ++i) {
     if (kept[i] != 0 && checks.admit(groups[i])) sink(std::move(groups[i]));
   }
