@@ -917,8 +917,10 @@ class PythonRules {
       if (bits < *context_.reference_float_bits) add(RuleId::PRECISION_DOWNGRADE, c.callee);
       return;
     }
-    // Unknown reference: a cast down whose result is cast back to an input's dtype (X.dtype of a
-    // parameter or a name unpacked from one) in the same function.
+    // Unknown reference: a cast down (below 32 bits: a cast to fp32 and back is how honest
+    // kernels accumulate, a softmax in fp32 say) whose result is cast back to an input's dtype
+    // (X.dtype of a parameter or a name unpacked from one) in the same function.
+    if (bits >= 32) return;
     const uint32_t scope = scope_of_statement(c.statement);
     for (const CallFact& back : f_.calls) {
       if (back.last != "to" || scope_of_statement(back.statement) != scope) continue;
