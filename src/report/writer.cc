@@ -348,31 +348,14 @@ void Writer::write(result::ResultTable& table) {
   for (const result::ResultTable::Leaderboard& l : table.leaderboards()) {
     leaderboard_shown(l.id, l.problem_name);
   }
-  const std::vector<result::ResultTable::Section>& sections = table.sections();
-  size_t next_section = 0;
-  int64_t row = 0;
-  const auto start_sections_up_to = [&](int64_t r) {
-    while (next_section < sections.size() && sections[next_section].first_row <= r) {
-      section(sections[next_section++].title);
-    }
-  };
-  for (const std::shared_ptr<const result::Batch>& batch : table.batches()) {
-    for (int64_t r = 0; r < batch->rows; ++r, ++row) {
-      start_sections_up_to(row);
-      std::vector<Cell> cells;
-      cells.reserve(batch->columns.size());
-      for (const result::ColumnData& column : batch->columns) cells.push_back(column.at(r));
-      const std::optional<int64_t> leaderboard = table.row_leaderboard(row);
-      std::string problem;
-      if (leaderboard) {
-        for (const result::ResultTable::Leaderboard& l : table.leaderboards()) {
-          if (l.id == *leaderboard) problem = l.problem_name;
-        }
-      }
-      this->row(std::move(cells), leaderboard, problem);
-    }
-  }
-  start_sections_up_to(table.rows());
+  table.visit([&](const std::string& title) { section(title); },
+              [&](std::vector<Cell>&& cells, const result::ResultTable::Leaderboard* leaderboard) {
+                if (leaderboard != nullptr) {
+                  row(std::move(cells), leaderboard->id, leaderboard->problem_name);
+                } else {
+                  row(std::move(cells));
+                }
+              });
   for (const std::string& line : table.summary_lines()) table_footer(line);
 }
 

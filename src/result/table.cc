@@ -155,10 +155,15 @@ void ResultTable::section(std::string title) {
 }
 
 void ResultTable::leaderboard_shown(int64_t leaderboard_id, const std::string& problem_name) {
-  for (const Leaderboard& l : leaderboards_) {
-    if (l.id == leaderboard_id) return;
+  (void)leaderboard_index(leaderboard_id, problem_name);
+}
+
+int32_t ResultTable::leaderboard_index(int64_t leaderboard_id, const std::string& problem_name) {
+  for (size_t i = 0; i < leaderboards_.size(); ++i) {
+    if (leaderboards_[i].id == leaderboard_id) return static_cast<int32_t>(i);
   }
   leaderboards_.push_back(Leaderboard{leaderboard_id, problem_name});
+  return static_cast<int32_t>(leaderboards_.size() - 1);
 }
 
 void ResultTable::add_row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
@@ -180,8 +185,8 @@ void ResultTable::add_row(std::vector<Cell> cells, std::optional<int64_t> leader
   for (size_t i = 0; i < cells.size(); ++i) open_->columns[i].append(cells[i]);
   ++open_->rows;
   ++rows_;
-  if (leaderboard_id) leaderboard_shown(*leaderboard_id, problem_name);
-  row_leaderboards_.push_back(leaderboard_id);
+  row_leaderboards_.push_back(leaderboard_id ? leaderboard_index(*leaderboard_id, problem_name)
+                                             : -1);
   if (open_->rows >= batch_rows_) end_batch();
 }
 
@@ -190,8 +195,49 @@ void ResultTable::end_batch() {
   open_.reset();
 }
 
-std::optional<int64_t> ResultTable::row_leaderboard(int64_t row) const {
-  return row_leaderboards_.at(static_cast<size_t>(row));
+const ResultTable::Leaderboard* ResultTable::row_leaderboard(int64_t row) const {
+  const int32_t index = row_leaderboards_.at(static_cast<size_t>(row));
+  return index < 0 ? nullptr : &leaderboards_[static_cast<size_t>(index)];
+}
+
+void ResultTable::visit(
+    const std::function<void(const std::string& title)>& on_section,
+    const std::function<void(std::vector<Cell>&& cells, const Leaderboard* leaderboard)>& on_row) {
+  size_t next_section = 0;
+  const auto start_sections_up_to = [&](int64_t row) {
+    while (next_section < sections_.size() && sections_[next_section].first_row <= row) {
+      on_section(sections_[next_section++].title);
+    }
+  };
+  int64_t row = 0;
+  for (const std::shared_ptr<const Batch>& batch : batches()) {
+    for (int64_t r = 0; r < batch->rows; ++r, ++row) {
+      start_sections_up_to(row);
+      std::vector<Cell> cells;
+      cells.reserve(batch->columns.size());
+      for (const ColumnData& column : batch->columns) cells.push_back(column.at(r));
+      on_row(std::move(cells), row_leaderboard(row));
+    }
+  }
+  start_sections_up_to(rows_);
+}
+
+ResultTable map_rows(ResultTable& in, std::vector<Column> columns,
+                     const std::function<std::vector<Cell>(std::vector<Cell>&&)>& map) {
+  ResultTable out(std::move(columns), in.rule());
+  for (const ResultTable::Leaderboard& l : in.leaderboards()) {
+    out.leaderboard_shown(l.id, l.problem_name);
+  }
+  in.visit([&](const std::string& title) { out.section(title); },
+           [&](std::vector<Cell>&& cells, const ResultTable::Leaderboard* leaderboard) {
+             if (leaderboard != nullptr) {
+               out.add_row(map(std::move(cells)), leaderboard->id, leaderboard->problem_name);
+             } else {
+               out.add_row(map(std::move(cells)));
+             }
+           });
+  for (const std::string& line : in.summary_lines()) out.summary(line);
+  return out;
 }
 
 const std::vector<std::shared_ptr<const Batch>>& ResultTable::batches() {

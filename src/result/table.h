@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,13 +179,23 @@ class ResultTable {
   [[nodiscard]] const std::vector<Leaderboard>& leaderboards() const { return leaderboards_; }
   [[nodiscard]] const std::vector<std::string>& summary_lines() const { return summary_; }
   // The leaderboard of row `row` (over all batches), if it names one.
-  [[nodiscard]] std::optional<int64_t> row_leaderboard(int64_t row) const;
+  [[nodiscard]] const Leaderboard* row_leaderboard(int64_t row) const;
+
+  // Walks the table in order: `on_section` as each section starts (an empty one too, before the
+  // rows that follow it), `on_row` with each row's cells and its leaderboard (nullptr when it
+  // names none). Seals the open batch (batches()).
+  void visit(
+      const std::function<void(const std::string& title)>& on_section,
+      const std::function<void(std::vector<Cell>&& cells, const Leaderboard* leaderboard)>& on_row);
 
   // Every batch, the open one sealed first (end_batch()): rows added later go to a new batch,
   // so a sealed batch never changes and may be shared for as long as anyone needs it.
   [[nodiscard]] const std::vector<std::shared_ptr<const Batch>>& batches();
 
  private:
+  // The index of the leaderboard in leaderboards_, added when first seen.
+  int32_t leaderboard_index(int64_t leaderboard_id, const std::string& problem_name);
+
   std::vector<Column> columns_;
   std::string rule_;
   int64_t batch_rows_;
@@ -193,8 +204,15 @@ class ResultTable {
   std::unique_ptr<Batch> open_;
   std::vector<Section> sections_;
   std::vector<Leaderboard> leaderboards_;
-  std::vector<std::optional<int64_t>> row_leaderboards_;  // one per row
+  std::vector<int32_t> row_leaderboards_;  // per row: an index into leaderboards_, or -1
   std::vector<std::string> summary_;
 };
+
+// A table of `columns` whose rows are `in`'s mapped by `map`, in the same sections, with the same
+// leaderboards (in the same order), summary lines and rule: another view of the same answer (a
+// table for people that names a user once where the machine formats carry id and name).
+[[nodiscard]] ResultTable map_rows(
+    ResultTable& in, std::vector<Column> columns,
+    const std::function<std::vector<Cell>(std::vector<Cell>&&)>& map);
 
 }  // namespace kbdata::result

@@ -1,8 +1,8 @@
 // arrow::export_stream read by a consumer written by others: DuckDB's C API (duckdb_arrow_scan,
 // in the libduckdb.so of the npm peers) registers the stream as a view, and reads the same rows,
 // with the same types, as the table's --format json rendering by report::Writer; for a table of
-// every type, and for the rows `kbdata top` ranks on the bundled sample, compared with what the
-// command itself prints with -f json.
+// every type, and for the answer of `kbdata top` on the bundled sample (its query's table),
+// compared with what the command itself prints with -f json.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/ranking.h"
 #include "arrow/export.h"
 #include "bench/duckdb_c_api.h"
 #include "common/calendar.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
+#include "query/top.h"
 #include "report/writer.h"
 #include "support/run_kbdata.h"
 #include "tests/arrow/release_counter.h"
@@ -253,43 +253,26 @@ TEST(ArrowDuckDb, ReadsEveryTypeAsTheJsonRendering) {
   check_duckdb_reads(table, "every_type");
 }
 
-// The rows `kbdata top` ranks on the sample: the ranking built from the data as the command
-// builds it, as a result table, read by DuckDB, and the same rows as the command's -f json.
-TEST(ArrowDuckDb, ReadsTopsRankingAsTheCommandPrintsIt) {
+// The answer of `kbdata top` on the sample, from its query (query::TopQuery fed by the loader, as
+// the command feeds it), read by DuckDB; and the same rows as the command prints with -f json.
+TEST(ArrowDuckDb, ReadsTopsAnswerAsTheCommandPrintsIt) {
   const std::string sample = std::string(KBDATA_SOURCE_DIR) + "/data/sample";
   const dataset::DataDir dir = dataset::scan_data_dir(sample);
   dataset::LoadOptions load;
   load.filter.problem = "nvfp4_dual_gemm";
   load.filter.scored_only = true;
   load.filter.passed_only = true;
-  analysis::RankingBuilder builder;
+  query::TopQuery top({.limit = 10, .uncertainty = false});
   dataset::LoadStats stats;
   dataset::load_dir(
-      dir, load, [&](dataset::Submission&& s) { builder.add(s); }, stats);
-  ResultTable table({{"leaderboard_id", ColumnType::INT64},
-                     {"problem_name", ColumnType::STRING},
-                     {"rank", ColumnType::INT64},
-                     {"user_id", ColumnType::STRING},
-                     {"user_name", ColumnType::STRING},
-                     {"score", ColumnType::SCORE},
-                     {"submission_id", ColumnType::INT64},
-                     {"submission_time", ColumnType::TIMESTAMP},
-                     {"runner", ColumnType::STRING}},
-                    "top", 4);
-  for (const analysis::Ranking& r : builder.finish(10)) {
-    for (const analysis::RankedEntry& e : r.entries) {
-      table.add_row(
-          {r.leaderboard_id, r.problem_name, e.rank, e.user_id, result::optional_cell(e.user_name),
-           e.score, e.submission_id, e.submission_time, result::optional_cell(r.runner)},
-          r.leaderboard_id, r.problem_name);
-    }
-  }
+      dir, load, [&](dataset::Submission&& s) { top.add(s); }, stats);
+  ResultTable table = top.finish({});
   ASSERT_GT(table.rows(), 4);
   const kbdata::testing::Result printed =
       kbdata::testing::run("top -p nvfp4_dual_gemm -f json --data " + sample);
   ASSERT_EQ(printed.exit_code, 0) << printed.err;
   EXPECT_EQ(json_of(table), nlohmann::json::parse(printed.out))
-      << "the table holds the rows the command prints";
+      << "the query's table holds the rows the command prints";
   check_duckdb_reads(table, "top_dual_gemm");
 }
 

@@ -85,8 +85,43 @@ TEST(ResultTable, SectionsLeaderboardsAndSummaryAreKeptInOrder) {
   ASSERT_EQ(table.leaderboards().size(), 2u);
   EXPECT_EQ(table.leaderboards()[0].id, 598);
   EXPECT_EQ(table.leaderboards()[1].id, 597);
-  EXPECT_EQ(table.row_leaderboard(0), 597);
+  ASSERT_NE(table.row_leaderboard(0), nullptr);
+  EXPECT_EQ(table.row_leaderboard(0)->id, 597);
+  EXPECT_EQ(table.row_leaderboard(0)->problem_name, "nvfp4_gemm");
   EXPECT_EQ(table.summary_lines(), std::vector<std::string>{"done"});
+}
+
+// Another view of the same answer: rows mapped, sections (an empty one too), leaderboards in
+// their order and summary lines kept.
+TEST(ResultTable, MapRowsKeepsSectionsLeaderboardsAndSummary) {
+  ResultTable in({{"id", ColumnType::INT64}, {"name", ColumnType::STRING}}, "rule", 1);
+  in.leaderboard_shown(598, "nvfp4_dual_gemm");
+  in.add_row({int64_t{0}, std::string("a")});
+  in.section("first");
+  in.add_row({int64_t{1}, std::string("b")}, 597, "nvfp4_gemm");
+  in.section("empty");
+  in.section("last");
+  in.add_row({int64_t{2}, Cell{}}, 598, "nvfp4_dual_gemm");
+  in.summary("done");
+  ResultTable out = map_rows(in, {{"name", ColumnType::STRING}},
+                             [](std::vector<Cell>&& cells) { return std::vector<Cell>{cells[1]}; });
+  EXPECT_EQ(out.rule(), "rule");
+  ASSERT_EQ(out.rows(), 3);
+  ASSERT_EQ(out.sections().size(), 3u);
+  EXPECT_EQ(out.sections()[0].first_row, 1);
+  EXPECT_EQ(out.sections()[1].title, "empty");
+  EXPECT_EQ(out.sections()[2].first_row, 2);
+  ASSERT_EQ(out.leaderboards().size(), 2u);
+  EXPECT_EQ(out.leaderboards()[0].id, 598);
+  EXPECT_EQ(out.row_leaderboard(0), nullptr);
+  EXPECT_EQ(out.row_leaderboard(1)->id, 597);
+  EXPECT_EQ(out.summary_lines(), std::vector<std::string>{"done"});
+  std::vector<Cell> names;
+  out.visit([](const std::string&) {},
+            [&](std::vector<Cell>&& cells, const ResultTable::Leaderboard*) {
+              names.push_back(cells[0]);
+            });
+  EXPECT_EQ(names, (std::vector<Cell>{std::string("a"), std::string("b"), Cell{}}));
 }
 
 TEST(ResultTable, ACellOfTheWrongTypeIsABug) {
