@@ -8,6 +8,7 @@
 //
 // What is normalised, and nothing else:
 //   - the temporary folder of a run (the --out of pairs, dedup and extract) reads "$TMP";
+//   - the checkout's folder (configs names the data folder it read) reads "$SRC";
 //   - the value of a summary's "time" line (dedup's: "time   0.1 s (metadata 0.0, ...)") reads "#".
 // Parquet outputs are compared by their rows, read back as `kbdata cat FILE -f jsonl`, and their
 // schema as `kbdata inspect FILE` prints it (the file's bytes hold kbdata's version in
@@ -91,9 +92,11 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// The run's temporary folder as "$TMP", the value of a summary's "time" line as "#".
+// The run's temporary folder as "$TMP", the checkout as "$SRC", the value of a summary's "time"
+// line as "#".
 std::string normalise(std::string text, const std::string& tmp) {
   text = replace_all(std::move(text), tmp, "$TMP");
+  text = replace_all(std::move(text), KBDATA_SOURCE_DIR, "$SRC");
   std::string out;
   for (const std::string& line : kbdata::testing::lines(text)) {
     const size_t value = line.find_first_not_of(' ', 4);
