@@ -9,7 +9,7 @@ CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
 SAMPLE     := data/sample
 
-.PHONY: all deps build-deps build build-all demo check test soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
+.PHONY: all deps build-deps build build-all demo check test golden soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
 
 all: build
 
@@ -83,6 +83,13 @@ check: build-all format-check
 	KBDATA_CORPUS=$(CORPUS) ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 test: check
+
+# The golden outputs (tests/golden/golden_test.cc): every reading command on the bundled sample in
+# every format, rewritten from this build's kbdata. Review `git diff tests/golden/expected` before
+# committing: a change there is a change in what users see.
+golden: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kbdata golden_test
+	KBDATA_UPDATE_GOLDEN=1 $(BUILD)/tests/golden/golden_test --gtest_brief=1
 
 # The reader's randomized peer test (tests/random/README.md) on fresh seeds: random tables written
 # by DuckDB (V1 and V2, flat and nested) read by `kbdata cat`, and KernelBot files of random column

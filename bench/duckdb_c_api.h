@@ -47,6 +47,7 @@ class DuckDb {
     load(column_count_, "duckdb_column_count");
     load(disconnect_, "duckdb_disconnect");
     load(close_, "duckdb_close");
+    load(arrow_scan_, "duckdb_arrow_scan");
     if (open_(nullptr, &database_) != 0) throw std::runtime_error("duckdb_open failed");
     if (connect_(database_, &connection_) != 0) throw std::runtime_error("duckdb_connect failed");
   }
@@ -110,6 +111,15 @@ class DuckDb {
     return out;
   }
 
+  // Registers `stream` (an Arrow C stream, struct ArrowArrayStream*) as the view `name`
+  // (duckdb_arrow_scan). DuckDB reads the stream when a query reads the view, once: the caller
+  // keeps the stream, and releases it when the queries are done.
+  void arrow_scan(const std::string& name, void* stream) {
+    if (arrow_scan_(connection_, name.c_str(), stream) != 0) {
+      throw std::runtime_error("DuckDB: duckdb_arrow_scan of " + name + " failed");
+    }
+  }
+
  private:
   template <typename F>
   void load(F& function, const char* name) {
@@ -134,6 +144,7 @@ class DuckDb {
   uint64_t (*column_count_)(DuckDbResult*) = nullptr;
   void (*disconnect_)(void**) = nullptr;
   void (*close_)(void**) = nullptr;
+  int (*arrow_scan_)(void*, const char*, void*) = nullptr;  // (connection, name, stream)
 };
 
 // libduckdb.so of the npm peers in the source tree.

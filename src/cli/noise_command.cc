@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
+#include "query/noise_text.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
@@ -19,27 +20,7 @@ constexpr const char* kRule =
     "versions (median-centred MAD), combined by inverse variance; one change of level searched "
     "over time (docs/noise.md)";
 
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
-std::string series_text(const analysis::SeriesNoise& s) {
-  std::string text = (s.problem_name.empty() ? "leaderboard" : s.problem_name) + " (" +
-                     std::to_string(s.leaderboard_id) + ")";
-  return text + (s.runner ? " on " + *s.runner : ", runner not recorded");
-}
-
 }  // namespace
-
-std::string measured_change(const analysis::SeriesNoise& s) {
-  if (!s.change) return "";
-  const analysis::ChangePoint& c = *s.change;
-  return series_text(s) + ": noise x" + fixed(c.after.sigma / c.before.sigma, 1) + " from " +
-         report::time_text(c.time_us).substr(0, 10) + " (sigma " + fixed(c.before.sigma, 3) +
-         " -> " + fixed(c.after.sigma, 3) + ", measured here)";
-}
 
 std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
                                                  const DataOptions& data,
@@ -90,7 +71,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
                                why_empty(dir, filter) + "\n");
   }
   for (const analysis::SeriesNoise& s : result) {
-    writer.section(series_text(s));
+    writer.section(query::series_text(s));
     const report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
     auto emit = [&](const analysis::NoiseEstimate& e, bool with_change) {
       const bool pairs_source = e.source == analysis::NoiseSource::PUBLIC_SECRET ||
@@ -110,7 +91,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
     };
     for (const analysis::NoiseEstimate& e : s.sources) emit(e, false);
     if (s.combined) emit(*s.combined, true);
-    if (s.change) writer.table_footer(measured_change(s));
+    if (s.change) writer.table_footer(query::measured_change(s));
   }
   writer.finish();
 
@@ -121,7 +102,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
     chart.y_in_seconds = false;
     std::vector<int64_t> shown;
     for (const analysis::SeriesNoise& s : result) {
-      plot::Series line{series_text(s), plot::SeriesStyle::LINE, {}, {}};
+      plot::Series line{query::series_text(s), plot::SeriesStyle::LINE, {}, {}};
       for (const analysis::NoisePoint& p : s.over_time) {
         if (p.sigma > 0) line.points.push_back({p.time_us, p.sigma});
       }
@@ -130,7 +111,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
       if (s.change) {
         chart.markers.push_back(
             {s.change->time_us,
-             "noise x" + fixed(s.change->after.sigma / s.change->before.sigma, 1)});
+             "noise x" + query::fixed_digits(s.change->after.sigma / s.change->before.sigma, 1)});
       }
       shown.push_back(s.leaderboard_id);
     }

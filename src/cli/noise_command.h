@@ -36,10 +36,6 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err);
                                                                const dataset::Filter& filter,
                                                                double similarity, std::FILE* err);
 
-// "598 on B200: noise x9.2 from 2025-12-26 (sigma 0.042 -> 0.391)": the measured figure a
-// reliability note gains; "" without a change point.
-[[nodiscard]] std::string measured_change(const analysis::SeriesNoise& series);
-
 // Adds `noise` to `app`.
 void add_noise_command(CLI::App& app, Commands& commands);
 

@@ -17,31 +17,13 @@ namespace {
 constexpr parquet::RowBatchLimits kParquetBatch{.rows = 1024, .bytes = SIZE_MAX};
 constexpr size_t kFlushBytes = size_t{64} * 1024;
 
-bool cell_matches(const Cell& cell, ColumnType type) {
-  if (std::holds_alternative<std::monostate>(cell)) return true;
-  switch (type) {
-    case ColumnType::INT64:
-    case ColumnType::TIMESTAMP:
-      return std::holds_alternative<int64_t>(cell);
-    case ColumnType::SCORE:
-    case ColumnType::FACTOR:
-    case ColumnType::DOUBLE:
-      return std::holds_alternative<double>(cell);
-    case ColumnType::BOOL:
-      return std::holds_alternative<bool>(cell);
-    case ColumnType::STRING:
-    case ColumnType::JSON:
-      return std::holds_alternative<std::string>(cell);
-  }
-  return false;
-}
-
 bool right_aligned(ColumnType type) {
   return type == ColumnType::INT64 || type == ColumnType::SCORE || type == ColumnType::FACTOR ||
          type == ColumnType::DOUBLE;
 }
 
-std::string table_text(const Cell& cell, ColumnType type, bool whole) {
+// A value's text in a table, before a string is made safe (table_cell) or cut.
+std::string table_value_text(const Value& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return "null";
   switch (type) {
     case ColumnType::INT64:
@@ -69,14 +51,40 @@ std::string table_text(const Cell& cell, ColumnType type, bool whole) {
       return std::get<bool>(cell) ? "true" : "false";
     case ColumnType::STRING:
     case ColumnType::JSON:
-      return whole ? table_cell_whole(std::get<std::string>(cell))
-                   : table_cell(std::get<std::string>(cell));
+      return std::get<std::string>(cell);
   }
   return "";
 }
 
 // Exact text for CSV (nullopt for null).
-std::optional<std::string> machine_text(const Cell& cell, ColumnType type) {
+std::optional<std::string> machine_text(const Value& cell, ColumnType type);
+
+// A list's items' texts joined by ",", a null item as "null".
+template <typename ItemText>
+std::string joined(const List& items, ItemText item_text) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) text += ',';
+    text += item_text(items[i]);
+  }
+  return text;
+}
+
+std::string table_text(const Cell& cell, const Column& column) {
+  if (std::holds_alternative<std::monostate>(cell)) return "null";
+  std::string text;
+  if (const List* items = std::get_if<List>(&cell)) {
+    text = joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
+  } else {
+    text = table_value_text(result::to_value(cell), column.type);
+  }
+  if (column.list || column.type == ColumnType::STRING || column.type == ColumnType::JSON) {
+    return column.whole ? table_cell_whole(text) : table_cell(text);
+  }
+  return text;
+}
+
+std::optional<std::string> machine_text(const Value& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return std::nullopt;
   switch (type) {
     case ColumnType::INT64:
@@ -96,7 +104,15 @@ std::optional<std::string> machine_text(const Cell& cell, ColumnType type) {
   return std::nullopt;
 }
 
-void append_json_cell(std::string& out, const Cell& cell, ColumnType type) {
+std::optional<std::string> csv_text(const Cell& cell, const Column& column) {
+  if (const List* items = std::get_if<List>(&cell)) {
+    return joined(*items,
+                  [&](const Value& v) { return machine_text(v, column.type).value_or("null"); });
+  }
+  return machine_text(result::to_value(cell), column.type);
+}
+
+void append_json_value(std::string& out, const Value& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) {
     out += "null";
     return;
@@ -131,25 +147,57 @@ void append_json_cell(std::string& out, const Cell& cell, ColumnType type) {
   }
 }
 
-parquet::Field column_field(const Column& column) {
+void append_json_cell(std::string& out, const Cell& cell, const Column& column) {
+  if (const List* items = std::get_if<List>(&cell)) {
+    out += '[';
+    for (size_t i = 0; i < items->size(); ++i) {
+      if (i > 0) out += ',';
+      append_json_value(out, (*items)[i], column.type);
+    }
+    out += ']';
+    return;
+  }
+  append_json_value(out, result::to_value(cell), column.type);
+}
+
+parquet::FieldType field_type(ColumnType type) {
   using parquet::FieldType;
-  switch (column.type) {
+  switch (type) {
     case ColumnType::INT64:
-      return parquet::Field::leaf(column.name, FieldType::INT64);
+      return FieldType::INT64;
     case ColumnType::TIMESTAMP:
-      return parquet::Field::leaf(column.name, FieldType::TIMESTAMP);
+      return FieldType::TIMESTAMP;
     case ColumnType::SCORE:
     case ColumnType::FACTOR:
     case ColumnType::DOUBLE:
-      return parquet::Field::leaf(column.name, FieldType::DOUBLE);
+      return FieldType::DOUBLE;
     case ColumnType::BOOL:
-      return parquet::Field::leaf(column.name, FieldType::BOOLEAN);
+      return FieldType::BOOLEAN;
     case ColumnType::STRING:
-      return parquet::Field::leaf(column.name, FieldType::STRING);
+      return FieldType::STRING;
     case ColumnType::JSON:
-      return parquet::Field::leaf(column.name, FieldType::JSON);
+      return FieldType::JSON;
   }
-  return parquet::Field::leaf(column.name, FieldType::STRING);
+  return FieldType::STRING;
+}
+
+parquet::Field column_field(const Column& column) {
+  return column.list ? parquet::Field::list(column.name, field_type(column.type))
+                     : parquet::Field::leaf(column.name, field_type(column.type));
+}
+
+void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& value) {
+  if (std::holds_alternative<std::monostate>(value)) {
+    file.column(c).null();
+  } else if (const auto* i = std::get_if<int64_t>(&value)) {
+    file.column<int64_t>(c).value(*i);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    file.column<double>(c).value(*d);
+  } else if (const auto* flag = std::get_if<bool>(&value)) {
+    file.column<bool>(c).value(*flag);
+  } else {
+    file.column<std::string_view>(c).value(std::get<std::string>(value));
+  }
 }
 
 }  // namespace
@@ -227,7 +275,7 @@ void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
                            std::to_string(columns_.size()) + " columns");
   }
   for (size_t i = 0; i < cells.size(); ++i) {
-    if (!cell_matches(cells[i], columns_[i].type)) {
+    if (!result::cell_matches(cells[i], columns_[i])) {
       throw std::logic_error("Writer::row: cell of the wrong type for " + columns_[i].name);
     }
   }
@@ -237,15 +285,14 @@ void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
     case Format::TABLE: {
       if (sections_.empty()) sections_.push_back(Section{});
       std::vector<std::string> text;
-      for (size_t i = 0; i < cells.size(); ++i)
-        text.push_back(table_text(cells[i], columns_[i].type, columns_[i].whole));
+      for (size_t i = 0; i < cells.size(); ++i) text.push_back(table_text(cells[i], columns_[i]));
       sections_.back().rows.push_back(std::move(text));
       return;
     }
     case Format::CSV:
       for (size_t i = 0; i < cells.size(); ++i) {
         if (i > 0) buffer_ += ',';
-        append_csv_field(buffer_, machine_text(cells[i], columns_[i].type));
+        append_csv_field(buffer_, csv_text(cells[i], columns_[i]));
       }
       buffer_ += '\n';
       break;
@@ -257,7 +304,7 @@ void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
         if (i > 0) buffer_ += ',';
         append_json_string(buffer_, columns_[i].name);
         buffer_ += ':';
-        append_json_cell(buffer_, cells[i], columns_[i].type);
+        append_json_cell(buffer_, cells[i], columns_[i]);
       }
       if (leaderboard_id) Notes::append_json_note(buffer_, *leaderboard_id, cells.empty());
       if (!json_members.empty()) {
@@ -278,20 +325,38 @@ void Writer::row(std::vector<Cell> cells, std::optional<int64_t> leaderboard_id,
 void Writer::write_parquet_row(const std::vector<Cell>& cells) {
   parquet::RowFileWriter& file = parquet_->file;
   for (size_t c = 0; c < cells.size(); ++c) {
-    const Cell& cell = cells[c];
-    if (std::holds_alternative<std::monostate>(cell)) {
-      file.column(c).null();
-    } else if (const auto* i = std::get_if<int64_t>(&cell)) {
-      file.column<int64_t>(c).value(*i);
-    } else if (const auto* d = std::get_if<double>(&cell)) {
-      file.column<double>(c).value(*d);
-    } else if (const auto* flag = std::get_if<bool>(&cell)) {
-      file.column<bool>(c).value(*flag);
+    if (const List* items = std::get_if<List>(&cells[c])) {
+      file.column(c).begin_list();
+      for (const Value& item : *items) write_parquet_value(file, c, item);
+      file.column(c).end_list();
     } else {
-      file.column<std::string_view>(c).value(std::get<std::string>(cell));
+      write_parquet_value(file, c, result::to_value(cells[c]));
     }
   }
   file.end_row();
+}
+
+void Writer::write(result::ResultTable& table) {
+  const std::vector<Column>& columns = table.columns();
+  bool same = columns.size() == columns_.size();
+  for (size_t i = 0; same && i < columns.size(); ++i) {
+    same = columns[i].name == columns_[i].name && columns[i].type == columns_[i].type &&
+           columns[i].list == columns_[i].list && columns[i].whole == columns_[i].whole;
+  }
+  if (!same) throw std::logic_error("Writer::write: the table's columns are not the writer's");
+  // First seen first: the notes come out in the order the rows and registrations showed them.
+  for (const result::ResultTable::Leaderboard& l : table.leaderboards()) {
+    leaderboard_shown(l.id, l.problem_name);
+  }
+  table.visit([&](const std::string& title) { section(title); },
+              [&](std::vector<Cell>&& cells, const result::ResultTable::Leaderboard* leaderboard) {
+                if (leaderboard != nullptr) {
+                  row(std::move(cells), leaderboard->id, leaderboard->problem_name);
+                } else {
+                  row(std::move(cells));
+                }
+              });
+  for (const std::string& line : table.summary_lines()) table_footer(line);
 }
 
 void Writer::emit(std::string_view text) {
@@ -320,7 +385,7 @@ void Writer::finish() {
       std::vector<bool> right;
       std::vector<std::string> header;
       for (const Column& c : columns_) {
-        right.push_back(right_aligned(c.type));
+        right.push_back(!c.list && right_aligned(c.type));  // a list reads as text
         header.push_back(c.name);
       }
       bool first = true;

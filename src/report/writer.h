@@ -18,6 +18,13 @@
 //
 // Sections are a table's grouping (one ranking per runner, say); the machine formats flatten them,
 // so every row must carry the columns that tell sections apart.
+//
+// A list column (Column::list) is a JSON array in json and jsonl, a Parquet LIST of its type, and
+// its items' texts joined by "," in a table and CSV ("a,b"; an empty list is an empty text, a
+// null item reads "null").
+//
+// A result table (result/table.h) is written with write(): its leaderboards, sections, rows and
+// summary lines, exactly as the same calls one by one would write them.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +38,7 @@
 #include <vector>
 
 #include "report/text.h"
+#include "result/table.h"
 
 namespace kbdata {
 class AtomicOutputFile;
@@ -38,35 +46,14 @@ class AtomicOutputFile;
 
 namespace kbdata::report {
 
-enum class ColumnType {
-  INT64,
-  SCORE,   // seconds (double); tables show format_score
-  FACTOR,  // a ratio (double); tables show "×1.83"
-  DOUBLE,  // tables show up to 6 significant digits
-  BOOL,
-  STRING,
-  TIMESTAMP,  // µs since the epoch, UTC (int64)
-  JSON,       // a JSON value as text (std::string): as is in JSON, its text in CSV and tables, a
-              // JSON-annotated string in Parquet
-};
-
-struct Column {
-  std::string name;  // the JSON key, CSV header, Parquet column and table header
-  ColumnType type;
-  // A table shows the column's text whole, never cut at 40 code points: a list whose every item
-  // matters (the rules an audit fired and their evidence).
-  bool whole = false;
-};
-
-// One cell: null, or the value of its column's type (INT64 and TIMESTAMP: int64_t; SCORE, FACTOR
-// and DOUBLE: double; BOOL: bool; STRING and JSON: std::string).
-using Cell = std::variant<std::monostate, int64_t, double, bool, std::string>;
-
-// The cell of an optional value: null without one.
-template <typename T>
-[[nodiscard]] Cell optional_cell(const std::optional<T>& v) {
-  return v ? Cell{*v} : Cell{};
-}
+// A row's columns and cells are the result table's (result/table.h): one definition, named here
+// too so that the commands' rows read as report's.
+using result::Cell;
+using result::Column;
+using result::ColumnType;
+using result::List;
+using result::optional_cell;
+using result::Value;
 
 // Which leaderboards' reliability notes (dataset/registry.h note_for) an output has shown, and
 // where each goes: queued for above a table, one stderr line for CSV and Parquet ("kbdata: note:
@@ -115,6 +102,10 @@ class Writer {
            const std::string& problem_name = "", std::string_view json_members = {});
   // A line after the tables (table format only): a summary for people.
   void table_footer(const std::string& line);
+  // Writes `table` (whose columns must be the writer's): its leaderboards (their notes), then its
+  // sections and rows, then its summary lines as table footers. Throws std::logic_error when the
+  // columns differ.
+  void write(result::ResultTable& table);
   // Ends the output (the tables, the JSON array's "]", the Parquet footer; an output file is
   // committed: renamed into place).
   void finish();

@@ -15,6 +15,8 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "report/submissions.h"
+#include "result/table.h"
+#include "support/run_kbdata.h"
 
 namespace kbdata::report {
 namespace {
@@ -162,6 +164,85 @@ TEST(ReportWriter, EveryFormatGoesToAnOutputFileAtomically) {
                           std::filesystem::directory_iterator()),
             1);  // out.csv, no temporary
   std::filesystem::remove_all(dir);
+}
+
+const std::vector<Column> kListColumns = {{"id", ColumnType::INT64},
+                                          {"names", ColumnType::STRING, false, true},
+                                          {"scores", ColumnType::SCORE, false, true}};
+
+void list_rows(Writer& w) {
+  w.row({int64_t{1}, List{std::string("a"), std::string("b")}, List{5.23e-5, 0.0125}});
+  w.row({int64_t{2}, List{}, Cell{}});
+  w.row({int64_t{3}, List{std::string("c"), Value{}}, List{Value{}}});
+}
+
+// A list column: its items joined by "," in a table and CSV, a JSON array, a Parquet LIST.
+TEST(ReportWriter, ListColumnsInEveryFormat) {
+  const std::string table = render(Format::TABLE, kListColumns, list_rows);
+  EXPECT_NE(table.find(" 1  a,b     52.30 µs,12.500 ms\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\n 2          null\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("\n 3  c,null  null\n"), std::string::npos) << table;
+  EXPECT_EQ(render(Format::CSV, kListColumns, list_rows),
+            "id,names,scores\n"
+            "1,\"a,b\",\"5.23e-05,0.0125\"\n"
+            "2,\"\",\n"  // an empty list is an empty text, a null list an empty field
+            "3,\"c,null\",null\n");
+  EXPECT_EQ(render(Format::JSONL, kListColumns, list_rows),
+            "{\"id\":1,\"names\":[\"a\",\"b\"],\"scores\":[5.23e-05,0.0125]}\n"
+            "{\"id\":2,\"names\":[],\"scores\":null}\n"
+            "{\"id\":3,\"names\":[\"c\",null],\"scores\":[null]}\n");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kbdata-writer-list-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "lists.parquet").string();
+  {
+    Writer w(Format::PARQUET, kListColumns, stdout, stderr, path, "test rows");
+    list_rows(w);
+    w.finish();
+  }
+  // Read back by kbdata's own reader, as a user would: the same rows as the JSON Lines.
+  const kbdata::testing::Result back = kbdata::testing::run("cat " + path + " -f jsonl");
+  EXPECT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.out, render(Format::JSONL, kListColumns, list_rows));
+  std::filesystem::remove_all(dir);
+}
+
+// A result table written whole is byte for byte what the same calls one by one write: sections
+// (an empty one too), rows, the notes of the leaderboards first seen, the summary lines.
+TEST(ReportWriter, AResultTableIsWrittenAsItsRowsWouldBe) {
+  const std::vector<Column> columns = {{"id", ColumnType::INT64}, {"name", ColumnType::STRING}};
+  auto by_calls = [](Writer& w) {
+    w.row({int64_t{0}, std::string("before any section")});
+    w.section("first");
+    w.leaderboard_shown(598, "nvfp4_dual_gemm");
+    w.row({int64_t{1}, std::string("a")}, 597, "nvfp4_gemm");
+    w.section("empty");
+    w.section("third");
+    w.row({int64_t{2}, Cell{}}, 598, "nvfp4_dual_gemm");
+    w.section("last, empty");
+    w.table_footer("a summary line");
+  };
+  for (Format format : {Format::TABLE, Format::CSV, Format::JSON, Format::JSONL}) {
+    result::ResultTable table(columns, "test rows", 2);
+    table.add_row({int64_t{0}, std::string("before any section")});
+    table.section("first");
+    table.leaderboard_shown(598, "nvfp4_dual_gemm");
+    table.add_row({int64_t{1}, std::string("a")}, 597, "nvfp4_gemm");
+    table.section("empty");
+    table.section("third");
+    table.add_row({int64_t{2}, Cell{}}, 598, "nvfp4_dual_gemm");
+    table.section("last, empty");
+    table.summary("a summary line");
+    std::string notes_by_calls;
+    std::string notes_by_table;
+    const std::string expected = render(format, columns, by_calls, &notes_by_calls);
+    const std::string got = render(
+        format, columns, [&](Writer& w) { w.write(table); }, &notes_by_table);
+    EXPECT_EQ(got, expected) << to_string(format);
+    EXPECT_EQ(notes_by_table, notes_by_calls) << to_string(format);
+  }
+  result::ResultTable other({{"id", ColumnType::INT64}}, "r");
+  EXPECT_THROW(render(Format::CSV, columns, [&](Writer& w) { w.write(other); }), std::logic_error);
 }
 
 TEST(OutputFormat, FormatElseExtensionElseDefault) {
