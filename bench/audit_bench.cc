@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,7 @@ const Corpus& corpus() {
     size_t cpp_rules = 0;
     size_t cpp_bytes = 0;
     size_t kernel_tail = 0;
+    std::map<std::string, size_t> reasons;
     for (size_t i = 0; i < out.rows.size(); ++i) {
       if (out.contexts[i].cpp_file) {
         ++cpp;
@@ -99,6 +101,7 @@ const Corpus& corpus() {
       }
       const auto screen = kbdata::audit::screen_python(*out.rows[i].code, out.contexts[i]);
       full += screen.full ? 1 : 0;
+      if (screen.full) ++reasons[screen.reason];
       if (screen.custom_kernel) kernel_tail += out.rows[i].code->size() - screen.custom_kernel->pos;
       for (const auto& source : screen.cpp) {
         (source.types_only ? types_only : cpp_rules) += 1;
@@ -111,6 +114,9 @@ const Corpus& corpus() {
                  "type rule, %zu bytes; %zu bytes from the custom_kernel lines on\n",
                  out.rows.size(), static_cast<long long>(out.bytes), cpp, full, cpp_rules,
                  types_only, cpp_bytes, kernel_tail);
+    for (const auto& [reason, n] : reasons) {
+      std::fprintf(stderr, "  to the full pass for %s: %zu\n", reason.c_str(), n);
+    }
     return out;
   }();
   return c;
