@@ -52,8 +52,8 @@ constexpr std::string_view kPythonWords[] = {
     // names resolved through the builtins and what they do with strings
     "getattr", "vars", "globals", "__builtins__", "builtins", "__dict__",
     // native code and the process's memory, descriptors
-    "mprotect", "memmove", "from_address", "cuMemGetAddressRange", "cuMemGetAddressRange_v2",
-    "ptrace", "dup2",
+    "mprotect", "VirtualProtect", "memmove", "from_address", "cuMemGetAddressRange",
+    "cuMemGetAddressRange_v2", "ptrace", "dup2",
     // compiling calls: their sources may be folded from any expression; a source written out
     "load_inline", "compile_kernel", "_compile_kernel", "RawKernel", "RawModule", "SourceModule",
     "write",
@@ -81,7 +81,7 @@ constexpr std::string_view kStringParts[] = {"POPCORN", "benchmark.", "benchmark
 constexpr std::string_view kCppParts[] = {"getenv",      "StreamCreate", "getStreamFromPool",
                                           "GraphLaunch", "BeginCapture", "GraphInstantiate",
                                           "ElapsedTime", "chrono",       "clock_gettime",
-                                          "mprotect",    "dup2",         "cuMemGetAddressRange",
+                                          "mprotect",    "dup",          "cuMemGetAddressRange",
                                           "ptrace",      "Memset",       "zero_",
                                           "fill_",       "copy_",        "empty",
                                           "zeros",       "ones",         "system",
@@ -113,6 +113,32 @@ const source::Substrings& cpp_string_parts() {
     return source::Substrings(all);
   }();
   return parts;
+}
+
+// Whether C++ text `body` may call a method whose name ends in '_' (`c.mul_(...)`, an in-place
+// write the C++ input-write rule reads on a tensor parameter): a name character, '_', then blanks,
+// line continuations or comments, then '('. No fixed part names every such method.
+bool may_call_in_place(std::string_view body) {
+  for (size_t at = body.find('_'); at != std::string_view::npos; at = body.find('_', at + 1)) {
+    if (at == 0 || !source::is_ident(body[at - 1])) continue;
+    size_t j = at + 1;
+    while (j < body.size()) {
+      const char c = body[j];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '\\') {
+        ++j;
+      } else if (body.substr(j, 2) == "/*") {
+        const size_t end = body.find("*/", j + 2);
+        j = end == std::string_view::npos ? body.size() : end + 2;
+      } else if (body.substr(j, 2) == "//") {
+        const size_t end = body.find('\n', j);
+        j = end == std::string_view::npos ? body.size() : end;
+      } else {
+        break;
+      }
+    }
+    if (j < body.size() && body[j] == '(') return true;
+  }
+  return false;
 }
 
 std::vector<std::string_view> cpp_float_parts_below(int bits) {
@@ -453,11 +479,12 @@ class Screener {
           out.reason = "C++ written out";
           return out;
         }
-        const bool parts = cpp_string_parts().any_in(body, readable);
+        const bool parts = cpp_string_parts().any_in(body, readable) || may_call_in_place(body);
         if (parts || narrow) cpp_.push_back({&r, !parts});
         continue;
       }
-      if (narrow || other_parts.any_in(body, readable)) {
+      if (narrow || other_parts.any_in(body, readable) ||
+          (!compile_calls_.empty() && may_call_in_place(body))) {
         out.reason = "string part";
         return out;
       }
@@ -1024,7 +1051,7 @@ class Screener {
     const auto literal_start = [&](size_t k) -> uint32_t {
       const uint32_t p = regions_[k].begin;
       uint32_t q = p;
-      while (q > 0 && p - q < 2 && std::strchr("rRbBuUfF", t[q - 1]) != nullptr) --q;
+      while (q > 0 && p - q < 2 && source::is_one_of("rRbBuUfF", t[q - 1])) --q;
       if (q > 0 && ident(t[q - 1])) return UINT32_MAX;
       return q;
     };
@@ -1070,7 +1097,7 @@ class Screener {
       }
       // a prefixed literal right after: r"..."
       uint32_t q = e;
-      while (q < text_.size() && q - e < 2 && std::strchr("rRbBuUfF", t[q]) != nullptr) ++q;
+      while (q < text_.size() && q - e < 2 && source::is_one_of("rRbBuUfF", t[q])) ++q;
       if (q > e && j + 1 < regions_.size() && regions_[j + 1].begin == q &&
           !regions_[j + 1].comment) {
         ++j;

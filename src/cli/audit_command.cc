@@ -15,7 +15,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kAuditRule =
     "kbdata audit: per submission row, the code rules over its Python and C++ tokens and the score "
     "rules (status hacked, the runner's physical floor for the problem's benchmark shapes, a jump "
     "of more than 10x over the record of the leaderboard and runner at that time); verdict cheat "
@@ -68,7 +68,7 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING, true});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kAuditRule);
   const audit::References references = audit::folder_references(dir);
 
   audit::AuditSummary summary;

@@ -15,7 +15,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kFastestRule =
     "kbdata fastest: per (leaderboard, runner), the qualifying row (scored, passed, not hacked) "
     "with the lowest score; ties by submission time, then id";
 
@@ -60,7 +60,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   if (code_column) columns.push_back({"code", report::ColumnType::STRING});
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kFastestRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);

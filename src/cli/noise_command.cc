@@ -14,7 +14,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kNoiseRule =
     "kbdata noise: per (leaderboard, runner), the sd of log(score) of one measurement from legacy "
     "harness errors, public vs secret runs, repeats of one code and near-identical consecutive "
     "versions (median-centred MAD), combined by inverse variance; one change of level searched "
@@ -56,7 +56,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
       {"sigma_before", report::ColumnType::DOUBLE},  {"sigma_after", report::ColumnType::DOUBLE}};
   const dataset::DataDir dir = open_data_dir(options.data, err);
   PlotTarget plot(options.plot);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kNoiseRule);
 
   dataset::Filter filter;
   filter.problem = options.problem;

@@ -14,7 +14,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kProgressionRule =
     "kbdata progression: one user's submissions in time order; running best per runner of the "
     "qualifying scores (scored, passed, not hacked); improvements strictly below the previous best "
     "(docs/analyses.md)";
@@ -89,7 +89,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kProgressionRule);
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
   dataset::LoadOptions load;

@@ -13,7 +13,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kRecordsRule =
     "kbdata records: per (leaderboard, runner), the qualifying rows (scored, passed, not hacked) "
     "in time order; a record is the first or one strictly below the record before it "
     "(docs/analyses.md)";
@@ -68,7 +68,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kRecordsRule);
   PlotTarget plot(options.plot);
 
   dataset::LoadOptions load;
@@ -97,17 +97,16 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
     writer.section(series_title(s));
     writer.leaderboard_shown(s.leaderboard_id, s.problem_name);
     for (const analysis::Record& r : s.records) {
-      report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
-      report::Cell previous = r.previous ? report::Cell{*r.previous} : report::Cell{};
-      report::Cell factor = r.factor ? report::Cell{*r.factor} : report::Cell{};
+      const report::Cell runner = result::optional_cell(s.runner);
+      const report::Cell previous = result::optional_cell(r.previous);
+      const report::Cell factor = result::optional_cell(r.factor);
       if (format == report::Format::TABLE) {
         const std::string& user = r.user_name && !r.user_name->empty() ? *r.user_name : r.user_id;
         writer.row({r.submission_time, user, r.score, previous, factor, r.submission_id, runner},
                    s.leaderboard_id, s.problem_name);
       } else {
         writer.row({s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
-                    r.user_id, r.user_name ? report::Cell{*r.user_name} : report::Cell{}, r.score,
-                    previous, factor},
+                    r.user_id, result::optional_cell(r.user_name), r.score, previous, factor},
                    s.leaderboard_id, s.problem_name);
       }
     }

@@ -17,7 +17,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kStatsRule =
     "kbdata stats: per config and leaderboard, counts over the model's rows; score min, p10 and "
     "median (quantile_cont) of the qualifying rows (a score that is a positive normal number, "
     "passed, not hacked); invalid_scores: NaN, infinite, negative, 0 or subnormal scores, which "
@@ -74,7 +74,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   }
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kStatsRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);

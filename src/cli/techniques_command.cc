@@ -20,7 +20,7 @@
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRule =
+constexpr const char* kTechniquesRule =
     "kbdata techniques: per submission row with code, the technology that runs its hot loop "
     "(language), every technology present, feature tags and sizes, read from the tokens of its "
     "Python and of the C++ it embeds, never from comments, docstrings or parts of names "
@@ -336,7 +336,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
                                  {"shape_branches", report::ColumnType::INT64}});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  report::Writer writer(format, columns, out, err, options.out, kRule);
+  report::Writer writer(format, columns, out, err, options.out, kTechniquesRule);
   exclude_flagged(options.exclude_flagged, dir, load, err);
 
   std::map<int64_t, LeaderboardCounts> counts;

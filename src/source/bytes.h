@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 namespace kbdata::source {
 
@@ -30,6 +31,11 @@ inline constexpr std::array<uint8_t, 256> kByteClass = [] {
 }
 [[nodiscard]] inline bool is_digit(char c) {
   return (kByteClass[static_cast<unsigned char>(c)] & kDigitByte) != 0;
+}
+// Whether `c` is one of the bytes of `set`. (std::strchr finds the terminating NUL too: a NUL byte
+// in a code would count as one of any set.)
+[[nodiscard]] constexpr bool is_one_of(std::string_view set, char c) {
+  return set.find(c) != std::string_view::npos;
 }
 
 }  // namespace kbdata::source

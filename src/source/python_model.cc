@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
+#include "source/bytes.h"
 #include "source/identifiers.h"
 #include "source/literals.h"
 
@@ -692,10 +692,10 @@ class ExpressionReader {
         continue;
       }
       size_t j = i + 1;
-      while (j < f.size() && std::strchr("0123456789.-+ #*", f[j]) != nullptr) ++j;
+      while (j < f.size() && is_one_of("0123456789.-+ #*", f[j])) ++j;
       if (j >= f.size()) break;
       const char conv = f[j];
-      if (std::strchr("sdirxXuc", conv) != nullptr && next < items.size()) {
+      if (is_one_of("sdirxXuc", conv) && next < items.size()) {
         const Value& v = *items[next++];
         if (conv == 'c' && v.kind == Value::Kind::INT) {
           append_utf8(out, static_cast<uint32_t>(v.number));
@@ -790,6 +790,9 @@ class ExpressionReader {
           return v;
         }
         ++pos_;
+        // A '.' with nothing before it (a broken text): the name after it is an attribute of
+        // nothing known, never a name of its own (`.id(x)` is no call of the builtin id).
+        if (w == "." && pos_ < end_ && m_.is_name(pos_)) ++pos_;
         return unknown();
       }
       default:

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "dataset/flat_file_writer.h"
 #include "support/run_kbdata.h"
@@ -114,19 +115,34 @@ TEST_F(LargeCode, AuditFitsUnderTheLimit) {
 }
 
 // As the limit goes down, the first run that fails fails on a code's model (the largest need):
-// its error names the row, not just "out of memory".
+// its error names the row, not just "out of memory". The limits are 32 MB apart from 768 MB down to
+// 192 MB; a run that fits under a limit fits under any larger one, so the largest limit that fails
+// is found by halving the range (six runs rather than up to nineteen).
 TEST_F(LargeCode, RunningOutOfMemoryNamesTheRow) {
-  for (size_t limit = 768 * 1024; limit >= 192 * 1024; limit -= 32 * 1024) {
-    const auto r =
-        run_limited(limit, "techniques --data " + dir_ + "/data -u u1 --threads 1 -f csv");
-    if (r.exit_code == 0) continue;
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("out of memory reading the code of submission "), std::string::npos)
-        << "under " << limit << " KB: " << r.err;
-    EXPECT_NE(r.err.find("(nvfp4_gemm on B200, "), std::string::npos) << r.err;
-    return;
+  constexpr size_t kLowest = 192 * 1024;
+  constexpr size_t kHighest = 768 * 1024;
+  constexpr size_t kStep = 32 * 1024;
+  const auto attempt = [&](size_t limit) {
+    return run_limited(limit, "techniques --data " + dir_ + "/data -u u1 --threads 1 -f csv");
+  };
+  testing::Result failed = attempt(kLowest);
+  ASSERT_NE(failed.exit_code, 0) << "no limit down to 192 MB made it run out of memory";
+  size_t fails = kLowest;          // the largest limit seen to fail
+  size_t fits = kHighest + kStep;  // the smallest limit known to fit (above the range: assumed)
+  while (fits - fails > kStep) {
+    const size_t mid = fails + (fits - fails) / kStep / 2 * kStep;
+    testing::Result r = attempt(mid);
+    if (r.exit_code == 0) {
+      fits = mid;
+    } else {
+      fails = mid;
+      failed = std::move(r);
+    }
   }
-  FAIL() << "no limit down to 200 MB made it run out of memory";
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("out of memory reading the code of submission "), std::string::npos)
+      << "under " << fails << " KB: " << failed.err;
+  EXPECT_NE(failed.err.find("(nvfp4_gemm on B200, "), std::string::npos) << failed.err;
 }
 
 }  // namespace

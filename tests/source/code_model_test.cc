@@ -72,6 +72,9 @@ TEST(PythonModel, ConstantStringsFold) {
   EXPECT_EQ(string_of("s = 'a'\ns += 'b'\ns\n"), "ab");
   // A part it cannot know stays a hole.
   EXPECT_EQ(string_of("'benchmark.' + str(i) + '.mean'\n"), "benchmark.{?}.mean");
+  // A NUL byte is no conversion flag (Python: "unsupported format character"): a hole.
+  const std::string nul_flag = std::string("'a%") + '\0' + "s' % ('b',)\n";
+  EXPECT_EQ(string_of(nul_flag), "a{?}s");
 }
 
 TEST(PythonModel, IdentifiersAreReadInNfkc) {
