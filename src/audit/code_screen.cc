@@ -86,7 +86,7 @@ constexpr std::string_view kCppParts[] = {"getenv",      "StreamCreate", "getStr
                                           "ptrace",      "Memset",       "zero_",
                                           "fill_",       "copy_",        "empty",
                                           "zeros",       "ones",         "system",
-                                          "popen",       "Protect"};
+                                          "popen",       "Protect",      "full"};
 
 // The parts of the C++ names of floating-point types, by width: every name float_bits gives a
 // width contains the part of its width.
@@ -224,6 +224,38 @@ const source::NibbleFilter kTrigrams = [] {
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
+}
+
+// Whether C++ `body` may call a method whose name ends in `_` (input-write reads any such method
+// of a tensor parameter, `a.mul_(b)`, not only the fill methods among the C++ parts): a name
+// ending in `_` with a `(` after it and a `.` before it, blanks, line breaks, backslashes (and the
+// byte an escape's backslash takes) and comments between (a comment in between counts as a yes).
+bool may_call_underscore_method(std::string_view body) {
+  const auto blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  for (size_t i = body.find('_'); i != std::string_view::npos; i = body.find('_', i + 1)) {
+    if (i + 1 < body.size() && source::is_ident(body[i + 1])) continue;
+    size_t j = i + 1;
+    while (j < body.size() && (blank(body[j]) || body[j] == '\\')) j += body[j] == '\\' ? 2 : 1;
+    if (j >= body.size() || (body[j] != '(' && body[j] != '/')) continue;
+    size_t k = i;
+    while (k > 0 && source::is_ident(body[k - 1])) --k;
+    bool line_before = false;
+    while (k > 0 && (blank(body[k - 1]) || body[k - 1] == '\\' || (k > 1 && body[k - 2] == '\\'))) {
+      line_before = line_before || body[k - 1] == '\n' || body[k - 1] == '\r' ||
+                    (k > 1 && body[k - 2] == '\\');
+      --k;
+    }
+    if (k > 0 && (body[k - 1] == '.' || body[k - 1] == '/')) return true;
+    if (line_before) {
+      // A line comment may end the line before the name.
+      size_t line = k;
+      while (line > 0 && body[line - 1] != '\n' && body[line - 1] != '\r') --line;
+      if (body.substr(line, k - line).find("//") != std::string_view::npos) return true;
+    }
+  }
+  return false;
 }
 
 // The positions of byte classes in a block of code, 64 at a time (bit i: the block's byte i).
@@ -454,11 +486,13 @@ class Screener {
           out.reason = "C++ written out";
           return out;
         }
-        const bool parts = cpp_string_parts().any_in(body, readable);
+        const bool parts =
+            cpp_string_parts().any_in(body, readable) || may_call_underscore_method(body);
         if (parts || narrow) cpp_.push_back({&r, !parts});
         continue;
       }
-      if (narrow || other_parts.any_in(body, readable)) {
+      if (narrow || other_parts.any_in(body, readable) ||
+          (!compile_calls_.empty() && may_call_underscore_method(body))) {
         out.reason = "string part";
         return out;
       }

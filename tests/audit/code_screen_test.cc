@@ -137,6 +137,14 @@ const char* const kSplices[] = {
     "x = float(a)\n",
     "src = '__global__ void k(__half* a) { cudaStream_t s; cudaStreamCreate(&s); }'\n",
     "decl = 'torch::Tensor f(__nv_fp8_e4m3 a);'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a.mul_(b); return b; "
+    "}'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a . add_ /* c */ (b); "
+    "return b; }'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a) { auto o = torch::full({4}, 1.f); "
+    "return o; }'\n",
+    "m = load_inline('m', cpp_sources='torch::Tensor f(torch::Tensor a, torch::Tensor b) "
+    "{ a.div_(b); return b; }')\n",
     "def custom_kernel(data):\n    return data\n",
     "def custom_kernel(data):\n    a, b, c = data\n    c.zero_()\n    return a[:128]\n",
     "x = 1; def custom_kernel(data):\n    return data\n",
