@@ -77,14 +77,15 @@ constexpr std::string_view kStringParts[] = {"POPCORN", "benchmark.", "benchmark
                                              "wget ",   "curl ",      "/proc/"};
 
 // The parts of every C++ name a C++ rule compares but the types (result pipe, environment, stream
-// creation, graphs, timers, native code, a C++ extension's writes and allocations): looked for,
-// with the texts above, in the strings that read as C++.
+// creation, graphs, timers, native code, a C++ extension's allocations): looked for, with the
+// texts above, in the strings that read as C++. The writes to a tensor (zero_, fill_, copy_, any
+// method ending in `_`) are found by their shape instead (may_call_underscore_method): as parts
+// they matched names such as `stage_prefill_launch`.
 constexpr std::string_view kCppParts[] = {"getenv",      "StreamCreate", "getStreamFromPool",
                                           "GraphLaunch", "BeginCapture", "GraphInstantiate",
                                           "ElapsedTime", "chrono",       "clock_gettime",
                                           "mprotect",    "dup2",         "cuMemGetAddressRange",
-                                          "ptrace",      "Memset",       "zero_",
-                                          "fill_",       "copy_",        "empty",
+                                          "ptrace",      "Memset",       "empty",
                                           "zeros",       "ones",         "system",
                                           "popen",       "Protect",      "full"};
 

@@ -143,6 +143,8 @@ const char* const kSplices[] = {
     "return b; }'\n",
     "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a) { auto o = torch::full({4}, 1.f); "
     "return o; }'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a.zero_(); "
+    "return b; }'\n",
     "m = load_inline('m', cpp_sources='torch::Tensor f(torch::Tensor a, torch::Tensor b) "
     "{ a.div_(b); return b; }')\n",
     "def custom_kernel(data):\n    return data\n",
@@ -253,6 +255,29 @@ TEST(CodeScreen, DecidesNarrowTypesWithTheReferenceUnknownByTheirScopes) {
   fp32.reference_float_bits = 32;
   EXPECT_TRUE(screen_python(quiet[1], fp32).full);
   EXPECT_TRUE(screen_python("from torch import float16\n", fp32).full);
+}
+
+// A C++ name that holds a fill method's name (`stage_prefill_launch`) is no call of it: the screen
+// decides such a code alone; the same source calling `a.fill_(0)` goes to the C++ rules.
+TEST(CodeScreen, TellsAFillMethodFromANameThatHoldsIt) {
+  const std::string quiet =
+      "from torch.utils.cpp_extension import load_inline\n"
+      "src = r'''\n#include <torch/extension.h>\n"
+      "torch::Tensor stage_prefill_launch(torch::Tensor a, torch::Tensor c) { return c; }\n'''\n"
+      "m = load_inline(name='m', cpp_sources='torch::Tensor stage_prefill_launch(torch::Tensor, "
+      "torch::Tensor);', cuda_sources=src, functions=['stage_prefill_launch'])\n";
+  const CodeContext unknown;
+  const Screen screen = screen_python(quiet, unknown);
+  EXPECT_FALSE(screen.full) << screen.reason;
+  expect_agree(quiet, unknown, "prefill");
+  std::string writes = quiet;
+  writes.replace(writes.find("{ return c; }"), 13, "{ a.fill_(0); return c; }");
+  const Screen to_cpp = screen_python(writes, unknown);
+  EXPECT_TRUE(to_cpp.full || (!to_cpp.cpp.empty() && !to_cpp.cpp[0].types_only));
+  const std::vector<Finding> found = audit_code(writes, unknown);
+  ASSERT_EQ(found.size(), 1U) << describe(found);
+  EXPECT_EQ(found[0].rule, RuleId::INPUT_OVERWRITE);
+  expect_agree(writes, unknown, "fill_");
 }
 
 TEST(CodeScreen, AgreesWithTheFullPassWhereARulesTelltaleIsSplicedIn) {
