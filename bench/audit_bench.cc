@@ -5,6 +5,8 @@
 //
 //   BM_Regions          python_regions: the strings and comments of each Python code
 //   BM_Tokens           tokenize_python: every token of each code (the full pass's lexer)
+//   BM_PythonModel/0    source::PythonModel: tokens, statements, scopes and bindings of each code
+//   BM_PythonModel/1    the same and every expression's facts (what the full pass's rules read)
 //   BM_Screen           screen_python: the screen in front of the code rules
 //   BM_AuditSubmission  audit_submission: every rule, as `kbdata audit` runs it per row
 //   BM_VocabularyHyperscan
@@ -39,6 +41,7 @@
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
 #include "source/embedded.h"
+#include "source/python_model.h"
 #include "source/python_regions.h"
 #include "source/tokens.h"
 #include "techniques/techniques.h"
@@ -101,7 +104,12 @@ const Corpus& corpus() {
       }
       const auto screen = kbdata::audit::screen_python(*out.rows[i].code, out.contexts[i]);
       full += screen.full ? 1 : 0;
-      if (screen.full) ++reasons[screen.reason];
+      if (screen.full) {
+        // By reason and by the reference's width (unknown: precision-downgrade's other form).
+        const auto& bits = out.contexts[i].reference_float_bits;
+        ++reasons[screen.reason + (bits ? ", reference of " + std::to_string(*bits) + " bits"
+                                        : ", reference unknown")];
+      }
       if (screen.custom_kernel) kernel_tail += out.rows[i].code->size() - screen.custom_kernel->pos;
       for (const auto& source : screen.cpp) {
         (source.types_only ? types_only : cpp_rules) += 1;
@@ -163,6 +171,22 @@ void BM_Tokens(benchmark::State& state) {
   for (auto _ : state) {
     size_t n = 0;
     for (const auto& s : c.rows) n += kbdata::source::tokenize_python(*s.code).size();
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetBytesProcessed(state.iterations() * c.bytes);
+}
+
+// The Python model of every code: tokens, statements, scopes and bindings (`facts` false), then
+// every expression's facts too (what the full pass's rules read).
+void BM_PythonModel(benchmark::State& state) {
+  const Corpus& c = corpus();
+  const bool facts = state.range(0) != 0;
+  for (auto _ : state) {
+    size_t n = 0;
+    for (const auto& s : c.rows) {
+      const kbdata::source::PythonModel model(*s.code);
+      n += facts ? model.facts().calls.size() : model.statements().size();
+    }
     benchmark::DoNotOptimize(n);
   }
   state.SetBytesProcessed(state.iterations() * c.bytes);
@@ -238,6 +262,7 @@ void BM_Classify(benchmark::State& state) {
 
 BENCHMARK(BM_Regions)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Tokens)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PythonModel)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Screen)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AuditSubmission)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_VocabularyHyperscan)->Unit(benchmark::kMillisecond);

@@ -919,7 +919,8 @@ class PythonRules {
     }
     // Unknown reference: a cast down (below 32 bits: a cast to fp32 and back is how honest
     // kernels accumulate, a softmax in fp32 say) whose result is cast back to an input's dtype
-    // (X.dtype of a parameter or a name unpacked from one) in the same function.
+    // (X.dtype of a parameter or a name unpacked from one) in the same function. The screen
+    // relies on may_cast_down_and_back holding wherever this fires: keep the two together.
     if (bits >= 32) return;
     const uint32_t scope = scope_of_statement(c.statement);
     for (const CallFact& back : f_.calls) {
@@ -2015,6 +2016,38 @@ std::vector<Finding> audit_code(std::string_view code, const CodeContext& contex
     findings.push_back({RuleId::REFERENCE_COPY, 0, "the reference implementation"});
   }
   return findings;
+}
+
+bool may_cast_down_and_back(const source::PythonModel& py) {
+  const auto scope_of = [&py](uint32_t k) { return py.statements()[py.statement_of(k)].scope; };
+  if (py.statements().empty()) return false;
+  // The casts' '(' and scopes, in token order (precision() reads these calls).
+  std::vector<std::pair<uint32_t, uint32_t>> casts;
+  for (uint32_t k = 2; k < py.size(); ++k) {
+    if (!py.op(k, "(") || !py.op(k - 2, ".") || !py.is_name(k - 1)) continue;
+    const std::string_view m = py.name(k - 1);
+    if (m == "to" || m == "type" || m == "half" || m == "bfloat16") {
+      casts.emplace_back(k, scope_of(k));
+    }
+  }
+  if (casts.empty()) return false;
+  for (uint32_t d = 2; d < py.size(); ++d) {
+    if (!py.is_name(d) || py.name(d) != "dtype" || !py.op(d - 1, ".")) continue;
+    if (py.op(d + 1, ".") || py.op(d + 1, "(") || py.op(d + 1, "[")) continue;
+    // The bracket the argument is in: the cast back's '(' (a cast down ends before it).
+    const uint32_t depth = py.tokens()[d].depth;
+    if (depth == 0) continue;
+    uint32_t back = d;
+    while (back > 0 && !(py.op(back - 1, "(") && py.tokens()[back - 1].depth + 1U == depth)) --back;
+    if (back == 0) continue;
+    --back;
+    const uint32_t scope = scope_of(d);
+    for (const auto& [open, cast_scope] : casts) {
+      if (open >= back) break;
+      if (cast_scope == scope) return true;
+    }
+  }
+  return false;
 }
 
 std::optional<int> narrowest_float_bits(std::string_view code, bool cpp) {

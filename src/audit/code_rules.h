@@ -63,6 +63,14 @@ inline constexpr size_t kMaxFindingsPerRule = 5;
 [[nodiscard]] std::vector<Finding> audit_model(const source::CodeModel& model,
                                                const CodeContext& context);
 
+// Whether precision-downgrade, with the reference unknown, may pair a cast down with a cast back in
+// `py`: a method call `.to(`, `.type(`, `.half(` or `.bfloat16(` and, in the same scope, an
+// argument `X.dtype` (not followed by `.`, `(` or `[`) of a call whose `(` comes after that one's.
+// A necessary condition read from the tokens, statements and scopes alone (no expression is
+// evaluated): the screen asks it instead of the full pass when a code names a type narrower than 32
+// bits.
+[[nodiscard]] bool may_cast_down_and_back(const source::PythonModel& py);
+
 // The width in bits of the narrowest floating-point type `code` names (torch.float32 and
 // torch.float16, .half(), C++ float, __half, __nv_fp8_e4m3, ...); nullopt when it names none.
 [[nodiscard]] std::optional<int> narrowest_float_bits(std::string_view code, bool cpp);

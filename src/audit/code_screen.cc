@@ -16,6 +16,7 @@
 #include "source/bytes.h"
 #include "source/embedded.h"
 #include "source/literals.h"
+#include "source/python_model.h"
 #include "source/python_regions.h"
 #include "source/substrings.h"
 
@@ -76,16 +77,17 @@ constexpr std::string_view kStringParts[] = {"POPCORN", "benchmark.", "benchmark
                                              "wget ",   "curl ",      "/proc/"};
 
 // The parts of every C++ name a C++ rule compares but the types (result pipe, environment, stream
-// creation, graphs, timers, native code, a C++ extension's writes and allocations): looked for,
-// with the texts above, in the strings that read as C++.
+// creation, graphs, timers, native code, a C++ extension's allocations): looked for, with the
+// texts above, in the strings that read as C++. The writes to a tensor (zero_, fill_, copy_, any
+// method ending in `_`) are found by their shape instead (may_call_underscore_method): as parts
+// they matched names such as `stage_prefill_launch`.
 constexpr std::string_view kCppParts[] = {"getenv",      "StreamCreate", "getStreamFromPool",
                                           "GraphLaunch", "BeginCapture", "GraphInstantiate",
                                           "ElapsedTime", "chrono",       "clock_gettime",
                                           "mprotect",    "dup",          "cuMemGetAddressRange",
-                                          "ptrace",      "Memset",       "zero_",
-                                          "fill_",       "copy_",        "empty",
+                                          "ptrace",      "Memset",       "empty",
                                           "zeros",       "ones",         "system",
-                                          "popen",       "Protect"};
+                                          "popen",       "Protect",      "full"};
 
 // The parts of the C++ names of floating-point types, by width: every name float_bits gives a
 // width contains the part of its width.
@@ -113,32 +115,6 @@ const source::Substrings& cpp_string_parts() {
     return source::Substrings(all);
   }();
   return parts;
-}
-
-// Whether C++ text `body` may call a method whose name ends in '_' (`c.mul_(...)`, an in-place
-// write the C++ input-write rule reads on a tensor parameter): a name character, '_', then blanks,
-// line continuations or comments, then '('. No fixed part names every such method.
-bool may_call_in_place(std::string_view body) {
-  for (size_t at = body.find('_'); at != std::string_view::npos; at = body.find('_', at + 1)) {
-    if (at == 0 || !source::is_ident(body[at - 1])) continue;
-    size_t j = at + 1;
-    while (j < body.size()) {
-      const char c = body[j];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '\\') {
-        ++j;
-      } else if (body.substr(j, 2) == "/*") {
-        const size_t end = body.find("*/", j + 2);
-        j = end == std::string_view::npos ? body.size() : end + 2;
-      } else if (body.substr(j, 2) == "//") {
-        const size_t end = body.find('\n', j);
-        j = end == std::string_view::npos ? body.size() : end;
-      } else {
-        break;
-      }
-    }
-    if (j < body.size() && body[j] == '(') return true;
-  }
-  return false;
 }
 
 std::vector<std::string_view> cpp_float_parts_below(int bits) {
@@ -249,6 +225,38 @@ const source::NibbleFilter kTrigrams = [] {
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
+}
+
+// Whether C++ `body` may call a method whose name ends in `_` (input-write reads any such method
+// of a tensor parameter, `a.mul_(b)`, not only the fill methods among the C++ parts): a name
+// ending in `_` with a `(` after it and a `.` before it, blanks, line breaks, backslashes (and the
+// byte an escape's backslash takes) and comments between (a comment in between counts as a yes).
+bool may_call_underscore_method(std::string_view body) {
+  const auto blank = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  for (size_t i = body.find('_'); i != std::string_view::npos; i = body.find('_', i + 1)) {
+    if (i + 1 < body.size() && source::is_ident(body[i + 1])) continue;
+    size_t j = i + 1;
+    while (j < body.size() && (blank(body[j]) || body[j] == '\\')) j += body[j] == '\\' ? 2 : 1;
+    if (j >= body.size() || (body[j] != '(' && body[j] != '/')) continue;
+    size_t k = i;
+    while (k > 0 && source::is_ident(body[k - 1])) --k;
+    bool line_before = false;
+    while (k > 0 && (blank(body[k - 1]) || body[k - 1] == '\\' || (k > 1 && body[k - 2] == '\\'))) {
+      line_before = line_before || body[k - 1] == '\n' || body[k - 1] == '\r' ||
+                    (k > 1 && body[k - 2] == '\\');
+      --k;
+    }
+    if (k > 0 && (body[k - 1] == '.' || body[k - 1] == '/')) return true;
+    if (line_before) {
+      // A line comment may end the line before the name.
+      size_t line = k;
+      while (line > 0 && body[line - 1] != '\n' && body[line - 1] != '\r') --line;
+      if (body.substr(line, k - line).find("//") != std::string_view::npos) return true;
+    }
+  }
+  return false;
 }
 
 // The positions of byte classes in a block of code, 64 at a time (bit i: the block's byte i).
@@ -479,18 +487,27 @@ class Screener {
           out.reason = "C++ written out";
           return out;
         }
-        const bool parts = cpp_string_parts().any_in(body, readable) || may_call_in_place(body);
+        const bool parts =
+            cpp_string_parts().any_in(body, readable) || may_call_underscore_method(body);
         if (parts || narrow) cpp_.push_back({&r, !parts});
         continue;
       }
       if (narrow || other_parts.any_in(body, readable) ||
-          (!compile_calls_.empty() && may_call_in_place(body))) {
+          (!compile_calls_.empty() && may_call_underscore_method(body))) {
         out.reason = "string part";
         return out;
       }
     }
     if (first_kernel_ != UINT32_MAX && !kernel_line_start(out)) {
       out.reason = "custom_kernel form";
+      return out;
+    }
+    // A type narrower than 32 bits with the reference unknown: precision-downgrade needs a cast
+    // down and a cast back in one scope; the tokens, statements and scopes tell (no expression is
+    // evaluated).
+    if (!cast_type_.empty() && dtype_argument_in_code() &&
+        may_cast_down_and_back(source::PythonModel(text_))) {
+      out.reason = "word " + std::string(cast_type_);
       return out;
     }
     source::PythonLines lines(text_, regions_);
@@ -522,15 +539,17 @@ class Screener {
   [[gnu::noinline]] bool word_is_quiet_slow(uint32_t b, uint32_t e, size_t regions_before) {
     const char* w = text_.data() + b;
     const size_t n = e - b;
-    // A type is read after a dot (torch.float16, x.half()); a comment or a newline inside
-    // brackets may come between.
+    // A type is read after a dot (torch.float16, x.half(); a comment or a newline inside
+    // brackets may come between) or where an import binds it (from torch import float16).
     if (n >= 6 && std::memcmp(w, "float", 5) == 0 && narrower_python_float(w, n) &&
-        dot_before(b, regions_before)) {
-      return false;
+        type_is_read(b, regions_before)) {
+      return cast_type_is_quiet(b, e);
     }
     if (!kWordFilter.may_be(w, n)) return true;
     const std::string_view word(w, n);
-    if (narrower_python_float(w, n) && dot_before(b, regions_before)) return false;
+    if (narrower_python_float(w, n) && type_is_read(b, regions_before)) {
+      return cast_type_is_quiet(b, e);
+    }
     for (std::string_view v : vocabulary_of_length(n)) {
       if (v[0] != w[0] || v != word) continue;
       if (v == "custom_kernel") return kernel_at(b, regions_before);
@@ -549,7 +568,7 @@ class Screener {
       // after a dot (torch.compile is not compile).
       const bool bare_call =
           v == "exec" || v == "eval" || v == "compile" || v == "id" || v == "__import__";
-      return bare_call && right_after_dot(b, regions_before);
+      return bare_call && attribute_of_an_operand(b, regions_before);
     }
     return true;
   }
@@ -581,6 +600,89 @@ class Screener {
       if (match && f.bits < limit) return true;
     }
     return false;
+  }
+
+  // Whether the floating-point type's name at `b` is where a rule may read it: after a dot, or
+  // where an import may bind it (after `import`, or a `,` or `(` of an import's list).
+  [[nodiscard]] bool type_is_read(uint32_t b, size_t regions_before) const {
+    const int64_t q = significant_before(b, regions_before);
+    if (q < 0) return false;
+    const char c = text_[static_cast<size_t>(q)];
+    if (c == '.' || c == ',' || c == '(') return true;
+    if (!ident(c)) return false;
+    int64_t s = q;
+    while (s > 0 && ident(text_[static_cast<size_t>(s - 1)])) --s;
+    return text_.substr(static_cast<size_t>(s), static_cast<size_t>(q - s + 1)) == "import";
+  }
+
+  // The type [b, e), narrower than the reference's, read by precision-downgrade: with the
+  // reference known, the full pass must run (false); with it unknown, the rule fires only on a
+  // cast down and a cast back in one scope, which run() asks once the rest of the code is quiet.
+  bool cast_type_is_quiet(uint32_t b, uint32_t e) {
+    if (context_.reference_float_bits) return false;
+    if (cast_type_.empty()) cast_type_ = text_.substr(b, e - b);
+    return true;
+  }
+
+  // Whether `X.dtype` stands in code where it may be a cast back's argument (not followed by `.`,
+  // `(` or `[`): the cheap text form of may_cast_down_and_back's second half.
+  [[nodiscard]] bool dtype_argument_in_code() const {
+    const char* t = text_.data();
+    for (size_t at = text_.find("dtype"); at != std::string_view::npos;
+         at = text_.find("dtype", at + 1)) {
+      const auto p = static_cast<uint32_t>(at);
+      const uint32_t e = p + 5;
+      if ((p > 0 && ident(t[p - 1])) || (e < text_.size() && ident(t[e]))) continue;
+      if (region_at(p) != nullptr) continue;
+      const auto before = static_cast<size_t>(
+          std::upper_bound(regions_.begin(), regions_.end(), p,
+                           [](uint32_t x, const Region& r) { return x < r.begin; }) -
+          regions_.begin());
+      if (!dot_before(p, before)) continue;
+      uint32_t q = e;
+      for (;;) {
+        while (q < text_.size() && (t[q] == ' ' || t[q] == '\t' || t[q] == '\f' || t[q] == '\n' ||
+                                    t[q] == '\r' || t[q] == '\\')) {
+          ++q;
+        }
+        const Region* r = q < text_.size() ? region_at(q) : nullptr;
+        if (r == nullptr || !r->comment) break;
+        q = r->end;
+      }
+      if (q >= text_.size() || (t[q] != '.' && t[q] != '(' && t[q] != '[')) return true;
+    }
+    return false;
+  }
+
+  // Whether the word at `b` is right after a dot (right_after_dot) that itself follows an operand
+  // on its line: a name, a closing bracket or a string. A dot that starts a line, or follows an
+  // operator or a number (`1.compile`: the lexer reads `1.`), leaves the word a name of its own
+  // for the rules.
+  [[nodiscard]] bool attribute_of_an_operand(uint32_t b, size_t regions_before) const {
+    if (!right_after_dot(b, regions_before)) return false;
+    const uint32_t gap_begin = regions_before > 0 ? regions_[regions_before - 1].end : 0;
+    uint32_t q = b;
+    while (text_[q - 1] != '.') --q;
+    --q;  // the dot
+    while (q > gap_begin && (text_[q - 1] == ' ' || text_[q - 1] == '\t' || text_[q - 1] == '\f')) {
+      --q;
+    }
+    if (q == gap_begin) return regions_before > 0 && !regions_[regions_before - 1].comment;
+    const char c = text_[q - 1];
+    if (c == ')' || c == ']' || c == '}') return true;
+    if (!ident(c)) return false;
+    const uint32_t end = q;
+    while (q > gap_begin && ident(text_[q - 1])) --q;
+    if (text_[q] >= '0' && text_[q] <= '9') return false;
+    // A keyword is no operand (`return .compile(...)`).
+    static constexpr std::string_view kKeywords[] = {
+        "False",  "None",    "True",  "and",      "as",     "assert", "async",  "await",
+        "break",  "case",    "class", "continue", "def",    "del",    "elif",   "else",
+        "except", "finally", "for",   "from",     "global", "if",     "import", "in",
+        "is",     "lambda",  "match", "nonlocal", "not",    "or",     "pass",   "raise",
+        "return", "try",     "while", "with",     "yield"};
+    const std::string_view word = text_.substr(q, end - q);
+    return std::find(std::begin(kKeywords), std::end(kKeywords), word) == std::end(kKeywords);
   }
 
   // Whether the token before the word at `b` may be a dot (the rules skip comments, and newlines
@@ -1041,6 +1143,7 @@ class Screener {
   mutable std::unordered_map<std::string_view, bool> plain_names_;  // plain_name's answers
   std::vector<uint32_t> depth_at_region_;  // the bracket depth where each region starts
   std::string reason_;
+  std::string_view cast_type_;  // the first type cast_type_is_quiet let through
 
   // Whether string region i is a statement of its own: it (and any literals right after it)
   // stands alone on a logical line, at depth 0, as the lexer reads one.

@@ -122,6 +122,8 @@ const char* const kSplices[] = {
     "compile = 1\n",
     "x.\\\ncompile('1', 's', 'exec')\n",
     "x = a.\ncompile('1', 's', 'exec')\n",
+    "x = a\n.compile('1', 's', 'exec')\n",
+    "x = (.compile('1', 's', 'exec'))\nreturn .eval('1')\ny = 1.compile('1', 's', 'exec')\n",
     "print('benchmark.0.mean: 1.0')\n",
     "os.system('pip install x')\n",
     "s = torch.cuda.Stream()\n",
@@ -129,10 +131,22 @@ const char* const kSplices[] = {
     "f = inspect.stack()\n",
     "v = os.environ.get('BENCH_MODE')\n",
     "x = a.half()\n",
+    "def f(x):\n    y = x.half()\n    return y.to(x.dtype)\n",
+    "from torch import float16 as h\ndef f(x):\n    return x.to(h).to(x.dtype)\n",
     "x = a.to(torch.float8_e4m3fn)\n",
     "x = float(a)\n",
     "src = '__global__ void k(__half* a) { cudaStream_t s; cudaStreamCreate(&s); }'\n",
     "decl = 'torch::Tensor f(__nv_fp8_e4m3 a);'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a.mul_(b); return b; "
+    "}'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a . add_ /* c */ (b); "
+    "return b; }'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a) { auto o = torch::full({4}, 1.f); "
+    "return o; }'\n",
+    "s = '#include <x>\\ntorch::Tensor f(torch::Tensor a, torch::Tensor b) { a.zero_(); "
+    "return b; }'\n",
+    "m = load_inline('m', cpp_sources='torch::Tensor f(torch::Tensor a, torch::Tensor b) "
+    "{ a.div_(b); return b; }')\n",
     "def custom_kernel(data):\n    return data\n",
     "def custom_kernel(data):\n    a, b, c = data\n    c.zero_()\n    return a[:128]\n",
     "x = 1; def custom_kernel(data):\n    return data\n",
@@ -193,6 +207,77 @@ TEST(CodeScreen, EveryWordOfItsVocabularySendsACodeToTheFullPass) {
                                           [](const Screen::Cpp& c) { return !c.types_only; });
     EXPECT_TRUE(screen.full || to_cpp_rules) << word;
   }
+}
+
+// With the reference unknown, precision-downgrade fires only on a cast below 32 bits and a cast
+// back to an input's dtype after it in the same scope: the screen decides a code that names such a
+// type but has no such pair on its own, and sends one that may have it to the full pass.
+TEST(CodeScreen, DecidesNarrowTypesWithTheReferenceUnknownByTheirScopes) {
+  const CodeContext unknown;
+  const std::string fires[] = {
+      "import torch\ndef f(x):\n    y = x.to(torch.float16)\n    return y.to(x.dtype)\n",
+      "def f(x):\n    y = x.half()\n    z = y @ y\n    return z.to(x.dtype)\n",
+      "from torch import float16\ndef g(x):\n    y = x.to(float16)\n    return y.to(x.dtype)\n",
+      "from torch import (bfloat16 as lo,\n    float32)\ndef g(x):\n    return "
+      "x.to(lo).to(x.dtype)\n",
+      "import torch\nlow = torch.bfloat16\ndef g(x):\n    return x.type(low).to(x.  # c\n"
+      "dtype)\n",
+      "import torch\ny = a.to(torch.float8_e4m3fn)\nz = y.to(a.dtype)\n",
+  };
+  for (const std::string& code : fires) {
+    const std::vector<Finding> full = audit_code_in_full(code, unknown);
+    ASSERT_EQ(full.size(), 1U) << code << describe(full);
+    EXPECT_EQ(full[0].rule, RuleId::PRECISION_DOWNGRADE) << code;
+    EXPECT_TRUE(screen_python(code, unknown).full) << code;
+    expect_agree(code, unknown, "fires");
+  }
+  const std::string quiet[] = {
+      // The cast down in a Triton kernel, the cast back in another function (synth's kernels).
+      "import torch\nimport triton.language as tl\ndef k(acc):\n    c = acc.to(tl.float16)\n"
+      "    return c\n\ndef small(a, b, c):\n    return torch.matmul(a.float(), b.float())"
+      ".to(c.dtype)\n",
+      // No cast back; a cast back to something other than a dtype; a dtype's attribute.
+      "import torch\ndef f(x):\n    return x.to(torch.float16)\n",
+      "import torch\ndef f(x, y):\n    return x.half().to(y.device)\n",
+      "import torch\ndef f(x, o):\n    return x.to(torch.bfloat16).to(o.dtype.element_ty)\n",
+      // The cast back before the cast down; a type in a string or a comment; a name that is not
+      // imported (`half = n // 2`).
+      "import torch\ndef f(x):\n    y = x.to(x.dtype)\n    return y.half()\n",
+      "import torch\ndef f(x):\n    s = 'torch.float16'  # x.half()\n    return x.to(x.dtype)\n",
+      "def f(x, n):\n    half = n // 2\n    return x[:half].to(x.dtype)\n",
+  };
+  for (const std::string& code : quiet) {
+    EXPECT_FALSE(screen_python(code, unknown).full) << code;
+    expect_agree(code, unknown, "quiet");
+  }
+  // With a reference wider than the type, the type alone sends the code to the full pass.
+  CodeContext fp32;
+  fp32.reference_float_bits = 32;
+  EXPECT_TRUE(screen_python(quiet[1], fp32).full);
+  EXPECT_TRUE(screen_python("from torch import float16\n", fp32).full);
+}
+
+// A C++ name that holds a fill method's name (`stage_prefill_launch`) is no call of it: the screen
+// decides such a code alone; the same source calling `a.fill_(0)` goes to the C++ rules.
+TEST(CodeScreen, TellsAFillMethodFromANameThatHoldsIt) {
+  const std::string quiet =
+      "from torch.utils.cpp_extension import load_inline\n"
+      "src = r'''\n#include <torch/extension.h>\n"
+      "torch::Tensor stage_prefill_launch(torch::Tensor a, torch::Tensor c) { return c; }\n'''\n"
+      "m = load_inline(name='m', cpp_sources='torch::Tensor stage_prefill_launch(torch::Tensor, "
+      "torch::Tensor);', cuda_sources=src, functions=['stage_prefill_launch'])\n";
+  const CodeContext unknown;
+  const Screen screen = screen_python(quiet, unknown);
+  EXPECT_FALSE(screen.full) << screen.reason;
+  expect_agree(quiet, unknown, "prefill");
+  std::string writes = quiet;
+  writes.replace(writes.find("{ return c; }"), 13, "{ a.fill_(0); return c; }");
+  const Screen to_cpp = screen_python(writes, unknown);
+  EXPECT_TRUE(to_cpp.full || (!to_cpp.cpp.empty() && !to_cpp.cpp[0].types_only));
+  const std::vector<Finding> found = audit_code(writes, unknown);
+  ASSERT_EQ(found.size(), 1U) << describe(found);
+  EXPECT_EQ(found[0].rule, RuleId::INPUT_OVERWRITE);
+  expect_agree(writes, unknown, "fill_");
 }
 
 TEST(CodeScreen, AgreesWithTheFullPassWhereARulesTelltaleIsSplicedIn) {
@@ -322,6 +407,10 @@ const std::vector<std::string>& quiet_pieces() {
       "float16",
       "bfloat16",
       "torch",
+      ".to(",
+      ".dtype",
+      "def f(x):\n",
+      "from torch import ",
       "(\"__global__ void k(__half* p, __nv_fp8_e4m3 q) {}\")",
       "\"#include <x>\\n// __nv_fp4_e2m1\\nfloat f;\"",
       "0x1f",
