@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/malloc_tuning.h"
 #include "common/output_target.h"
 
 namespace kbdata {
@@ -159,6 +160,7 @@ class OutputSink {
 class MemorySink final : public OutputSink {
  public:
   void write(std::span<const uint8_t> bytes) override {
+    reserve_for_append(bytes_, bytes.size());
     bytes_.insert(bytes_.end(), bytes.begin(), bytes.end());
   }
   [[nodiscard]] const std::vector<uint8_t>& bytes() const { return bytes_; }

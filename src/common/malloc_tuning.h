@@ -1,7 +1,10 @@
 // How kbdata's programs set up glibc's malloc for reading Parquet (kbdata, bench programs).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace kbdata {
 
@@ -23,5 +26,20 @@ void tune_malloc_for_readers();
 // large buffer filled once is then faulted in 2 MiB at a time rather than 4 KiB, a few hundred
 // times fewer faults. For buffers of several MiB that are written whole.
 void advise_huge_pages(void* data, size_t bytes);
+
+// Blocks from this size up are mapped afresh by malloc (tune_malloc_for_readers) and buffers of
+// this size that kbdata fills whole ask for huge pages: a page of two 1 GiB strings was
+// page-faulted in 4 KiB at a time through every copy, two thirds of a `convert` of it.
+inline constexpr size_t kHugeAdviceBytes = size_t{64} << 20;
+
+// Makes room in `out` for `extra` more bytes about to be written whole: once the total reaches
+// kHugeAdviceBytes, the new storage (doubling, as the vector would) asks for huge pages before
+// anything faults it in. Smaller growth is left to the vector.
+inline void reserve_for_append(std::vector<uint8_t>& out, size_t extra) {
+  const size_t needed = out.size() + extra;
+  if (needed <= out.capacity() || needed < kHugeAdviceBytes) return;
+  out.reserve(std::max(needed, 2 * out.capacity()));
+  advise_huge_pages(out.data(), out.capacity());
+}
 
 }  // namespace kbdata

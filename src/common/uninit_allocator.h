@@ -2,6 +2,9 @@
 // UninitAllocator<uint8_t>> grown with resize(n) leaves the new bytes unwritten instead of
 // zero-filling them. For buffers that are always written before they are read (decoded values,
 // file windows): zero-filling them first costs a pass over memory that the writer makes anyway.
+// A block of kHugeAdviceBytes or more (a value buffer of huge strings) is backed by transparent
+// huge pages (advise_huge_pages): it is written whole, and faulting it in 4 KiB at a time cost more
+// than the copy itself.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -11,6 +14,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "common/malloc_tuning.h"
 
 namespace kbdata {
 
@@ -26,6 +31,12 @@ class UninitAllocator : public std::allocator<T> {
   UninitAllocator() noexcept = default;
   template <typename U>
   UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT: converting, as std::allocator
+
+  T* allocate(size_t n) {
+    T* data = std::allocator<T>::allocate(n);
+    if (n * sizeof(T) >= kHugeAdviceBytes) advise_huge_pages(data, n * sizeof(T));
+    return data;
+  }
 
   // resize(n) and the sized constructor: leave trivial values uninitialised.
   template <typename U>

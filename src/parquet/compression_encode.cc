@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/malloc_tuning.h"
 #include "parquet/compression.h"
 
 namespace kbdata::parquet {
@@ -32,6 +33,7 @@ constexpr size_t kMaxInput = INT32_MAX;
 // to what the codec wrote.
 uint8_t* grow(std::vector<uint8_t>& out, size_t bound) {
   const size_t start = out.size();
+  reserve_for_append(out, bound);
   out.resize(start + bound);
   return out.data() + start;
 }
@@ -210,6 +212,7 @@ void compress(Codec codec, int level, std::span<const uint8_t> input, std::vecto
 #endif
   switch (codec) {
     case Codec::UNCOMPRESSED:
+      reserve_for_append(out, input.size());
       out.insert(out.end(), input.begin(), input.end());
       return;
     case Codec::SNAPPY:

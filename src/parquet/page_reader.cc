@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/malloc_tuning.h"
 #include "common/text.h"
 #include "parquet/compression.h"
 
@@ -84,6 +85,7 @@ void PageBuffer::take(size_t size) {
   const size_t room = size >= (size_t{1} << 20) ? size + size / 8 : size;
   data_ = std::make_unique_for_overwrite<uint8_t[]>(room);
   capacity_ = room;
+  if (room >= kHugeAdviceBytes) advise_huge_pages(data_.get(), room);
 }
 
 std::span<uint8_t> PageBuffer::reset(size_t size) {

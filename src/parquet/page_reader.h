@@ -34,7 +34,8 @@ namespace kbdata::parquet {
 // allocation become resident only when written, so a hostile header declaring INT32_MAX bytes over
 // a few compressed bytes costs no resident memory before decompress() fails. Every byte handed out
 // is written before it is read: decompress() fills its output exactly or throws (compression.h),
-// and the window is read from the file before use.
+// and the window is read from the file before use. Storage of kHugeAdviceBytes or more asks for
+// huge pages (common/malloc_tuning.h): such a hostile header then costs 2 MiB of resident memory.
 class PageBuffer {
  public:
   // Storage kept across pages although a much smaller page came: beyond this, a page of less

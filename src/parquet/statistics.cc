@@ -340,31 +340,75 @@ void StatisticsCollector::update_nulls(int64_t n) { null_count_ += n; }
 void StatisticsCollector::merge(const StatisticsCollector& other) {
   assert(other.kind_ == kind_);
   null_count_ += other.null_count_;
-  if (other.has_min_max_) offer(other.min_, other.max_);
+  if (other.has_min_max_) offer(other.min_, other.max_, other.min_exact_, other.max_exact_);
 }
 
 void StatisticsCollector::reset() {
   has_min_max_ = false;
   min_.clear();
   max_.clear();
+  min_exact_ = true;
+  max_exact_ = true;
   null_count_ = 0;
 }
 
-void StatisticsCollector::offer(std::string_view lo, std::string_view hi) {
+void StatisticsCollector::offer(std::string_view lo, std::string_view hi, bool lo_exact,
+                                bool hi_exact) {
   if (!has_min_max_) {
-    min_.assign(lo);
-    max_.assign(hi);
     has_min_max_ = true;
+    keep_min(lo, lo_exact);
+    keep_max(hi, hi_exact);
     return;
   }
-  if (compare_kind(kind_, lo, min_) < 0) min_.assign(lo);
-  if (compare_kind(kind_, hi, max_) > 0) max_.assign(hi);
+  // A value equal to a bound makes the bound exact: every value seen lies on its side of it.
+  if (const int c = compare_kind(kind_, lo, min_); c < 0) {
+    keep_min(lo, lo_exact);
+  } else if (c == 0 && lo_exact) {
+    min_exact_ = true;
+  }
+  if (const int c = compare_kind(kind_, hi, max_); c > 0) {
+    keep_max(hi, hi_exact);
+  } else if (c == 0 && hi_exact) {
+    max_exact_ = true;
+  }
+}
+
+// A smallest value longer than the limit is kept as its prefix (a lower bound). A later value is
+// compared with the prefix: one smaller is smaller than the value; one equal to the prefix makes it
+// exact; and a value of at most the limit's length that is larger than the prefix is also larger
+// than the value (they differ within the prefix), so the true smallest value, when it is short, is
+// always found exact.
+void StatisticsCollector::keep_min(std::string_view value, bool exact) {
+  if (kind_ == Kind::BYTES && value.size() > kMaxExactStatisticsBytes) {
+    value = value.substr(0, kMaxExactStatisticsBytes);
+    exact = false;
+  }
+  min_.assign(value);
+  min_exact_ = exact;
+}
+
+// A largest value longer than the limit is kept as its prefix with the trailing 0xFF bytes dropped
+// and the last byte incremented (an upper bound; the same reasoning as keep_min() finds a short
+// true largest value exact).
+void StatisticsCollector::keep_max(std::string_view value, bool exact) {
+  if (kind_ == Kind::BYTES && value.size() > kMaxExactStatisticsBytes) {
+    std::string_view prefix = value.substr(0, kMaxExactStatisticsBytes);
+    while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.remove_suffix(1);
+    if (!prefix.empty()) {
+      max_.assign(prefix);
+      max_.back() = static_cast<char>(static_cast<uint8_t>(max_.back()) + 1);
+      max_exact_ = false;
+      return;
+    }
+  }
+  max_.assign(value);
+  max_exact_ = exact;
 }
 
 Statistics StatisticsCollector::to_thrift() const {
   Statistics statistics;
   statistics.null_count = null_count_;
-  if (has_min_max_) {
+  if (has_min_max_ && min_exact_ && max_exact_) {
     statistics.min_value = min_;
     statistics.max_value = max_;
     statistics.is_min_value_exact = true;

@@ -38,6 +38,12 @@ enum class SortOrder { SIGNED, UNSIGNED, UNDEFINED };
 [[nodiscard]] int compare_values(const ColumnDescriptor& column, std::string_view a,
                                  std::string_view b);
 
+// A min or max of a bytewise column (BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY, unsigned order) longer
+// than this is not kept whole: the footer leaves such statistics out (as parquet-cpp does) and the
+// ColumnIndex cuts its bounds far shorter, so a collector keeps a bound of this many bytes instead,
+// and a column of 1 GiB strings costs no 1 GiB copies.
+inline constexpr size_t kMaxExactStatisticsBytes = 4096;
+
 // Min, max and null count of the values it is shown, for one page or one column chunk (merge the
 // pages' collectors into the chunk's, or feed both).
 class StatisticsCollector {
@@ -57,14 +63,21 @@ class StatisticsCollector {
 
   // False until a value other than NaN is seen, and always for UNDEFINED sort orders.
   [[nodiscard]] bool has_min_max() const { return has_min_max_; }
-  // PLAIN bytes of the smallest / largest value. REQUIRES: has_min_max().
+  // PLAIN bytes of the smallest / largest value. REQUIRES: has_min_max(). In a bytewise column
+  // whose smallest (largest) value is longer than kMaxExactStatisticsBytes, min() (max()) is a
+  // bound instead, and min_exact() (max_exact()) false: the value's prefix of that many bytes (a
+  // lower bound), or that prefix without its trailing 0xFF bytes and its last byte incremented
+  // (an upper bound; a prefix of only 0xFF bytes has none, and the value is kept whole).
   [[nodiscard]] const std::string& min() const { return min_; }
   [[nodiscard]] const std::string& max() const { return max_; }
+  [[nodiscard]] bool min_exact() const { return min_exact_; }
+  [[nodiscard]] bool max_exact() const { return max_exact_; }
   [[nodiscard]] int64_t null_count() const { return null_count_; }
 
   // Statistics for the footer or a page header: null_count always; min_value and max_value, with
-  // is_min_value_exact and is_max_value_exact true, when has_min_max(). The deprecated min and
-  // max (fields 1-2, signed comparison) are not written: readers would misorder unsigned values.
+  // is_min_value_exact and is_max_value_exact true, when has_min_max() and both are exact. The
+  // deprecated min and max (fields 1-2, signed comparison) are not written: readers would misorder
+  // unsigned values.
   [[nodiscard]] Statistics to_thrift() const;
 
   // How the column's values compare: its physical type and sort order together.
@@ -83,14 +96,19 @@ class StatisticsCollector {
   };
 
  private:
-  // Replaces min_ / max_ by `lo` / `hi` when they are smaller / larger.
-  void offer(std::string_view lo, std::string_view hi);
+  // Replaces min_ / max_ by `lo` / `hi` when they are smaller / larger; `exact`: they are values
+  // seen (not bounds of them).
+  void offer(std::string_view lo, std::string_view hi, bool lo_exact = true, bool hi_exact = true);
+  void keep_min(std::string_view value, bool exact);
+  void keep_max(std::string_view value, bool exact);
 
   Kind kind_ = Kind::NONE;
   PhysicalType physical_ = PhysicalType::INT32;
   bool has_min_max_ = false;
   std::string min_;
   std::string max_;
+  bool min_exact_ = true;
+  bool max_exact_ = true;
   int64_t null_count_ = 0;
 };
 

@@ -477,6 +477,67 @@ void cross_check_fixed(const ColumnDescriptor& c, std::mt19937& rng, size_t n) {
   cross_check(c, values, plains, fixed<T>(c.physical, values), std::less<T>(), rng);
 }
 
+// Values longer than kMaxExactStatisticsBytes are kept as bounds of that length, yet the bounds
+// are the same whatever the order and the pages: the smallest value's prefix, the largest value's
+// prefix incremented; a short smallest or largest value is always found exact.
+TEST(Statistics, LongBytesKeptAsBounds) {
+  constexpr size_t kCap = kMaxExactStatisticsBytes;
+  const auto c = column(PhysicalType::BYTE_ARRAY);
+  auto upper = [](std::string prefix) {
+    while (!prefix.empty() && static_cast<uint8_t>(prefix.back()) == 0xFF) prefix.pop_back();
+    prefix.back() = static_cast<char>(static_cast<uint8_t>(prefix.back()) + 1);
+    return prefix;
+  };
+  std::mt19937 rng(20261207);
+  for (int round = 0; round < 200; ++round) {
+    SCOPED_TRACE(round);
+    // Long values share long runs of 'a' (so prefixes tie) and end in a few bytes of a small
+    // alphabet with 0xFF; short values come from the same alphabet.
+    std::vector<std::string> strings;
+    const size_t n = 1 + rng() % 12;
+    for (size_t i = 0; i < n; ++i) {
+      std::string s;
+      if (rng() % 2 == 0) {
+        s.assign(kCap - 3 + rng() % 7, 'a');
+        for (size_t k = s.size() - 1 - rng() % 4; k < s.size(); ++k) s[k] = "a\x01\xff"[rng() % 3];
+      } else {
+        s.assign(rng() % 4, 'a');
+        for (char& ch : s) ch = "a\x01\xff"[rng() % 3];
+      }
+      strings.push_back(s);
+    }
+    const std::string lo = *std::min_element(strings.begin(), strings.end());
+    const std::string hi = *std::max_element(strings.begin(), strings.end());
+    // Fed as one page, and as pages of random sizes merged into a chunk.
+    std::vector<StatisticsCollector> collectors;
+    collectors.push_back(collect(c, binary(strings)));
+    StatisticsCollector chunk(c);
+    for (size_t begin = 0; begin < n;) {
+      const size_t end = std::min(n, begin + 1 + rng() % 3);
+      StatisticsCollector page(c);
+      page.update(binary(strings), begin, end);
+      chunk.merge(page);
+      begin = end;
+    }
+    collectors.push_back(chunk);
+    for (const StatisticsCollector& s : collectors) {
+      ASSERT_TRUE(s.has_min_max());
+      EXPECT_EQ(s.min_exact(), lo.size() <= kCap);
+      EXPECT_EQ(s.min(), lo.size() <= kCap ? lo : lo.substr(0, kCap));
+      EXPECT_EQ(s.max_exact(), hi.size() <= kCap);
+      EXPECT_EQ(s.max(), hi.size() <= kCap ? hi : upper(hi.substr(0, kCap)));
+      const Statistics t = s.to_thrift();
+      EXPECT_EQ(t.min_value.has_value(), lo.size() <= kCap && hi.size() <= kCap);
+      EXPECT_EQ(t.max_value.has_value(), t.min_value.has_value());
+    }
+  }
+  // A largest value whose prefix is only 0xFF bytes has no shorter upper bound: it is kept whole.
+  const std::string ff(kCap + 5, '\xff');
+  const auto whole = collect(c, binary({"a", ff}));
+  EXPECT_TRUE(whole.max_exact());
+  EXPECT_EQ(whole.max(), ff);
+}
+
 TEST(Statistics, RandomCrossCheck) {
   std::mt19937 rng(20261129);
   for (int round = 0; round < 20; ++round) {

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "common/malloc_tuning.h"
 #include "parquet/encoding/rle_encoder.h"
 
 namespace kbdata::parquet {
@@ -27,7 +28,9 @@ size_t plain_encoded_size(const ValueBuffer& values, size_t begin, size_t end) {
 void encode_plain(const ValueBuffer& values, size_t begin, size_t end, std::vector<uint8_t>& out) {
   assert(begin <= end && end <= values.count);
   const size_t old_size = out.size();
-  out.resize(old_size + plain_encoded_size(values, begin, end));
+  const size_t size = plain_encoded_size(values, begin, end);
+  reserve_for_append(out, size);
+  out.resize(old_size + size);
   uint8_t* dst = out.data() + old_size;
   if (values.type == PhysicalType::BOOLEAN) {
     // resize() zeroed the new bytes; set the true bits.

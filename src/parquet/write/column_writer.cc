@@ -28,10 +28,6 @@ namespace {
 // brackets the page's values): the index of a column of 100 KB kernels stays a few KB per chunk.
 constexpr size_t kMaxIndexBoundBytes = 64;
 
-// Footer statistics are exact; a min or max longer than this is left out rather than truncated,
-// as parquet-cpp does, so the footer of a file of large strings stays small.
-constexpr size_t kMaxStatisticsValueBytes = 4096;
-
 constexpr size_t kMaxPageBytes = static_cast<size_t>(std::numeric_limits<int32_t>::max());
 
 // The value encoding of a column's pages, decided per column from the options and its type.
@@ -328,6 +324,7 @@ struct ColumnWriter::State {
     }
     header_buf.clear();
     encode_page_header(header, header_buf);
+    reserve_for_append(out, header_buf.size() + body.size());
     out.insert(out.end(), header_buf.begin(), header_buf.end());
     out.insert(out.end(), body.begin(), body.end());
     uncompressed_bytes += static_cast<int64_t>(header_buf.size() + uncompressed_body);
@@ -612,9 +609,12 @@ EncodedChunk ColumnWriter::finish() {
   meta.total_uncompressed_size = s.uncompressed_bytes;
   meta.total_compressed_size =
       static_cast<int64_t>(chunk.dictionary_page.size() + chunk.data_pages.size());
+  // Footer statistics are exact; a min or max longer than kMaxExactStatisticsBytes is left out
+  // rather than truncated, as parquet-cpp does, so the footer of a file of large strings stays
+  // small (the collector keeps no such value whole, except a max whose prefix is all 0xFF bytes).
   Statistics stats = s.chunk_stats.to_thrift();
-  if ((stats.min_value && stats.min_value->size() > kMaxStatisticsValueBytes) ||
-      (stats.max_value && stats.max_value->size() > kMaxStatisticsValueBytes)) {
+  if ((stats.min_value && stats.min_value->size() > kMaxExactStatisticsBytes) ||
+      (stats.max_value && stats.max_value->size() > kMaxExactStatisticsBytes)) {
     stats.min_value.reset();
     stats.max_value.reset();
     stats.is_min_value_exact.reset();
