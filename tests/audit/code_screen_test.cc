@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -206,6 +207,60 @@ TEST(CodeScreen, EveryWordOfItsVocabularySendsACodeToTheFullPass) {
     const bool to_cpp_rules = std::any_of(screen.cpp.begin(), screen.cpp.end(),
                                           [](const Screen::Cpp& c) { return !c.types_only; });
     EXPECT_TRUE(screen.full || to_cpp_rules) << word;
+  }
+}
+
+// Every name a rule compares, whether or not the screen's vocabulary holds it, in each place a rule
+// reads a name (a call, an attribute read or assigned, a module's attribute replaced, a method of
+// custom_kernel's data, an import, a string, embedded C++): the screen and the full pass agree. The
+// names are the identifier-like literals of code_rules.cc itself, so a word a new rule compares is
+// checked without anyone adding it here.
+TEST(CodeScreen, AgreesWithTheFullPassOnEveryNameTheRulesCompare) {
+  const std::string rules =
+      kbdata::testing::read_file(std::string(KBDATA_SOURCE_DIR) + "/src/audit/code_rules.cc");
+  std::vector<std::string> names;
+  for (size_t at = rules.find('"'); at != std::string::npos; at = rules.find('"', at + 1)) {
+    const size_t end = rules.find('"', at + 1);
+    if (end == std::string::npos) break;
+    const std::string literal = rules.substr(at + 1, end - at - 1);
+    at = end;
+    const bool identifier =
+        literal.size() >= 3 &&
+        (std::isalpha(static_cast<unsigned char>(literal[0])) != 0 || literal[0] == '_') &&
+        std::all_of(literal.begin(), literal.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+        });
+    if (identifier) names.push_back(literal);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  ASSERT_GT(names.size(), 150U) << "the rules' names were not found in code_rules.cc";
+  // No word of the vocabulary in the rest of the code ("time", "os"): the name alone decides.
+  const std::string quiet = "import torch\n\ndef f(x):\n    return x + 1\n";
+  for (const std::string& w : names) {
+    const std::string codes[] = {
+        quiet + "y = " + w + "(x)\n",
+        quiet + "z = x." + w + "\n",
+        quiet + "x." + w + " = f\n",
+        quiet + "time." + w + " = f\n",
+        quiet + "torch.cuda." + w + " = f\n",
+        quiet + "x." + w + "(y)\n",
+        quiet + "def custom_kernel(data):\n    a, b = data\n    a." + w + "(b)\n    return a\n",
+        quiet + "def custom_kernel(data):\n    a, out = data\n    r = " + w + "(a)\n    return r\n",
+        quiet + "s = \"" + w + "\"\n",
+        quiet + "import " + w + "\n",
+        quiet + "from " + w + " import q\n",
+        quiet + "from x import " + w + "\n",
+        quiet + "t = \"__global__ void k() { " + w +
+            "(v); }\"\nm = load_inline('m', cpp_sources=t)\n",
+    };
+    for (const std::string& code : codes) {
+      for (int bits : {0, 16, 32}) {
+        CodeContext context;
+        if (bits != 0) context.reference_float_bits = bits;
+        expect_agree(code, context, w + " (reference of " + std::to_string(bits) + " bits)");
+      }
+    }
   }
 }
 
