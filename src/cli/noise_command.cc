@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
+#include "query/charts.h"
 #include "query/noise_text.h"
 #include "report/writer.h"
 
@@ -116,7 +117,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
       shown.push_back(s.leaderboard_id);
     }
     if (chart.series.empty()) throw Error("nothing to plot: too few pairs for a window of noise");
-    add_epoch_markers(chart, shown);
+    query::add_epoch_markers(chart, shown);
     plot.write(chart, err);
   }
 }

@@ -7,6 +7,7 @@
 #include "cli/plots.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "query/charts.h"
 #include "query/progression.h"
 #include "report/writer.h"
 
@@ -106,10 +107,10 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
       throw UsageError("--plot draws one problem; this user has submissions on " +
                        std::to_string(progressions.size()) + " problems: add --problem");
     }
-    plot.write(progression_chart(progressions.front()), err);
+    plot.write(query::progression_chart(progressions.front()), err);
   }
   if (options.svg != nullptr && progressions.size() == 1) {
-    *options.svg = plot::render_svg(progression_chart(progressions.front()));
+    *options.svg = plot::render_svg(query::progression_chart(progressions.front()));
   }
   writer.finish();
 }

@@ -8,6 +8,7 @@
 #include "cli/plots.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "query/charts.h"
 #include "query/records.h"
 #include "report/writer.h"
 
@@ -80,9 +81,10 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   }
   if (plot.wanted()) {
     if (all.empty()) throw Error("nothing to plot: no qualifying submissions");
-    plot.write(records_chart(all), err);
+    plot.write(query::records_chart(all), err);
   }
-  if (options.svg != nullptr && !all.empty()) *options.svg = plot::render_svg(records_chart(all));
+  if (options.svg != nullptr && !all.empty())
+    *options.svg = plot::render_svg(query::records_chart(all));
   writer.finish();
 }
 

@@ -36,6 +36,7 @@
 #include "dataset/registry.h"
 #include "dataset/resident.h"
 #include "pairs/diff.h"
+#include "query/techniques.h"
 #include "report/text.h"
 #include "serve/html.h"
 #include "serve/http_server.h"
@@ -1093,7 +1094,7 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
       try {
         const std::vector<dataset::PrepareStep> steps = {
             analysis::NoiseBuilder::prepare_step(),
-            audit::audit_step(audit::folder_references(dir)), techniques_step(),
+            audit::audit_step(audit::folder_references(dir)), query::techniques_step(),
             analysis::near_duplicate_step()};
         uint64_t stopped_at = 0;
         std::shared_ptr<const dataset::Resident> resident = dataset::Resident::build(

@@ -12,6 +12,7 @@
 #include "cli/plots.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "query/charts.h"
 #include "query/techniques.h"
 #include "report/text.h"
 #include "report/writer.h"
@@ -44,44 +45,6 @@ std::string outliers_note(const std::vector<analysis::TrendOutlier>& outliers) {
     k = end;
   }
   return text;
-}
-
-// The trend as small multiples: a panel per tag, the shares of submissions, users and the top.
-plot::SmallMultiples trend_chart(const std::vector<analysis::TrendRow>& rows, size_t top) {
-  plot::SmallMultiples chart;
-  const analysis::TrendRow& first = rows.front();
-  chart.title = "Techniques on " + first.problem_name + " (" +
-                std::to_string(first.leaderboard_id) + ")" +
-                (first.runner ? ", top " + std::to_string(top) + " on " + *first.runner : "");
-  chart.subtitle =
-      "share of each week's submissions, of its users, and of the best kernels of "
-      "the top " +
-      std::to_string(top) + " users at the week's end";
-  std::map<std::string, size_t> panel_of;
-  for (const analysis::TrendRow& r : rows) {
-    if (r.leaderboard_id != first.leaderboard_id) continue;
-    chart.periods = std::max<size_t>(chart.periods, static_cast<size_t>(r.week));
-    const std::string name = std::string(r.tag.name()) + (r.tag.feature ? "" : " (language)");
-    auto [it, added] = panel_of.try_emplace(name, chart.panels.size());
-    if (added) {
-      plot::SharePanel panel;
-      panel.name = name;
-      for (const std::string& series :
-           {std::string("submissions"), std::string("users"), "top " + std::to_string(top)}) {
-        panel.series.push_back({series, {}});
-      }
-      chart.panels.push_back(std::move(panel));
-    }
-    plot::SharePanel& panel = chart.panels[it->second];
-    const auto value = [](uint64_t n, uint64_t of) -> std::optional<double> {
-      if (of == 0) return std::nullopt;
-      return static_cast<double>(n) / static_cast<double>(of);
-    };
-    panel.series[0].values.push_back(value(r.submissions, r.week_submissions));
-    panel.series[1].values.push_back(value(r.users, r.week_users));
-    panel.series[2].values.push_back(value(r.top, r.top_size));
-  }
-  return chart;
 }
 
 }  // namespace
@@ -142,9 +105,9 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
     writer.write(answer.table);
     writer.finish();
     const std::vector<analysis::TrendRow>& trend = answer.trend.rows;
-    if (plot.wanted() && !trend.empty()) plot.write(trend_chart(trend, top), err);
+    if (plot.wanted() && !trend.empty()) plot.write(query::techniques_trend_chart(trend, top), err);
     if (options.svg != nullptr && !trend.empty()) {
-      *options.svg = plot::render_small_multiples(trend_chart(trend, top));
+      *options.svg = plot::render_small_multiples(query::techniques_trend_chart(trend, top));
     }
   } else {
     result::ResultTable answer = query::techniques_winners(rows, top);
@@ -154,29 +117,6 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
 }
 
 }  // namespace
-
-techniques::Techniques classify_row(const dataset::Submission& s, std::string_view code) {
-  try {
-    return techniques::classify(code, s.file_name.value_or(""));
-  } catch (const std::bad_alloc&) {
-    throw Error("out of memory reading the code of submission " + std::to_string(s.submission_id) +
-                " (" +
-                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
-                                        : s.problem_name) +
-                (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
-                " bytes of code); --threads 1 reads one code at a time");
-  }
-}
-
-dataset::PrepareStep techniques_step() {
-  dataset::PrepareStep step;
-  step.key = "techniques";
-  step.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
-    if (code) s.prepared = classify_row(s, *code);
-  };
-  step.bytes = [](const std::any&) { return sizeof(techniques::Techniques); };  // std::any's
-  return step;
-}
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
@@ -202,7 +142,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   PlotTarget plot(options.plot);
   load.with_code = true;
   load.with_details = true;
-  load.prepare_with(techniques_step());
+  load.prepare_with(query::techniques_step());
 
   if (report_over_rows) {
     run_techniques_report(options, load, top, plot, out, err);

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <any>
+#include <new>
 #include <utility>
 
+#include "common/error.h"
+#include "common/text.h"
 #include "report/submissions.h"
 
 namespace kbdata::query {
@@ -80,6 +84,29 @@ std::vector<Column> winners_columns() {
           {"rest_kernels", ColumnType::INT64},   {"rest_with", ColumnType::INT64},
           {"rest_share", ColumnType::DOUBLE},    {"median_with", ColumnType::SCORE},
           {"median_without", ColumnType::SCORE}, {"ratio", ColumnType::FACTOR}};
+}
+
+techniques::Techniques classify_row(const dataset::Submission& s, std::string_view code) {
+  try {
+    return techniques::classify(code, s.file_name.value_or(""));
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory reading the code of submission " + std::to_string(s.submission_id) +
+                " (" +
+                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
+                                        : s.problem_name) +
+                (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
+                " bytes of code); --threads 1 reads one code at a time");
+  }
+}
+
+dataset::PrepareStep techniques_step() {
+  dataset::PrepareStep step;
+  step.key = "techniques";
+  step.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
+    if (code) s.prepared = classify_row(s, *code);
+  };
+  step.bytes = [](const std::any&) { return sizeof(techniques::Techniques); };  // std::any's
+  return step;
 }
 
 TechniquesQuery::TechniquesQuery() : table_(techniques_columns(), kTechniquesRule) {}

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/technique_trend.h"
+#include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "result/table.h"
 #include "techniques/techniques.h"
@@ -32,6 +34,15 @@ extern const char* const kWinnersRule;
 // leaderboard_id, problem_name, runner, kind, tag, top_kernels, top_with, top_share,
 // rest_kernels, rest_with, rest_share, median_with, median_without, ratio.
 [[nodiscard]] std::vector<result::Column> winners_columns();
+
+// techniques::classify of one row's code; running out of memory on it is an error that names the
+// row and its code's size (the model of a code takes a few bytes per byte of it).
+[[nodiscard]] techniques::Techniques classify_row(const dataset::Submission& s,
+                                                  std::string_view code);
+
+// classify_row of each row's code (nothing for a row without code) as a named step
+// (dataset/resident.h), key "techniques": the load the techniques queries read.
+[[nodiscard]] dataset::PrepareStep techniques_step();
 
 class TechniquesQuery {
  public:
