@@ -9,6 +9,7 @@
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
 #include "query/charts.h"
+#include "query/noise.h"
 #include "query/noise_text.h"
 #include "report/writer.h"
 
@@ -27,13 +28,7 @@ std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
                                                  const DataOptions& data,
                                                  const dataset::Filter& filter, double similarity,
                                                  std::FILE* err) {
-  dataset::LoadOptions load;
-  load.threads = data.threads.value_or(0);
-  load.filter = filter;
-  load.with_code = true;                                      // near-identical versions
-  load.with_runs = true;                                      // legacy: the secret runs
-  load.with_results = true;                                   // legacy: the benchmarks' errors
-  load.prepare_with(analysis::NoiseBuilder::prepare_step());  // sketches on the scan's workers
+  const dataset::LoadOptions load = query::noise_load_options(filter, data.threads.value_or(0));
   analysis::NoiseOptions options;
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);

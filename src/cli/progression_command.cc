@@ -57,28 +57,19 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
       out, err, options.out, query::kProgressionRule);
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.leaderboard_id = options.leaderboard;
-  load.filter.runner = options.runner;
-  load.filter.epoch = options.epoch;
-  load.with_details = false;  // code_id, file_name and mode are not shown
-  resolve_filter(dir, load.filter);
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.leaderboard_id = options.leaderboard;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  resolve_filter(dir, filter);
   query::ProgressionQuery progression({.user = options.user});
-  auto keep = [&](dataset::Submission&& s) { progression.add(std::move(s)); };
-  // An id match wins over users named like it (the query), so the user's id is looked for first,
-  // as a predicate the scan tests before decoding other columns; only when no row has it are the
-  // rows of the problem read again for a user of that name (code is never read).
-  dataset::LoadOptions by_user_id = load;
-  by_user_id.filter.user_id = options.user;
-  load_submissions(dir, options.data, by_user_id, "finding " + options.user + "'s submissions",
-                   keep, err);
-  if (progression.empty()) {
-    load.filter.user = options.user;
-    load_submissions(dir, options.data, load, "finding " + options.user + "'s submissions", keep,
-                     err);
-  }
+  const dataset::LoadOptions load =
+      progression.load(filter, options.data.threads.value_or(0),
+                       [&](const dataset::LoadOptions& pass, const dataset::SubmissionSink& sink) {
+                         load_submissions(dir, options.data, pass,
+                                          "finding " + options.user + "'s submissions", sink, err);
+                       });
   if (progression.empty()) {
     std::string where = options.problem ? " on " + *options.problem
                         : options.leaderboard

@@ -49,15 +49,13 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
                         out, err, options.out, query::kRecordsRule);
   PlotTarget plot(options.plot);
 
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.leaderboard_id = options.leaderboard;
-  load.filter.runner = options.runner;
-  load.filter.epoch = options.epoch;
-  load.filter.scored_only = true;
-  load.filter.passed_only = true;
-  load.with_details = false;  // code_id, file_name and mode are not shown
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.leaderboard_id = options.leaderboard;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  dataset::LoadOptions load =
+      query::RecordsQuery::load_options(filter, options.data.threads.value_or(0));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
   query::RecordsQuery records;

@@ -120,9 +120,8 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter = row_selection_filter(options.rows);
+  dataset::LoadOptions load = query::techniques_load_options(row_selection_filter(options.rows),
+                                                             options.data.threads.value_or(0));
   if (options.trend && options.winners) {
     throw UsageError("--trend and --winners are two reports: give one of them");
   }
@@ -140,9 +139,6 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   }
   const size_t top = static_cast<size_t>(options.top.value_or(10));
   PlotTarget plot(options.plot);
-  load.with_code = true;
-  load.with_details = true;
-  load.prepare_with(query::techniques_step());
 
   if (report_over_rows) {
     run_techniques_report(options, load, top, plot, out, err);

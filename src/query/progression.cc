@@ -63,6 +63,24 @@ std::vector<Column> progression_columns() {
           {"factor_first", ColumnType::FACTOR}};
 }
 
+dataset::LoadOptions ProgressionQuery::load(dataset::Filter filter, int threads,
+                                            const Loader& loader) {
+  dataset::LoadOptions load;
+  load.threads = threads;
+  load.filter = std::move(filter);
+  load.with_details = false;  // code_id, file_name and mode are not shown
+  const dataset::SubmissionSink keep = [this](dataset::Submission&& s) { add(std::move(s)); };
+  // An id match wins over users named like it (finish()), so the user's id is looked for first;
+  // only when no row has it are the rows read again for a user of that name (code is never read).
+  dataset::LoadOptions by_user_id = load;
+  by_user_id.filter.user_id = request_.user;
+  loader(by_user_id, keep);
+  if (!empty()) return by_user_id;
+  load.filter.user = request_.user;
+  loader(load, keep);
+  return load;
+}
+
 void ProgressionQuery::add(dataset::Submission&& s) {
   const bool id_match = s.user_id == request_.user;
   const bool name_match = s.user_name && *s.user_name == request_.user;

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/progression.h"
+#include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "result/table.h"
 
@@ -30,6 +32,16 @@ extern const char* const kProgressionRule;
 class ProgressionQuery {
  public:
   explicit ProgressionQuery(ProgressionRequest request) : request_(std::move(request)) {}
+
+  // How a load hands the rows of `load` to `sink` (dataset::load_dir, or a command's with
+  // progress).
+  using Loader =
+      std::function<void(const dataset::LoadOptions& load, const dataset::SubmissionSink& sink)>;
+  // Loads the user's rows of the selection `filter` (problem or leaderboard, runner, epoch; no
+  // code): the user's id first, as a predicate the scan tests before decoding other columns; only
+  // when no row has it, the selection's rows again for a user of that name. Returns the options
+  // of the last pass (an empty answer says why from its filter).
+  dataset::LoadOptions load(dataset::Filter filter, int threads, const Loader& loader);
 
   // One row of the selection: kept when its user id or user name is the request's.
   void add(dataset::Submission&& s);

@@ -37,6 +37,16 @@ std::vector<Column> records_columns() {
           {"previous", ColumnType::SCORE},       {"factor", ColumnType::FACTOR}};
 }
 
+dataset::LoadOptions RecordsQuery::load_options(dataset::Filter filter, int threads) {
+  dataset::LoadOptions load;
+  load.threads = threads;
+  load.filter = std::move(filter);
+  load.filter.scored_only = true;
+  load.filter.passed_only = true;
+  load.with_details = false;  // code_id, file_name and mode are not shown
+  return load;
+}
+
 result::ResultTable RecordsQuery::finish() {
   series_ = builder_.finish();
   result::ResultTable table(records_columns(), kRecordsRule);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/records.h"
+#include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "result/table.h"
 
@@ -21,6 +22,9 @@ extern const char* const kRecordsRule;
 
 class RecordsQuery {
  public:
+  // What to read for the selection `filter` (problem or leaderboard, runner, epoch): the scored
+  // and passed rows only (pushed down), without code or details.
+  [[nodiscard]] static dataset::LoadOptions load_options(dataset::Filter filter, int threads);
   // One row of the selection (only qualifying rows count).
   void add(const dataset::Submission& s) { builder_.add(s); }
 

@@ -109,6 +109,16 @@ dataset::PrepareStep techniques_step() {
   return step;
 }
 
+dataset::LoadOptions techniques_load_options(dataset::Filter filter, int threads) {
+  dataset::LoadOptions load;
+  load.threads = threads;
+  load.filter = std::move(filter);
+  load.with_code = true;
+  load.with_details = true;
+  load.prepare_with(techniques_step());
+  return load;
+}
+
 TechniquesQuery::TechniquesQuery() : table_(techniques_columns(), kTechniquesRule) {}
 
 void TechniquesQuery::add(const dataset::Submission& s, const techniques::Techniques& t) {

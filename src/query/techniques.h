@@ -44,6 +44,11 @@ extern const char* const kWinnersRule;
 // (dataset/resident.h), key "techniques": the load the techniques queries read.
 [[nodiscard]] dataset::PrepareStep techniques_step();
 
+// What the techniques queries read for the selection `filter`: the rows with code and details,
+// each classified on the scan's workers (techniques_step); a row without code has no prepared
+// value.
+[[nodiscard]] dataset::LoadOptions techniques_load_options(dataset::Filter filter, int threads);
+
 class TechniquesQuery {
  public:
   TechniquesQuery();
