@@ -1,6 +1,5 @@
 #include "cli/audit_command.h"
 
-#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -9,45 +8,10 @@
 #include "cli/progress.h"
 #include "common/closest_name.h"
 #include "common/error.h"
-#include "report/submissions.h"
+#include "query/audit.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
-namespace {
-
-constexpr const char* kAuditRule =
-    "kbdata audit: per submission row, the code rules over its Python and C++ tokens and the score "
-    "rules (status hacked, the runner's physical floor for the problem's benchmark shapes, a jump "
-    "of more than 10x over the record of the leaderboard and runner at that time); verdict cheat "
-    "when a hard rule fired, suspicious when a support rule did, else clean (docs/audit.md)";
-
-// The summary line of one leaderboard: rows, verdicts, the rules and the users most flagged.
-std::string summary_line(const audit::LeaderboardAudit& a) {
-  std::string line = (a.problem_name.empty() ? "leaderboard" : a.problem_name) + " (" +
-                     std::to_string(a.leaderboard_id) + "): " + std::to_string(a.rows) + " rows, " +
-                     std::to_string(a.cheat) + " cheat, " + std::to_string(a.suspicious) +
-                     " suspicious";
-  const auto top = [](const std::map<std::string, uint64_t>& counts, size_t n) {
-    std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
-    std::stable_sort(v.begin(), v.end(),
-                     [](const auto& x, const auto& y) { return x.second > y.second; });
-    std::string text;
-    for (size_t i = 0; i < v.size() && i < n; ++i) {
-      text += (text.empty() ? "" : ", ") + v[i].first + " " + std::to_string(v[i].second);
-    }
-    if (v.size() > n) text += ", ...";
-    return text;
-  };
-  if (!a.by_rule.empty()) line += "; by rule: " + top(a.by_rule, a.by_rule.size());
-  if (!a.by_user.empty()) line += "; by user: " + top(a.by_user, 5);
-  for (const auto& [runner, rows] : a.floor_not_applied) {
-    line += "; below-physical-floor not applied to " + std::to_string(rows) + " rows on runner " +
-            runner + " (its GPU is not known)";
-  }
-  return line;
-}
-
-}  // namespace
 
 void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
@@ -61,41 +25,33 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   load.threads = options.data.threads.value_or(0);
   load.filter = row_selection_filter(options.rows);
 
-  std::vector<report::Column> columns = report::row_identity_columns();
-  columns.push_back({"verdict", report::ColumnType::STRING});
-  // Every rule that fired, and its evidence, shown whole in a table: a cut list hides what fired.
-  columns.push_back({"rules", report::ColumnType::STRING, true});
-  if (options.with_evidence) columns.push_back({"evidence", report::ColumnType::STRING, true});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  report::Writer writer(format, columns, out, err, options.out, kAuditRule);
+  report::Writer writer(format, query::audit_columns(options.with_evidence), out, err, options.out,
+                        query::kAuditRule);
   const audit::References references = audit::folder_references(dir);
 
-  audit::AuditSummary summary;
+  query::AuditQuery audit({.min_verdict = *min_verdict, .with_evidence = options.with_evidence});
   dataset::LoadStats stats;
   Progress progress(err, "audit");
-  uint64_t seen = 0;
   audit::audit_folder(
       dir, load, references,
       [&](const dataset::Submission& s, const std::vector<audit::Finding>& findings,
           audit::Verdict verdict) {
-        summary.add(s, findings, verdict);
-        progress.update(++seen, "rows");
-        if (verdict < *min_verdict) return;
-        std::vector<report::Cell> cells = report::row_identity_cells(s);
-        cells.emplace_back(std::string(audit::to_string(verdict)));
-        cells.emplace_back(audit::rules_text(findings));
-        if (options.with_evidence) cells.emplace_back(audit::evidence_text(findings));
-        writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+        audit.add(s, findings, verdict);
+        progress.update(audit.audited(), "rows");
       },
       stats);
   progress.finish();
+  // Written before the load's report, as rows streamed while loading were (the leaderboards'
+  // reliability notes of CSV and Parquet go to stderr as their first row is written).
+  result::ResultTable answer = audit.finish();
+  writer.write(answer);
   report_load(options.data, stats, err);
-  if (seen == 0) {
+  if (audit.audited() == 0) {
     report::write_all(
         err, "kbdata: no submissions" + why_empty(dir, load.filter) + " in " + dir.path + "\n");
   }
-  for (const auto& [id, a] : summary.leaderboards()) writer.table_footer(summary_line(a));
   writer.finish();
 }
 

@@ -21,7 +21,6 @@
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
-#include "cli/techniques_command.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/output_target.h"
@@ -29,6 +28,7 @@
 #include "common/text.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "query/techniques.h"
 #include "report/text.h"
 #include "techniques/techniques.h"
 
@@ -408,7 +408,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                           dir_error.message());
           }
           write_whole_file(file, *s.code);
-          w.techniques = classify_row(s, *s.code);
+          w.techniques = query::classify_row(s, *s.code);
           w.bytes = s.code->size();
           w.sha256 = sha256_hex(*s.code);
           written[it->second] = std::move(w);

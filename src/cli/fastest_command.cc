@@ -3,21 +3,17 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/fastest.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "query/fastest.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
-
-constexpr const char* kFastestRule =
-    "kbdata fastest: per (leaderboard, runner), the qualifying row (scored, passed, not hacked) "
-    "with the lowest score; ties by submission time, then id";
 
 std::string selection_text(const FastestOptions& o) {
   std::string what = o.problem ? *o.problem : std::string("any problem");
@@ -48,35 +44,23 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
     throw UsageError("fastest takes --user-id or --user-name, not both");
   }
   const report::Format format = report::output_format(options.format, options.out);
-  std::vector<report::Column> columns = {{"problem_name", report::ColumnType::STRING},
-                                         {"leaderboard_id", report::ColumnType::INT64},
-                                         {"runner", report::ColumnType::STRING},
-                                         {"user_id", report::ColumnType::STRING},
-                                         {"user_name", report::ColumnType::STRING},
-                                         {"score", report::ColumnType::SCORE},
-                                         {"submission_id", report::ColumnType::INT64},
-                                         {"submission_time", report::ColumnType::TIMESTAMP}};
   const bool code_column = options.with_code && format != report::Format::TABLE;
-  if (code_column) columns.push_back({"code", report::ColumnType::STRING});
+  query::FastestQuery fastest({.with_code = options.with_code, .code_column = code_column});
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kFastestRule);
+  report::Writer writer(format, query::fastest_columns(code_column), out, err, options.out,
+                        query::kFastestRule);
 
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.user_id = options.user_id;
-  load.filter.user_name = options.user_name;
-  load.filter.runner = options.runner;
-  load.filter.epoch = options.epoch;
-  load.filter.scored_only = true;  // pushed down: only candidates are decoded
-  load.filter.passed_only = true;
-  load.with_code = options.with_code;
-  load.with_details = false;  // code_id, file_name and mode are not shown
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.user_id = options.user_id;
+  filter.user_name = options.user_name;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  dataset::LoadOptions load = fastest.load_options(filter, options.data.threads.value_or(0));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
 
-  analysis::FastestBuilder builder;
   dataset::LoadStats stats;
   {
     Progress progress(err, "fastest: " + selection_text(options));
@@ -84,31 +68,20 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
     dataset::load_dir(
         dir, load,
         [&](dataset::Submission&& s) {
-          builder.add(s);
+          fastest.add(s);
           progress.update(++seen, "qualifying rows");
         },
         stats);
   }
   report_load(options.data, stats, err);
 
-  const std::vector<analysis::Fastest> found = builder.finish();
+  result::ResultTable answer = fastest.finish();
+  const std::vector<analysis::Fastest>& found = fastest.found();
   if (found.empty()) {
     report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
                                selection_text(options) + why_empty(dir, load.filter) + "\n");
   }
-  for (const analysis::Fastest& f : found) {
-    const dataset::Submission& s = f.submission;
-    std::vector<report::Cell> cells = {s.problem_name,
-                                       s.leaderboard_id,
-                                       f.runner ? report::Cell{*f.runner} : report::Cell{},
-                                       s.user_id,
-                                       s.user_name ? report::Cell{*s.user_name} : report::Cell{},
-                                       *s.score,
-                                       s.submission_id,
-                                       s.submission_time};
-    if (code_column) cells.push_back(s.code ? report::Cell{*s.code} : report::Cell{});
-    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
-  }
+  writer.write(answer);
   writer.finish();
   if (options.with_code && format == report::Format::TABLE) {
     std::string text;

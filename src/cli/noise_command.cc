@@ -8,31 +8,17 @@
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
+#include "query/charts.h"
+#include "query/noise.h"
 #include "query/noise_text.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
-namespace {
-
-constexpr const char* kNoiseRule =
-    "kbdata noise: per (leaderboard, runner), the sd of log(score) of one measurement from legacy "
-    "harness errors, public vs secret runs, repeats of one code and near-identical consecutive "
-    "versions (median-centred MAD), combined by inverse variance; one change of level searched "
-    "over time (docs/noise.md)";
-
-}  // namespace
-
 std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
                                                  const DataOptions& data,
                                                  const dataset::Filter& filter, double similarity,
                                                  std::FILE* err) {
-  dataset::LoadOptions load;
-  load.threads = data.threads.value_or(0);
-  load.filter = filter;
-  load.with_code = true;                                      // near-identical versions
-  load.with_runs = true;                                      // legacy: the secret runs
-  load.with_results = true;                                   // legacy: the benchmarks' errors
-  load.prepare_with(analysis::NoiseBuilder::prepare_step());  // sketches on the scan's workers
+  const dataset::LoadOptions load = query::noise_load_options(filter, data.threads.value_or(0));
   analysis::NoiseOptions options;
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);
@@ -47,16 +33,9 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
     throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");
   }
   const report::Format format = report::output_format(options.format, options.out);
-  const std::vector<report::Column> columns = {
-      {"leaderboard_id", report::ColumnType::INT64}, {"problem_name", report::ColumnType::STRING},
-      {"runner", report::ColumnType::STRING},        {"source", report::ColumnType::STRING},
-      {"pairs", report::ColumnType::INT64},          {"sigma", report::ColumnType::DOUBLE},
-      {"sigma_lo", report::ColumnType::DOUBLE},      {"sigma_hi", report::ColumnType::DOUBLE},
-      {"shift", report::ColumnType::DOUBLE},         {"change_time", report::ColumnType::TIMESTAMP},
-      {"sigma_before", report::ColumnType::DOUBLE},  {"sigma_after", report::ColumnType::DOUBLE}};
   const dataset::DataDir dir = open_data_dir(options.data, err);
   PlotTarget plot(options.plot);
-  report::Writer writer(format, columns, out, err, options.out, kNoiseRule);
+  report::Writer writer(format, query::noise_columns(), out, err, options.out, query::kNoiseRule);
 
   dataset::Filter filter;
   filter.problem = options.problem;
@@ -70,29 +49,8 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
     report::write_all(err, "kbdata: no pairs of measurements to estimate noise from" +
                                why_empty(dir, filter) + "\n");
   }
-  for (const analysis::SeriesNoise& s : result) {
-    writer.section(query::series_text(s));
-    const report::Cell runner = s.runner ? report::Cell{*s.runner} : report::Cell{};
-    auto emit = [&](const analysis::NoiseEstimate& e, bool with_change) {
-      const bool pairs_source = e.source == analysis::NoiseSource::PUBLIC_SECRET ||
-                                e.source == analysis::NoiseSource::SAME_CODE ||
-                                e.source == analysis::NoiseSource::NEAR_IDENTICAL;
-      report::Cell change_time, before, after;
-      if (with_change && s.change) {
-        change_time = s.change->time_us;
-        before = s.change->before.sigma;
-        after = s.change->after.sigma;
-      }
-      writer.row(
-          {s.leaderboard_id, s.problem_name, runner, std::string(to_string(e.source)),
-           static_cast<int64_t>(e.pairs), e.sigma, e.sigma_lo, e.sigma_hi,
-           pairs_source ? report::Cell{e.shift} : report::Cell{}, change_time, before, after},
-          s.leaderboard_id, s.problem_name);
-    };
-    for (const analysis::NoiseEstimate& e : s.sources) emit(e, false);
-    if (s.combined) emit(*s.combined, true);
-    if (s.change) writer.table_footer(query::measured_change(s));
-  }
+  result::ResultTable answer = query::noise_table(result);
+  writer.write(answer);
   writer.finish();
 
   if (plot.wanted()) {
@@ -116,7 +74,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
       shown.push_back(s.leaderboard_id);
     }
     if (chart.series.empty()) throw Error("nothing to plot: too few pairs for a window of noise");
-    add_epoch_markers(chart, shown);
+    query::add_epoch_markers(chart, shown);
     plot.write(chart, err);
   }
 }

@@ -1,5 +1,4 @@
-// The analyses' pictures: SVG charts (plot/svg_chart.h) of a progression and of a record curve,
-// and the --plot FILE that receives one.
+// The --plot FILE that receives an answer's chart (query/charts.h).
 #pragma once
 
 #include <cstdio>
@@ -8,26 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/progression.h"
-#include "analysis/records.h"
 #include "common/file.h"
 #include "plot/small_multiples.h"
 #include "plot/svg_chart.h"
 
 namespace kbdata::cli {
-
-// Score over time on a log axis: per runner, the qualifying scores (dots), the running best (a
-// step line) and the improvements (marked, labelled with the factor over the previous best). The
-// leaderboard's reliability note is the subtitle.
-[[nodiscard]] plot::TimeChart progression_chart(const analysis::Progression& progression);
-
-// The record curve: per runner, the record as a step line and each new record marked and
-// labelled with who set it. The notes of the leaderboards shown are the subtitle.
-[[nodiscard]] plot::TimeChart records_chart(const std::vector<analysis::RecordSeries>& series);
-
-// Adds a marker per harness change (dataset/epochs.h) of the leaderboards `leaderboard_ids`, once
-// per time: "evaluation" or "input generators".
-void add_epoch_markers(plot::TimeChart& chart, const std::vector<int64_t>& leaderboard_ids);
 
 // --plot FILE: opened (as a temporary beside FILE) before any data is read, so a bad path fails
 // first; written and renamed into place by write(); removed if the command fails.

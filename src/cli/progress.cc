@@ -19,16 +19,6 @@ bool wanted(std::FILE* err) {
 
 }  // namespace
 
-std::string grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 Progress::Progress(std::FILE* err, std::string what)
     : err_(err),
       what_(std::move(what)),

@@ -8,10 +8,9 @@
 #include <cstdio>
 #include <string>
 
-namespace kbdata::cli {
+#include "common/text.h"  // grouped(): the counts a progress line shows
 
-// n with thousands separated by commas ("1,234,567"), for counts on stderr.
-[[nodiscard]] std::string grouped(uint64_t n);
+namespace kbdata::cli {
 
 class Progress {
  public:

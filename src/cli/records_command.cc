@@ -1,41 +1,37 @@
 #include "cli/records_command.h"
 
 #include <memory>
+#include <variant>
 
-#include "analysis/records.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/plots.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "query/charts.h"
+#include "query/records.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kRecordsRule =
-    "kbdata records: per (leaderboard, runner), the qualifying rows (scored, passed, not hacked) "
-    "in time order; a record is the first or one strictly below the record before it "
-    "(docs/analyses.md)";
-
-std::string problem_text(const RecordsOptions& o) {
+std::string records_problem_text(const RecordsOptions& o) {
   return o.problem ? *o.problem : "leaderboard " + std::to_string(*o.leaderboard);
 }
 
-std::string series_title(const analysis::RecordSeries& s) {
-  std::string title = (s.problem_name.empty() ? "leaderboard" : s.problem_name) + " (" +
-                      std::to_string(s.leaderboard_id) + ")";
-  title += s.runner ? " on " + *s.runner : ", runner not recorded (legacy per-run file)";
-  title += ": " + std::to_string(s.records.size()) +
-           (s.records.size() == 1 ? " record" : " records") + " among " +
-           std::to_string(s.qualifying_rows) + " qualifying rows";
-  if (s.records.size() > 1) {
-    char factor[64];
-    std::snprintf(factor, sizeof factor, ", ×%.2f from the first to the last",
-                  s.records.front().score / s.records.back().score);
-    title += factor;
-  }
-  return title;
+// The answer as a table for people names the user once (the name, else the id) and leaves out
+// what the section titles say (leaderboard, problem); the machine formats carry them all.
+std::vector<report::Column> records_people_columns(const std::vector<report::Column>& answer) {
+  return {
+      answer[3], {"user", report::ColumnType::STRING}, answer[7], answer[8], answer[9], answer[4],
+      answer[2]};
+}
+
+std::vector<report::Cell> records_people_row(std::vector<report::Cell>&& cells) {
+  const auto* name = std::get_if<std::string>(&cells[6]);
+  report::Cell user = name != nullptr && !name->empty() ? cells[6] : cells[5];
+  return {std::move(cells[3]), std::move(user),     std::move(cells[7]), std::move(cells[8]),
+          std::move(cells[9]), std::move(cells[4]), std::move(cells[2])};
 }
 
 }  // namespace
@@ -45,77 +41,48 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
     throw UsageError("records needs --problem NAME or --leaderboard ID");
   }
   const report::Format format = report::output_format(options.format, options.out);
-  std::vector<report::Column> columns;
-  if (format == report::Format::TABLE) {
-    columns = {{"submission_time", report::ColumnType::TIMESTAMP},
-               {"user", report::ColumnType::STRING},
-               {"score", report::ColumnType::SCORE},
-               {"previous", report::ColumnType::SCORE},
-               {"factor", report::ColumnType::FACTOR},
-               {"submission_id", report::ColumnType::INT64},
-               {"runner", report::ColumnType::STRING}};
-  } else {
-    columns = {{"leaderboard_id", report::ColumnType::INT64},
-               {"problem_name", report::ColumnType::STRING},
-               {"runner", report::ColumnType::STRING},
-               {"submission_time", report::ColumnType::TIMESTAMP},
-               {"submission_id", report::ColumnType::INT64},
-               {"user_id", report::ColumnType::STRING},
-               {"user_name", report::ColumnType::STRING},
-               {"score", report::ColumnType::SCORE},
-               {"previous", report::ColumnType::SCORE},
-               {"factor", report::ColumnType::FACTOR}};
-  }
+  const std::vector<report::Column> columns = query::records_columns();
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kRecordsRule);
+  report::Writer writer(format,
+                        format == report::Format::TABLE ? records_people_columns(columns) : columns,
+                        out, err, options.out, query::kRecordsRule);
   PlotTarget plot(options.plot);
 
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.leaderboard_id = options.leaderboard;
-  load.filter.runner = options.runner;
-  load.filter.epoch = options.epoch;
-  load.filter.scored_only = true;
-  load.filter.passed_only = true;
-  load.with_details = false;  // code_id, file_name and mode are not shown
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.leaderboard_id = options.leaderboard;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  dataset::LoadOptions load =
+      query::RecordsQuery::load_options(filter, options.data.threads.value_or(0));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
-  analysis::RecordsBuilder builder;
+  query::RecordsQuery records;
   load_submissions(
-      dir, options.data, load, "records of " + problem_text(options),
-      [&](dataset::Submission&& s) { builder.add(s); }, err);
-  const std::vector<analysis::RecordSeries> all = builder.finish();
+      dir, options.data, load, "records of " + records_problem_text(options),
+      [&](dataset::Submission&& s) { records.add(s); }, err);
+  result::ResultTable answer = records.finish();
+  const std::vector<analysis::RecordSeries>& all = records.series();
   if (all.empty()) {
-    std::string what = problem_text(options);
+    std::string what = records_problem_text(options);
     if (load.filter.runner) what += " on runner " + *load.filter.runner;
     report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
                                what + why_empty(dir, load.filter) + "\n");
   }
-  for (const analysis::RecordSeries& s : all) {
-    writer.section(series_title(s));
-    writer.leaderboard_shown(s.leaderboard_id, s.problem_name);
-    for (const analysis::Record& r : s.records) {
-      const report::Cell runner = result::optional_cell(s.runner);
-      const report::Cell previous = result::optional_cell(r.previous);
-      const report::Cell factor = result::optional_cell(r.factor);
-      if (format == report::Format::TABLE) {
-        const std::string& user = r.user_name && !r.user_name->empty() ? *r.user_name : r.user_id;
-        writer.row({r.submission_time, user, r.score, previous, factor, r.submission_id, runner},
-                   s.leaderboard_id, s.problem_name);
-      } else {
-        writer.row({s.leaderboard_id, s.problem_name, runner, r.submission_time, r.submission_id,
-                    r.user_id, result::optional_cell(r.user_name), r.score, previous, factor},
-                   s.leaderboard_id, s.problem_name);
-      }
-    }
+  if (format == report::Format::TABLE) {
+    result::ResultTable people =
+        result::map_rows(answer, records_people_columns(columns), records_people_row);
+    writer.write(people);
+  } else {
+    writer.write(answer);
   }
   if (plot.wanted()) {
     if (all.empty()) throw Error("nothing to plot: no qualifying submissions");
-    plot.write(records_chart(all), err);
+    plot.write(query::records_chart(all), err);
   }
-  if (options.svg != nullptr && !all.empty()) *options.svg = plot::render_svg(records_chart(all));
+  if (options.svg != nullptr && !all.empty())
+    *options.svg = plot::render_svg(query::records_chart(all));
   writer.finish();
 }
 

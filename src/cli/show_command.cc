@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/near_duplicates.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
+#include "query/show.h"
 #include "report/submissions.h"
 #include "report/text.h"
 #include "report/writer.h"
@@ -104,64 +104,6 @@ std::string show_table(const dataset::Submission& s, bool terminal) {
   return text;
 }
 
-constexpr const char* kNearRule =
-    "kbdata show --near-duplicates: the leaderboard's submissions, of any user, whose code's "
-    "Jaccard similarity with the submission's (5-byte lower-cased shingles) is estimated at or "
-    "above "
-    "the threshold by a 256-bin one-permutation MinHash cut to a byte a bin "
-    "(docs/analyses.md)";
-
-// The rows of `target`'s leaderboard whose code is a near-duplicate of its code, with their
-// similarity, most similar first (then earliest, then by id and runner).
-void write_near_duplicates(const ShowOptions& options, const dataset::DataDir& dir,
-                           const dataset::Submission& target, report::Format format, std::FILE* out,
-                           std::FILE* err) {
-  std::vector<report::Column> columns = report::row_identity_columns();
-  columns.push_back({"similarity", report::ColumnType::DOUBLE});
-  report::Writer writer(format, columns, out, err, std::nullopt, kNearRule);
-  if (!target.code || target.code->empty()) {
-    report::write_all(err, "kbdata: submission " + std::to_string(target.submission_id) +
-                               " has no code to compare\n");
-    writer.finish();
-    return;
-  }
-  const double threshold = options.threshold.value_or(0.8);
-  const analysis::ByteSketch mine = analysis::byte_sketch(*target.code);
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.leaderboard_id = target.leaderboard_id;
-  load.with_code = true;
-  load.prepare_with(analysis::near_duplicate_step());
-  std::vector<std::pair<double, dataset::Submission>> near;
-  dataset::LoadStats stats;
-  dataset::load_dir(
-      dir, load,
-      [&](dataset::Submission&& s) {
-        if (s.submission_id == target.submission_id) return;
-        const auto* sketch = std::any_cast<analysis::ByteSketch>(&s.prepared);
-        if (sketch == nullptr) return;
-        const std::optional<double> j = analysis::byte_sketch_similarity(mine, *sketch);
-        if (!j || *j < threshold) return;
-        s.prepared.reset();
-        near.emplace_back(*j, std::move(s));
-      },
-      stats);
-  report_load(options.data, stats, err);
-  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    if (a.second.submission_time != b.second.submission_time) {
-      return a.second.submission_time < b.second.submission_time;
-    }
-    return a.second.submission_id < b.second.submission_id;
-  });
-  for (const auto& [similarity, s] : near) {
-    std::vector<report::Cell> cells = report::row_identity_cells(s);
-    cells.emplace_back(similarity);
-    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
-  }
-  writer.finish();
-}
-
 }  // namespace
 
 void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
@@ -178,23 +120,36 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
                      ": expected a similarity in (0, 1]");
   }
   dataset::DataDir dir = open_data_dir(options.data, err);
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.submission_id = options.submission_id;
-  load.with_code = true;
-  load.with_runs = true;
-  load.with_results = true;
-  std::vector<dataset::Submission> found;
+  const int threads = options.data.threads.value_or(0);
+  query::ShowQuery show(options.submission_id);
   dataset::LoadStats stats;
   dataset::load_dir(
-      dir, load, [&](dataset::Submission&& s) { found.push_back(std::move(s)); }, stats);
+      dir, show.load_options(threads), [&](dataset::Submission&& s) { show.add(std::move(s)); },
+      stats);
   report_load(options.data, stats, err);
+  const std::vector<dataset::Submission>& found = show.rows();
   if (found.empty()) {
     throw NotFoundError("no submission " + std::to_string(options.submission_id) + " in " +
                         dir.path);
   }
   if (options.near_duplicates) {
-    write_near_duplicates(options, dir, found.front(), format, out, err);
+    // The rows of the submission's leaderboard whose code is a near-duplicate of its code.
+    report::Writer writer(format, query::near_duplicates_columns(), out, err, std::nullopt,
+                          query::kNearDuplicatesRule);
+    query::NearDuplicatesQuery near(found.front(), options.threshold.value_or(0.8));
+    if (!near.has_code()) {
+      report::write_all(err, "kbdata: submission " + std::to_string(options.submission_id) +
+                                 " has no code to compare\n");
+    } else {
+      dataset::LoadStats near_stats;
+      dataset::load_dir(
+          dir, near.load_options(threads), [&](dataset::Submission&& s) { near.add(std::move(s)); },
+          near_stats);
+      report_load(options.data, near_stats, err);
+    }
+    result::ResultTable answer = near.finish();
+    writer.write(answer);
+    writer.finish();
     return;
   }
   if (format == report::Format::TABLE) {

@@ -1,44 +1,31 @@
 #include "cli/stats_command.h"
 
-#include <map>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
-#include "analysis/stats.h"
 #include "audit/folder_audit.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "dataset/loader.h"
 #include "parquet/file_reader.h"
+#include "query/stats.h"
 #include "report/writer.h"
 
 namespace kbdata::cli {
 namespace {
 
-constexpr const char* kStatsRule =
-    "kbdata stats: per config and leaderboard, counts over the model's rows; score min, p10 and "
-    "median (quantile_cont) of the qualifying rows (a score that is a positive normal number, "
-    "passed, not hacked); invalid_scores: NaN, infinite, negative, 0 or subnormal scores, which "
-    "measure nothing; code bytes of the "
-    "decoded code; legacy files: scores reproduced by recomputing them from the scoring run's "
-    "benchmark means by the leaderboard's ranking_by (relative error under 1e-9)";
-
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
-  return out;
+// The answer as a table for people shows each config as a section, not in a column.
+std::vector<report::Column> stats_people_columns(const std::vector<report::Column>& answer) {
+  return std::vector<report::Column>(answer.begin() + 1, answer.end());
 }
 
-report::Cell optional_score(const std::optional<double>& v) {
-  return v ? report::Cell{*v} : report::Cell{};
-}
-report::Cell optional_count(const std::optional<uint64_t>& v) {
-  return v ? report::Cell{static_cast<int64_t>(*v)} : report::Cell{};
-}
-report::Cell optional_time(const std::optional<int64_t>& v) {
-  return v ? report::Cell{*v} : report::Cell{};
+std::vector<report::Cell> stats_people_row(std::vector<report::Cell>&& cells) {
+  return std::vector<report::Cell>(std::make_move_iterator(cells.begin() + 1),
+                                   std::make_move_iterator(cells.end()));
 }
 
 }  // namespace
@@ -46,35 +33,11 @@ report::Cell optional_time(const std::optional<int64_t>& v) {
 void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
   const bool table = format == report::Format::TABLE;
-  // A table shows each config as a section; the machine formats name it in a column.
-  std::vector<report::Column> columns;
-  if (!table) columns.push_back({"config", report::ColumnType::STRING});
-  const std::vector<report::Column> rest = {{"leaderboard_id", report::ColumnType::INT64},
-                                            {"problem_name", report::ColumnType::STRING},
-                                            {"runners", report::ColumnType::STRING},
-                                            {"rows", report::ColumnType::INT64},
-                                            {"submissions", report::ColumnType::INT64},
-                                            {"users", report::ColumnType::INT64},
-                                            {"passing", report::ColumnType::INT64},
-                                            {"scored", report::ColumnType::INT64},
-                                            {"qualifying", report::ColumnType::INT64},
-                                            {"invalid_scores", report::ColumnType::INT64},
-                                            {"score_min", report::ColumnType::SCORE},
-                                            {"score_p10", report::ColumnType::SCORE},
-                                            {"score_median", report::ColumnType::SCORE},
-                                            {"first_submission", report::ColumnType::TIMESTAMP},
-                                            {"last_submission", report::ColumnType::TIMESTAMP},
-                                            {"code_bytes", report::ColumnType::INT64},
-                                            {"legacy_scores", report::ColumnType::INT64},
-                                            {"scores_reproduced", report::ColumnType::INT64}};
-  columns.insert(columns.end(), rest.begin(), rest.end());
-  if (options.flagged) {
-    columns.push_back({"suspicious", report::ColumnType::INT64});
-    columns.push_back({"cheat", report::ColumnType::INT64});
-  }
+  const std::vector<report::Column> columns = query::stats_columns(options.flagged);
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format, columns, out, err, options.out, kStatsRule);
+  report::Writer writer(format, table ? stats_people_columns(columns) : columns, out, err,
+                        options.out, query::kStatsRule);
 
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
@@ -88,7 +51,6 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   const std::vector<const dataset::DataFile*> files = dataset::files_for(dir);
   // --flagged: the audit's verdicts first, then counted per (config, leaderboard) as rows load.
   audit::FlaggedRows flagged;
-  std::map<std::pair<std::string, int64_t>, std::pair<uint64_t, uint64_t>> flagged_counts;
   if (options.flagged) {
     Progress progress(err, "stats: auditing");
     dataset::LoadOptions audited;
@@ -97,7 +59,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
     flagged = audit::flag_rows(dir, audited, audit::Verdict::SUSPICIOUS,
                                [&](uint64_t n) { progress.update(n, "rows"); });
   }
-  analysis::StatsBuilder builder;
+  query::StatsQuery answer_rows({.flagged = options.flagged});
   dataset::LoadStats stats;
   for (const dataset::DataFile* f : files) {
     const std::string source = f->config != nullptr ? f->config->name : f->name;
@@ -110,11 +72,13 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
       dataset::load_file(
           *reader, f->family, load,
           [&](dataset::Submission&& s) {
-            builder.add(source, s, f->family == dataset::SchemaFamily::LEGACY_RUNS);
+            std::optional<audit::Verdict> flag;
             if (options.flagged && flagged.rows->contains(s.submission_id, s.runner)) {
-              auto& [suspicious, cheat] = flagged_counts[{source, s.leaderboard_id}];
-              ++(flagged.cheats->contains(s.submission_id, s.runner) ? cheat : suspicious);
+              flag = flagged.cheats->contains(s.submission_id, s.runner)
+                         ? audit::Verdict::CHEAT
+                         : audit::Verdict::SUSPICIOUS;
             }
+            answer_rows.add(source, s, f->family == dataset::SchemaFamily::LEGACY_RUNS, flag);
             progress.update(++seen, "rows");
           },
           stats);
@@ -126,50 +90,19 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   }
   report_load(options.data, stats, err);
 
-  const std::vector<analysis::LeaderboardStats> result = builder.finish();
-  if (result.empty() && options.problem) dataset::require_problem(dir, *options.problem);
-  if (result.empty()) {
+  result::ResultTable answer = answer_rows.finish();
+  if (answer.rows() == 0 && options.problem) dataset::require_problem(dir, *options.problem);
+  if (answer.rows() == 0) {
     report::write_all(err, "kbdata: no submissions" +
                                (options.problem ? " of " + *options.problem : std::string()) +
                                " in " + dir.path + "\n");
   }
-  std::string section;
-  for (const analysis::LeaderboardStats& s : result) {
-    if (table && s.source != section) {
-      section = s.source;
-      writer.section(section);
-    }
-    std::vector<report::Cell> cells;
-    if (!table) cells.emplace_back(s.source);
-    const auto count = [](uint64_t v) { return report::Cell{static_cast<int64_t>(v)}; };
-    const std::vector<report::Cell> values = {
-        s.leaderboard_id,
-        s.problem_name,
-        s.runners.empty() ? report::Cell{} : report::Cell{join(s.runners)},
-        count(s.rows),
-        count(s.submissions),
-        count(s.users),
-        count(s.passing),
-        count(s.scored),
-        count(s.qualifying),
-        count(s.invalid_scores),
-        optional_score(s.score_min),
-        optional_score(s.score_p10),
-        optional_score(s.score_median),
-        optional_time(s.first_time),
-        optional_time(s.last_time),
-        count(s.code_bytes),
-        optional_count(s.legacy_scores),
-        optional_count(s.scores_reproduced)};
-    cells.insert(cells.end(), values.begin(), values.end());
-    if (options.flagged) {
-      const auto it = flagged_counts.find({s.source, s.leaderboard_id});
-      const std::pair<uint64_t, uint64_t> n =
-          it == flagged_counts.end() ? std::pair<uint64_t, uint64_t>{} : it->second;
-      cells.push_back(count(n.first));
-      cells.push_back(count(n.second));
-    }
-    writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+  if (table) {
+    result::ResultTable people =
+        result::map_rows(answer, stats_people_columns(columns), stats_people_row);
+    writer.write(people);
+  } else {
+    writer.write(answer);
   }
   writer.finish();
 }

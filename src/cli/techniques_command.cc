@@ -12,75 +12,14 @@
 #include "cli/plots.h"
 #include "cli/progress.h"
 #include "common/error.h"
-#include "report/submissions.h"
+#include "query/charts.h"
+#include "query/techniques.h"
 #include "report/text.h"
 #include "report/writer.h"
 #include "techniques/techniques.h"
 
 namespace kbdata::cli {
 namespace {
-
-constexpr const char* kTechniquesRule =
-    "kbdata techniques: per submission row with code, the technology that runs its hot loop "
-    "(language), every technology present, feature tags and sizes, read from the tokens of its "
-    "Python and of the C++ it embeds, never from comments, docstrings or parts of names "
-    "(docs/techniques.md)";
-
-// Per leaderboard, for the table's footer: rows, and rows per language and per feature.
-struct LeaderboardCounts {
-  std::string problem_name;
-  uint64_t rows = 0;
-  std::array<uint64_t, techniques::kLanguages> languages{};
-  std::array<uint64_t, techniques::kFeatures> features{};
-};
-
-std::string percent(uint64_t n, uint64_t of) {
-  const double p = of == 0 ? 0 : 100.0 * static_cast<double>(n) / static_cast<double>(of);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, p < 1 && n > 0 ? "%.1f%%" : "%.0f%%", p);
-  return buf;
-}
-
-std::string summary_line(int64_t id, const LeaderboardCounts& c) {
-  std::string line = (c.problem_name.empty() ? "leaderboard" : c.problem_name) + " (" +
-                     std::to_string(id) + "): " + std::to_string(c.rows) + " rows; language ";
-  std::vector<std::pair<uint64_t, size_t>> order;
-  for (size_t i = 0; i < c.languages.size(); ++i) {
-    if (c.languages[i] > 0) order.emplace_back(c.languages[i], i);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (size_t i = 0; i < order.size(); ++i) {
-    line += (i > 0 ? ", " : "") +
-            std::string(techniques::to_string(static_cast<techniques::Language>(order[i].second))) +
-            " " + percent(order[i].first, c.rows);
-  }
-  std::string features;
-  for (size_t i = 0; i < c.features.size(); ++i) {
-    if (c.features[i] == 0) continue;
-    features += (features.empty() ? "" : ", ") +
-                std::string(techniques::to_string(static_cast<techniques::Feature>(i))) + " " +
-                percent(c.features[i], c.rows);
-  }
-  if (!features.empty()) line += "; features " + features;
-  return line;
-}
-
-constexpr const char* kTrendRule =
-    "kbdata techniques --trend: per week of the competition (week 1 starts at the problem's first "
-    "submission), the share of the week's submissions and users using each language (the hot "
-    "loop's) and feature, and the share among the best kernels of the top users of the ranking at "
-    "the week's end (the platform's ranking rules, on the runner with the most scores)";
-constexpr const char* kWinnersRule =
-    "kbdata techniques --winners: per language and feature, its share among the best kernels of "
-    "the top users of the final ranking (ties at the cut stay) against the other ranked users' "
-    "best kernels, and the median score of the best kernels with it against those without it "
-    "(ratio below 1: faster with it)";
-
-report::Cell share(uint64_t n, uint64_t of) {
-  if (of == 0) return {};
-  return static_cast<double>(n) / static_cast<double>(of);
-}
 
 // The rows the trend left out for lying apart in time (analysis::technique_trend), named on
 // stderr: each leaderboard's first few, then how many more. "" when there are none.
@@ -108,73 +47,6 @@ std::string outliers_note(const std::vector<analysis::TrendOutlier>& outliers) {
   return text;
 }
 
-void write_trend(const std::vector<analysis::TrendRow>& rows, report::Writer& writer) {
-  for (const analysis::TrendRow& r : rows) {
-    writer.row(
-        {r.leaderboard_id, r.problem_name, report::optional_cell(r.runner), r.week, r.week_start,
-         std::string(r.tag.kind()), std::string(r.tag.name()), static_cast<int64_t>(r.submissions),
-         share(r.submissions, r.week_submissions), static_cast<int64_t>(r.users),
-         share(r.users, r.week_users), static_cast<int64_t>(r.top),
-         static_cast<int64_t>(r.top_size), share(r.top, r.top_size)},
-        r.leaderboard_id, r.problem_name);
-  }
-}
-
-void write_winners(const std::vector<analysis::WinnersRow>& rows, report::Writer& writer) {
-  for (const analysis::WinnersRow& r : rows) {
-    report::Cell ratio;
-    if (r.median_with && r.median_without && *r.median_without > 0) {
-      ratio = *r.median_with / *r.median_without;
-    }
-    writer.row(
-        {r.leaderboard_id, r.problem_name, report::optional_cell(r.runner),
-         std::string(r.tag.kind()), std::string(r.tag.name()), static_cast<int64_t>(r.top_kernels),
-         static_cast<int64_t>(r.top_with), share(r.top_with, r.top_kernels),
-         static_cast<int64_t>(r.rest_kernels), static_cast<int64_t>(r.rest_with),
-         share(r.rest_with, r.rest_kernels), report::optional_cell(r.median_with),
-         report::optional_cell(r.median_without), ratio},
-        r.leaderboard_id, r.problem_name);
-  }
-}
-
-// The trend as small multiples: a panel per tag, the shares of submissions, users and the top.
-plot::SmallMultiples trend_chart(const std::vector<analysis::TrendRow>& rows, size_t top) {
-  plot::SmallMultiples chart;
-  const analysis::TrendRow& first = rows.front();
-  chart.title = "Techniques on " + first.problem_name + " (" +
-                std::to_string(first.leaderboard_id) + ")" +
-                (first.runner ? ", top " + std::to_string(top) + " on " + *first.runner : "");
-  chart.subtitle =
-      "share of each week's submissions, of its users, and of the best kernels of "
-      "the top " +
-      std::to_string(top) + " users at the week's end";
-  std::map<std::string, size_t> panel_of;
-  for (const analysis::TrendRow& r : rows) {
-    if (r.leaderboard_id != first.leaderboard_id) continue;
-    chart.periods = std::max<size_t>(chart.periods, static_cast<size_t>(r.week));
-    const std::string name = std::string(r.tag.name()) + (r.tag.feature ? "" : " (language)");
-    auto [it, added] = panel_of.try_emplace(name, chart.panels.size());
-    if (added) {
-      plot::SharePanel panel;
-      panel.name = name;
-      for (const std::string& series :
-           {std::string("submissions"), std::string("users"), "top " + std::to_string(top)}) {
-        panel.series.push_back({series, {}});
-      }
-      chart.panels.push_back(std::move(panel));
-    }
-    plot::SharePanel& panel = chart.panels[it->second];
-    const auto value = [](uint64_t n, uint64_t of) -> std::optional<double> {
-      if (of == 0) return std::nullopt;
-      return static_cast<double>(n) / static_cast<double>(of);
-    };
-    panel.series[0].values.push_back(value(r.submissions, r.week_submissions));
-    panel.series[1].values.push_back(value(r.users, r.week_users));
-    panel.series[2].values.push_back(value(r.top, r.top_size));
-  }
-  return chart;
-}
-
 }  // namespace
 
 namespace {
@@ -182,39 +54,12 @@ namespace {
 // --trend and --winners: every row's technique, then the report over the rows of the problem.
 void run_techniques_report(const TechniquesOptions& options, const dataset::LoadOptions& load,
                            size_t top, PlotTarget& plot, std::FILE* out, std::FILE* err) {
-  std::vector<report::Column> columns = {{"leaderboard_id", report::ColumnType::INT64},
-                                         {"problem_name", report::ColumnType::STRING},
-                                         {"runner", report::ColumnType::STRING}};
-  if (options.trend) {
-    columns.insert(columns.end(), {{"week", report::ColumnType::INT64},
-                                   {"week_start", report::ColumnType::TIMESTAMP},
-                                   {"kind", report::ColumnType::STRING},
-                                   {"tag", report::ColumnType::STRING},
-                                   {"submissions", report::ColumnType::INT64},
-                                   {"submissions_share", report::ColumnType::DOUBLE},
-                                   {"users", report::ColumnType::INT64},
-                                   {"users_share", report::ColumnType::DOUBLE},
-                                   {"top", report::ColumnType::INT64},
-                                   {"top_size", report::ColumnType::INT64},
-                                   {"top_share", report::ColumnType::DOUBLE}});
-  } else {
-    columns.insert(columns.end(), {{"kind", report::ColumnType::STRING},
-                                   {"tag", report::ColumnType::STRING},
-                                   {"top_kernels", report::ColumnType::INT64},
-                                   {"top_with", report::ColumnType::INT64},
-                                   {"top_share", report::ColumnType::DOUBLE},
-                                   {"rest_kernels", report::ColumnType::INT64},
-                                   {"rest_with", report::ColumnType::INT64},
-                                   {"rest_share", report::ColumnType::DOUBLE},
-                                   {"median_with", report::ColumnType::SCORE},
-                                   {"median_without", report::ColumnType::SCORE},
-                                   {"ratio", report::ColumnType::FACTOR}});
-  }
   dataset::LoadOptions rows_load = load;
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, rows_load.filter);
-  report::Writer writer(report::output_format(options.format, options.out), columns, out, err,
-                        options.out, options.trend ? kTrendRule : kWinnersRule);
+  report::Writer writer(report::output_format(options.format, options.out),
+                        options.trend ? query::trend_columns() : query::winners_columns(), out, err,
+                        options.out, options.trend ? query::kTrendRule : query::kWinnersRule);
   exclude_flagged(options.exclude_flagged, dir, rows_load, err);
   std::vector<analysis::TechniqueRow> rows;
   dataset::LoadStats stats;
@@ -255,51 +100,28 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
                                ", the runner with the most scores; --runner picks another\n");
   }
   if (options.trend) {
-    const analysis::TechniqueTrend result = analysis::technique_trend(rows, top);
-    report::write_all(err, outliers_note(result.outliers));
-    const std::vector<analysis::TrendRow>& trend = result.rows;
-    write_trend(trend, writer);
+    query::TrendAnswer answer = query::techniques_trend(rows, top);
+    report::write_all(err, outliers_note(answer.trend.outliers));
+    writer.write(answer.table);
     writer.finish();
-    if (plot.wanted() && !trend.empty()) plot.write(trend_chart(trend, top), err);
+    const std::vector<analysis::TrendRow>& trend = answer.trend.rows;
+    if (plot.wanted() && !trend.empty()) plot.write(query::techniques_trend_chart(trend, top), err);
     if (options.svg != nullptr && !trend.empty()) {
-      *options.svg = plot::render_small_multiples(trend_chart(trend, top));
+      *options.svg = plot::render_small_multiples(query::techniques_trend_chart(trend, top));
     }
   } else {
-    write_winners(analysis::technique_winners(rows, top), writer);
+    result::ResultTable answer = query::techniques_winners(rows, top);
+    writer.write(answer);
     writer.finish();
   }
 }
 
 }  // namespace
 
-techniques::Techniques classify_row(const dataset::Submission& s, std::string_view code) {
-  try {
-    return techniques::classify(code, s.file_name.value_or(""));
-  } catch (const std::bad_alloc&) {
-    throw Error("out of memory reading the code of submission " + std::to_string(s.submission_id) +
-                " (" +
-                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
-                                        : s.problem_name) +
-                (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
-                " bytes of code); --threads 1 reads one code at a time");
-  }
-}
-
-dataset::PrepareStep techniques_step() {
-  dataset::PrepareStep step;
-  step.key = "techniques";
-  step.prepare = [](dataset::Submission& s, std::optional<std::string_view> code) {
-    if (code) s.prepared = classify_row(s, *code);
-  };
-  step.bytes = [](const std::any&) { return sizeof(techniques::Techniques); };  // std::any's
-  return step;
-}
-
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter = row_selection_filter(options.rows);
+  dataset::LoadOptions load = query::techniques_load_options(row_selection_filter(options.rows),
+                                                             options.data.threads.value_or(0));
   if (options.trend && options.winners) {
     throw UsageError("--trend and --winners are two reports: give one of them");
   }
@@ -317,29 +139,18 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   }
   const size_t top = static_cast<size_t>(options.top.value_or(10));
   PlotTarget plot(options.plot);
-  load.with_code = true;
-  load.with_details = true;
-  load.prepare_with(techniques_step());
 
   if (report_over_rows) {
     run_techniques_report(options, load, top, plot, out, err);
     return;
   }
-  std::vector<report::Column> columns = report::row_identity_columns();
-  columns.insert(columns.end(), {{"language", report::ColumnType::STRING},
-                                 {"languages_all", report::ColumnType::STRING},
-                                 {"features", report::ColumnType::STRING},
-                                 {"autotune_configs", report::ColumnType::INT64},
-                                 {"lines", report::ColumnType::INT64},
-                                 {"kernel_lines", report::ColumnType::INT64},
-                                 {"kernels", report::ColumnType::INT64},
-                                 {"shape_branches", report::ColumnType::INT64}});
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  report::Writer writer(format, columns, out, err, options.out, kTechniquesRule);
+  report::Writer writer(format, query::techniques_columns(), out, err, options.out,
+                        query::kTechniquesRule);
   exclude_flagged(options.exclude_flagged, dir, load, err);
 
-  std::map<int64_t, LeaderboardCounts> counts;
+  query::TechniquesQuery techniques;
   dataset::LoadStats stats;
   Progress progress(err, "techniques");
   uint64_t seen = 0;
@@ -352,24 +163,14 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
           ++without_code;
           return;
         }
-        const auto t = std::any_cast<techniques::Techniques>(s.prepared);
-        LeaderboardCounts& c = counts[s.leaderboard_id];
-        c.problem_name = s.problem_name;
-        ++c.rows;
-        ++c.languages[static_cast<size_t>(t.language)];
-        for (size_t i = 0; i < techniques::kFeatures; ++i) {
-          c.features[i] += t.has(static_cast<techniques::Feature>(i)) ? 1 : 0;
-        }
-        std::vector<report::Cell> cells = report::row_identity_cells(s);
-        cells.insert(cells.end(),
-                     {std::string(techniques::to_string(t.language)), techniques::languages_text(t),
-                      techniques::features_text(t), static_cast<int64_t>(t.autotune_configs),
-                      static_cast<int64_t>(t.lines), static_cast<int64_t>(t.kernel_lines),
-                      static_cast<int64_t>(t.kernels), static_cast<int64_t>(t.shape_branches)});
-        writer.row(std::move(cells), s.leaderboard_id, s.problem_name);
+        techniques.add(s, std::any_cast<const techniques::Techniques&>(s.prepared));
       },
       stats);
   progress.finish();
+  // Written before the load's report, as rows streamed while loading were (the leaderboards'
+  // reliability notes of CSV and Parquet go to stderr as their first row is written).
+  result::ResultTable answer = techniques.finish();
+  writer.write(answer);
   report_load(options.data, stats, err);
   if (seen == 0) {
     report::write_all(
@@ -378,7 +179,6 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
     report::write_all(err, "kbdata: " + std::to_string(without_code) +
                                " submission rows have no code and are left out\n");
   }
-  for (const auto& [id, c] : counts) writer.table_footer(summary_line(id, c));
   writer.finish();
 }
 

@@ -9,8 +9,6 @@
 #include "cli/command.h"
 #include "cli/data_options.h"
 #include "cli/filter_checks.h"
-#include "dataset/loader.h"
-#include "techniques/techniques.h"
 
 namespace kbdata::cli {
 
@@ -29,15 +27,6 @@ struct TechniquesOptions {
 };
 
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err);
-
-// techniques::classify of each row's code (nothing for a row without code) as a named step
-// (dataset/resident.h), key "techniques".
-[[nodiscard]] dataset::PrepareStep techniques_step();
-
-// techniques::classify of one row's code; running out of memory on it is an error that names the
-// row and its code's size (the model of a code takes a few bytes per byte of it).
-[[nodiscard]] techniques::Techniques classify_row(const dataset::Submission& s,
-                                                  std::string_view code);
 
 // Adds `techniques` to `app`.
 void add_techniques_command(CLI::App& app, Commands& commands);

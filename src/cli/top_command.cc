@@ -53,19 +53,15 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   report::Writer writer(format, format == report::Format::TABLE ? people_columns(columns) : columns,
                         out, err, options.out, query::kTopRule);
 
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.problem;
-  load.filter.leaderboard_id = options.leaderboard;
-  load.filter.runner = options.runner;
-  load.filter.epoch = options.epoch;
-  load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
-  load.filter.passed_only = true;
-  load.with_details = options.uncertainty;  // code_id only to count measurements of one code
+  query::TopQuery top({.limit = options.limit, .uncertainty = options.uncertainty});
+  dataset::Filter filter;
+  filter.problem = options.problem;
+  filter.leaderboard_id = options.leaderboard;
+  filter.runner = options.runner;
+  filter.epoch = options.epoch;
+  dataset::LoadOptions load = top.load_options(filter, options.data.threads.value_or(0));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
-
-  query::TopQuery top({.limit = options.limit, .uncertainty = options.uncertainty});
   load_submissions(
       dir, options.data, load, "ranking " + problem_text(options),
       [&](dataset::Submission&& s) { top.add(s); }, err);

@@ -396,4 +396,14 @@ void append_markup_escaped(std::string& out, std::string_view text) {
   append_markup_entities(out, markup_text(text));
 }
 
+std::string grouped(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace kbdata

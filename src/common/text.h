@@ -91,4 +91,7 @@ inline constexpr size_t kTableCellWidth = 40;
 void append_markup_entities(std::string& out, std::string_view sanitized);
 void append_markup_escaped(std::string& out, std::string_view text);
 
+// n with thousands separated by commas ("1,234,567"): counts and sizes in messages.
+[[nodiscard]] std::string grouped(uint64_t n);
+
 }  // namespace kbdata

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "hub/curl_api.h"
 
 namespace kbdata::hub {
@@ -35,16 +36,6 @@ std::string unquote_etag(std::string etag) {
     etag = etag.substr(1, etag.size() - 2);
   }
   return etag;
-}
-
-std::string grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 }  // namespace

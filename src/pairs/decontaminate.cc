@@ -114,17 +114,6 @@ void validate(const DecontaminationOptions& o) {
   }
 }
 
-// n with thousands separated by commas ("1,234,567").
-std::string grouped(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 template <typename E>
 [[noreturn]] void fail_at(const std::string& path, const std::string& message) {
   E error(message);

@@ -47,6 +47,16 @@ std::vector<Column> top_columns(bool uncertainty) {
   return columns;
 }
 
+dataset::LoadOptions TopQuery::load_options(dataset::Filter filter, int threads) const {
+  dataset::LoadOptions load;
+  load.threads = threads;
+  load.filter = std::move(filter);
+  load.filter.scored_only = true;  // pushed down: only qualifying candidates are decoded
+  load.filter.passed_only = true;
+  load.with_details = request_.uncertainty;  // code_id only to count measurements of one code
+  return load;
+}
+
 void TopQuery::add(const dataset::Submission& s) {
   if (request_.uncertainty && analysis::qualifies(s) && s.code_id) {
     ++code_rows_[{s.leaderboard_id, s.runner, s.user_id, *s.code_id}];

@@ -13,6 +13,7 @@
 
 #include "analysis/noise.h"
 #include "analysis/ranking.h"
+#include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "result/table.h"
 
@@ -34,6 +35,10 @@ extern const char* const kTopRule;
 class TopQuery {
  public:
   explicit TopQuery(TopRequest request) : request_(request) {}
+
+  // What to read for the selection `filter` (problem or leaderboard, runner, epoch): the scored
+  // and passed rows only (pushed down), with their code_id only for uncertainty.
+  [[nodiscard]] dataset::LoadOptions load_options(dataset::Filter filter, int threads) const;
 
   // One row of the selection (the caller's filter: problem or leaderboard, runner, epoch; only
   // scored and passed rows matter, and with uncertainty their code_id).

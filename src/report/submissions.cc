@@ -295,4 +295,12 @@ void SubmissionWriter::finish() {
   writer_->finish();
 }
 
+std::string submissions_json_text(const std::vector<dataset::Submission>& rows) {
+  return rendered_text([&](std::FILE* out, std::FILE* notes) {
+    SubmissionWriter writer(Format::JSON, submission_fields(), out, notes, std::nullopt);
+    for (const dataset::Submission& s : rows) writer.write(s);
+    writer.finish();
+  });
+}
+
 }  // namespace kbdata::report

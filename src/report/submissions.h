@@ -72,4 +72,8 @@ class SubmissionWriter {
   uint64_t rows_ = 0;
 };
 
+// What `kbdata show --format json` prints for `rows`: every field of submission_fields(), and a
+// legacy submission's runs.
+[[nodiscard]] std::string submissions_json_text(const std::vector<dataset::Submission>& rows);
+
 }  // namespace kbdata::report

@@ -1,6 +1,7 @@
 #include "report/writer.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -28,13 +29,8 @@ std::string table_value_text(const Value& cell, ColumnType type) {
   switch (type) {
     case ColumnType::INT64:
       return std::to_string(std::get<int64_t>(cell));
-    case ColumnType::TIMESTAMP: {
-      // Seconds are enough for people: "2025-12-18 01:43:44" (UTC).
-      std::string text = time_text(std::get<int64_t>(cell));
-      if (text.size() >= 19 && text[10] == 'T')
-        text = text.substr(0, 10) + " " + text.substr(11, 8);
-      return text;
-    }
+    case ColumnType::TIMESTAMP:
+      return people_time_text(std::get<int64_t>(cell));  // seconds are enough for people
     case ColumnType::SCORE:
       return format_score(std::get<double>(cell));
     case ColumnType::FACTOR: {
@@ -423,6 +419,42 @@ void Writer::finish() {
   } else {
     std::fflush(out_);
   }
+}
+
+std::string rendered_text(const std::function<void(std::FILE* out, std::FILE* notes)>& render) {
+  char* out_buffer = nullptr;
+  size_t out_size = 0;
+  char* notes_buffer = nullptr;
+  size_t notes_size = 0;
+  std::FILE* out = ::open_memstream(&out_buffer, &out_size);
+  std::FILE* notes = ::open_memstream(&notes_buffer, &notes_size);
+  auto close = [&] {
+    if (out != nullptr) std::fclose(out);
+    if (notes != nullptr) std::fclose(notes);
+    std::string text = out_buffer == nullptr ? std::string() : std::string(out_buffer, out_size);
+    std::free(out_buffer);
+    std::free(notes_buffer);
+    return text;
+  };
+  if (out == nullptr || notes == nullptr) {
+    (void)close();
+    throw IoError("cannot allocate a memory stream");
+  }
+  try {
+    render(out, notes);
+  } catch (...) {
+    (void)close();
+    throw;
+  }
+  return close();
+}
+
+std::string json_text(result::ResultTable& table) {
+  return rendered_text([&](std::FILE* out, std::FILE* notes) {
+    Writer writer(Format::JSON, table.columns(), out, notes, std::nullopt, table.rule());
+    writer.write(table);
+    writer.finish();
+  });
 }
 
 }  // namespace kbdata::report

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -136,5 +137,16 @@ class Writer {
   std::string buffer_;
   uint64_t rows_ = 0;
 };
+
+// What `render` writes to its `out` (a stream in memory), as text; what it writes to its `notes`
+// is dropped. For documents that hold a rendered answer (the web explorer's JSON twins): the
+// answer is rendered by the writer, never built twice. Throws what `render` throws, and IoError
+// when the memory stream cannot be made.
+[[nodiscard]] std::string rendered_text(
+    const std::function<void(std::FILE* out, std::FILE* notes)>& render);
+
+// What `--format json` prints for `table`: the JSON array of its rows, each object with its
+// leaderboard's note (Writer, JSON).
+[[nodiscard]] std::string json_text(result::ResultTable& table);
 
 }  // namespace kbdata::report

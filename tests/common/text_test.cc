@@ -266,5 +266,13 @@ TEST(PercentEncoding, KeepsOnlyUnreservedCharacters) {
   EXPECT_EQ(out, "%C3%A9%FF%00");
 }
 
+TEST(Grouped, ThousandsSeparatedByCommas) {
+  EXPECT_EQ(grouped(0), "0");
+  EXPECT_EQ(grouped(999), "999");
+  EXPECT_EQ(grouped(1000), "1,000");
+  EXPECT_EQ(grouped(1234567), "1,234,567");
+  EXPECT_EQ(grouped(18446744073709551615ull), "18,446,744,073,709,551,615");
+}
+
 }  // namespace
 }  // namespace kbdata

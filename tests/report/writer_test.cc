@@ -245,6 +245,42 @@ TEST(ReportWriter, AResultTableIsWrittenAsItsRowsWouldBe) {
   EXPECT_THROW(render(Format::CSV, columns, [&](Writer& w) { w.write(other); }), std::logic_error);
 }
 
+// json_text is what --format json prints for the table (notes in the rows' objects), whatever
+// else the table holds; rendered_text keeps what went to `out`, drops the notes and passes errors.
+TEST(ReportWriter, JsonTextIsTheJsonFormatOfTheTable) {
+  const std::vector<Column> columns = {{"id", ColumnType::INT64}, {"score", ColumnType::SCORE}};
+  result::ResultTable table(columns, "test rows");
+  table.section("first");
+  table.add_row({int64_t{1}, 2.5e-05}, 598, "nvfp4_dual_gemm");
+  table.add_row({int64_t{2}, Cell{}});
+  table.summary("a line for people only");
+  const std::string expected = render(Format::JSON, columns, [](Writer& w) {
+    w.section("first");
+    w.row({int64_t{1}, 2.5e-05}, 598, "nvfp4_dual_gemm");
+    w.row({int64_t{2}, Cell{}});
+  });
+  EXPECT_EQ(json_text(table), expected);
+  const nlohmann::json rows = nlohmann::json::parse(expected);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[0].contains("note"));
+  EXPECT_EQ(rows[1]["score"], nullptr);
+  result::ResultTable empty(columns, "test rows");
+  EXPECT_EQ(nlohmann::json::parse(json_text(empty)), nlohmann::json::array());
+
+  EXPECT_EQ(rendered_text([](std::FILE* out, std::FILE* notes) {
+              std::fputs("kept", out);
+              std::fputs("dropped", notes);
+            }),
+            "kept");
+  EXPECT_THROW((void)rendered_text([](std::FILE*, std::FILE*) { throw IoError("disk"); }), IoError);
+}
+
+// A time for people: seconds, UTC, as every table shows them.
+TEST(PeopleTimeText, SecondsInUtc) {
+  EXPECT_EQ(people_time_text(1766022224458595), "2025-12-18 01:43:44");
+  EXPECT_EQ(people_time_text(0), "1970-01-01 00:00:00");
+}
+
 TEST(OutputFormat, FormatElseExtensionElseDefault) {
   EXPECT_EQ(output_format("", std::nullopt), Format::TABLE);
   EXPECT_EQ(output_format("", std::nullopt, Format::JSONL), Format::JSONL);
