@@ -22,24 +22,53 @@ constexpr const char* kNoiseRule =
 
 }  // namespace
 
+namespace {
+
+// The load every noise estimate reads: code (near-identical versions), details (repeats of one
+// code_id), and of legacy files the runs (secret runs) and results (the benchmarks' errors), the
+// sketches made on the scan's workers.
+dataset::LoadOptions noise_load(const DataOptions& data, const dataset::Filter& filter) {
+  dataset::LoadOptions load;
+  load.threads = data.threads.value_or(0);
+  load.filter = filter;
+  load.with_code = true;
+  load.with_runs = true;
+  load.with_results = true;
+  load.prepare_with(analysis::NoiseBuilder::prepare_step());
+  return load;
+}
+
+}  // namespace
+
 std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
                                                  const DataOptions& data,
                                                  const dataset::Filter& filter, double similarity,
                                                  std::FILE* err) {
-  dataset::LoadOptions load;
-  load.threads = data.threads.value_or(0);
-  load.filter = filter;
-  load.with_code = true;                                      // near-identical versions
-  load.with_runs = true;                                      // legacy: the secret runs
-  load.with_results = true;                                   // legacy: the benchmarks' errors
-  load.prepare_with(analysis::NoiseBuilder::prepare_step());  // sketches on the scan's workers
   analysis::NoiseOptions options;
   options.similarity = similarity;
   analysis::NoiseBuilder builder(options);
   load_submissions(
-      dir, data, load, "measuring noise",
+      dir, data, noise_load(data, filter), "measuring noise",
       [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
   return builder.finish();
+}
+
+std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
+    const dataset::DataDir& dir, const DataOptions& data, const dataset::Filter& filter,
+    double similarity, std::FILE* err) {
+  analysis::NoiseOptions options;
+  options.similarity = similarity;
+  std::map<int, analysis::NoiseBuilder> builders;
+  load_submissions(
+      dir, data, noise_load(data, filter), "measuring noise per epoch",
+      [&](dataset::Submission&& s) {
+        const int epoch = dataset::epoch_of(s.leaderboard_id, s.submission_time);
+        builders.try_emplace(epoch, options).first->second.add(std::move(s));
+      },
+      err);
+  std::map<int, std::vector<analysis::SeriesNoise>> out;
+  for (auto& [epoch, builder] : builders) out.emplace(epoch, builder.finish());
+  return out;
 }
 
 void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {

@@ -121,6 +121,12 @@ std::string time_text(int64_t micros) {
   return out;
 }
 
+std::string people_time_text(int64_t micros) {
+  std::string text = time_text(micros);
+  if (text.size() >= 19 && text[10] == 'T') text = text.substr(0, 10) + " " + text.substr(11, 8);
+  return text;
+}
+
 std::string double_text(double v) {
   std::string out;
   if (std::isnan(v)) return "NaN";

@@ -56,6 +56,8 @@ void write_all(std::FILE* out, std::string_view text);
 
 // µs since the epoch as ISO 8601 UTC ("2025-11-02T10:00:00.000000Z").
 [[nodiscard]] std::string time_text(int64_t micros);
+// The same to the second, for people: "2025-12-18 01:43:44" (UTC), as tables show times.
+[[nodiscard]] std::string people_time_text(int64_t micros);
 
 // The shortest text that reads back as `v`; NaN and infinities as NaN / Infinity / -Infinity.
 [[nodiscard]] std::string double_text(double v);

@@ -28,13 +28,8 @@ std::string table_value_text(const Value& cell, ColumnType type) {
   switch (type) {
     case ColumnType::INT64:
       return std::to_string(std::get<int64_t>(cell));
-    case ColumnType::TIMESTAMP: {
-      // Seconds are enough for people: "2025-12-18 01:43:44" (UTC).
-      std::string text = time_text(std::get<int64_t>(cell));
-      if (text.size() >= 19 && text[10] == 'T')
-        text = text.substr(0, 10) + " " + text.substr(11, 8);
-      return text;
-    }
+    case ColumnType::TIMESTAMP:
+      return people_time_text(std::get<int64_t>(cell));  // seconds are enough for people
     case ColumnType::SCORE:
       return format_score(std::get<double>(cell));
     case ColumnType::FACTOR: {
