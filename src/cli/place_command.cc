@@ -300,8 +300,12 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   std::map<int, std::vector<analysis::SeriesNoise>> noise;
   for (const std::string& problem : problems) {
     dataset::Filter filter = load.filter;
-    filter.scored_only = false;  // consecutive versions are consecutive whatever the outcome
+    // The whole problem's rows, as `kbdata noise -p` and `tasks` read them: consecutive versions
+    // are consecutive whatever the outcome or runner, so the estimate does not depend on whether
+    // the runner was asked on the command line or in a results file.
+    filter.scored_only = false;
     filter.passed_only = false;
+    filter.runner.reset();
     filter.problem = problem;
     for (auto& [epoch, series] : measure_noise_by_epoch(dir, options.data, filter, 0.98, err)) {
       std::vector<analysis::SeriesNoise>& all = noise[epoch];

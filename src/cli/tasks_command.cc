@@ -171,7 +171,10 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
   // problem asked when there is one (pushed down to the load).
   std::map<int, std::vector<analysis::SeriesNoise>> noise;
   if (tasks.finish({}).rows() > 0) {
+    // Every runner's rows, as `kbdata noise -p` reads them: consecutive versions are consecutive
+    // whatever the runner (place measures the same way).
     dataset::Filter noise_filter = load.filter;
+    noise_filter.runner.reset();
     if (options.problems.size() == 1) noise_filter.problem = options.problems.front();
     noise = measure_noise_by_epoch(dir, options.data, noise_filter, 0.98, err);
   }

@@ -153,6 +153,8 @@ result::ResultTable PlaceQuery::finish(
       matched = true;
       Outcome outcome;
       outcome.label = p.label;
+      outcome.leaderboard_id = task.leaderboard_id;
+      outcome.problem_name = task.problem_name;
       std::vector<Cell> cells(place_columns().size());
       cells[0] = result::optional_cell(p.label);
       cells[1] = task.problem_name;
@@ -329,6 +331,10 @@ result::ResultTable PlaceQuery::aggregate() const {
     s.log_factor += std::log(*o.factor_median);
   }
   result::ResultTable table(place_aggregate_columns(), kPlaceAggregateRule);
+  // The shares come from these leaderboards' scores: their notes are shown.
+  for (const Outcome& o : outcomes_) {
+    if (o.leaderboard_id) table.leaderboard_shown(*o.leaderboard_id, o.problem_name);
+  }
   auto share = [](int64_t n, int64_t of) -> Cell {
     return of > 0 ? Cell{static_cast<double>(n) / static_cast<double>(of)} : Cell{};
   };

@@ -109,6 +109,8 @@ class PlaceQuery {
   };
   struct Outcome {  // one output row, for aggregate()
     std::optional<std::string> label;
+    std::optional<int64_t> leaderboard_id;  // where it was compared (its note)
+    std::string problem_name;
     bool placed = false;
     std::optional<double> factor_median;
     bool beats_median = false, beats_record = false;
