@@ -12,6 +12,7 @@
 #include "cli/inspect_command.h"
 #include "cli/noise_command.h"
 #include "cli/pairs_command.h"
+#include "cli/place_command.h"
 #include "cli/progression_command.h"
 #include "cli/pull_command.h"
 #include "cli/records_command.h"
@@ -20,6 +21,7 @@
 #include "cli/stats_command.h"
 #include "cli/submissions_command.h"
 #include "cli/synth_command.h"
+#include "cli/tasks_command.h"
 #include "cli/techniques_command.h"
 #include "cli/top_command.h"
 
@@ -40,6 +42,8 @@ void add_all_commands(CLI::App& app, Commands& commands) {
   add_fastest_command(app, commands);
   add_stats_command(app, commands);
   add_noise_command(app, commands);
+  add_tasks_command(app, commands);
+  add_place_command(app, commands);
   add_extract_command(app, commands);
   add_audit_command(app, commands);
   add_techniques_command(app, commands);

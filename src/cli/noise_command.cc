@@ -28,6 +28,25 @@ std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
   return builder.finish();
 }
 
+std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
+    const dataset::DataDir& dir, const DataOptions& data, const dataset::Filter& filter,
+    double similarity, std::FILE* err) {
+  analysis::NoiseOptions options;
+  options.similarity = similarity;
+  std::map<int, analysis::NoiseBuilder> builders;
+  load_submissions(
+      dir, data, query::noise_load_options(filter, data.threads.value_or(0)),
+      "measuring noise per epoch",
+      [&](dataset::Submission&& s) {
+        const int epoch = dataset::epoch_of(s.leaderboard_id, s.submission_time);
+        builders.try_emplace(epoch, options).first->second.add(std::move(s));
+      },
+      err);
+  std::map<int, std::vector<analysis::SeriesNoise>> out;
+  for (auto& [epoch, builder] : builders) out.emplace(epoch, builder.finish());
+  return out;
+}
+
 void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   if (!(options.similarity > 0 && options.similarity <= 1)) {
     throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");

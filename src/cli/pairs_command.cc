@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/decontaminate_options.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "common/error.h"
@@ -147,19 +148,11 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
     if (value) p.selection.push_back(std::string(flag) + " " + *value);
   }
 
-  std::shared_ptr<const pairs::BenchmarkSet> benchmarks;
-  if (options.decontaminate) {
-    benchmarks = std::make_shared<const pairs::BenchmarkSet>(
-        pairs::BenchmarkSet::load(*options.decontaminate, options.decontamination));
+  const std::shared_ptr<const pairs::BenchmarkSet> benchmarks =
+      load_decontamination_set(options.decontaminate, options.decontamination);
+  if (benchmarks) {
     p.benchmarks = benchmarks;
     p.benchmarks_path = *options.decontaminate;
-  } else if (const pairs::DecontaminationOptions defaults;
-             options.decontamination.column || options.decontamination.ngram != defaults.ngram ||
-             options.decontamination.ngram_share != defaults.ngram_share ||
-             options.decontamination.threshold != defaults.threshold) {
-    throw UsageError(
-        "--decontaminate-column, --ngram, --ngram-share and --decontaminate-threshold tune "
-        "--decontaminate PATH: give it");
   }
 
   const dataset::DataDir dir = open_data_dir(options.data, err);
@@ -278,22 +271,9 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
                   "Lineages (the most recently continued) a version is compared with")
       ->capture_default_str();
   add_exclude_flagged_option(*cmd, options->exclude_flagged);
-  cmd->add_option("--decontaminate", options->decontaminate,
-                  "Drop rows whose code overlaps this benchmark set: a folder of files, a file, "
-                  "or a Parquet file's code column");
-  cmd->add_option("--decontaminate-column", options->decontamination.column,
-                  "The benchmark Parquet file's column (default: code)");
-  cmd->add_option("--ngram", options->decontamination.ngram,
-                  "Tokens (identifiers and literals; punctuation is none) per n-gram of the "
-                  "overlap test")
-      ->capture_default_str();
-  cmd->add_option("--ngram-share", options->decontamination.ngram_share,
-                  "Drop a code when more than this share of its distinct n-grams is in the set "
-                  "(0: any one)")
-      ->capture_default_str();
-  cmd->add_option("--decontaminate-threshold", options->decontamination.threshold,
-                  "Estimated Jaccard similarity to a benchmark item that drops a code")
-      ->capture_default_str();
+  add_decontaminate_options(*cmd, options->decontaminate, options->decontamination,
+                            "Drop rows whose code overlaps this benchmark set: a folder of files, "
+                            "a file, or a Parquet file's code column");
   cmd->footer(
       "\nExamples:\n"
       "  kbdata pairs --out pairs.jsonl\n"
