@@ -793,12 +793,16 @@ class Screener {
     return depth;
   }
 
-  // The line start of the first `def custom_kernel`, when it starts a logical line at depth 0.
+  // The line start of the first `def custom_kernel`, when it starts a logical line at depth 0 and
+  // is not indented. An indented one is the entry inside an `if` at the module's level, and none
+  // inside a function or a class (the harness imports the module's own); which it is, the scopes of
+  // the full pass say.
   bool kernel_line_start(Screen& out) {
     uint32_t p0 = first_kernel_;
     while (p0 > 0 && (text_[p0 - 1] == ' ' || text_[p0 - 1] == '\t' || text_[p0 - 1] == '\f')) {
       --p0;
     }
+    if (p0 != first_kernel_) return false;
     if (p0 > 0) {
       if (text_[p0 - 1] != '\n' && text_[p0 - 1] != '\r') return false;  // `; def`, a decorator
       uint32_t nl = p0 - 1;

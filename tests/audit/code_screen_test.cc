@@ -108,6 +108,10 @@ TEST(CodeScreen, AgreesWithTheFullPassOnSynthKernelsAndDecidesMostOfThemAlone) {
 // `def custom_kernel` after `;` or a continuation, a comment between an attribute and its `=`.
 const char* const kSplices[] = {
     "import time\ntime.perf_counter = lambda: 0.0\n",
+    // A `def custom_kernel` inside a function or a class is not the entry; one inside an `if` is.
+    "def c(q):\n    i = 1\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
+    "class K:\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
+    "if True:\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
     "class E(torch.cuda.Event):\n    pass\n",
     "import utils\nutils.verbose_allclose = lambda *a: []\n",
     "input_t.x = 1\n",
