@@ -137,6 +137,9 @@ std::optional<uint64_t> parse_byte_size(const std::string& text) {
 }
 
 void run_convert(const ConvertOptions& options, std::FILE* progress) {
+  if (options.output.empty()) {
+    throw UsageError("convert needs the file to write: kbdata convert IN OUT (or -o OUT)");
+  }
   WriterOptions w = writer_options(options);     // usage errors before any input is read
   w.threads = command_threads(options.threads);  // reading and compressing
   // Page CRCs are verified where the input has them: a damaged page is an error at its place, never
@@ -176,10 +179,11 @@ void add_convert_command(CLI::App& app, Commands& commands) {
       "the chosen codec and encodings; same schema and values. Page checksums of IN are verified\n"
       "where present (a damaged page is an error). OUT appears only when complete.");
   cmd->add_option("IN", options->input, "Parquet file to read")->required();
-  cmd->add_option("OUT", options->output,
-                  "Parquet file to write (a regular file it replaces keeps its mode; never "
-                  "IN, a folder or a special file)")
-      ->required();
+  // OUT, or -o/--out as every other command writes its file: one of the two.
+  CLI::Option* out = cmd->add_option("OUT", options->output,
+                                     "Parquet file to write (a regular file it replaces keeps its "
+                                     "mode; never IN, a folder or a special file)");
+  cmd->add_option("-o,--out", options->output, "The same as OUT")->excludes(out);
   cmd->add_option("--compression,-z", options->compression,
                   "Codec: none, snappy, gzip, zstd, lz4_raw, brotli (lz4_raw decompresses "
                   "fastest; snappy for readers older than 2022)")

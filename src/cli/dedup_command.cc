@@ -40,6 +40,9 @@ dataset::DataDir input_as_folder(const std::string& input) {
 }  // namespace
 
 void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.dedup.output.empty()) {
+    throw UsageError("dedup needs the file to write: kbdata dedup IN OUT (or -o OUT)");
+  }
   if (options.exact == options.fuzzy) {
     throw UsageError("give one of --exact (the platform's rule) or --fuzzy (near-duplicates too)");
   }
@@ -122,10 +125,11 @@ void add_dedup_command(CLI::App& app, Commands& commands) {
       "OUT appears only when complete (docs/dedup.md)");
   cmd->add_option("IN", options->dedup.input, "Submissions Parquet file (flat or legacy)")
       ->required();
-  cmd->add_option("OUT", options->dedup.output,
-                  "Parquet file to write: the flat schema plus cluster_id and cluster_size "
-                  "(replaced if it exists; not IN)")
-      ->required();
+  // OUT, or -o/--out as every other command writes its file: one of the two.
+  CLI::Option* out = cmd->add_option("OUT", options->dedup.output,
+                                     "Parquet file to write: the flat schema plus cluster_id and "
+                                     "cluster_size (replaced if it exists; not IN)");
+  cmd->add_option("-o,--out", options->dedup.output, "The same as OUT")->excludes(out);
   cmd->add_flag("--exact", options->exact,
                 "One row per (leaderboard_id, user_id, code_id, runner): the lowest score "
                 "(nulls last), then the earliest, then the lowest submission_id");

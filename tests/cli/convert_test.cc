@@ -106,6 +106,25 @@ TEST_F(ConvertTest, SizesAndEncodingsAreApplied) {
   EXPECT_EQ(verified.out, run("cat " + data("types.parquet")).out);
 }
 
+// -o/--out names the output as every other command's does; OUT and -o together, or neither, is a
+// usage error that writes nothing.
+TEST_F(ConvertTest, TheOutputIsOutOrDashO) {
+  const std::string in = data("nested_lists.parquet");
+  for (const std::string& flag : {std::string("-o"), std::string("--out")}) {
+    const std::string out = path("out" + flag + ".parquet");
+    const auto result = run("convert " + in + " " + flag + " " + out);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(run("cat " + out).out, run("cat " + in).out);
+  }
+  const auto both = run("convert " + in + " " + path("a.parquet") + " -o " + path("b.parquet"));
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  const auto neither = run("convert " + in);
+  EXPECT_EQ(neither.exit_code, 2) << neither.err;
+  EXPECT_NE(neither.err.find("-o OUT"), std::string::npos) << neither.err;
+  EXPECT_FALSE(fs::exists(path("a.parquet")));
+  EXPECT_FALSE(fs::exists(path("b.parquet")));
+}
+
 TEST_F(ConvertTest, BadOptionsAreUsageErrorsAndWriteNothing) {
   std::string out = path("out.parquet");
   std::string in = data("types.parquet");

@@ -95,6 +95,7 @@ TEST_F(DedupCliTest, UsageErrorsExitWith2AndWriteNothing) {
            Case{in + " " + out + " --exact --across-users", "--across-users"},
            Case{in + " " + in + " --exact", "is one of the command's inputs"},
            Case{in + " --exact", "OUT"},
+           Case{in + " " + out + " -o " + path("other.parquet") + " --exact", "excludes"},
        }) {
     auto r = run("dedup " + c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
@@ -187,6 +188,11 @@ TEST_F(DedupCliTest, ExactRuleOnAHandMadeFile) {
   // cluster_id: the keeper's 0-based position in the input.
   EXPECT_EQ(got, (std::map<int64_t, std::pair<int64_t, int64_t>>{
                      {2, {1, 2}}, {3, {2, 1}}, {4, {3, 2}}, {6, {5, 1}}}));
+
+  // -o names the output as OUT does.
+  auto dash_o = run("dedup " + in + " -o " + path("o.parquet") + " --exact");
+  ASSERT_EQ(dash_o.exit_code, 0) << dash_o.err;
+  EXPECT_EQ(rows_of(path("o.parquet"), "submission_id,cluster_id,cluster_size"), rows);
 
   // --emit-all: every row, its cluster and whether it is kept.
   auto all = run("dedup " + in + " " + path("all.parquet") + " --exact --emit-all");
