@@ -148,4 +148,11 @@ void load_submissions(const dataset::DataDir& dir, const DataOptions& data,
   report_load(data, stats, err);
 }
 
+query::Loader query_loader(const dataset::DataDir& dir, const DataOptions& data, std::FILE* err) {
+  return [&dir, &data, err](std::string_view what, const dataset::LoadOptions& load,
+                            const dataset::SubmissionSink& sink) {
+    load_submissions(dir, data, load, std::string(what), sink, err);
+  };
+}
+
 }  // namespace kbdata::cli

@@ -9,6 +9,7 @@
 
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
+#include "query/load.h"
 
 namespace kbdata::cli {
 
@@ -45,6 +46,11 @@ void check_unreadable(const dataset::DataDir& dir, const DataOptions& options, s
 void load_submissions(const dataset::DataDir& dir, const DataOptions& data,
                       const dataset::LoadOptions& load, const std::string& what,
                       const dataset::SubmissionSink& sink, std::FILE* err);
+
+// The queries' loader (query/load.h) over `dir`: load_submissions, its progress line named by the
+// query's pass. `dir`, `data` and `err` must outlive it.
+[[nodiscard]] query::Loader query_loader(const dataset::DataDir& dir, const DataOptions& data,
+                                         std::FILE* err);
 
 // After a load: what must be said whatever --verbose (rows dropped because another file of the
 // folder already gave them, dataset::LoadStats::repeats), then with --verbose the files, row

@@ -14,39 +14,6 @@
 #include "report/writer.h"
 
 namespace kbdata::cli {
-std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
-                                                 const DataOptions& data,
-                                                 const dataset::Filter& filter, double similarity,
-                                                 std::FILE* err) {
-  const dataset::LoadOptions load = query::noise_load_options(filter, data.threads.value_or(0));
-  analysis::NoiseOptions options;
-  options.similarity = similarity;
-  analysis::NoiseBuilder builder(options);
-  load_submissions(
-      dir, data, load, "measuring noise",
-      [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
-  return builder.finish();
-}
-
-std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
-    const dataset::DataDir& dir, const DataOptions& data, const dataset::Filter& filter,
-    double similarity, std::FILE* err) {
-  analysis::NoiseOptions options;
-  options.similarity = similarity;
-  std::map<int, analysis::NoiseBuilder> builders;
-  load_submissions(
-      dir, data, query::noise_load_options(filter, data.threads.value_or(0)),
-      "measuring noise per epoch",
-      [&](dataset::Submission&& s) {
-        const int epoch = dataset::epoch_of(s.leaderboard_id, s.submission_time);
-        builders.try_emplace(epoch, options).first->second.add(std::move(s));
-      },
-      err);
-  std::map<int, std::vector<analysis::SeriesNoise>> out;
-  for (auto& [epoch, builder] : builders) out.emplace(epoch, builder.finish());
-  return out;
-}
-
 void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   if (!(options.similarity > 0 && options.similarity <= 1)) {
     throw UsageError("--similarity " + std::to_string(options.similarity) + ": must be in (0, 1]");
@@ -63,7 +30,8 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   filter.epoch = options.epoch;
   resolve_filter(dir, filter);
   const std::vector<analysis::SeriesNoise> result =
-      measure_noise(dir, options.data, filter, options.similarity, err);
+      query::measure_noise(filter, options.data.threads.value_or(0), options.similarity,
+                           query_loader(dir, options.data, err));
   if (result.empty()) {
     report::write_all(err, "kbdata: no pairs of measurements to estimate noise from" +
                                why_empty(dir, filter) + "\n");

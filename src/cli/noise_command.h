@@ -5,12 +5,9 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "analysis/noise.h"
 #include "cli/command.h"
 #include "cli/data_options.h"
 
@@ -29,20 +26,6 @@ struct NoiseOptions {
 };
 
 void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err);
-
-// The noise of the series that `filter` selects from `dir` (problem, leaderboard, runner, epoch;
-// the load reads code, details, runs and results): what noise and top --uncertainty estimate from.
-[[nodiscard]] std::vector<analysis::SeriesNoise> measure_noise(const dataset::DataDir& dir,
-                                                               const DataOptions& data,
-                                                               const dataset::Filter& filter,
-                                                               double similarity, std::FILE* err);
-
-// The same, each harness epoch (dataset/epochs.h) of each series estimated apart, from one load: a
-// pair or run counts in the epoch of its row's submission time. Epochs without an estimate have
-// an empty vector or no entry.
-[[nodiscard]] std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
-    const dataset::DataDir& dir, const DataOptions& data, const dataset::Filter& filter,
-    double similarity, std::FILE* err);
 
 // Adds `noise` to `app`.
 void add_noise_command(CLI::App& app, Commands& commands);

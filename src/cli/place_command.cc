@@ -12,7 +12,6 @@
 
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
-#include "cli/noise_command.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -31,12 +30,6 @@ constexpr uint64_t kMaxResultsBytes = uint64_t{256} << 20;
 const std::vector<std::string>& results_fields() {
   static const std::vector<std::string> fields = {"problem", "runner", "score", "label", "epoch"};
   return fields;
-}
-
-std::string score_error(const std::string& text) {
-  return "score '" + report::terminal_text(text, false) +
-         "': not a time (a positive number of seconds, optionally with a unit: 1.5e-05, 15us, "
-         "0.015 ms)";
 }
 
 // One CSV record of one line (RFC 4180 quoting within the line); nullopt for an unbalanced quote.
@@ -82,12 +75,13 @@ query::Placement placement_of(const std::map<std::string, std::optional<std::str
   p.runner = std::string(dataset::trim_blanks(*fields.at("runner")));
   if (numeric_score) {
     if (!dataset::valid_score(*numeric_score)) {
-      throw FormatError(where + ": " + score_error(report::double_text(*numeric_score)));
+      throw FormatError(where + ": " +
+                        query::score_text_error(report::double_text(*numeric_score)));
     }
     p.score = *numeric_score;
   } else {
     const std::optional<double> score = query::parse_score_text(*fields.at("score"));
-    if (!score) throw FormatError(where + ": " + score_error(*fields.at("score")));
+    if (!score) throw FormatError(where + ": " + query::score_text_error(*fields.at("score")));
     p.score = *score;
   }
   if (const auto l = fields.find("label"); l != fields.end() && l->second && !l->second->empty()) {
@@ -243,7 +237,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
     }
     for (const std::string& text : options.scores) {
       const std::optional<double> score = query::parse_score_text(text);
-      if (!score) throw UsageError(score_error(text));
+      if (!score) throw UsageError(query::score_text_error(text));
       placements.push_back({*options.problem, *options.runner, *score, options.label, {}});
     }
   }
@@ -284,36 +278,13 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   dataset::LoadOptions load;
   load.threads = options.data.threads.value_or(0);
   load.filter.runner = options.runner;
-  load.filter.scored_only = true;
+  load.filter.scored_only = true;  // as place_scores reads: what --exclude-flagged audits
   load.filter.passed_only = true;
-  load.with_details = true;  // code_id: the measurements behind a human's best
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
   query::PlaceQuery place(std::move(request), std::move(placements));
-  load_submissions(
-      dir, options.data, load, "reading the leaderboards",
-      [&](dataset::Submission&& s) { place.add(s); }, err);
-
-  // The noise of each problem placed on, per epoch, one load per problem (pushed down).
-  std::set<std::string> problems;
-  for (const query::NoiseWanted& w : place.resolve()) problems.insert(w.problem_name);
-  std::map<int, std::vector<analysis::SeriesNoise>> noise;
-  for (const std::string& problem : problems) {
-    dataset::Filter filter = load.filter;
-    // The whole problem's rows, as `kbdata noise -p` and `tasks` read them: consecutive versions
-    // are consecutive whatever the outcome or runner, so the estimate does not depend on whether
-    // the runner was asked on the command line or in a results file.
-    filter.scored_only = false;
-    filter.passed_only = false;
-    filter.runner.reset();
-    filter.problem = problem;
-    for (auto& [epoch, series] : measure_noise_by_epoch(dir, options.data, filter, 0.98, err)) {
-      std::vector<analysis::SeriesNoise>& all = noise[epoch];
-      all.insert(all.end(), std::make_move_iterator(series.begin()),
-                 std::make_move_iterator(series.end()));
-    }
-  }
-  result::ResultTable answer = place.finish(noise);
+  result::ResultTable answer =
+      query::place_scores(place, load, query_loader(dir, options.data, err));
   if (options.aggregate) {
     result::ResultTable by_label = place.aggregate();
     writer.write(by_label);

@@ -64,12 +64,8 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   filter.epoch = options.epoch;
   resolve_filter(dir, filter);
   query::ProgressionQuery progression({.user = options.user});
-  const dataset::LoadOptions load =
-      progression.load(filter, options.data.threads.value_or(0),
-                       [&](const dataset::LoadOptions& pass, const dataset::SubmissionSink& sink) {
-                         load_submissions(dir, options.data, pass,
-                                          "finding " + options.user + "'s submissions", sink, err);
-                       });
+  const dataset::LoadOptions load = progression.load(filter, options.data.threads.value_or(0),
+                                                     query_loader(dir, options.data, err));
   if (progression.empty()) {
     std::string where = options.problem ? " on " + *options.problem
                         : options.leaderboard

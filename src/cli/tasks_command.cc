@@ -10,7 +10,6 @@
 #include "cli/decontaminate_options.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
-#include "cli/noise_command.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -19,6 +18,7 @@
 #include "dataset/leaderboards_file.h"
 #include "dataset/loader.h"
 #include "pairs/pairs.h"
+#include "query/noise.h"
 #include "query/tasks.h"
 #include "report/writer.h"
 
@@ -176,7 +176,8 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
     dataset::Filter noise_filter = load.filter;
     noise_filter.runner.reset();
     if (options.problems.size() == 1) noise_filter.problem = options.problems.front();
-    noise = measure_noise_by_epoch(dir, options.data, noise_filter, 0.98, err);
+    noise = query::measure_noise_by_epoch(noise_filter, options.data.threads.value_or(0), 0.98,
+                                          query_loader(dir, options.data, err));
   }
   result::ResultTable answer = tasks.finish(noise);
   const query::TasksCounts& counts = tasks.counts();

@@ -7,9 +7,9 @@
 #include "analysis/noise.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
-#include "cli/noise_command.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "query/noise.h"
 #include "query/top.h"
 #include "report/writer.h"
 
@@ -70,7 +70,8 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     dataset::Filter noise_filter = load.filter;
     noise_filter.scored_only = false;  // consecutive versions are consecutive whatever the outcome
     noise_filter.passed_only = false;
-    noise = measure_noise(dir, options.data, noise_filter, 0.98, err);
+    noise = query::measure_noise(noise_filter, options.data.threads.value_or(0), 0.98,
+                                 query_loader(dir, options.data, err));
   }
   result::ResultTable answer = top.finish(noise);
   if (answer.sections().empty()) {

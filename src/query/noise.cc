@@ -1,5 +1,6 @@
 #include "query/noise.h"
 
+#include "dataset/epochs.h"
 #include "query/noise_text.h"
 
 namespace kbdata::query {
@@ -13,6 +14,31 @@ dataset::LoadOptions noise_load_options(const dataset::Filter& filter, int threa
   load.with_results = true;
   load.prepare_with(analysis::NoiseBuilder::prepare_step());
   return load;
+}
+
+std::vector<analysis::SeriesNoise> measure_noise(const dataset::Filter& filter, int threads,
+                                                 double similarity, const Loader& loader) {
+  analysis::NoiseOptions options;
+  options.similarity = similarity;
+  analysis::NoiseBuilder builder(options);
+  loader("measuring noise", noise_load_options(filter, threads),
+         [&](dataset::Submission&& s) { builder.add(std::move(s)); });
+  return builder.finish();
+}
+
+std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
+    const dataset::Filter& filter, int threads, double similarity, const Loader& loader) {
+  analysis::NoiseOptions options;
+  options.similarity = similarity;
+  std::map<int, analysis::NoiseBuilder> builders;
+  loader("measuring noise per epoch", noise_load_options(filter, threads),
+         [&](dataset::Submission&& s) {
+           const int epoch = dataset::epoch_of(s.leaderboard_id, s.submission_time);
+           builders.try_emplace(epoch, options).first->second.add(std::move(s));
+         });
+  std::map<int, std::vector<analysis::SeriesNoise>> out;
+  for (auto& [epoch, builder] : builders) out.emplace(epoch, builder.finish());
+  return out;
 }
 
 const char* const kNoiseRule =

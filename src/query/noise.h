@@ -3,11 +3,13 @@
 // noise as a result table.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "analysis/noise.h"
 #include "dataset/filter.h"
 #include "dataset/loader.h"
+#include "query/load.h"
 #include "result/table.h"
 
 namespace kbdata::query {
@@ -17,6 +19,18 @@ namespace kbdata::query {
 // benchmark results (their errors), the code sketched on the scan's workers
 // (analysis::NoiseBuilder::prepare_step). Each loaded row goes to NoiseBuilder::add.
 [[nodiscard]] dataset::LoadOptions noise_load_options(const dataset::Filter& filter, int threads);
+
+// The noise of the rows of `filter` (noise_load_options), read by `loader`: `similarity` is the
+// least similarity of near-identical consecutive versions (analysis::NoiseOptions).
+[[nodiscard]] std::vector<analysis::SeriesNoise> measure_noise(const dataset::Filter& filter,
+                                                               int threads, double similarity,
+                                                               const Loader& loader);
+
+// The same, each harness epoch (dataset/epochs.h) of each series estimated apart, from one load: a
+// pair or run counts in the epoch of its row's submission time. Epochs without an estimate have
+// an empty vector or no entry.
+[[nodiscard]] std::map<int, std::vector<analysis::SeriesNoise>> measure_noise_by_epoch(
+    const dataset::Filter& filter, int threads, double similarity, const Loader& loader);
 
 // What the rows are (Parquet's kbdata.rule).
 extern const char* const kNoiseRule;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 #include "common/closest_name.h"
 #include "dataset/epochs.h"
 #include "dataset/hardware.h"
+#include "query/noise.h"
 #include "report/text.h"
 
 namespace kbdata::query {
@@ -349,6 +351,30 @@ result::ResultTable PlaceQuery::aggregate() const {
   return table;
 }
 
+result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
+                                 const Loader& loader) {
+  load.filter.scored_only = true;
+  load.filter.passed_only = true;
+  load.with_details = true;  // code_id: the measurements behind a human's best
+  loader("reading the leaderboards", load, [&](dataset::Submission&& s) { query.add(s); });
+  std::set<std::string> problems;
+  for (const NoiseWanted& w : query.resolve()) problems.insert(w.problem_name);
+  std::map<int, std::vector<analysis::SeriesNoise>> noise;
+  for (const std::string& problem : problems) {
+    dataset::Filter filter = load.filter;
+    filter.scored_only = false;
+    filter.passed_only = false;
+    filter.runner.reset();
+    filter.problem = problem;
+    for (auto& [epoch, series] : measure_noise_by_epoch(filter, load.threads, 0.98, loader)) {
+      std::vector<analysis::SeriesNoise>& all = noise[epoch];
+      all.insert(all.end(), std::make_move_iterator(series.begin()),
+                 std::make_move_iterator(series.end()));
+    }
+  }
+  return query.finish(noise);
+}
+
 std::optional<double> parse_score_text(const std::string& text) {
   std::string_view t = dataset::trim_blanks(text);
   double value = 0;
@@ -371,6 +397,12 @@ std::optional<double> parse_score_text(const std::string& text) {
   const double seconds = value / per_second;
   if (!dataset::valid_score(seconds)) return std::nullopt;
   return seconds;
+}
+
+std::string score_text_error(const std::string& text) {
+  return "score '" + report::terminal_text(text, false) +
+         "': not a time (a positive number of seconds, optionally with a unit: 1.5e-05, 15us, "
+         "0.015 ms)";
 }
 
 }  // namespace kbdata::query

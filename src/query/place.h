@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "dataset/loader.h"
 #include "dataset/submission.h"
+#include "query/load.h"
 #include "result/table.h"
 
 namespace kbdata::query {
@@ -125,9 +127,20 @@ class PlaceQuery {
   std::set<std::string> problems_seen_;
 };
 
+// Everything `kbdata place` does once its placements are read: loads the qualifying rows of `load`
+// (scored, passed, with details; its filter may name a runner and the rows --exclude-flagged
+// leaves out) into `query`, resolve()s, measures the noise of every problem placed on per epoch
+// (a load per problem of all its rows, whatever the outcome or runner, as `kbdata noise -p` reads
+// them: the estimate does not depend on the runner asked) and returns finish().
+[[nodiscard]] result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
+                                               const Loader& loader);
+
 // The text of a score in seconds: a number ("1.5e-05", "0.000015") with an optional unit, s, ms,
 // us, µs or ns ("15us", "15 µs"). nullopt when it does not parse or is not a positive normal
 // number of seconds (dataset::valid_score).
 [[nodiscard]] std::optional<double> parse_score_text(const std::string& text);
+
+// Why `text` is not a score, for an error message: "score '...': not a time (...)".
+[[nodiscard]] std::string score_text_error(const std::string& text);
 
 }  // namespace kbdata::query

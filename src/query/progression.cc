@@ -74,10 +74,10 @@ dataset::LoadOptions ProgressionQuery::load(dataset::Filter filter, int threads,
   // only when no row has it are the rows read again for a user of that name (code is never read).
   dataset::LoadOptions by_user_id = load;
   by_user_id.filter.user_id = request_.user;
-  loader(by_user_id, keep);
+  loader("finding " + request_.user + "'s submissions", by_user_id, keep);
   if (!empty()) return by_user_id;
   load.filter.user = request_.user;
-  loader(load, keep);
+  loader("finding " + request_.user + "'s submissions", load, keep);
   return load;
 }
 

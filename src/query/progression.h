@@ -13,6 +13,7 @@
 #include "analysis/progression.h"
 #include "dataset/loader.h"
 #include "dataset/submission.h"
+#include "query/load.h"
 #include "result/table.h"
 
 namespace kbdata::query {
@@ -33,10 +34,6 @@ class ProgressionQuery {
  public:
   explicit ProgressionQuery(ProgressionRequest request) : request_(std::move(request)) {}
 
-  // How a load hands the rows of `load` to `sink` (dataset::load_dir, or a command's with
-  // progress).
-  using Loader =
-      std::function<void(const dataset::LoadOptions& load, const dataset::SubmissionSink& sink)>;
   // Loads the user's rows of the selection `filter` (problem or leaderboard, runner, epoch; no
   // code): the user's id first, as a predicate the scan tests before decoding other columns; only
   // when no row has it, the selection's rows again for a user of that name. Returns the options

@@ -31,6 +31,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .notice { color: #7a1010; background: #fdeaea; padding: .4em .6em; border-radius: 4px; }
 .muted { color: var(--muted); }
 .verdict-cheat { color: #b00020; font-weight: 600; }
+.error { color: #b00020; }
+tr.placed-row { background: #fff4d6; font-weight: 600; }
+form.place input { width: 8em; }
 .verdict-suspicious { color: #9a6700; font-weight: 600; }
 .verdict-clean { color: #1a7f37; }
 figure.chart svg { max-width: 100%; height: auto; }

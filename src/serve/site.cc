@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "dataset/hardware.h"
+#include "dataset/leaderboards_file.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "pairs/diff.h"
@@ -24,6 +25,7 @@
 #include "query/audit.h"
 #include "query/charts.h"
 #include "query/noise.h"
+#include "query/place.h"
 #include "query/progression.h"
 #include "query/records.h"
 #include "query/show.h"
@@ -214,6 +216,12 @@ void load(const dataset::DataDir& dir, const dataset::LoadOptions& options,
   dataset::load_dir(dir, options, sink, stats);
 }
 
+// The queries' loader over `dir` (no progress: a page waits for its answer).
+query::Loader loader_of(const dataset::DataDir& dir) {
+  return [&dir](std::string_view, const dataset::LoadOptions& options,
+                const dataset::SubmissionSink& sink) { load(dir, options, sink); };
+}
+
 // The model rows of submission `id`. NotFoundError when the folder has none.
 std::vector<dataset::Submission> show_rows(const dataset::DataDir& dir, int64_t id, int threads) {
   query::ShowQuery show(id);
@@ -275,10 +283,11 @@ struct Site::UserEntry {
 // run the heaviest queries (a ranking with intervals, the records, the problem's audit, the
 // weekly techniques).
 struct Site::Computed {
-  std::string twin;  // the JSON twin
-  std::string svg;   // the chart
-  Rows first;        // the ranking (or the trend's rows)
-  Rows flags;        // the audit's flagged rows
+  std::string twin;                      // the JSON twin
+  std::string svg;                       // the chart
+  std::optional<plot::TimeChart> chart;  // the record curve, to draw a placed score on
+  Rows first;                            // the ranking (or the trend's rows)
+  Rows flags;                            // the audit's flagged rows
 };
 
 struct Site::SubmissionAnswer {
@@ -294,6 +303,15 @@ struct Site::SearchAnswer {
   std::vector<dataset::Submission> submissions;
   std::vector<Board> leaderboards;
   std::vector<UserEntry> users;
+};
+
+// A score asked on a leaderboard's page (`?score=15us[&runner=R]`): `kbdata place`'s answer.
+struct Site::PlaceAnswer {
+  std::string text;   // the score as asked
+  std::string error;  // why it cannot be placed ("" when it can)
+  double score = 0;
+  Rows rows;         // a row per runner placed on
+  std::string twin;  // the rows as the writer renders them
 };
 
 struct Site::UserAnswer {
@@ -376,11 +394,11 @@ void Site::add_routes(Server& server) {
     return json_response(options_.configs_json());
   });
   server.route("/", [this](const std::smatch&, const HttpRequest&) { return home(); });
-  server.route("/api/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
-    return json_response(leaderboard_answer(id_of(m[1]))->twin);
+  server.route("/api/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest& r) {
+    return leaderboard_twin(id_of(m[1]), r);
   });
-  server.route("/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
-    return leaderboard(id_of(m[1]));
+  server.route("/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest& r) {
+    return leaderboard(id_of(m[1]), r);
   });
   server.route("/api/leaderboard/([0-9]+)/techniques",
                [this](const std::smatch& m, const HttpRequest&) {
@@ -562,7 +580,8 @@ std::shared_ptr<Site::Computed> Site::compute_leaderboard(int64_t id) {
 
   auto out = std::make_shared<Computed>();
   if (!records.series().empty()) {
-    out->svg = plot::render_svg(query::records_chart(records.series()));
+    out->chart = query::records_chart(records.series());
+    out->svg = plot::render_svg(*out->chart);
   }
   out->twin = "{\"top\":" + report::json_text(ranking) +
               ",\"records\":" + report::json_text(record_rows) + ",\"flags\":";
@@ -593,10 +612,175 @@ std::shared_ptr<Site::Computed> Site::compute_leaderboard(int64_t id) {
   return out;
 }
 
-HttpResponse Site::leaderboard(int64_t id) {
+// The runners a ranking shows, in its order.
+std::vector<std::string> runners_of(const Rows& top) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < top.size(); ++i) {
+    std::string runner = text_of(top.at(i, "runner"));
+    if (std::find(out.begin(), out.end(), runner) == out.end()) out.push_back(std::move(runner));
+  }
+  return out;
+}
+
+// `kbdata place -p PROBLEM --runner R SCORE` on leaderboard `id`, for its page's form: the score
+// of `score=`, on the runner of `runner=`, else on each of `runners` (the ranking's). nullopt when
+// no score is asked; a score that is not one gets its error, not an answer.
+std::optional<Site::PlaceAnswer> Site::place_answer(int64_t id, const HttpRequest& request,
+                                                    const std::vector<std::string>& runners) {
+  const auto asked = request.params.find("score");
+  if (asked == request.params.end() || asked->second.empty()) return std::nullopt;
+  if (asked->second.size() > 100) throw UsageError("a score of more than 100 bytes");
+  PlaceAnswer out;
+  out.text = shown(asked->second);
+  const std::optional<double> score = query::parse_score_text(asked->second);
+  if (!score) {
+    out.error = query::score_text_error(asked->second);
+    return out;
+  }
+  out.score = *score;
+  std::vector<std::string> on = runners;
+  if (const auto r = request.params.find("runner");
+      r != request.params.end() && !r->second.empty()) {
+    if (r->second.size() > 200) throw UsageError("a runner of more than 200 bytes");
+    on = {r->second};
+  }
+  if (on.empty()) {
+    out.error = "nothing to compare with: no qualifying submission on this leaderboard";
+    return out;
+  }
+  const std::string problem = problem_of(id);
+  std::vector<query::Placement> placements;
+  for (const std::string& runner : on) placements.push_back({problem, runner, *score, {}, {}});
+
+  std::lock_guard lock(mutex_);
+  const dataset::DataDir d = dir();
+  query::PlaceRequest place_request;
+  for (const dataset::DataFile* f : dataset::leaderboards_files(d)) {
+    for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(d, *f)) {
+      if (e.id && e.deadline) place_request.deadlines.emplace(*e.id, *e.deadline);
+    }
+  }
+  query::PlaceQuery place(std::move(place_request), std::move(placements));
+  dataset::LoadOptions load;
+  load.threads = options_.threads;
+  load.filter.leaderboard_id = id;
+  if (on.size() == 1) load.filter.runner = on.front();
+  result::ResultTable answer = query::place_scores(place, load, loader_of(d));
+  out.twin = report::json_text(answer);
+  out.rows = Rows(answer);
+  return out;
+}
+
+namespace {
+
+// The form that asks where a score would land, and the answer: per runner, the rank among the
+// users' bests, the factors, the rank interval and the chances against the top 3.
+std::string placement_html(int64_t id, const std::vector<std::string>& runners,
+                           const HttpRequest& request, const std::optional<std::string>& text,
+                           const std::string& error, const Rows& rows) {
+  const auto asked = request.params.find("runner");
+  const std::string runner = asked == request.params.end() ? "" : shown(asked->second);
+  std::string body =
+      "<h2>Where would a kernel land?</h2><form class=\"place\" method=\"get\" "
+      "action=\"/leaderboard/" +
+      std::to_string(id) +
+      "\"><label>score <input name=\"score\" required placeholder=\"15us\" value=\"" +
+      escape(text.value_or("")) + "\"></label>";
+  if (runners.size() > 1) {
+    body += " <label>runner <select name=\"runner\"><option value=\"\">every runner</option>";
+    for (const std::string& r : runners) {
+      body +=
+          "<option" + std::string(r == runner ? " selected" : "") + ">" + escape(r) + "</option>";
+    }
+    body += "</select></label>";
+  }
+  body +=
+      " <button>Place</button></form><p class=\"muted\">A score in seconds or with a unit (15us, "
+      "0.015ms, 1.5e-05) is ranked among the users' best qualifying scores at the deadline, in "
+      "the harness epoch then in force, as <code>kbdata place</code> does "
+      "(docs/evaluation.md).</p>";
+  if (!error.empty()) return body + "<p class=\"error\">" + escape(error) + "</p>";
+  if (rows.empty()) return body;
+  body +=
+      "<table class=\"placement\"><tr><th>runner</th><th class=\"num\">rank</th>"
+      "<th class=\"num\">users</th><th class=\"num\">percentile</th>"
+      "<th class=\"num\">possible ranks</th><th class=\"num\">against the record</th>"
+      "<th class=\"num\">against the median</th><th class=\"num\">P(faster than #1, #2, #3)</th>"
+      "<th>as of</th><th class=\"num\">epoch</th></tr>";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    body += "<tr class=\"placed\"><td>" + escape(text_of(rows.at(i, "runner"))) + "</td>";
+    const std::string refused = text_of(rows.at(i, "refused"));
+    if (!refused.empty()) {
+      body += "<td colspan=\"9\" class=\"error\">" + escape(refused) + "</td></tr>";
+      continue;
+    }
+    auto factor = [&](const char* column) {
+      const auto* f = std::get_if<double>(&rows.at(i, column));
+      return f != nullptr ? "×" + report::double_text(std::round(*f * 100) / 100) : "—";
+    };
+    auto probability = [&](const char* column) {
+      const auto* p = std::get_if<double>(&rows.at(i, column));
+      return p != nullptr ? fmt::format("{:.2f}", *p) : std::string("—");
+    };
+    const auto* percentile = std::get_if<double>(&rows.at(i, "percentile"));
+    body += "<td class=\"num\">" + text_of(rows.at(i, "rank")) + "</td><td class=\"num\">" +
+            text_of(rows.at(i, "users")) + "</td><td class=\"num\">" +
+            (percentile != nullptr ? fmt::format("{:.1f}", *percentile) : "—") +
+            "</td><td class=\"num\">" + text_of(rows.at(i, "rank_best")) + "–" +
+            text_of(rows.at(i, "rank_worst")) + "</td><td class=\"num\">" +
+            factor("factor_record") + "</td><td class=\"num\">" + factor("factor_median") +
+            "</td><td class=\"num\">" + probability("p_faster_1") + ", " +
+            probability("p_faster_2") + ", " + probability("p_faster_3") + "</td><td>" +
+            time_cell(rows.at(i, "at")) + "</td><td class=\"num\">" + text_of(rows.at(i, "epoch")) +
+            "</td></tr>";
+  }
+  return body + "</table>";
+}
+
+// The placed row of `runner` in `placed`, if it has one that ranks.
+std::optional<size_t> placed_row(const Rows& placed, const std::string& runner) {
+  for (size_t i = 0; i < placed.size(); ++i) {
+    if (text_of(placed.at(i, "runner")) == runner && text_of(placed.at(i, "refused")).empty()) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+// The record curve with the placed score drawn across it.
+std::string chart_with_score(plot::TimeChart chart, double score, const std::string& text) {
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const plot::Series& series : chart.series) {
+    for (const plot::Point& p : series.points) {
+      first = std::min(first, p.time_us);
+      last = std::max(last, p.time_us);
+    }
+  }
+  if (first > last) return plot::render_svg(chart);
+  chart.series.push_back(
+      {"the score placed: " + text, plot::SeriesStyle::LINE, {{first, score}, {last, score}}, {}});
+  return plot::render_svg(chart);
+}
+
+}  // namespace
+
+HttpResponse Site::leaderboard_twin(int64_t id, const HttpRequest& request) {
+  const std::shared_ptr<const Computed> computed = leaderboard_answer(id);
+  const std::optional<PlaceAnswer> placed = place_answer(id, request, runners_of(computed->first));
+  if (!placed) return json_response(computed->twin);
+  if (!placed->error.empty()) throw UsageError(placed->error);
+  // The answers' object with the placement as its last member.
+  std::string twin = computed->twin;
+  twin.pop_back();
+  return json_response(twin + ",\"place\":" + placed->twin + "}");
+}
+
+HttpResponse Site::leaderboard(int64_t id, const HttpRequest& request) {
   const std::shared_ptr<const Computed> computed = leaderboard_answer(id);
   const Rows& top = computed->first;
   const Rows& flags = computed->flags;
+  const std::vector<std::string> runners = runners_of(top);
+  const std::optional<PlaceAnswer> placed = place_answer(id, request, runners);
   std::map<std::string, std::string> flagged_users;  // user id -> verdict
   for (size_t i = 0; i < flags.size(); ++i) {
     flagged_users[text_of(flags.at(i, "user_id"))] = text_of(flags.at(i, "verdict"));
@@ -623,7 +807,26 @@ HttpResponse Site::leaderboard(int64_t id) {
           "measurement; kbdata noise).</p>",
           *sigma);
     }
+    // The placed score, shown where its score falls among the rows (after those it equals).
+    std::optional<size_t> place_at;
+    if (placed) place_at = placed_row(placed->rows, runner);
+    auto placed_html = [&] {
+      const Rows& p = placed->rows;
+      return "<tr class=\"placed-row\"><td class=\"num\">" + text_of(p.at(*place_at, "rank")) +
+             "</td><td>the score placed</td><td class=\"num\">" +
+             escape(report::format_score(placed->score)) + "</td><td colspan=\"5\">rank " +
+             text_of(p.at(*place_at, "rank")) + " of " + text_of(p.at(*place_at, "users")) +
+             " users' bests as of " + time_cell(p.at(*place_at, "at")) + " (epoch " +
+             text_of(p.at(*place_at, "epoch")) + ")</td></tr>";
+    };
     for (size_t r : rows) {
+      if (place_at) {
+        const auto* score = std::get_if<double>(&top.at(r, "score"));
+        if (score != nullptr && *score > placed->score) {
+          body += placed_html();
+          place_at.reset();
+        }
+      }
       const auto flag = flagged_users.find(text_of(top.at(r, "user_id")));
       body += "<tr class=\"rank-row\"><td class=\"num\">" + text_of(top.at(r, "rank")) +
               "</td><td>" + user_link(id, top, r) + "</td><td class=\"num\">" +
@@ -639,11 +842,18 @@ HttpResponse Site::leaderboard(int64_t id) {
                          escape(flag->second) + " rows</span>") +
               "</td></tr>";
     }
+    if (place_at) body += placed_html();
     body += "</table>";
   }
+  body += placement_html(id, runners, request,
+                         placed ? std::optional<std::string>(placed->text) : std::nullopt,
+                         placed ? placed->error : std::string(), placed ? placed->rows : Rows());
   if (!computed->svg.empty()) {
-    body +=
-        "<h2>Record curve</h2><figure class=\"chart\">" + inline_svg(computed->svg) + "</figure>";
+    const std::string svg =
+        placed && placed->error.empty() && computed->chart
+            ? chart_with_score(*computed->chart, placed->score, report::format_score(placed->score))
+            : computed->svg;
+    body += "<h2>Record curve</h2><figure class=\"chart\">" + inline_svg(svg) + "</figure>";
   }
   body += "<p><a href=\"/leaderboard/" + std::to_string(id) +
           "/techniques\">Techniques week by week</a>: the languages and features of the week's "
@@ -868,10 +1078,7 @@ Site::UserAnswer Site::user_answer(int64_t leaderboard, const std::string& user,
   dataset::Filter filter;
   filter.leaderboard_id = leaderboard;
   query::ProgressionQuery progression({.user = user});
-  (void)progression.load(
-      filter, threads, [&](const dataset::LoadOptions& pass, const dataset::SubmissionSink& sink) {
-        load(d, pass, sink);
-      });
+  (void)progression.load(filter, threads, loader_of(d));
   if (progression.empty()) {
     throw NotFoundError("no submissions of user '" + user + "' on leaderboard " +
                         std::to_string(leaderboard));

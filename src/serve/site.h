@@ -80,6 +80,7 @@ class Site {
   struct SubmissionAnswer;
   struct UserAnswer;
   struct SearchAnswer;
+  struct PlaceAnswer;
   // The folder, opened afresh, with the index once built (and not stale).
   [[nodiscard]] dataset::DataDir dir() const;
   std::string page(std::string_view title, std::string_view kind, std::string_view body) const;
@@ -101,10 +102,13 @@ class Site {
   UserAnswer user_answer(int64_t leaderboard, const std::string& user, const HttpRequest& request,
                          std::string* svg = nullptr);
   SearchAnswer search_answer(const std::string& q);
+  std::optional<PlaceAnswer> place_answer(int64_t id, const HttpRequest& request,
+                                          const std::vector<std::string>& runners);
   std::string search_json(const std::string& q);
 
   HttpResponse home();
-  HttpResponse leaderboard(int64_t id);
+  HttpResponse leaderboard(int64_t id, const HttpRequest& request);
+  HttpResponse leaderboard_twin(int64_t id, const HttpRequest& request);
   HttpResponse trend(int64_t id);
   HttpResponse submission(int64_t id);
   HttpResponse user(int64_t leaderboard, const std::string& user_id, const HttpRequest& request);

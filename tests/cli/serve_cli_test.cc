@@ -350,7 +350,9 @@ TEST_F(ServeCli, PlantedMarkupStaysText) {
 // The files are the truth: a config file, a problem and a runner no registry lists (written by
 // DuckDB beside the sample) are served like the published ones: listed on the home page, with a
 // leaderboard page whose twin is what the commands print.
-TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
+// Leaderboard 801 (fp8_gemm_v3 on GB300), which no registry lists: 12 rows of 4 users, whose
+// bests are 80, 90, 100 and 110 µs (u0, u3, u2, u1).
+void write_leaderboard_801(const std::string& data) {
   kbdata::testing::duckdb().run(
       "COPY (SELECT i::BIGINT AS submission_id, 801::BIGINT AS leaderboard_id, 'fp8_gemm_v3' AS "
       "problem_name, 'u' || (i % 4) AS user_id, 'user' || (i % 4) AS user_name, i::BIGINT AS "
@@ -359,7 +361,11 @@ TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
       "AS score, true AS passed, 'leaderboard' AS mode, 'GB300' AS runner, 'import torch\n"
       "def custom_kernel(data):\n    return data[0] @ data[1]  # ' || i AS code FROM range(1, 13) "
       "t(i)) TO " +
-      kbdata::testing::sql_path(data_ + "/nvidia_fp8_submissions.parquet") + " (FORMAT parquet)");
+      kbdata::testing::sql_path(data + "/nvidia_fp8_submissions.parquet") + " (FORMAT parquet)");
+}
+
+TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
+  write_leaderboard_801(data_);
   ServeProcess serve(data_, cwd_);
   ASSERT_GT(serve.port(), 0) << serve.err();
   const Answer home = get(serve.port(), "/");
@@ -376,6 +382,57 @@ TEST_F(ServeCli, ALeaderboardNoRegistryListsIsServed) {
   // The registry's runners are shown with their GPU.
   EXPECT_NE(get(serve.port(), "/leaderboard/597").body.find("<h2>Ranking on NVIDIA (B200)</h2>"),
             std::string::npos);
+  EXPECT_EQ(serve.stop(), 0);
+}
+
+// A leaderboard's page places a score as `kbdata place` does: the rank among the users' bests
+// (a score equal to the 3rd best shares rank 3), a row in the ranking where the score falls, a
+// line on the record curve, and the answer in the twin; a score that is none is said.
+TEST_F(ServeCli, ALeaderboardPagePlacesAScore) {
+  write_leaderboard_801(data_);
+  ServeProcess serve(data_, cwd_);
+  ASSERT_GT(serve.port(), 0) << serve.err();
+  const nlohmann::json twin =
+      nlohmann::json::parse(get(serve.port(), "/api/leaderboard/801?score=100us").body);
+  const auto place = run("place --data " + data_ + " -p fp8_gemm_v3 --runner GB300 100us -f json");
+  ASSERT_EQ(place.exit_code, 0) << place.err;
+  EXPECT_EQ(twin["place"], nlohmann::json::parse(place.out));
+  ASSERT_EQ(twin["place"].size(), 1u);
+  EXPECT_EQ(twin["place"][0]["rank"], 3);
+  EXPECT_EQ(twin["place"][0]["users"], 4);
+  // The rest of the twin is the leaderboard's, as without a score.
+  nlohmann::json without = twin;
+  without.erase("place");
+  EXPECT_EQ(without, nlohmann::json::parse(get(serve.port(), "/api/leaderboard/801").body));
+
+  const Answer lb = get(serve.port(), "/leaderboard/801?score=95us&runner=GB300");
+  EXPECT_EQ(lb.status, 200);
+  EXPECT_NE(lb.body.find("<tr class=\"placed\"><td>GB300</td><td class=\"num\">3</td><td "
+                         "class=\"num\">4</td>"),
+            std::string::npos)
+      << lb.body;
+  // In the ranking, after the two faster users and before the third.
+  const size_t placed = lb.body.find("<tr class=\"placed-row\">");
+  ASSERT_NE(placed, std::string::npos);
+  EXPECT_NE(lb.body.find("95.00 µs", placed), std::string::npos);
+  const size_t second = lb.body.find("90.00 µs");
+  const size_t third = lb.body.find("100.00 µs");
+  EXPECT_LT(second, placed);
+  EXPECT_GT(third, placed);
+  EXPECT_NE(lb.body.find("data-name=\"the score placed: 95.00 µs\""), std::string::npos);
+  EXPECT_NE(lb.body.find("value=\"95us\""), std::string::npos);
+
+  // A runner nothing ran on is refused with the reason; a score that is none is said, as text.
+  const Answer other = get(serve.port(), "/leaderboard/801?score=95us&runner=H100");
+  EXPECT_EQ(other.status, 200);
+  EXPECT_NE(other.body.find("<td colspan=\"9\" class=\"error\">"), std::string::npos);
+  EXPECT_EQ(other.body.find("<tr class=\"placed-row\">"), std::string::npos);
+  const Answer bad = get(serve.port(), "/leaderboard/801?score=%3Cb%3Efast");
+  EXPECT_EQ(bad.status, 200);
+  EXPECT_NE(bad.body.find("<p class=\"error\">score &apos;&lt;b&gt;fast&apos;: not a time"),
+            std::string::npos)
+      << bad.body;
+  EXPECT_EQ(get(serve.port(), "/api/leaderboard/801?score=-3us").status, 400);
   EXPECT_EQ(serve.stop(), 0);
 }
 

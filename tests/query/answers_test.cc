@@ -102,8 +102,9 @@ TEST(ProgressionQuery, AnIdWinsOverANameAndANameOfSeveralUsersIsRefused) {
 TEST(ProgressionQuery, TheNamePassRunsOnlyWhenTheIdFindsNothing) {
   ProgressionQuery q({.user = "tonda"});
   std::vector<bool> passes_by_id;
-  const dataset::LoadOptions last =
-      q.load({}, 1, [&](const dataset::LoadOptions& pass, const dataset::SubmissionSink& sink) {
+  const dataset::LoadOptions last = q.load(
+      {}, 1,
+      [&](std::string_view, const dataset::LoadOptions& pass, const dataset::SubmissionSink& sink) {
         passes_by_id.push_back(pass.filter.user_id.has_value());
         if (pass.filter.user) {
           dataset::Submission s = row(1, "77", 10, 1e-5);
