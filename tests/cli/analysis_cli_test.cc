@@ -12,6 +12,7 @@
 
 #include "support/run_kbdata.h"
 #include "support/submission_files.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -183,7 +184,9 @@ TEST(TopCli, ReliabilityNoteAboveTheTableInJsonAndOnStderr) {
 }
 
 TEST(TopCli, ParquetOutputReadsBack) {
-  fs::path out = kFolder.path / "top.parquet";
+  // Outside the data folder: a Parquet file there would be read as data by the tests after this.
+  const kbdata::testing::TempDir dir("top-parquet");
+  const fs::path out = fs::path(dir.path()) / "top.parquet";
   Result r = run("top -p nvfp4_gemm -f parquet -o " + out.string() + data());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Result back = run("cat " + out.string() + " --columns rank,user_id,score");
