@@ -112,7 +112,8 @@ sanitize: deps
 # binary with DuckDB (duckdb_compare, ~12 min on 2 cores: it writes build/bench-data/duckdb-copy/
 # with DuckDB first; DuckDB's dedup and convert of the 1.37 GB file take 6-8 GB of RAM each),
 # decode_bench, noise and audit against stats with the audit's bound (analysis_bench.sh, ~3 min),
-# pairs against dedup --fuzzy and a DuckDB statement (pairs_bench.sh, ~5 min), serve's pages against
+# pairs against dedup --fuzzy and a DuckDB statement (pairs_bench.sh, ~5 min), place and tasks
+# against DuckDB statements and their bounds (evaluation_bench.sh, ~1 min), serve's pages against
 # stats (serve_bench.sh, ~1 min) and the hub against curl (hub_bench.sh, ~1 min). Figures are ratios
 # within one run.
 BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
@@ -142,6 +143,7 @@ bench: deps
 	bench/analysis_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-full build/bench-data/nvfp4 3 \
 	  $(BUILD)-bench/bench/audit_bench
 	bench/pairs_bench.sh $(BUILD)-bench/kbdata $(BUILD)-bench/bench/duckdb_query build/bench-data/nvfp4 3
+	bench/evaluation_bench.sh $(BUILD)-bench/kbdata $(BUILD)-bench/bench/duckdb_query build/bench-data/nvfp4 3
 	bench/serve_bench.sh $(BUILD)-bench/kbdata build/bench-data/nvfp4 3
 	bench/hub_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-published build/bench-data/synth-kbdata
 

@@ -131,6 +131,15 @@ std::vector<NoiseWanted> PlaceQuery::resolve() {
   return wanted;
 }
 
+std::optional<std::string> PlaceQuery::single_problem() const {
+  std::optional<std::string> out;
+  for (const Placement& p : placements_) {
+    if (out && *out != p.problem) return std::nullopt;
+    out = p.problem;
+  }
+  return out;
+}
+
 std::vector<std::string> PlaceQuery::problems_without_rows() const {
   std::set<std::string> with_rows, out;
   for (const auto& [key, task] : tasks_) with_rows.insert(task.problem_name);
@@ -356,7 +365,17 @@ result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
   load.filter.scored_only = true;
   load.filter.passed_only = true;
   load.with_details = true;  // code_id: the measurements behind a human's best
-  loader("reading the leaderboards", load, [&](dataset::Submission&& s) { query.add(s); });
+  const dataset::SubmissionSink add = [&](dataset::Submission&& s) { query.add(s); };
+  const std::optional<std::string> one = query.single_problem();
+  if (one && !load.filter.problem) {
+    dataset::LoadOptions pushed = load;
+    pushed.filter.problem = one;
+    loader("reading the leaderboard", pushed, add);
+    // The other problems' rows only name the problems the data holds (add() keeps no row of them).
+    if (!query.problems_without_rows().empty()) loader("reading the leaderboards", load, add);
+  } else {
+    loader("reading the leaderboards", load, add);
+  }
   std::set<std::string> problems;
   for (const NoiseWanted& w : query.resolve()) problems.insert(w.problem_name);
   std::map<int, std::vector<analysis::SeriesNoise>> noise;

@@ -88,6 +88,8 @@ class PlaceQuery {
   // scores faster than the median human, than the 10th (only tasks with 10 users or more), than
   // the record, and the geometric mean of factor_median. REQUIRES: finish() was called.
   [[nodiscard]] result::ResultTable aggregate() const;
+  // The one problem every placement names, if they name one (a load may be pushed down to it).
+  [[nodiscard]] std::optional<std::string> single_problem() const;
   // The problems the placements name that no loaded row has (for "did you mean").
   [[nodiscard]] std::vector<std::string> problems_without_rows() const;
 
@@ -131,7 +133,9 @@ class PlaceQuery {
 // (scored, passed, with details; its filter may name a runner and the rows --exclude-flagged
 // leaves out) into `query`, resolve()s, measures the noise of every problem placed on per epoch
 // (a load per problem of all its rows, whatever the outcome or runner, as `kbdata noise -p` reads
-// them: the estimate does not depend on the runner asked) and returns finish().
+// them: the estimate does not depend on the runner asked) and returns finish(). When every
+// placement names one problem, the first load reads only its rows; only if none of them ranks
+// are the others read, for the problems a "did you mean" chooses from.
 [[nodiscard]] result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
                                                const Loader& loader);
 
