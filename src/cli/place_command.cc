@@ -284,7 +284,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   exclude_flagged(options.exclude_flagged, dir, load, err);
   query::PlaceQuery place(std::move(request), std::move(placements));
   result::ResultTable answer =
-      query::place_scores(place, load, query_loader(dir, options.data, err));
+      query::place_scores(place, dir, load, query_loader(dir, options.data, err));
   if (options.aggregate) {
     result::ResultTable by_label = place.aggregate();
     writer.write(by_label);

@@ -360,14 +360,17 @@ result::ResultTable PlaceQuery::aggregate() const {
   return table;
 }
 
-result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
-                                 const Loader& loader) {
+result::ResultTable place_scores(PlaceQuery& query, const dataset::DataDir& dir,
+                                 dataset::LoadOptions load, const Loader& loader) {
   load.filter.scored_only = true;
   load.filter.passed_only = true;
   load.with_details = true;  // code_id: the measurements behind a human's best
   const dataset::SubmissionSink add = [&](dataset::Submission&& s) { query.add(s); };
   const std::optional<std::string> one = query.single_problem();
-  if (one && !load.filter.problem) {
+  // A problem the files do not hold is refused by a load that names it: the rows are read whole.
+  const std::vector<std::string> held =
+      one ? dataset::problems_in(dataset::read_contents(dir)) : std::vector<std::string>();
+  if (one && !load.filter.problem && std::binary_search(held.begin(), held.end(), *one)) {
     dataset::LoadOptions pushed = load;
     pushed.filter.problem = one;
     loader("reading the leaderboard", pushed, add);

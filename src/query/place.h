@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/noise.h"
+#include "dataset/data_dir.h"
 #include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "query/load.h"
@@ -134,10 +135,10 @@ class PlaceQuery {
 // leaves out) into `query`, resolve()s, measures the noise of every problem placed on per epoch
 // (a load per problem of all its rows, whatever the outcome or runner, as `kbdata noise -p` reads
 // them: the estimate does not depend on the runner asked) and returns finish(). When every
-// placement names one problem, the first load reads only its rows; only if none of them ranks
-// are the others read, for the problems a "did you mean" chooses from.
-[[nodiscard]] result::ResultTable place_scores(PlaceQuery& query, dataset::LoadOptions load,
-                                               const Loader& loader);
+// placement names one problem that `dir`'s files hold, the first load reads only its rows; only if
+// none of them ranks are the others read, for the problems a "did you mean" chooses from.
+[[nodiscard]] result::ResultTable place_scores(PlaceQuery& query, const dataset::DataDir& dir,
+                                               dataset::LoadOptions load, const Loader& loader);
 
 // The text of a score in seconds: a number ("1.5e-05", "0.000015") with an optional unit, s, ms,
 // us, µs or ns ("15us", "15 µs"). nullopt when it does not parse or is not a positive normal

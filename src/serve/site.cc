@@ -665,7 +665,7 @@ std::optional<Site::PlaceAnswer> Site::place_answer(int64_t id, const HttpReques
   load.threads = options_.threads;
   load.filter.leaderboard_id = id;
   if (on.size() == 1) load.filter.runner = on.front();
-  result::ResultTable answer = query::place_scores(place, load, loader_of(d));
+  result::ResultTable answer = query::place_scores(place, d, load, loader_of(d));
   out.twin = report::json_text(answer);
   out.rows = Rows(answer);
   return out;

@@ -281,6 +281,13 @@ TEST(PlaceCli, BadInput) {
             "did you mean 'nvfp4_gemm'?");
   EXPECT_EQ(rows[1]["refused"],
             "nothing ranks there: no qualifying submission of nvfp4_gemm on H100 in the data");
+  // Scores of one problem read only its rows; when none ranks, the others still name the
+  // problems the "did you mean" chooses from.
+  std::ofstream(csv) << "problem,runner,score\nnvfp4_gem,NVIDIA,20us\n";
+  r = run("place --results " + csv + " -f jsonl" + kData);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(json_lines(r.out).size(), 1u);
+  EXPECT_EQ(json_lines(r.out)[0]["refused"], rows[0]["refused"]);
   // Usage.
   EXPECT_EQ(run("place 20us" + kData).exit_code, 2);
   EXPECT_EQ(run("place --results " + csv + " 20us" + kData).exit_code, 2);
