@@ -679,6 +679,47 @@ async function checkApi(pathAndQuery, mustContain = []) {
   }
 }
 
+// The leaderboard page's form, used as a reader would: a score typed and the button pressed; the
+// page it leads to places the score (a table, a row in the ranking, a line on the record curve).
+async function checkPlacement() {
+  const name = 'placement';
+  phase = 'placing a score with the leaderboard page\'s form';
+  try {
+    await load(name, `/leaderboard/${LEADERBOARD.id}`);
+    const navigated = client.Page.loadEventFired();
+    const found = await evaluate(() => {
+      const form = document.querySelector('form.place');
+      if (!form) return false;
+      form.querySelector('input[name=score]').value = '20us';
+      form.querySelector('button').click();
+      return true;
+    });
+    if (!record(name, 'the leaderboard page has form.place', found, '')) return;
+    await withTimeout(navigated, PAGE_TIMEOUT_MS, 'the page the form leads to');
+    await sleep(SETTLE_MS);
+    const f = await evaluate(() => ({
+      url: location.pathname + location.search,
+      placements: document.querySelectorAll('table.placement tr.placed').length,
+      placedRows: document.querySelectorAll('table.ranking tr.placed-row').length,
+      line: document.querySelectorAll('svg.kbdata-chart g.series[data-name^="the score placed"]').length,
+      value: document.querySelector('form.place input[name=score]')?.value ?? null,
+    }));
+    // With more than one runner the form also sends runner= (empty: every runner).
+    const asked = new URL(f.url, origin);
+    record(name, 'the form asks for the leaderboard page with score=20us',
+           asked.pathname === `/leaderboard/${LEADERBOARD.id}` && asked.searchParams.get('score') === '20us',
+           f.url);
+    record(name, 'the placement is a table row per runner', f.placements > 0, `${f.placements} rows`);
+    record(name, 'the ranking shows the score where it falls', f.placedRows > 0, `${f.placedRows} rows`);
+    record(name, 'the record curve has a line at the score', f.line === 1, `${f.line} series`);
+    record(name, 'the form keeps the score typed', f.value === '20us', JSON.stringify(f.value));
+    record(name, 'no console error, exception, failed load or dialog', current.problems.length === 0,
+           current.problems.slice(0, 5).join('; '));
+  } catch (error) {
+    record(name, 'places a score through the form', false, error.message);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The run.
 
@@ -716,6 +757,7 @@ try {
   await checkPage('home', '/', 'home', homeProbe, null, homeChecks);
   await checkPage('leaderboard', `/leaderboard/${LEADERBOARD.id}`, 'leaderboard',
                   leaderboardProbe, { userPath }, leaderboardChecks);
+  await checkPlacement();
   await checkPage('user', userPath, 'user', userProbe, null, userChecks);
   await checkPage('submission', `/submission/${HOSTILE_SUBMISSION}`, 'submission', submissionProbe, null,
                   submissionChecks);
