@@ -788,6 +788,10 @@ HttpResponse Site::leaderboard(int64_t id, const HttpRequest& request) {
   std::string problem = "leaderboard " + std::to_string(id);
   for (size_t i = 0; i < top.size(); ++i) problem = text_of(top.at(i, "problem_name"));
   std::string body = note_html(top);
+  // Before the rankings, which may be long: the form, and where the score asked would land.
+  body += placement_html(id, runners, request,
+                         placed ? std::optional<std::string>(placed->text) : std::nullopt,
+                         placed ? placed->error : std::string(), placed ? placed->rows : Rows());
   std::map<std::string, std::vector<size_t>> by_runner;
   for (size_t i = 0; i < top.size(); ++i) by_runner[text_of(top.at(i, "runner"))].push_back(i);
   for (const auto& [runner, rows] : by_runner) {
@@ -845,9 +849,6 @@ HttpResponse Site::leaderboard(int64_t id, const HttpRequest& request) {
     if (place_at) body += placed_html();
     body += "</table>";
   }
-  body += placement_html(id, runners, request,
-                         placed ? std::optional<std::string>(placed->text) : std::nullopt,
-                         placed ? placed->error : std::string(), placed ? placed->rows : Rows());
   if (!computed->svg.empty()) {
     const std::string svg =
         placed && placed->error.empty() && computed->chart
