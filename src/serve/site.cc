@@ -698,7 +698,7 @@ std::string placement_html(int64_t id, const std::vector<std::string>& runners,
       " <button>Place</button></form><p class=\"muted\">A score in seconds or with a unit (15us, "
       "0.015ms, 1.5e-05) is ranked among the users' best qualifying scores at the deadline, in "
       "the harness epoch then in force, as <code>kbdata place</code> does "
-      "(docs/evaluation.md).</p>";
+      "(docs/evaluation.md). A factor is the human's score over this one: above 1, faster.</p>";
   if (!error.empty()) return body + "<p class=\"error\">" + escape(error) + "</p>";
   if (rows.empty()) return body;
   body +=
