@@ -734,6 +734,13 @@ class Screener {
       return false;  // ==
     }
     int64_t q = significant_before(at, regions_before);
+    // An operator before `+=`, or apart before `=` (`X ++= 1`, `X.Y + = 1`; the lexer reads `+`
+    // then `+=` or `=`): no Python, but the full pass reads a target before it; it decides.
+    if (q >= 0 && (at != e || q + 1 < at) &&
+        std::string_view("+-*/%&|^<>=!~@").find(text_[static_cast<size_t>(q)]) !=
+            std::string_view::npos) {
+      return true;
+    }
     // X[...] += : a module container's item counted (call-counter), wherever it is.
     if (at != e && q >= 0 && text_[static_cast<size_t>(q)] == ']') return true;
     // The name before it, then what comes before the name: a run of identifier bytes never holds a

@@ -112,6 +112,11 @@ const char* const kSplices[] = {
     "def c(q):\n    i = 1\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
     "class K:\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
     "if True:\n    def custom_kernel(data):\n        x, y = data\n        return z\n",
+    // An operator before `+=`, or apart before `=`: the lexer reads a target before it (no Python;
+    // the full pass decides).
+    "_state = {}\ndef custom_kernel(data):\n    _state[\"calls\"] ++= 1\n    return data\n",
+    "import time\ntime.perf_counter -+= 1\n",
+    "import time\ntime.perf_counter + = 1\n",
     "class E(torch.cuda.Event):\n    pass\n",
     "import utils\nutils.verbose_allclose = lambda *a: []\n",
     "input_t.x = 1\n",
