@@ -160,6 +160,14 @@ namespace {
 
 bool ident(char c) { return source::is_ident(c); }
 
+// A byte no Python token holds, which the lexer makes an operator of its own (tokens.h): a control
+// byte other than whitespace, DEL, `$`, `?` or a backtick.
+bool unknown_byte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') || u == 0x7f || c == '$' ||
+         c == '?' || c == '`';
+}
+
 // A first look at a word: whether some word of the vocabulary has its length and first two bytes,
 // and some its length and last two (by their low five bits). Most names of the code fail here.
 class WordFilter {
@@ -741,6 +749,9 @@ class Screener {
             std::string_view::npos) {
       return true;
     }
+    // A byte no Python token holds (a control byte, `$`, `?`, a backtick), which the lexer reads
+    // as an operator of its own: the full pass reads a target through it; it decides.
+    if (q >= 0 && unknown_byte(text_[static_cast<size_t>(q)])) return true;
     // X[...] += : a module container's item counted (call-counter), wherever it is.
     if (at != e && q >= 0 && text_[static_cast<size_t>(q)] == ']') return true;
     // The name before it, then what comes before the name: a run of identifier bytes never holds a
@@ -750,7 +761,23 @@ class Screener {
     const auto before_name = static_cast<uint32_t>(q + 1);
     while (regions_before > 0 && regions_[regions_before - 1].end > before_name) --regions_before;
     q = significant_before(before_name, regions_before);
-    return q >= 0 && text_[static_cast<size_t>(q)] == '.';
+    if (q >= 0 && text_[static_cast<size_t>(q)] == '.') return true;
+    // `+=` to a name that does not start its statement (`self.x y += 1`, `a + n += 1`): no Python,
+    // but the full pass reads the statement's first name as the target's root; it decides.
+    return at != e && !starts_statement(before_name);
+  }
+
+  // Whether a statement may start at `b`: only blanks between it and the text's start, a line
+  // break (not continued by a backslash), `;` or `:`.
+  [[nodiscard]] bool starts_statement(uint32_t b) const {
+    while (b > 0 && (text_[b - 1] == ' ' || text_[b - 1] == '\t' || text_[b - 1] == '\f')) --b;
+    if (b == 0) return true;
+    const char c = text_[b - 1];
+    if (c == ';' || c == ':') return true;
+    if (c != '\n' && c != '\r') return false;
+    --b;
+    while (b > 0 && (text_[b - 1] == '\n' || text_[b - 1] == '\r')) --b;
+    return b == 0 || text_[b - 1] != '\\';
   }
 
   // `custom_kernel` at `b`: notes the first that follows `def` (false when the form is one the

@@ -117,6 +117,11 @@ const char* const kSplices[] = {
     "_state = {}\ndef custom_kernel(data):\n    _state[\"calls\"] ++= 1\n    return data\n",
     "import time\ntime.perf_counter -+= 1\n",
     "import time\ntime.perf_counter + = 1\n",
+    // `+=` to a name in the middle of a statement, or after a byte no token holds: the full pass
+    // reads the statement's first name as the root.
+    "class K:\n    def f(self):\n        self.call\x01\x07s += 1\n",
+    "class K:\n    def f(self):\n        self.call + s += 1\n",
+    "class K:\n    def f(self):\n        self.calls$ += 1\n",
     "class E(torch.cuda.Event):\n    pass\n",
     "import utils\nutils.verbose_allclose = lambda *a: []\n",
     "input_t.x = 1\n",
@@ -512,10 +517,12 @@ TEST(CodeScreen, AgreesWithTheFullPassOnRandomTextsItDecidesAlone) {
 }
 
 // Texts of thousands of bytes: names, `=` and brackets across the screen's 64-byte blocks, code
-// between strings and comments of every length, the line of a `def custom_kernel` far in.
+// between strings and comments of every length, the line of a `def custom_kernel` far in. Most
+// hold a `+=` to a name in the middle of a statement (no Python: the screen leaves it to the full
+// pass), so fewer are decided alone than of the short ones.
 TEST(CodeScreen, AgreesWithTheFullPassOnLongTextsItDecidesAlone) {
   const auto [decided, total] = agree_on_quiet_texts(19, 150, 1500);
-  EXPECT_GT(decided, total / 8) << decided << " of " << total;
+  EXPECT_GT(decided, total / 10) << decided << " of " << total;
 }
 
 // The screen reads code in blocks of 64 bytes: a name that runs across a block's edge is one name
