@@ -15,7 +15,6 @@
 #include "analysis/near_duplicates.h"
 #include "analysis/noise.h"
 #include "audit/folder_audit.h"
-#include "cli/configs_command.h"
 #include "common/error.h"
 #include "common/shared_library.h"
 #include "dataset/resident.h"
@@ -96,14 +95,6 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
     (void)report::rendered_text(
         [&](std::FILE*, std::FILE* notes) { opened = open_data_dir(data, notes); });
     return opened;
-  };
-  // The configs command's own answer (configs is not a query yet).
-  site_options.configs_json = [data] {
-    ConfigsOptions o;
-    o.data = data;
-    o.format = "json";
-    return report::rendered_text(
-        [&](std::FILE* listing, std::FILE* notes) { run_configs(o, listing, notes); });
   };
   serve::Site site(std::move(site_options));
   serve::ServerOptions server_options;

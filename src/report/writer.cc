@@ -457,4 +457,22 @@ std::string json_text(result::ResultTable& table) {
   });
 }
 
+void JsonDocument::name(std::string_view name) {
+  if (text_.size() > 1) text_ += ',';
+  append_json_text(text_, name);
+  text_ += ':';
+}
+
+void JsonDocument::member(std::string_view name, std::string_view text) {
+  this->name(name);
+  append_json_text(text_, text);
+}
+
+void JsonDocument::member(std::string_view name, result::ResultTable& table) {
+  this->name(name);
+  std::string rows = json_text(table);
+  rows.pop_back();  // the array's newline: the document ends the line
+  text_ += rows;
+}
+
 }  // namespace kbdata::report

@@ -149,4 +149,20 @@ class Writer {
 // leaderboard's note (Writer, JSON).
 [[nodiscard]] std::string json_text(result::ResultTable& table);
 
+// The one writer of JSON documents beside Writer: an object of named members, strings and result
+// tables, each table as json_text prints it (the array of its rows, one line per row), then a
+// newline: {"data":"...","configs":[\n{...},\n{...}\n],"skipped":[]}\n. For answers of several
+// tables (configs).
+class JsonDocument {
+ public:
+  void member(std::string_view name, std::string_view text);
+  void member(std::string_view name, result::ResultTable& table);
+  // The document; the members added so far, closed.
+  [[nodiscard]] std::string finish() const { return text_ + "}\n"; }
+
+ private:
+  void name(std::string_view name);
+  std::string text_ = "{";
+};
+
 }  // namespace kbdata::report

@@ -4,8 +4,7 @@
 // from the files (the leaderboards' pages, their list, the users) is kept until the files change.
 //
 //   Site          the routes (add_routes), the index's status, the folder's watch (data_changed)
-//   SiteOptions   how the site opens the folder and what it cannot work out itself (the configs
-//                 listing, the configs command's answer)
+//   SiteOptions   how the site opens the folder
 //   IndexStatus   what /api/status says of the in-memory index (dataset/resident.h)
 #pragma once
 
@@ -45,8 +44,6 @@ struct SiteOptions {
   // Scans the folder afresh, as every answer does (a file may have changed). Throws what a scan
   // throws (an unreadable file, unless the command was told to skip such files).
   std::function<dataset::DataDir()> open;
-  // /api/configs: the configs listing as `kbdata configs --format json` prints it.
-  std::function<std::string()> configs_json;
 };
 
 class Site {
