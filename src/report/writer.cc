@@ -449,9 +449,11 @@ std::string rendered_text(const std::function<void(std::FILE* out, std::FILE* no
   return close();
 }
 
-std::string json_text(result::ResultTable& table) {
+std::string json_text(result::ResultTable& table) { return table_text(table, Format::JSON); }
+
+std::string table_text(result::ResultTable& table, Format format) {
   return rendered_text([&](std::FILE* out, std::FILE* notes) {
-    Writer writer(Format::JSON, table.columns(), out, notes, std::nullopt, table.rule());
+    Writer writer(format, table.columns(), out, notes, std::nullopt, table.rule());
     writer.write(table);
     writer.finish();
   });

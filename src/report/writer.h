@@ -148,6 +148,9 @@ class Writer {
 // What `--format json` prints for `table`: the JSON array of its rows, each object with its
 // leaderboard's note (Writer, JSON).
 [[nodiscard]] std::string json_text(result::ResultTable& table);
+// What `--format F` prints for `table` (a text format: not PARQUET, a UsageError), the notes that
+// go to stderr dropped: for files that hold a table (extract's manifest.jsonl).
+[[nodiscard]] std::string table_text(result::ResultTable& table, Format format);
 
 // The one writer of JSON documents beside Writer: an object of named members, strings and result
 // tables, each table as json_text prints it (the array of its rows, one line per row), then a
