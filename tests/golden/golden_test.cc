@@ -50,8 +50,8 @@ struct Case {
   bool data = true;
   bool reads_out = false;  // the answer is the file at $OUT (pairs), not stdout
   bool medium = false;     // on the medium set (medium_cases), not the sample
-  std::string out_file =
-      {};  // a file in the folder $OUT names, shown after stdout (extract's manifest)
+  // A file in the folder $OUT names, shown after stdout (extract's manifest).
+  std::string out_file = {};
 };
 
 // gtest names a failing case by its name, not its bytes.
