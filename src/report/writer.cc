@@ -196,7 +196,14 @@ void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& va
   }
 }
 
+TableObserver& table_observer() {
+  static TableObserver observer;
+  return observer;
+}
+
 }  // namespace
+
+void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
@@ -340,6 +347,7 @@ void Writer::write(result::ResultTable& table) {
            columns[i].list == columns_[i].list && columns[i].whole == columns_[i].whole;
   }
   if (!same) throw std::logic_error("Writer::write: the table's columns are not the writer's");
+  if (const TableObserver& observer = table_observer()) observer(table);
   // First seen first: the notes come out in the order the rows and registrations showed them.
   for (const result::ResultTable::Leaderboard& l : table.leaderboards()) {
     leaderboard_shown(l.id, l.problem_name);

@@ -138,6 +138,14 @@ class Writer {
   uint64_t rows_ = 0;
 };
 
+// Who else is shown each result table a Writer writes (Writer::write, before its rows are
+// rendered): a program that runs commands in-process and takes their answers as data as well as
+// text (the test that hands every command's table to DuckDB as an Arrow stream and holds its rows
+// to what the command printed). Empty, as in the kbdata binary: nobody. Set it while no command
+// runs; the observer must not itself write with a Writer.
+using TableObserver = std::function<void(result::ResultTable& table)>;
+void set_table_observer(TableObserver observer);
+
 // What `render` writes to its `out` (a stream in memory), as text; what it writes to its `notes`
 // is dropped. For documents that hold a rendered answer (the web explorer's JSON twins): the
 // answer is rendered by the writer, never built twice. Throws what `render` throws, and IoError
