@@ -122,15 +122,9 @@ void append_json_value(std::string& out, const Value& cell, ColumnType type) {
       return;
     case ColumnType::SCORE:
     case ColumnType::FACTOR:
-    case ColumnType::DOUBLE: {
-      const double v = std::get<double>(cell);
-      if (std::isfinite(v)) {
-        out += double_text(v);
-      } else {
-        append_json_string(out, double_text(v));  // JSON has no NaN or infinities
-      }
+    case ColumnType::DOUBLE:
+      append_json_double(out, std::get<double>(cell));  // JSON has no NaN: "NaN"
       return;
-    }
     case ColumnType::BOOL:
       out += std::get<bool>(cell) ? "true" : "false";
       return;
