@@ -67,13 +67,7 @@ std::string joined(const List& items, ItemText item_text) {
 }
 
 std::string table_text(const Cell& cell, const Column& column) {
-  if (std::holds_alternative<std::monostate>(cell)) return "null";
-  std::string text;
-  if (const List* items = std::get_if<List>(&cell)) {
-    text = joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
-  } else {
-    text = table_value_text(result::to_value(cell), column.type);
-  }
+  const std::string text = cell_text(cell, column);
   if (column.list || column.type == ColumnType::STRING || column.type == ColumnType::JSON) {
     return column.whole ? table_cell_whole(text) : table_cell(text);
   }
@@ -196,6 +190,14 @@ TableObserver& table_observer() {
 }
 
 }  // namespace
+
+std::string cell_text(const Cell& cell, const Column& column) {
+  if (std::holds_alternative<std::monostate>(cell)) return "null";
+  if (const List* items = std::get_if<List>(&cell)) {
+    return joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
+  }
+  return table_value_text(result::to_value(cell), column.type);
+}
 
 void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 

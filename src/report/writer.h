@@ -56,6 +56,12 @@ using result::List;
 using result::optional_cell;
 using result::Value;
 
+// A cell's text for people, by the table format's rule, before a table makes it safe for a
+// terminal and cuts it (table_cell): scores as format_score, times as people_time_text, factors
+// as "×1.83", plain numbers with up to 6 significant digits, a list's items joined by ",", a null
+// "null". The web explorer's cells are this text, escaped for HTML (serve/html.h html_cell).
+[[nodiscard]] std::string cell_text(const Cell& cell, const Column& column);
+
 // Which leaderboards' reliability notes (dataset/registry.h note_for) an output has shown, and
 // where each goes: queued for above a table, one stderr line for CSV and Parquet ("kbdata: note:
 // ..."; a comment line would break CSV readers, and Parquet metadata is fixed before the first
