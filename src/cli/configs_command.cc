@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -139,29 +140,34 @@ std::string table_text(query::ConfigsAnswer& answer) {
 
 }  // namespace
 
-void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
-  if (options.format != "table" && options.format != "json") {
-    throw UsageError("configs prints table or json");
-  }
+namespace {
+
+// The configs query's answer over `data`: an hf:// data set's tree (no file read), or a folder
+// (its unreadable files listed, not refused: check_unreadable says so once the listing is out).
+struct Listing {
+  std::optional<query::RemoteConfigsAnswer> remote;
+  dataset::DataDir dir;
+  std::optional<query::ConfigsAnswer> local;
+};
+
+Listing listing(const DataOptions& data, std::FILE* err) {
+  Listing listed;
   const char* env = std::getenv("KBDATA_DATA");
-  const std::string where = options.data.data.value_or(env != nullptr ? env : "");
+  const std::string where = data.data.value_or(env != nullptr ? env : "");
   if (hub::is_hf_url(where)) {
-    const hub::RemoteData remote = hub::open_remote_data(
-        where, {.log = options.data.verbose ? err : nullptr}, /*list_only=*/true);
+    const hub::RemoteData remote =
+        hub::open_remote_data(where, {.log = data.verbose ? err : nullptr}, /*list_only=*/true);
     if (remote.source) {
       std::vector<query::RemoteFile> files;
       for (const hub::RemoteSource::Entry& e : remote.source->entries()) {
         files.push_back({e.file.path, e.file.size});
       }
-      query::RemoteConfigsAnswer answer = query::remote_configs_answer(remote.label, files);
-      report::write_all(
-          out, options.format == "json" ? query::json_document(answer) : remote_table_text(answer));
-      return;
+      listed.remote = query::remote_configs_answer(remote.label, files);
+      return listed;
     }
     // Offline: the cached snapshot, read as a local folder below.
   }
-  // Unreadable files are listed first, then refused (unless --skip-bad) once the listing is out.
-  dataset::DataDir dir = open_data_dir(options.data, err, /*list_unreadable=*/true);
+  listed.dir = open_data_dir(data, err, /*list_unreadable=*/true);
   // What each file holds, read from its rows.
   std::vector<dataset::FileContents> contents;
   {
@@ -169,14 +175,43 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     dataset::ContentsOptions read;
     read.keep_errors = true;
     read.progress = [&](uint64_t rows) { progress.update(rows, "rows"); };
-    contents = dataset::read_contents(dir, read);
+    contents = dataset::read_contents(listed.dir, read);
   }
-  query::ConfigsAnswer answer = query::configs_answer(dir, contents);
-  report::write_all(out,
-                    options.format == "json" ? query::json_document(answer) : table_text(answer));
-  check_unreadable(dir, options.data, err);
-  // Rows a file could not give are an error once the listing is out.
-  if (!answer.errors.empty()) throw FormatError(answer.errors.front());
+  listed.local = query::configs_answer(listed.dir, contents);
+  return listed;
+}
+
+// Unreadable files (unless --skip-bad) and rows a file could not give are errors once the
+// listing is out.
+void check_listing(const Listing& listed, const DataOptions& data, std::FILE* err) {
+  if (!listed.local) return;
+  check_unreadable(listed.dir, data, err);
+  if (!listed.local->errors.empty()) throw FormatError(listed.local->errors.front());
+}
+
+}  // namespace
+
+void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) {
+  if (options.format != "table" && options.format != "json") {
+    throw UsageError("configs prints table or json");
+  }
+  Listing listed = listing(options.data, err);
+  const bool json = options.format == "json";
+  if (listed.remote) {
+    report::write_all(
+        out, json ? query::json_document(*listed.remote) : remote_table_text(*listed.remote));
+  } else {
+    report::write_all(out, json ? query::json_document(*listed.local) : table_text(*listed.local));
+  }
+  check_listing(listed, options.data, err);
+}
+
+std::string configs_json_document(const DataOptions& data, std::FILE* err) {
+  Listing listed = listing(data, err);
+  std::string document =
+      listed.remote ? query::json_document(*listed.remote) : query::json_document(*listed.local);
+  check_listing(listed, data, err);
+  return document;
 }
 
 void add_configs_command(CLI::App& app, Commands& commands) {

@@ -15,6 +15,7 @@
 #include "analysis/near_duplicates.h"
 #include "analysis/noise.h"
 #include "audit/folder_audit.h"
+#include "cli/configs_command.h"
 #include "common/error.h"
 #include "common/shared_library.h"
 #include "dataset/resident.h"
@@ -95,6 +96,14 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
     (void)report::rendered_text(
         [&](std::FILE*, std::FILE* notes) { opened = open_data_dir(data, notes); });
     return opened;
+  };
+  // /api/configs: the configs query's answer, of a folder or of an hf:// data set's tree (which
+  // the site cannot list itself: it knows no hub).
+  site_options.configs_json = [data] {
+    std::string document;
+    (void)report::rendered_text(
+        [&](std::FILE*, std::FILE* notes) { document = configs_json_document(data, notes); });
+    return document;
   };
   serve::Site site(std::move(site_options));
   serve::ServerOptions server_options;

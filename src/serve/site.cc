@@ -23,7 +23,6 @@
 #include "plot/svg_chart.h"
 #include "query/audit.h"
 #include "query/charts.h"
-#include "query/configs.h"
 #include "query/noise.h"
 #include "query/progression.h"
 #include "query/records.h"
@@ -372,14 +371,8 @@ void Site::add_routes(Server& server) {
       [this](const std::smatch&, const HttpRequest&) { return json_response(status_json()); },
       /*cacheable=*/false);
   server.route("/api/configs", [this](const std::smatch&, const HttpRequest&) {
-    // The configs query's answer, as `kbdata configs --format json` prints it.
     std::lock_guard lock(mutex_);
-    const dataset::DataDir d = options_.open();
-    dataset::ContentsOptions read;
-    read.keep_errors = true;
-    query::ConfigsAnswer answer = query::configs_answer(d, dataset::read_contents(d, read));
-    if (!answer.errors.empty()) throw FormatError(answer.errors.front());
-    return json_response(query::json_document(answer));
+    return json_response(options_.configs_json());
   });
   server.route("/", [this](const std::smatch&, const HttpRequest&) { return home(); });
   server.route("/api/leaderboard/([0-9]+)", [this](const std::smatch& m, const HttpRequest&) {
