@@ -2,109 +2,191 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/text.h"
-#include "dataset/hardware.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "hub/remote_data.h"
+#include "query/configs.h"
 #include "report/text.h"
+#include "result/table.h"
 
 namespace kbdata::cli {
 namespace {
 
-// An hf:// data set: its *.parquet files and their sizes from the tree, none of them read.
-void list_remote(const ConfigsOptions& options, const hub::RemoteData& remote, std::FILE* out) {
-  const auto& entries = remote.source->entries();
-  auto name_of = [](const hub::RemoteSource::Entry& e) {
-    return e.file.path.substr(e.file.path.rfind('/') + 1);
-  };
-  auto present = [&](const dataset::ConfigInfo& c) -> const hub::RemoteSource::Entry* {
-    for (const auto& e : entries) {
-      if (dataset::find_config(name_of(e)) == &c) return &e;
-    }
-    return nullptr;
-  };
-  std::vector<const hub::RemoteSource::Entry*> others;
-  for (const auto& e : entries) {
-    if (dataset::find_config(name_of(e)) == nullptr) others.push_back(&e);
-  }
-  if (options.format == "json") {
-    std::string text = "{\"data\":";
-    report::append_json_text(text, remote.label);
-    text += ",\"configs\":[";
-    bool first = true;
-    for (const dataset::ConfigInfo& c : dataset::configs()) {
-      const auto* e = present(c);
-      text += first ? "\n" : ",\n";
-      first = false;
-      text += "{\"config\":";
-      report::append_json_text(text, c.name);
-      text += ",\"file\":";
-      report::append_json_text(text, c.file);
-      text += ",\"family\":";
-      report::append_json_text(text, dataset::to_string(c.family));
-      text += ",\"present\":";
-      text += e ? "true" : "false";
-      text += ",\"size\":";
-      text += e ? std::to_string(e->file.size) : "null";
-      text += ",\"note\":";
-      report::append_json_text(text, c.note);
-      text += '}';
-    }
-    text += "\n],\"other_files\":[";
-    for (size_t i = 0; i < others.size(); ++i) {
-      text += i > 0 ? ",\n" : "\n";
-      text += "{\"file\":";
-      report::append_json_text(text, others[i]->file.path);
-      text += ",\"size\":" + std::to_string(others[i]->file.size) + "}";
-    }
-    text += others.empty() ? "]}\n" : "\n]}\n";
-    report::write_all(out, text);
-    return;
-  }
+using result::Cell;
+
+// A table's rows as cells (the configs' tables are small).
+std::vector<std::vector<Cell>> rows_of(result::ResultTable& table) {
+  std::vector<std::vector<Cell>> rows;
+  table.visit([](const std::string&) {},
+              [&](std::vector<Cell>&& cells, const result::ResultTable::Leaderboard*) {
+                rows.push_back(std::move(cells));
+              });
+  return rows;
+}
+
+const std::string& text_of(const Cell& cell) { return std::get<std::string>(cell); }
+bool is_null(const Cell& cell) { return std::holds_alternative<std::monostate>(cell); }
+
+// The registry's count of a config's leaderboards ("all" for the leaderboards config).
+std::string registry_boards(const std::string& config) {
+  const dataset::ConfigInfo* c = dataset::find_config(config);
+  if (config == "leaderboards") return "all";
+  return std::to_string(c != nullptr ? c->leaderboards.size() : 0);
+}
+
+// An hf:// data set for people: its *.parquet files and their sizes from the tree.
+std::string remote_table_text(query::RemoteConfigsAnswer& answer) {
   std::vector<std::vector<std::string>> rows = {
       {"config", "file", "family", "present", "bytes", "leaderboards", "note"}};
-  for (const dataset::ConfigInfo& c : dataset::configs()) {
-    const auto* e = present(c);
-    std::string boards = c.name == "leaderboards" ? "all" : std::to_string(c.leaderboards.size());
-    rows.push_back({c.name, c.file, dataset::to_string(c.family), e ? "yes" : "no",
-                    e ? grouped(e->file.size) : "-", boards, c.note});
+  for (const std::vector<Cell>& r : rows_of(answer.configs)) {
+    const bool present = std::get<bool>(r[3]);
+    rows.push_back({text_of(r[0]), text_of(r[1]), text_of(r[2]), present ? "yes" : "no",
+                    present ? grouped(std::get<int64_t>(r[4])) : "-",
+                    registry_boards(text_of(r[0])), text_of(r[5])});
   }
-  std::string text = "data: " + remote.label + " (sizes from the hub's tree; no file read)\n\n";
+  std::string text = "data: " + answer.data + " (sizes from the hub's tree; no file read)\n\n";
   text += report::format_table(rows, {false, false, false, false, true, true, false});
-  if (!others.empty()) {
+  if (answer.other_files.rows() > 0) {
     std::vector<std::vector<std::string>> other_rows = {{"file", "bytes"}};
-    for (const auto* e : others) other_rows.push_back({e->file.path, grouped(e->file.size)});
+    for (const std::vector<Cell>& r : rows_of(answer.other_files)) {
+      other_rows.push_back({text_of(r[0]), grouped(std::get<int64_t>(r[1]))});
+    }
     text += "\nother files:\n" + report::format_table(other_rows, {false, true});
   }
-  report::write_all(out, text);
+  return text;
 }
 
-// One line of what the files hold: a (file, leaderboard, problem, runner) with its rows.
-struct Held {
-  const dataset::DataFile* file;
-  const dataset::FileContents::Entry* entry;
+// A data folder's answer for people: the configs, the other files, one line per (file,
+// leaderboard) with its runners and their rows (rows without a runner as "none") and the GPUs they
+// run on, the rows not read and the files not read.
+std::string table_text(query::ConfigsAnswer& answer) {
+  std::vector<std::vector<std::string>> rows = {
+      {"config", "file", "family", "present", "rows", "leaderboards", "note"}};
+  for (const std::vector<Cell>& r : rows_of(answer.configs)) {
+    const bool present = std::get<bool>(r[3]);
+    const std::string& config = text_of(r[0]);
+    // Leaderboards: those the file holds when it is there, else those the registry expects.
+    std::string boards = config == "leaderboards" ? "all"
+                         : present ? std::to_string(is_null(r[6]) ? 0 : std::get<int64_t>(r[6]))
+                                   : registry_boards(config);
+    rows.push_back({config, text_of(r[1]), text_of(r[2]), present ? "yes" : "no",
+                    present ? std::to_string(std::get<int64_t>(r[4])) : "-", boards,
+                    text_of(r[7])});
+  }
+  std::string text = "data: " + answer.data + "\n\n";
+  text += report::format_table(rows, {false, false, false, false, true, true, false});
+  if (answer.other_files.rows() > 0) {
+    std::vector<std::vector<std::string>> other_rows = {{"file", "family", "rows"}};
+    for (const std::vector<Cell>& r : rows_of(answer.other_files)) {
+      other_rows.push_back({text_of(r[0]), text_of(r[1]), std::to_string(std::get<int64_t>(r[2]))});
+    }
+    text += "\nother files (not configs kbdata knows, read as their columns say):\n" +
+            report::format_table(other_rows, {false, false, true});
+  }
+  const std::vector<std::vector<Cell>> held = rows_of(answer.contents);
+  if (!held.empty()) {
+    std::vector<std::vector<std::string>> held_rows = {
+        {"file", "leaderboard", "problem", "runners (rows)", "gpus", "rows", "registry"}};
+    for (size_t i = 0; i < held.size();) {
+      const std::vector<Cell>& first = held[i];
+      std::string runners, none, gpus;
+      int64_t total = 0;
+      size_t j = i;
+      for (; j < held.size() && text_of(held[j][0]) == text_of(first[0]) &&
+             std::get<int64_t>(held[j][1]) == std::get<int64_t>(first[1]) &&
+             text_of(held[j][2]) == text_of(first[2]);
+           ++j) {
+        const std::vector<Cell>& e = held[j];
+        const int64_t n = std::get<int64_t>(e[5]);
+        total += n;
+        if (is_null(e[3])) {
+          none = "none " + std::to_string(n);
+          continue;
+        }
+        runners += (runners.empty() ? "" : ", ") + text_of(e[3]) + " " + std::to_string(n);
+        if (is_null(e[4])) continue;
+        const std::string& gpu = text_of(e[4]);
+        if ((", " + gpus + ", ").find(", " + gpu + ", ") == std::string::npos) {
+          gpus += (gpus.empty() ? "" : ", ") + gpu;
+        }
+      }
+      if (!none.empty()) runners += (runners.empty() ? "" : ", ") + none;
+      held_rows.push_back({text_of(first[0]), std::to_string(std::get<int64_t>(first[1])),
+                           text_of(first[2]), runners, gpus, std::to_string(total),
+                           std::get<bool>(first[6]) ? text_of(first[7]) : "not in the registry"});
+      i = j;
+    }
+    text += "\nwhat the files hold (rows: flat rows, or legacy submissions):\n" +
+            report::format_table(held_rows, {false, true, false, false, false, true, false});
+  }
+  for (const std::string& error : answer.errors) text += "\nrows not read: " + error + "\n";
+  const std::vector<std::vector<Cell>> skipped = rows_of(answer.skipped);
+  if (!skipped.empty()) {
+    text += "\nnot read:\n";
+    for (const std::vector<Cell>& f : skipped) {
+      text += "  " + text_of(f[0]) + (std::get<bool>(f[2]) ? " (unreadable)" : "") + ": " +
+              text_of(f[1]) + "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+namespace {
+
+// The configs query's answer over `data`: an hf:// data set's tree (no file read), or a folder
+// (its unreadable files listed, not refused: check_unreadable says so once the listing is out).
+struct Listing {
+  std::optional<query::RemoteConfigsAnswer> remote;
+  dataset::DataDir dir;
+  std::optional<query::ConfigsAnswer> local;
 };
 
-// The GPU of a runner as the hardware table knows it, "" when it does not.
-std::string gpu_text(const std::optional<std::string>& runner) {
-  if (!runner) return "";
-  const std::optional<dataset::RunnerGpu> hw = dataset::gpu_of_runner(*runner);
-  if (!hw) return "";
-  return hw->devices == 1 ? std::string(hw->gpu)
-                          : std::to_string(hw->devices) + " x " + std::string(hw->gpu);
+Listing listing(const DataOptions& data, std::FILE* err) {
+  Listing listed;
+  const char* env = std::getenv("KBDATA_DATA");
+  const std::string where = data.data.value_or(env != nullptr ? env : "");
+  if (hub::is_hf_url(where)) {
+    const hub::RemoteData remote =
+        hub::open_remote_data(where, {.log = data.verbose ? err : nullptr}, /*list_only=*/true);
+    if (remote.source) {
+      std::vector<query::RemoteFile> files;
+      for (const hub::RemoteSource::Entry& e : remote.source->entries()) {
+        files.push_back({e.file.path, e.file.size});
+      }
+      listed.remote = query::remote_configs_answer(remote.label, files);
+      return listed;
+    }
+    // Offline: the cached snapshot, read as a local folder below.
+  }
+  listed.dir = open_data_dir(data, err, /*list_unreadable=*/true);
+  // What each file holds, read from its rows.
+  std::vector<dataset::FileContents> contents;
+  {
+    Progress progress(err, "configs: reading what the files hold");
+    dataset::ContentsOptions read;
+    read.keep_errors = true;
+    read.progress = [&](uint64_t rows) { progress.update(rows, "rows"); };
+    contents = dataset::read_contents(listed.dir, read);
+  }
+  listed.local = query::configs_answer(listed.dir, contents);
+  return listed;
 }
 
-// What the registry adds to a leaderboard the files hold: its reliability note, or that it does
-// not know it.
-std::string registry_text(const dataset::FileContents::Entry& e) {
-  if (!dataset::is_registered(e.leaderboard_id, e.problem_name)) return "not in the registry";
-  return std::string(dataset::note_for(e.leaderboard_id));
+// Unreadable files (unless --skip-bad) and rows a file could not give are errors once the
+// listing is out.
+void check_listing(const Listing& listed, const DataOptions& data, std::FILE* err) {
+  if (!listed.local) return;
+  check_unreadable(listed.dir, data, err);
+  if (!listed.local->errors.empty()) throw FormatError(listed.local->errors.front());
 }
 
 }  // namespace
@@ -113,223 +195,23 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
   if (options.format != "table" && options.format != "json") {
     throw UsageError("configs prints table or json");
   }
-  const char* env = std::getenv("KBDATA_DATA");
-  const std::string where = options.data.data.value_or(env != nullptr ? env : "");
-  if (hub::is_hf_url(where)) {
-    const hub::RemoteData remote = hub::open_remote_data(
-        where, {.log = options.data.verbose ? err : nullptr}, /*list_only=*/true);
-    if (remote.source) return list_remote(options, remote, out);
-    // Offline: the cached snapshot, read as a local folder below.
+  Listing listed = listing(options.data, err);
+  const bool json = options.format == "json";
+  if (listed.remote) {
+    report::write_all(
+        out, json ? query::json_document(*listed.remote) : remote_table_text(*listed.remote));
+  } else {
+    report::write_all(out, json ? query::json_document(*listed.local) : table_text(*listed.local));
   }
-  // Unreadable files are listed first, then refused (unless --skip-bad) once the listing is out.
-  dataset::DataDir dir = open_data_dir(options.data, err, /*list_unreadable=*/true);
-  auto present = [&](const dataset::ConfigInfo& c) -> const dataset::DataFile* {
-    for (const auto& f : dir.files) {
-      if (f.config == &c) return &f;
-    }
-    return nullptr;
-  };
-  std::vector<const dataset::DataFile*> others;
-  for (const auto& f : dir.files) {
-    if (f.config == nullptr) others.push_back(&f);
-  }
-  // What each file holds, read from its rows (the files are the truth; the registry's list of a
-  // config's leaderboards is not consulted).
-  std::vector<dataset::FileContents> contents;
-  {
-    Progress progress(err, "configs: reading what the files hold");
-    dataset::ContentsOptions read;
-    read.keep_errors = true;
-    read.progress = [&](uint64_t rows) { progress.update(rows, "rows"); };
-    contents = dataset::read_contents(dir, read);
-  }
-  std::vector<Held> held;
-  for (const dataset::FileContents& c : contents) {
-    for (const dataset::FileContents::Entry& e : c.entries) held.push_back({c.file, &e});
-  }
-  const auto contents_of = [&](const dataset::DataFile* f) -> const dataset::FileContents* {
-    for (const dataset::FileContents& c : contents) {
-      if (c.file == f) return &c;
-    }
-    return nullptr;
-  };
-  // The leaderboards a file holds, by id.
-  const auto leaderboards_in = [&](const dataset::DataFile* f) {
-    std::set<int64_t> ids;
-    if (const dataset::FileContents* c = contents_of(f)) {
-      for (const dataset::FileContents::Entry& e : c->entries) ids.insert(e.leaderboard_id);
-    }
-    return ids.size();
-  };
-  // Rows a file could not give are an error once the listing is out.
-  const auto check_contents = [&] {
-    for (const dataset::FileContents& c : contents) {
-      if (!c.error.empty()) throw FormatError(c.error);
-    }
-  };
+  check_listing(listed, options.data, err);
+}
 
-  if (options.format == "json") {
-    std::string text = "{\"data\":";
-    report::append_json_text(text, dir.path);
-    text += ",\"configs\":[";
-    bool first = true;
-    for (const dataset::ConfigInfo& c : dataset::configs()) {
-      const dataset::DataFile* f = present(c);
-      text += first ? "\n" : ",\n";
-      first = false;
-      text += "{\"config\":";
-      report::append_json_text(text, c.name);
-      text += ",\"file\":";
-      report::append_json_text(text, c.file);
-      text += ",\"family\":";
-      report::append_json_text(text, dataset::to_string(c.family));
-      text += ",\"present\":";
-      text += f ? "true" : "false";
-      text += ",\"rows\":";
-      text += f ? std::to_string(f->num_rows) : "null";
-      text += ",\"leaderboards\":[";
-      for (size_t i = 0; i < c.leaderboards.size(); ++i) {
-        const auto& l = c.leaderboards[i];
-        if (i > 0) text += ',';
-        text += "{\"id\":" + (l.id ? std::to_string(*l.id) : std::string("null")) + ",\"name\":";
-        report::append_json_text(text, l.name);
-        if (!l.note.empty()) {
-          text += ",\"note\":";
-          report::append_json_text(text, l.note);
-        }
-        text += '}';
-      }
-      text += "],\"leaderboards_found\":";
-      text += f != nullptr && c.family != dataset::SchemaFamily::LEADERBOARDS
-                  ? std::to_string(leaderboards_in(f))
-                  : std::string("null");
-      text += ",\"note\":";
-      report::append_json_text(text, c.note);
-      text += '}';
-    }
-    text += "\n],\"contents\":[";
-    for (size_t i = 0; i < held.size(); ++i) {
-      const dataset::FileContents::Entry& e = *held[i].entry;
-      text += i > 0 ? ",\n" : "\n";
-      text += "{\"file\":";
-      report::append_json_text(text, held[i].file->name);
-      text += ",\"leaderboard_id\":" + std::to_string(e.leaderboard_id) + ",\"problem_name\":";
-      report::append_json_text(text, e.problem_name);
-      text += ",\"runner\":";
-      if (e.runner) {
-        report::append_json_text(text, *e.runner);
-      } else {
-        text += "null";
-      }
-      text += ",\"gpu\":";
-      const std::string gpu = gpu_text(e.runner);
-      if (gpu.empty()) {
-        text += "null";
-      } else {
-        report::append_json_text(text, gpu);
-      }
-      text += ",\"rows\":" + std::to_string(e.rows) + ",\"registered\":";
-      text += dataset::is_registered(e.leaderboard_id, e.problem_name) ? "true" : "false";
-      text += ",\"note\":";
-      report::append_json_text(text, std::string(dataset::note_for(e.leaderboard_id)));
-      text += '}';
-    }
-    text += held.empty() ? "]" : "\n]";
-    text += ",\"other_files\":[";
-    for (size_t i = 0; i < others.size(); ++i) {
-      text += i > 0 ? ",\n" : "\n";
-      text += "{\"file\":";
-      report::append_json_text(text, others[i]->name);
-      text += ",\"family\":";
-      report::append_json_text(text, dataset::to_string(others[i]->family));
-      text += ",\"rows\":" + std::to_string(others[i]->num_rows) + "}";
-    }
-    text += others.empty() ? "]" : "\n]";
-    text += ",\"skipped\":[";
-    for (size_t i = 0; i < dir.skipped.size(); ++i) {
-      text += i > 0 ? ",\n" : "\n";
-      text += "{\"file\":";
-      report::append_json_text(text, dir.skipped[i].name);
-      text += ",\"reason\":";
-      report::append_json_text(text, dir.skipped[i].reason);
-      text += std::string(",\"unreadable\":") + (dir.skipped[i].unreadable ? "true" : "false");
-      text += "}";
-    }
-    text += dir.skipped.empty() ? "]}\n" : "\n]}\n";
-    report::write_all(out, text);
-    check_unreadable(dir, options.data, err);
-    check_contents();
-    return;
-  }
-
-  std::vector<std::vector<std::string>> rows = {
-      {"config", "file", "family", "present", "rows", "leaderboards", "note"}};
-  for (const dataset::ConfigInfo& c : dataset::configs()) {
-    const dataset::DataFile* f = present(c);
-    // Leaderboards: those the file holds when it is there, else those the registry expects.
-    std::string boards = c.name == "leaderboards" ? "all"
-                         : f != nullptr           ? std::to_string(leaderboards_in(f))
-                                                  : std::to_string(c.leaderboards.size());
-    rows.push_back({c.name, c.file, dataset::to_string(c.family), f ? "yes" : "no",
-                    f ? std::to_string(f->num_rows) : "-", boards, c.note});
-  }
-  std::string text = "data: " + dir.path + "\n\n";
-  text += report::format_table(rows, {false, false, false, false, true, true, false});
-  if (!others.empty()) {
-    std::vector<std::vector<std::string>> other_rows = {{"file", "family", "rows"}};
-    for (const auto* f : others) {
-      other_rows.push_back({f->name, dataset::to_string(f->family), std::to_string(f->num_rows)});
-    }
-    text += "\nother files (not configs kbdata knows, read as their columns say):\n" +
-            report::format_table(other_rows, {false, false, true});
-  }
-  if (!held.empty()) {
-    // One line per (file, leaderboard): its runners with their rows (rows without a runner as
-    // "none"), and the GPUs they run on.
-    std::vector<std::vector<std::string>> held_rows = {
-        {"file", "leaderboard", "problem", "runners (rows)", "gpus", "rows", "registry"}};
-    for (size_t i = 0; i < held.size();) {
-      const dataset::FileContents::Entry& first = *held[i].entry;
-      std::string runners, none, gpus;
-      uint64_t total = 0;
-      size_t j = i;
-      for (; j < held.size() && held[j].file == held[i].file &&
-             held[j].entry->leaderboard_id == first.leaderboard_id &&
-             held[j].entry->problem_name == first.problem_name;
-           ++j) {
-        const dataset::FileContents::Entry& e = *held[j].entry;
-        total += e.rows;
-        if (!e.runner) {
-          none = "none " + std::to_string(e.rows);
-          continue;
-        }
-        runners += (runners.empty() ? "" : ", ") + *e.runner + " " + std::to_string(e.rows);
-        const std::string gpu = gpu_text(e.runner);
-        if (!gpu.empty() && (", " + gpus + ", ").find(", " + gpu + ", ") == std::string::npos) {
-          gpus += (gpus.empty() ? "" : ", ") + gpu;
-        }
-      }
-      if (!none.empty()) runners += (runners.empty() ? "" : ", ") + none;
-      held_rows.push_back({held[i].file->name, std::to_string(first.leaderboard_id),
-                           first.problem_name, runners, gpus, std::to_string(total),
-                           registry_text(first)});
-      i = j;
-    }
-    text += "\nwhat the files hold (rows: flat rows, or legacy submissions):\n" +
-            report::format_table(held_rows, {false, true, false, false, false, true, false});
-  }
-  for (const dataset::FileContents& c : contents) {
-    if (!c.error.empty()) text += "\nrows not read: " + c.error + "\n";
-  }
-  if (!dir.skipped.empty()) {
-    text += "\nnot read:\n";
-    for (const dataset::SkippedFile& f : dir.skipped) {
-      text += "  " + f.name + (f.unreadable ? " (unreadable)" : "") + ": " + f.reason + "\n";
-    }
-  }
-  report::write_all(out, text);
-  check_unreadable(dir, options.data, err);
-  check_contents();
+std::string configs_json_document(const DataOptions& data, std::FILE* err) {
+  Listing listed = listing(data, err);
+  std::string document =
+      listed.remote ? query::json_document(*listed.remote) : query::json_document(*listed.local);
+  check_listing(listed, data, err);
+  return document;
 }
 
 void add_configs_command(CLI::App& app, Commands& commands) {

@@ -17,6 +17,11 @@ struct ConfigsOptions {
 
 void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err);
 
+// The configs query's answer over `data` as one JSON document, as `--format json` prints it (the
+// web explorer's /api/configs); what opening the data says goes to `err`. Throws as run_configs
+// does, the document made first.
+[[nodiscard]] std::string configs_json_document(const DataOptions& data, std::FILE* err);
+
 // Adds `configs` to `app`.
 void add_configs_command(CLI::App& app, Commands& commands);
 

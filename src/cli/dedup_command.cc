@@ -1,5 +1,6 @@
 #include "cli/dedup_command.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,10 +11,13 @@
 #include <vector>
 
 #include "cli/flag_exclusion.h"
+#include "cli/summary_text.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "dataset/data_dir.h"
+#include "query/dedup.h"
 #include "report/text.h"
+#include "result/table.h"
 
 namespace kbdata::cli {
 namespace {
@@ -35,6 +39,45 @@ dataset::DataDir input_as_folder(const std::string& input) {
     if (f.unreadable) throw IoError(folder + "/" + f.name + ": " + f.reason);
   }
   return dir;
+}
+
+// The summary for people: a line per count the run made, the LSH's work, then the times.
+std::string dedup_summary_text(result::ResultTable& summary) {
+  const SummaryRow row(summary);
+  constexpr size_t kWidth = 24;
+  std::string text;
+  for (const auto& [label, column] : {std::pair<const char*, const char*>{"rows in", "rows_in"},
+                                      {"exact duplicates", "exact_duplicates"},
+                                      {"near-duplicate clusters", "near_duplicate_clusters"},
+                                      {"near-duplicates", "near_duplicates"},
+                                      {"rows out", "rows_out"},
+                                      {"rows written", "rows_written"}}) {
+    if (const std::optional<int64_t> n = row.count(column)) {
+      text += summary_line(label, kWidth, std::to_string(*n));
+    }
+  }
+  const auto count = [&](const char* column) { return row.count(column).value_or(0); };
+  const auto seconds = [&](const char* column) { return row.number(column).value_or(0); };
+  if (row.count("signatures")) {
+    text += summary_line(
+        "signatures", kWidth,
+        fmt::format("{} rows hashed; LSH {} bands x {} rows; {} candidate pairs, {} verified ({} "
+                    "shingle sets), {} joined",
+                    count("signatures"), count("lsh_bands"), count("lsh_rows"),
+                    count("candidate_pairs"), count("verified_pairs"), count("shingle_sets"),
+                    count("joined_pairs")));
+    text += summary_line(
+        "time", kWidth,
+        fmt::format("{:.1f} s (metadata {:.1f}, hashing {:.1f}, clustering {:.1f}, writing {:.1f})",
+                    seconds("seconds"), seconds("metadata_seconds"), seconds("hash_seconds"),
+                    seconds("cluster_seconds"), seconds("write_seconds")));
+  } else {
+    text +=
+        summary_line("time", kWidth,
+                     fmt::format("{:.1f} s (metadata {:.1f}, writing {:.1f})", seconds("seconds"),
+                                 seconds("metadata_seconds"), seconds("write_seconds")));
+  }
+  return text;
 }
 
 }  // namespace
@@ -78,42 +121,9 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::string text;
-  auto line = [&](const char* label, uint64_t value) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%-24s %" PRIu64 "\n", label, value);
-    text += buf;
-  };
-  line("rows in", s.rows_in);
-  line("exact duplicates", s.exact_duplicates);
-  if (options.fuzzy) {
-    line("near-duplicate clusters", s.near_duplicate_clusters);
-    line("near-duplicates", s.near_duplicates);
-  }
-  line("rows out", s.rows_out);
-  if (options.dedup.emit_all) line("rows written", s.rows_written);
-  if (options.fuzzy) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "%-24s %" PRIu64 " rows hashed; LSH %d bands x %d rows; %" PRIu64
-                  " candidate pairs, %" PRIu64 " verified (%" PRIu64 " shingle sets), %" PRIu64
-                  " joined\n",
-                  "signatures", s.signatures, s.lsh.bands, s.lsh.rows, s.candidate_pairs,
-                  s.verified_pairs, s.sets_built, s.joined_pairs);
-    text += buf;
-  }
-  char buf[256];
-  if (options.fuzzy) {
-    std::snprintf(buf, sizeof buf,
-                  "%-24s %.1f s (metadata %.1f, hashing %.1f, clustering %.1f, writing %.1f)\n",
-                  "time", seconds, s.metadata_seconds, s.hash_seconds, s.cluster_seconds,
-                  s.write_seconds);
-  } else {
-    std::snprintf(buf, sizeof buf, "%-24s %.1f s (metadata %.1f, writing %.1f)\n", "time", seconds,
-                  s.metadata_seconds, s.write_seconds);
-  }
-  text += buf;
-  report::write_all(out, text);
+  result::ResultTable summary = query::dedup_summary(
+      s, {.fuzzy = options.fuzzy, .emit_all = options.dedup.emit_all, .seconds = seconds});
+  report::write_all(out, dedup_summary_text(summary));
 }
 
 void add_dedup_command(CLI::App& app, Commands& commands) {

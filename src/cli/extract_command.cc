@@ -21,15 +21,18 @@
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
+#include "cli/summary_text.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/output_target.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "dataset/loader.h"
-#include "dataset/registry.h"
+#include "query/extract.h"
 #include "query/techniques.h"
 #include "report/text.h"
+#include "report/writer.h"
+#include "result/table.h"
 #include "techniques/techniques.h"
 
 namespace kbdata::cli {
@@ -143,14 +146,6 @@ void require_made_by_extract(const fs::path& target, const std::string& shown) {
   if (ec) throw IoError("cannot list --out " + shown + ": " + ec.message());
 }
 
-// What was written for one entry.
-struct Written {
-  std::string path;  // relative to the export folder
-  techniques::Techniques techniques;
-  uint64_t bytes = 0;
-  std::string sha256;
-};
-
 std::string entry_path(const analysis::ExtractEntry& e, const std::string& extension) {
   const dataset::Submission& s = e.row;
   const std::string problem =
@@ -165,75 +160,6 @@ std::string entry_path(const analysis::ExtractEntry& e, const std::string& exten
   }
   return safe_path_component(problem) + "/" + safe_path_component(runner) + "/" +
          safe_path_component(label + "_" + std::to_string(s.submission_id)) + extension;
-}
-
-std::string manifest_line(const analysis::ExtractEntry& e, const Written& w, bool dedup) {
-  const dataset::Submission& s = e.row;
-  std::string j = "{\"path\":";
-  report::append_json_text(j, w.path);
-  j += ",\"problem_name\":";
-  report::append_json_text(j, s.problem_name);
-  j += ",\"leaderboard_id\":" + std::to_string(s.leaderboard_id);
-  j += ",\"user_id\":";
-  report::append_json_text(j, s.user_id);
-  j += ",\"user_name\":";
-  if (s.user_name) {
-    report::append_json_text(j, *s.user_name);
-  } else {
-    j += "null";
-  }
-  j += ",\"score\":" + (s.score ? report::double_text(*s.score) : std::string("null"));
-  j += ",\"passed\":" + (s.passed ? std::string(*s.passed ? "true" : "false") : "null");
-  j += ",\"runner\":";
-  if (s.runner) {
-    report::append_json_text(j, *s.runner);
-  } else {
-    j += "null";
-  }
-  j += ",\"submission_time\":";
-  report::append_json_text(j, report::time_text(s.submission_time));
-  j += ",\"submission_id\":" + std::to_string(s.submission_id);
-  j += ",\"code_id\":" + (s.code_id ? std::to_string(*s.code_id) : std::string("null"));
-  j += ",\"file_name\":";
-  if (s.file_name) {
-    report::append_json_text(j, *s.file_name);
-  } else {
-    j += "null";
-  }
-  const techniques::Techniques& t = w.techniques;
-  j += ",\"language\":";
-  report::append_json_text(j, std::string(techniques::to_string(t.language)));
-  const auto names = [&j](const std::string& list) {
-    j += '[';
-    size_t from = 0;
-    while (from < list.size()) {
-      size_t comma = list.find(',', from);
-      if (comma == std::string::npos) comma = list.size();
-      if (from > 0) j += ',';
-      report::append_json_text(j, list.substr(from, comma - from));
-      from = comma + 1;
-    }
-    j += ']';
-  };
-  j += ",\"languages_all\":";
-  names(techniques::languages_text(t));
-  j += ",\"features\":";
-  names(techniques::features_text(t));
-  j += ",\"autotune_configs\":" + std::to_string(t.autotune_configs);
-  j += ",\"lines\":" + std::to_string(t.lines);
-  j += ",\"kernel_lines\":" + std::to_string(t.kernel_lines);
-  j += ",\"kernels\":" + std::to_string(t.kernels);
-  j += ",\"shape_branches\":" + std::to_string(t.shape_branches);
-  j += ",\"bytes\":" + std::to_string(w.bytes);
-  j += ",\"sha256\":\"" + w.sha256 + "\"";
-  j += ",\"rank\":" + (e.rank ? std::to_string(*e.rank) : std::string("null"));
-  if (dedup) j += ",\"duplicates_dropped\":" + std::to_string(e.duplicates_dropped);
-  std::string_view note = dataset::note_for(s.leaderboard_id);
-  if (!note.empty()) {
-    j += ",\"note\":";
-    report::append_json_text(j, note);
-  }
-  return j + "}\n";
 }
 
 // Puts the finished folder at `target`: an empty or (with --force) a kbdata-made folder there is
@@ -374,7 +300,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
 
   // Pass 2: the chosen rows' code, written as it streams past.
   TemporaryFolder folder(target);
-  std::vector<std::optional<Written>> written(entries.size());
+  std::vector<std::optional<query::ExtractedFile>> written(entries.size());
   std::set<std::string> paths;
   uint64_t files = 0;
   uint64_t bytes = 0;
@@ -392,7 +318,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           // what it uses (docs/techniques.md).
           const analysis::CodeLanguage language =
               analysis::detect_language(*s.code, s.file_name.value_or(""));
-          Written w;
+          query::ExtractedFile w;
           w.path = entry_path(e, std::string(language.extension));
           // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
           if (!paths.insert(w.path).second) {
@@ -420,28 +346,36 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
   }
   report_load(options.data, stats, err);
 
-  std::string manifest;
+  result::ResultTable manifest(query::extract_manifest_columns(request.dedup_exact),
+                               query::kExtractManifestRule);
   uint64_t duplicates = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     duplicates += entries[i].duplicates_dropped;
-    if (written[i]) manifest += manifest_line(entries[i], *written[i], request.dedup_exact);
+    if (written[i]) query::add_manifest_row(manifest, entries[i], *written[i], request.dedup_exact);
   }
-  write_whole_file(folder.path() / "manifest.jsonl", manifest);
+  write_whole_file(folder.path() / "manifest.jsonl",
+                   report::table_text(manifest, report::Format::JSONL));
   move_into_place(folder, target);
 
-  std::string summary = "kbdata: extract: " + std::to_string(files) + " file(s), " +
-                        std::to_string(bytes) + " bytes of code, " +
-                        std::to_string(entries.size() - files) + " skipped (no code)";
-  if (request.dedup_exact) summary += ", " + std::to_string(duplicates) + " duplicate(s) dropped";
-  report::write_all(err, summary + " -> " + target.string() + "\n");
-  std::set<int64_t> noted;
-  for (const analysis::ExtractEntry& e : entries) {
-    std::string_view note = dataset::note_for(e.row.leaderboard_id);
-    if (!note.empty() && noted.insert(e.row.leaderboard_id).second) {
-      report::write_all(err, "kbdata: note: " + e.row.problem_name + " (" +
-                                 std::to_string(e.row.leaderboard_id) + "): " + std::string(note) +
-                                 "\n");
-    }
+  result::ResultTable summary = query::extract_summary({.files = files,
+                                                        .bytes = bytes,
+                                                        .skipped = entries.size() - files,
+                                                        .dedup = request.dedup_exact,
+                                                        .duplicates_dropped = duplicates,
+                                                        .folder = target.string()},
+                                                       entries);
+  const SummaryRow row(summary);
+  std::string line = "kbdata: extract: " + std::to_string(*row.count("files")) + " file(s), " +
+                     std::to_string(*row.count("bytes")) + " bytes of code, " +
+                     std::to_string(*row.count("skipped")) + " skipped (no code)";
+  if (const std::optional<int64_t> dropped = row.count("duplicates_dropped")) {
+    line += ", " + std::to_string(*dropped) + " duplicate(s) dropped";
+  }
+  report::write_all(err, line + " -> " + *row.text("folder") + "\n");
+  // The leaderboards' reliability notes, once each, as every command shows them on stderr.
+  report::Notes notes(report::Format::CSV, err);
+  for (const result::ResultTable::Leaderboard& l : summary.leaderboards()) {
+    notes.seen(l.id, l.problem_name);
   }
 }
 

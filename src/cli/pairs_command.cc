@@ -1,7 +1,6 @@
 #include "cli/pairs_command.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <filesystem>
 #include <memory>
 #include <utility>
@@ -10,12 +9,15 @@
 #include "cli/decontaminate_options.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
+#include "cli/summary_text.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "dataset/dataset_card.h"
 #include "dataset/leaderboards_file.h"
 #include "dataset/loader.h"
+#include "query/pairs.h"
 #include "report/text.h"
+#include "result/table.h"
 
 namespace kbdata::cli {
 namespace {
@@ -96,10 +98,37 @@ std::string most_dropped_warning(const pairs::PairsSummary& s, const PairsComman
          std::to_string((dropped * 100 + s.candidates / 2) / s.candidates) + "%)" + text + "\n";
 }
 
-std::string count_line(const char* label, uint64_t value) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%-34s %" PRIu64 "\n", label, value);
-  return buf;
+// The summary for people: a line per count the run made (those of no use hidden when zero), then
+// the output and its card.
+std::string pairs_summary_text(result::ResultTable& summary) {
+  const SummaryRow row(summary);
+  constexpr size_t kWidth = 34;
+  const std::string unit = row.text("kind").value_or("pairs");
+  std::string text;
+  const auto line = [&](const std::string& label, const char* column, bool unless_zero = false) {
+    const std::optional<int64_t> n = row.count(column);
+    if (n && !(unless_zero && *n == 0)) text += summary_line(label, kWidth, std::to_string(*n));
+  };
+  line("rows read", "rows");
+  line("versions", "versions");
+  line("qualifying rows without code", "without_code", /*unless_zero=*/true);
+  line("lineages", "lineages");
+  line("candidate " + unit, "candidates");
+  line("dropped: below --min-speedup", "dropped_min_speedup");
+  line("dropped: beyond --max-gap-days", "dropped_max_gap");
+  line("dropped: not above the noise", "dropped_not_significant");
+  line("dropped: no real change", "dropped_no_change");
+  line("dropped: n-gram overlap", "dropped_ngram");
+  line("dropped: MinHash near-copy", "dropped_minhash");
+  line(unit + " written", "written");
+  line("significant (above the noise)", "significant");
+  line("without a noise estimate", "significance_unknown", /*unless_zero=*/true);
+  text += summary_line(
+      "out", kWidth,
+      row.text("out").value_or("") + " (" +
+          dataset::megabytes(static_cast<uint64_t>(row.count("bytes").value_or(0))) + ")");
+  text += summary_line("card", kWidth, row.text("card").value_or(""));
+  return text;
 }
 
 }  // namespace
@@ -200,36 +229,13 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
                                why_empty(dir, load.filter) + " in " + dir.path + "\n");
   }
 
-  const char* unit = options.trajectories ? "trajectories" : "pairs";
-  std::string text;
-  text += count_line("rows read", s.rows);
-  text += count_line("versions", s.versions);
-  if (s.without_code > 0) text += count_line("qualifying rows without code", s.without_code);
-  text += count_line("lineages", s.lineages);
-  text += count_line((std::string("candidate ") + unit).c_str(), s.candidates);
-  text += count_line("dropped: below --min-speedup", s.dropped_min_speedup);
-  if (!options.trajectories) {
-    text += count_line("dropped: beyond --max-gap-days", s.dropped_max_gap);
-    if (options.significant) {
-      text += count_line("dropped: not above the noise", s.dropped_not_significant);
-    }
-    text += count_line("dropped: no real change", s.dropped_no_change);
-  }
-  if (options.decontaminate) {
-    text += count_line("dropped: n-gram overlap", s.dropped_ngram);
-    text += count_line("dropped: MinHash near-copy", s.dropped_minhash);
-  }
-  text += count_line((std::string(unit) + " written").c_str(), s.written);
-  if (!options.trajectories) {
-    text += count_line("significant (above the noise)", s.significant);
-    if (s.significance_unknown > 0) {
-      text += count_line("without a noise estimate", s.significance_unknown);
-    }
-  }
-  text += "out                                " + options.out + " (" + dataset::megabytes(s.bytes) +
-          ")\n";
-  text += "card                               " + card + "\n";
-  report::write_all(out, text);
+  result::ResultTable summary =
+      query::pairs_summary(s, {.trajectories = options.trajectories,
+                               .significant = options.significant,
+                               .decontaminate = options.decontaminate.has_value(),
+                               .out = options.out,
+                               .card = card});
+  report::write_all(out, pairs_summary_text(summary));
   report::write_all(err, most_dropped_warning(s, options));
 }
 

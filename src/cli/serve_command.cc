@@ -97,13 +97,13 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
         [&](std::FILE*, std::FILE* notes) { opened = open_data_dir(data, notes); });
     return opened;
   };
-  // The configs command's own answer (configs is not a query yet).
+  // /api/configs: the configs query's answer, of a folder or of an hf:// data set's tree (which
+  // the site cannot list itself: it knows no hub).
   site_options.configs_json = [data] {
-    ConfigsOptions o;
-    o.data = data;
-    o.format = "json";
-    return report::rendered_text(
-        [&](std::FILE* listing, std::FILE* notes) { run_configs(o, listing, notes); });
+    std::string document;
+    (void)report::rendered_text(
+        [&](std::FILE*, std::FILE* notes) { document = configs_json_document(data, notes); });
+    return document;
   };
   serve::Site site(std::move(site_options));
   serve::ServerOptions server_options;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 namespace kbdata {
@@ -211,6 +212,33 @@ void append_json_string(std::string& out, std::string_view utf8) {
 void append_float(std::string& out, float value) { append_shortest(out, value); }
 
 void append_double(std::string& out, double value) { append_shortest(out, value); }
+
+const char* non_finite_text(double value) {
+  return std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+}
+
+void append_json_double(std::string& out, double value) {
+  if (std::isfinite(value)) {
+    append_double(out, value);
+    return;
+  }
+  out += '"';
+  out += non_finite_text(value);
+  out += '"';
+}
+
+bool csv_needs_quotes(std::string_view field) {
+  return field.empty() || field.find_first_of(",\"\r\n") != std::string_view::npos;
+}
+
+void append_csv_quoted(std::string& out, std::string_view field) {
+  out += '"';
+  for (const char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
 
 const char* terminal_escape(uint32_t code_point) {
   static constexpr const char* kC0[] = {

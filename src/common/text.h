@@ -33,9 +33,25 @@ void append_json_string(std::string& out, std::string_view utf8);
 
 // Append the shortest text that reads back as exactly `value` (std::to_chars without a format:
 // "4.6", "1", "1e+20", "-0"). Non-finite values appear as to_chars writes them ("nan", "-nan",
-// "inf", "-inf"); callers that need another spelling test for them first.
+// "inf", "-inf"); callers that need another spelling test for them first (non_finite_text).
 void append_float(std::string& out, float value);
 void append_double(std::string& out, double value);
+
+// The one spelling of the numbers a decimal text cannot show, whoever writes them (every report,
+// kbdata cat, VARIANT values as JSON, pairs): "NaN" (any NaN, whatever its sign), "Infinity",
+// "-Infinity". REQUIRES: `value` is not finite.
+[[nodiscard]] const char* non_finite_text(double value);
+
+// A double as a JSON value: its shortest text (append_double), or, as JSON has no NaN or
+// infinities, non_finite_text's spelling as a JSON string ("NaN").
+void append_json_double(std::string& out, double value);
+
+// CSV (RFC 4180), the one rule for every CSV kbdata writes (reports, kbdata cat): a field is
+// quoted, its quotes doubled, when it is empty (a present empty text, told from a null, which is
+// an empty field left unquoted) or holds a comma, a quote, CR or LF; otherwise it is as it is.
+[[nodiscard]] bool csv_needs_quotes(std::string_view field);
+// Appends `field` in quotes, its quotes doubled.
+void append_csv_quoted(std::string& out, std::string_view field);
 
 // How a terminal must show code point `code_point` so that it is seen, not obeyed: C0 controls as
 // "\t", "\n", "\r" or "\xNN", DEL as "\x7f", C1 controls (U+0080..U+009F) and the bidirectional

@@ -201,14 +201,6 @@ parquet::Field parquet_field(const FieldSpec& f) {
   return Field::leaf(f.name, FieldType::STRING);
 }
 
-void append_json_double(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";  // never reached: scores and ratios here are finite
-    return;
-  }
-  append_double(out, v);
-}
-
 void append_json_value(std::string& out, Type type, const Value& value);
 
 // A list's elements as a JSON array, each rendered as a value of the scalar type `element`.

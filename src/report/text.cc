@@ -128,9 +128,8 @@ std::string people_time_text(int64_t micros) {
 }
 
 std::string double_text(double v) {
+  if (!std::isfinite(v)) return non_finite_text(v);
   std::string out;
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   append_double(out, v);
   return out;
 }
@@ -153,16 +152,8 @@ void append_csv_field(std::string& out, const std::optional<std::string>& value)
     append_utf8_repaired(repaired, *value);
     text = repaired;
   }
-  const bool quoted = text.empty() || std::any_of(text.begin(), text.end(), [](char c) {
-                        return c == ',' || c == '"' || c == '\r' || c == '\n';
-                      });
-  if (quoted) {
-    out.push_back('"');
-    for (char c : text) {
-      if (c == '"') out.push_back('"');
-      out.push_back(c);
-    }
-    out.push_back('"');
+  if (csv_needs_quotes(text)) {
+    append_csv_quoted(out, text);
   } else {
     out += text;
   }

@@ -67,13 +67,7 @@ std::string joined(const List& items, ItemText item_text) {
 }
 
 std::string table_text(const Cell& cell, const Column& column) {
-  if (std::holds_alternative<std::monostate>(cell)) return "null";
-  std::string text;
-  if (const List* items = std::get_if<List>(&cell)) {
-    text = joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
-  } else {
-    text = table_value_text(result::to_value(cell), column.type);
-  }
+  const std::string text = cell_text(cell, column);
   if (column.list || column.type == ColumnType::STRING || column.type == ColumnType::JSON) {
     return column.whole ? table_cell_whole(text) : table_cell(text);
   }
@@ -122,15 +116,9 @@ void append_json_value(std::string& out, const Value& cell, ColumnType type) {
       return;
     case ColumnType::SCORE:
     case ColumnType::FACTOR:
-    case ColumnType::DOUBLE: {
-      const double v = std::get<double>(cell);
-      if (std::isfinite(v)) {
-        out += double_text(v);
-      } else {
-        append_json_string(out, double_text(v));  // JSON has no NaN or infinities
-      }
+    case ColumnType::DOUBLE:
+      append_json_double(out, std::get<double>(cell));  // JSON has no NaN: "NaN"
       return;
-    }
     case ColumnType::BOOL:
       out += std::get<bool>(cell) ? "true" : "false";
       return;
@@ -196,7 +184,22 @@ void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& va
   }
 }
 
+TableObserver& table_observer() {
+  static TableObserver observer;
+  return observer;
+}
+
 }  // namespace
+
+std::string cell_text(const Cell& cell, const Column& column) {
+  if (std::holds_alternative<std::monostate>(cell)) return "null";
+  if (const List* items = std::get_if<List>(&cell)) {
+    return joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
+  }
+  return table_value_text(result::to_value(cell), column.type);
+}
+
+void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
@@ -340,6 +343,7 @@ void Writer::write(result::ResultTable& table) {
            columns[i].list == columns_[i].list && columns[i].whole == columns_[i].whole;
   }
   if (!same) throw std::logic_error("Writer::write: the table's columns are not the writer's");
+  if (const TableObserver& observer = table_observer()) observer(table);
   // First seen first: the notes come out in the order the rows and registrations showed them.
   for (const result::ResultTable::Leaderboard& l : table.leaderboards()) {
     leaderboard_shown(l.id, l.problem_name);
@@ -449,12 +453,32 @@ std::string rendered_text(const std::function<void(std::FILE* out, std::FILE* no
   return close();
 }
 
-std::string json_text(result::ResultTable& table) {
+std::string json_text(result::ResultTable& table) { return table_text(table, Format::JSON); }
+
+std::string table_text(result::ResultTable& table, Format format) {
   return rendered_text([&](std::FILE* out, std::FILE* notes) {
-    Writer writer(Format::JSON, table.columns(), out, notes, std::nullopt, table.rule());
+    Writer writer(format, table.columns(), out, notes, std::nullopt, table.rule());
     writer.write(table);
     writer.finish();
   });
+}
+
+void JsonDocument::name(std::string_view name) {
+  if (text_.size() > 1) text_ += ',';
+  append_json_text(text_, name);
+  text_ += ':';
+}
+
+void JsonDocument::member(std::string_view name, std::string_view text) {
+  this->name(name);
+  append_json_text(text_, text);
+}
+
+void JsonDocument::member(std::string_view name, result::ResultTable& table) {
+  this->name(name);
+  std::string rows = json_text(table);
+  rows.pop_back();  // the array's newline: the document ends the line
+  text_ += rows;
 }
 
 }  // namespace kbdata::report

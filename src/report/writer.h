@@ -56,6 +56,12 @@ using result::List;
 using result::optional_cell;
 using result::Value;
 
+// A cell's text for people, by the table format's rule, before a table makes it safe for a
+// terminal and cuts it (table_cell): scores as format_score, times as people_time_text, factors
+// as "×1.83", plain numbers with up to 6 significant digits, a list's items joined by ",", a null
+// "null". The web explorer's cells are this text, escaped for HTML (serve/html.h html_cell).
+[[nodiscard]] std::string cell_text(const Cell& cell, const Column& column);
+
 // Which leaderboards' reliability notes (dataset/registry.h note_for) an output has shown, and
 // where each goes: queued for above a table, one stderr line for CSV and Parquet ("kbdata: note:
 // ..."; a comment line would break CSV readers, and Parquet metadata is fixed before the first
@@ -138,6 +144,14 @@ class Writer {
   uint64_t rows_ = 0;
 };
 
+// Who else is shown each result table a Writer writes (Writer::write, before its rows are
+// rendered): a program that runs commands in-process and takes their answers as data as well as
+// text (the test that hands every command's table to DuckDB as an Arrow stream and holds its rows
+// to what the command printed). Empty, as in the kbdata binary: nobody. Set it while no command
+// runs; the observer must not itself write with a Writer.
+using TableObserver = std::function<void(result::ResultTable& table)>;
+void set_table_observer(TableObserver observer);
+
 // What `render` writes to its `out` (a stream in memory), as text; what it writes to its `notes`
 // is dropped. For documents that hold a rendered answer (the web explorer's JSON twins): the
 // answer is rendered by the writer, never built twice. Throws what `render` throws, and IoError
@@ -148,5 +162,24 @@ class Writer {
 // What `--format json` prints for `table`: the JSON array of its rows, each object with its
 // leaderboard's note (Writer, JSON).
 [[nodiscard]] std::string json_text(result::ResultTable& table);
+// What `--format F` prints for `table` (a text format: not PARQUET, a UsageError), the notes that
+// go to stderr dropped: for files that hold a table (extract's manifest.jsonl).
+[[nodiscard]] std::string table_text(result::ResultTable& table, Format format);
+
+// The one writer of JSON documents beside Writer: an object of named members, strings and result
+// tables, each table as json_text prints it (the array of its rows, one line per row), then a
+// newline: {"data":"...","configs":[\n{...},\n{...}\n],"skipped":[]}\n. For answers of several
+// tables (configs).
+class JsonDocument {
+ public:
+  void member(std::string_view name, std::string_view text);
+  void member(std::string_view name, result::ResultTable& table);
+  // The document; the members added so far, closed.
+  [[nodiscard]] std::string finish() const { return text_ + "}\n"; }
+
+ private:
+  void name(std::string_view name);
+  std::string text_ = "{";
+};
 
 }  // namespace kbdata::report

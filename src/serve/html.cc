@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <unordered_set>
+#include <variant>
 #include <vector>
 
 #include "common/text.h"
+#include "report/writer.h"
 #include "source/embedded.h"
 #include "source/tokens.h"
 
@@ -93,6 +95,11 @@ std::string escape(std::string_view text) {
   std::string out;
   append_markup_escaped(out, text);
   return out;
+}
+
+std::string html_cell(const result::Cell& cell, const result::Column& column) {
+  if (std::holds_alternative<std::monostate>(cell)) return "";
+  return escape(report::cell_text(cell, column));
 }
 
 std::string page(std::string_view title, std::string_view kind, std::string_view body,

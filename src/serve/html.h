@@ -6,12 +6,19 @@
 #include <string>
 #include <string_view>
 
+#include "result/table.h"
+
 namespace kbdata::serve {
 
 // `text` for HTML text and quoted attribute values (common/text.h's markup rule, as the SVG
 // charts): & < > " ' as entities; ill-formed UTF-8, control bytes other than tab, newline and
 // carriage return, U+FFFE and U+FFFF as U+FFFD.
 [[nodiscard]] std::string escape(std::string_view text);
+
+// The content of a table cell of a page: the cell's text as the writer's tables show it
+// (report::cell_text: scores as µs/ms/s, times "YYYY-MM-DD HH:MM:SS", lists "a,b"), escaped;
+// a null is an empty cell.
+[[nodiscard]] std::string html_cell(const result::Cell& cell, const result::Column& column);
 
 // A whole page: <!doctype html>, the title, the navigation (home, search box), then inside
 // <main id="page" data-page="KIND"> the title as <h1>, `notice` (text, when not empty) as

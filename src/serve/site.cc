@@ -107,8 +107,8 @@ std::string score_cell(const std::optional<double>& v) {
 }
 
 std::string score_cell(const Cell& cell) {
-  const auto* d = std::get_if<double>(&cell);
-  return score_cell(d != nullptr ? std::optional<double>(*d) : std::nullopt);
+  if (std::holds_alternative<std::monostate>(cell)) return "—";
+  return html_cell(cell, {"score", result::ColumnType::SCORE});
 }
 
 // "YYYY-MM-DD HH:MM:SS" (UTC), "" for null.
@@ -117,8 +117,7 @@ std::string time_cell(std::optional<int64_t> micros) {
 }
 
 std::string time_cell(const Cell& cell) {
-  const auto* i = std::get_if<int64_t>(&cell);
-  return time_cell(i != nullptr ? std::optional<int64_t>(*i) : std::nullopt);
+  return html_cell(cell, {"submission_time", result::ColumnType::TIMESTAMP});
 }
 
 HttpResponse json_response(std::string body) {

@@ -4,8 +4,8 @@
 // from the files (the leaderboards' pages, their list, the users) is kept until the files change.
 //
 //   Site          the routes (add_routes), the index's status, the folder's watch (data_changed)
-//   SiteOptions   how the site opens the folder and what it cannot work out itself (the configs
-//                 listing, the configs command's answer)
+//   SiteOptions   how the site opens the folder, and the configs listing (an hf:// data set's
+//                 comes from the hub, which the site does not know)
 //   IndexStatus   what /api/status says of the in-memory index (dataset/resident.h)
 #pragma once
 
@@ -45,7 +45,9 @@ struct SiteOptions {
   // Scans the folder afresh, as every answer does (a file may have changed). Throws what a scan
   // throws (an unreadable file, unless the command was told to skip such files).
   std::function<dataset::DataDir()> open;
-  // /api/configs: the configs listing as `kbdata configs --format json` prints it.
+  // /api/configs: the configs query's answer (query/configs.h) as one JSON document, as `kbdata
+  // configs --format json` prints it: a folder's, or an hf:// data set's from the hub's tree,
+  // which the site cannot list itself.
   std::function<std::string()> configs_json;
 };
 

@@ -25,8 +25,6 @@ namespace {
   throw error;
 }
 
-bool needs_csv_quotes(char ch) { return ch == ',' || ch == '"' || ch == '\r' || ch == '\n'; }
-
 }  // namespace
 
 void FileSink::write(std::string_view bytes) {
@@ -202,15 +200,10 @@ void RowWriter::write_jsonl(size_t first, size_t count) {
 void RowWriter::append_csv_field(size_t field_start) {
   const std::string_view field(buffer_.data() + field_start, buffer_.size() - field_start);
   // A present empty value is quoted so that it differs from null, which is an empty field.
-  if (!field.empty() && std::none_of(field.begin(), field.end(), needs_csv_quotes)) return;
+  if (!csv_needs_quotes(field)) return;
   scratch_.assign(field);
   buffer_.resize(field_start);
-  buffer_.push_back('"');
-  for (const char ch : scratch_) {
-    if (ch == '"') buffer_.push_back('"');
-    buffer_.push_back(ch);
-  }
-  buffer_.push_back('"');
+  append_csv_quoted(buffer_, scratch_);
 }
 
 void RowWriter::write_csv(size_t first, size_t count) {

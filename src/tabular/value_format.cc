@@ -82,7 +82,7 @@ void append_floating(std::string& out, T value) {
     }
     return;
   }
-  const char* name = std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
+  const char* name = non_finite_text(value);
   open_string<kJson>(out);
   out.append(name);
   close_string<kJson>(out);

@@ -56,7 +56,9 @@ void append_floating(std::string& out, T value) {
     }
     return;
   }
-  out.append(std::isnan(value) ? "\"NaN\"" : value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  out += '"';
+  out += non_finite_text(value);
+  out += '"';
 }
 
 // The (num_elements, ids or nothing, offsets, values) layout shared by objects and arrays.

@@ -1,9 +1,13 @@
 // arrow::export_stream read by a consumer written by others: DuckDB's C API (duckdb_arrow_scan,
 // in the libduckdb.so of the npm peers) registers the stream as a view, and reads the same rows,
 // with the same types, as the table's --format json rendering by report::Writer; for a table of
-// every type, and for the answer of `kbdata top` on the bundled sample (its query's table),
-// compared with what the command itself prints with -f json.
+// every type, for the answer of `kbdata top` on the bundled sample (its query's table), and for
+// every command whose answer is a result table, run in this process (cli::run_command_line) with
+// each table it writes taken as it is written (report::set_table_observer), compared with what
+// the command printed with -f json (extract: its manifest.jsonl); the summaries of dedup, pairs
+// and extract too.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,12 +20,17 @@
 
 #include "arrow/export.h"
 #include "bench/duckdb_c_api.h"
+#include "cli/app.h"
 #include "common/calendar.h"
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
+#include "query/dedup.h"
+#include "query/extract.h"
+#include "query/pairs.h"
 #include "query/top.h"
 #include "report/writer.h"
 #include "support/run_kbdata.h"
+#include "support/temp_dir.h"
 #include "tests/arrow/release_counter.h"
 
 namespace kbdata::arrow {
@@ -142,20 +151,20 @@ std::string duckdb_type(const Column& c) {
   return c.list ? type + "[]" : type;
 }
 
-// Registers `table`'s stream as view `name` in DuckDB, reads it back (each value as text DuckDB
-// gives: timestamps as epoch µs, lists as JSON) and checks it against the table's JSON rendering,
-// the types against the columns', and every release.
-void check_duckdb_reads(ResultTable& table, const std::string& name) {
-  const nlohmann::json expected = json_of(table);
+// Registers `source` (a stream of a table of `columns`, taken over: released here) as view `name`
+// in DuckDB, reads it back (each value as text DuckDB gives: timestamps as epoch µs, lists as
+// JSON) and checks it against `expected` (the rows as --format json renders them), the types
+// against the columns', and every release.
+void check_stream_reads(ArrowArrayStream source, const std::vector<Column>& columns,
+                        const nlohmann::json& expected, const std::string& name) {
   testing::ReleaseCounter counter;
   WatchedStream watched;
-  export_stream(table, &watched.inner);
+  watched.inner = source;
   watched.counter = &counter;
   ArrowArrayStream stream{&WatchedStream::get_schema, &WatchedStream::get_next,
                           &WatchedStream::get_last_error, &WatchedStream::release, &watched};
   duckdb().arrow_scan(name, &stream);
 
-  const std::vector<Column>& columns = table.columns();
   std::string select;
   for (const Column& c : columns) {
     const std::string q = "\"" + c.name + "\"";
@@ -224,6 +233,13 @@ void check_duckdb_reads(ResultTable& table, const std::string& name) {
   }
 }
 
+// The same for `table`'s own stream against its own JSON rendering.
+void check_duckdb_reads(ResultTable& table, const std::string& name) {
+  ArrowArrayStream stream{};
+  export_stream(table, &stream);
+  check_stream_reads(stream, table.columns(), json_of(table), name);
+}
+
 TEST(ArrowDuckDb, ReadsEveryTypeAsTheJsonRendering) {
   const std::vector<Column> columns = {
       {"id", ColumnType::INT64},
@@ -274,6 +290,178 @@ TEST(ArrowDuckDb, ReadsTopsAnswerAsTheCommandPrintsIt) {
   EXPECT_EQ(json_of(table), nlohmann::json::parse(printed.out))
       << "the query's table holds the rows the command prints";
   check_duckdb_reads(table, "top_dual_gemm");
+}
+
+// What one run of `kbdata ARGS` in this process printed, and the answer of every result table it
+// wrote (report::Writer::write shows each to the table observer): its columns, its rows' count,
+// and its stream, exported as it was written.
+struct Answered {
+  struct Table {
+    std::vector<Column> columns;
+    int64_t rows = 0;
+    ArrowArrayStream stream{};
+  };
+  int exit_code = 0;
+  std::string out;
+  std::vector<Table> tables;
+};
+
+Answered run_in_process(const std::vector<std::string>& args) {
+  Answered answered;
+  std::vector<std::string> words = {"kbdata"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  report::set_table_observer([&](ResultTable& table) {
+    Answered::Table t{table.columns(), table.rows(), {}};
+    export_stream(table, &t.stream);
+    answered.tables.push_back(std::move(t));
+  });
+  // The command prints to stdout: into a temporary file for the run.
+  std::fflush(stdout);
+  std::FILE* captured = std::tmpfile();
+  const int saved = ::dup(1);
+  ::dup2(::fileno(captured), 1);
+  answered.exit_code = cli::run_command_line(static_cast<int>(argv.size()), argv.data());
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  report::set_table_observer(nullptr);
+  std::rewind(captured);
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, captured)) > 0) answered.out.append(buf, n);
+  std::fclose(captured);
+  return answered;
+}
+
+// The rows each of `answered`'s tables printed: a JSON array is the tables' rows one table
+// after another; a JSON document (configs) holds each table as one of its array members, in order.
+std::vector<nlohmann::json> printed_rows(const Answered& answered, const std::string& text) {
+  std::vector<nlohmann::json> rows;
+  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(text);
+  if (document.is_object()) {
+    for (const auto& [key, value] : document.items()) {  // in the order printed
+      if (value.is_array()) rows.push_back(nlohmann::json::parse(value.dump()));
+    }
+    return rows;
+  }
+  const nlohmann::json printed = nlohmann::json::parse(text);
+  size_t at = 0;
+  for (const Answered::Table& t : answered.tables) {
+    nlohmann::json part = nlohmann::json::array();
+    for (int64_t r = 0; r < t.rows && at < printed.size(); ++r) part.push_back(printed[at++]);
+    rows.push_back(std::move(part));
+  }
+  EXPECT_EQ(at, printed.size()) << "every printed row belongs to a table the command wrote";
+  return rows;
+}
+
+// Every command whose answer is a query's result table, on the sample, printed with -f json:
+// DuckDB reads the stream of each table the command wrote and gives the rows it printed.
+// (submissions and show stream their rows through report/submissions.h, tested with the Python
+// module.)
+TEST(ArrowDuckDb, ReadsEveryCommandsAnswerAsTheCommandPrintsIt) {
+  const std::string sample = std::string(KBDATA_SOURCE_DIR) + "/data/sample";
+  const std::vector<std::vector<std::string>> commands = {
+      {"top", "-p", "nvfp4_dual_gemm"},
+      {"top", "-p", "nvfp4_dual_gemm", "--uncertainty", "-n", "5"},
+      {"top", "-p", "amd-fp8-mm", "-n", "0"},
+      {"records", "-p", "trimul", "--runner", "H100"},
+      {"progression", "--user", "tonda", "-p", "nvfp4_dual_gemm"},
+      {"fastest", "-p", "nvfp4_gemm"},
+      {"stats"},
+      {"noise"},
+      {"tasks", "-p", "nvfp4_gemm", "-p", "trimul", "--after", "2025-07-20"},
+      {"place", "-p", "nvfp4_gemm", "--runner", "NVIDIA", "--label", "m", "20us", "12us", "35us"},
+      {"audit", "-p", "nvfp4_gemm", "--with-evidence"},
+      {"techniques", "-p", "trimul"},
+      {"techniques", "--winners", "-p", "nvfp4_gemm"},
+      {"techniques", "--trend", "-p", "nvfp4_gemm"},
+      {"show", "30000856", "--near-duplicates"},
+      {"configs"},
+  };
+  int view = 0;
+  for (std::vector<std::string> args : commands) {
+    std::string line;
+    for (const std::string& a : args) line += " " + a;
+    SCOPED_TRACE("kbdata" + line);
+    args.insert(args.end(), {"--format", "json", "--data", sample});
+    Answered answered = run_in_process(args);
+    ASSERT_EQ(answered.exit_code, 0);
+    ASSERT_FALSE(answered.tables.empty()) << "the command wrote no result table";
+    const std::vector<nlohmann::json> rows = printed_rows(answered, answered.out);
+    ASSERT_EQ(rows.size(), answered.tables.size());
+    for (size_t t = 0; t < answered.tables.size(); ++t) {
+      const Answered::Table& table = answered.tables[t];
+      check_stream_reads(table.stream, table.columns, rows[t], "answer_" + std::to_string(view++));
+    }
+  }
+}
+
+// extract's manifest (written by the one writer as JSON Lines): DuckDB reads its table's stream
+// and gives the rows of manifest.jsonl.
+TEST(ArrowDuckDb, ReadsExtractsManifestAsTheFileHoldsIt) {
+  const std::string sample = std::string(KBDATA_SOURCE_DIR) + "/data/sample";
+  const kbdata::testing::TempDir tmp("manifest");
+  const std::string out = tmp.file("extract");
+  Answered answered = run_in_process({"extract", "-p", "nvfp4_gemm", "--top", "3", "--dedup",
+                                      "exact", "--out", out, "--data", sample});
+  ASSERT_EQ(answered.exit_code, 0);
+  ASSERT_EQ(answered.tables.size(), 1u);
+  nlohmann::json manifest = nlohmann::json::array();
+  for (const std::string& line :
+       kbdata::testing::lines(kbdata::testing::read_file(out + "/manifest.jsonl"))) {
+    if (!line.empty()) manifest.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_GT(manifest.size(), 2u);
+  check_stream_reads(answered.tables[0].stream, answered.tables[0].columns, manifest,
+                     "extract_manifest");
+}
+
+// The summaries of the commands that write files (dedup, pairs, extract): one row each, the counts
+// a run does not make null.
+TEST(ArrowDuckDb, ReadsTheSummariesOfDedupPairsAndExtract) {
+  dedup::DedupSummary d;
+  d.rows_in = 197;
+  d.exact_duplicates = 3;
+  d.rows_out = 190;
+  d.signatures = 148;
+  d.lsh = {157, 13};
+  d.metadata_seconds = 0.25;
+  d.write_seconds = 0.5;
+  ResultTable fuzzy = query::dedup_summary(d, {.fuzzy = true, .emit_all = false, .seconds = 1.5});
+  check_duckdb_reads(fuzzy, "dedup_fuzzy");
+  ResultTable exact = query::dedup_summary(d, {.fuzzy = false, .emit_all = true, .seconds = 1.5});
+  check_duckdb_reads(exact, "dedup_exact");
+
+  pairs::PairsSummary p;
+  p.rows = 197;
+  p.versions = 31;
+  p.candidates = 3;
+  p.written = 1;
+  p.bytes = 27'000;
+  ResultTable pairs = query::pairs_summary(p, {.trajectories = false,
+                                               .significant = true,
+                                               .decontaminate = false,
+                                               .out = "p.jsonl",
+                                               .card = "p.jsonl.card.md"});
+  check_duckdb_reads(pairs, "pairs_summary");
+  ResultTable trajectories = query::pairs_summary(p, {.trajectories = true,
+                                                      .significant = false,
+                                                      .decontaminate = true,
+                                                      .out = "t.jsonl",
+                                                      .card = "t.jsonl.card.md"});
+  check_duckdb_reads(trajectories, "trajectories_summary");
+
+  ResultTable extract = query::extract_summary({.files = 3,
+                                                .bytes = 4096,
+                                                .skipped = 1,
+                                                .dedup = false,
+                                                .duplicates_dropped = 0,
+                                                .folder = "out"},
+                                               {});
+  check_duckdb_reads(extract, "extract_summary");
 }
 
 }  // namespace

@@ -276,3 +276,33 @@ TEST(Grouped, ThousandsSeparatedByCommas) {
 
 }  // namespace
 }  // namespace kbdata
+
+// One spelling of the numbers a decimal text cannot show, and JSON's: a string of it.
+TEST(NonFiniteText, OneSpellingAndJsonAsAString) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_STREQ(kbdata::non_finite_text(nan), "NaN");
+  EXPECT_STREQ(kbdata::non_finite_text(-nan), "NaN");
+  EXPECT_STREQ(kbdata::non_finite_text(kInf), "Infinity");
+  EXPECT_STREQ(kbdata::non_finite_text(-kInf), "-Infinity");
+  std::string json;
+  kbdata::append_json_double(json, 4.6);
+  json += ',';
+  kbdata::append_json_double(json, nan);
+  json += ',';
+  kbdata::append_json_double(json, -kInf);
+  EXPECT_EQ(json, "4.6,\"NaN\",\"-Infinity\"");
+}
+
+// CSV's one rule: quoted when empty or holding a comma, a quote, CR or LF; quotes doubled.
+TEST(CsvField, QuotedOnlyWhenNeeded) {
+  for (const std::string_view plain : {"a", "naïve", "1.5e-05", " spaced "}) {
+    EXPECT_FALSE(kbdata::csv_needs_quotes(plain)) << plain;
+  }
+  for (const std::string_view quoted : {"", "a,b", "say \"hi\"", "two\nlines", "cr\r"}) {
+    EXPECT_TRUE(kbdata::csv_needs_quotes(quoted)) << quoted;
+  }
+  std::string out;
+  kbdata::append_csv_quoted(out, "say \"hi\", twice");
+  EXPECT_EQ(out, "\"say \"\"hi\"\", twice\"");
+}

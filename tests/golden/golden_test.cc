@@ -1,5 +1,7 @@
-// Golden outputs: every reading command, on the bundled sample (data/sample), in every format it
-// writes, compared byte for byte with the files kept in tests/golden/expected/. They hold the
+// Golden outputs: every reading command, on the bundled sample (data/sample) and on the `medium`
+// synthetic set (`kbdata synth --scale medium --seed 3 --family both --layout kbdata`, made once
+// per run: support/oracle.h), in every format it writes, compared byte for byte with the files
+// kept in tests/golden/expected/ (the medium set's in expected/medium/). They hold the
 // answers still while the commands move onto the result table (src/result/): a change in any
 // output, even of one byte, fails here and shows in the diff of the golden files.
 //
@@ -8,7 +10,8 @@
 //
 // What is normalised, and nothing else:
 //   - the temporary folder of a run (the --out of pairs, dedup and extract) reads "$TMP";
-//   - the checkout's folder (configs names the data folder it read) reads "$SRC";
+//   - the checkout's folder (configs names the data folder it read) reads "$SRC", the medium
+//     set's folder "$MEDIUM";
 //   - the value of a summary's "time" line (dedup's: "time   0.1 s (metadata 0.0, ...)") reads "#".
 // Parquet outputs are compared by their rows, read back as `kbdata cat FILE -f jsonl`, and their
 // schema as `kbdata inspect FILE` prints it (the file's bytes hold kbdata's version in
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle.h"
 #include "support/run_kbdata.h"
 #include "support/temp_dir.h"
 
@@ -34,15 +38,20 @@ using kbdata::testing::TempDir;
 
 const std::string kSample = std::string(KBDATA_SOURCE_DIR) + "/data/sample";
 const std::string kExpected = std::string(KBDATA_SOURCE_DIR) + "/tests/golden/expected";
+const std::string kExpectedMedium = kExpected + "/medium";
 
 // One command line and the formats it writes. `args` may name "$OUT" (a file or folder in the
-// run's temporary folder) and "$SAMPLE"; `--data $SAMPLE` is added when `data` is set.
+// run's temporary folder) and "$SAMPLE" (the data folder: the sample, or the medium set for the
+// medium cases); `--data $SAMPLE` is added when `data` is set.
 struct Case {
   std::string name;  // the golden files' stem
   std::string args;
   std::vector<std::string> formats;  // empty: the command has no --format (dedup, extract)
   bool data = true;
   bool reads_out = false;  // the answer is the file at $OUT (pairs), not stdout
+  bool medium = false;     // on the medium set (medium_cases), not the sample
+  // A file in the folder $OUT names, shown after stdout (extract's manifest).
+  std::string out_file = {};
 };
 
 // gtest names a failing case by its name, not its bytes.
@@ -84,8 +93,61 @@ const std::vector<Case>& cases() {
        true},
       {"dedup_exact", "dedup $SAMPLE/nvidia_nvfp4_submissions.parquet $OUT --exact", {}, false},
       {"dedup_fuzzy", "dedup $SAMPLE/trimul_submissions.parquet $OUT --fuzzy", {}, false},
-      {"extract", "extract -p nvfp4_gemm --top 3 --out $OUT", {}},
+      {"extract",
+       "extract -p nvfp4_gemm --top 3 --out $OUT",
+       {},
+       true,
+       false,
+       false,
+       "manifest.jsonl"},
   };
+  return all;
+}
+
+// The same commands on the medium set, their selections chosen so that each answer is a few KB
+// to a few tens of KB.
+const std::vector<Case>& medium_cases() {
+  static const std::vector<Case> all = [] {
+    std::vector<Case> cases = {
+        {"submissions",
+         "submissions -p nvfp4_gemm --scored --user-name cudev --columns "
+         "submission_id,user_name,submission_time,score,runner,passed,file_name",
+         kAll},
+        {"show", "show 30003687", {"table", "json", "jsonl"}},
+        {"show_near_duplicates", "show 30003687 --near-duplicates", {"table", "json", "jsonl"}},
+        {"top", "top -p nvfp4_gemm -n 15", kAll},
+        {"top_uncertainty", "top -p nvfp4_dual_gemm --uncertainty -n 5", kAll},
+        {"top_legacy", "top -p amd-fp8-mm -n 10", kAll},
+        {"progression", "progression --user _trida -p nvfp4_gemm", kAll},
+        {"records", "records -p trimul", kAll},
+        {"fastest", "fastest -p nvfp4_gemm", kAll},
+        {"stats", "stats", kAll},
+        {"noise", "noise -p trimul", kAll},
+        {"tasks", "tasks -p nvfp4_gemm -p trimul --after 2025-07-20", kAll},
+        {"place", "place -p nvfp4_gemm --runner NVIDIA --label m 20us 12us 35us", kAll},
+        {"audit", "audit -p trimul --runner H100", kAll},
+        {"techniques", "techniques -p trimul --runner H100", kAll},
+        {"techniques_winners", "techniques --winners -p nvfp4_gemm", kAll},
+        {"techniques_trend", "techniques --trend -p nvfp4_gemm", kAll},
+        {"configs", "configs", {"table", "json"}},
+        {"pairs",
+         "pairs -p trimul --user trikaka --significant --out $OUT",
+         {"jsonl", "parquet", "chat", "preference"},
+         true,
+         true},
+        {"dedup_exact", "dedup $SAMPLE/trimul_submissions.parquet $OUT --exact", {}, false},
+        {"dedup_fuzzy", "dedup $SAMPLE/trimul_submissions.parquet $OUT --fuzzy", {}, false},
+        {"extract",
+         "extract -p trimul --top 5 --dedup exact --out $OUT",
+         {},
+         true,
+         false,
+         false,
+         "manifest.jsonl"},
+    };
+    for (Case& c : cases) c.medium = true;
+    return cases;
+  }();
   return all;
 }
 
@@ -97,8 +159,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 // The run's temporary folder as "$TMP", the checkout as "$SRC", the value of a summary's "time"
 // line as "#".
-std::string normalise(std::string text, const std::string& tmp) {
+std::string normalise(std::string text, const std::string& tmp, const Case& c) {
   text = replace_all(std::move(text), tmp, "$TMP");
+  if (c.medium) text = replace_all(std::move(text), kbdata::testing::medium_data(), "$MEDIUM");
   text = replace_all(std::move(text), KBDATA_SOURCE_DIR, "$SRC");
   std::string out;
   for (const std::string& line : kbdata::testing::lines(text)) {
@@ -122,8 +185,9 @@ std::string answer(const Case& c, const std::string& format) {
     out_name = "out.jsonl";
   }
   const std::string out = tmp.file(out_name);
-  std::string args = replace_all(replace_all(c.args, "$OUT", out), "$SAMPLE", kSample);
-  if (c.data) args += " --data " + kSample;
+  const std::string& folder = c.medium ? kbdata::testing::medium_data() : kSample;
+  std::string args = replace_all(replace_all(c.args, "$OUT", out), "$SAMPLE", folder);
+  if (c.data) args += " --data " + folder;
   const bool to_file = format == "parquet" || c.reads_out;
   if (format == "parquet" && c.args.find("$OUT") == std::string::npos) args += " -o " + out;
   if (!format.empty()) args += " -f " + format;
@@ -146,9 +210,12 @@ std::string answer(const Case& c, const std::string& format) {
   } else {
     text += r.out;
   }
+  if (!c.out_file.empty() && r.exit_code == 0) {
+    text += "--- " + c.out_file + "\n" + read_file(out + "/" + c.out_file);
+  }
   if (!r.err.empty()) text += "--- stderr\n" + r.err;
   if (r.exit_code != 0) text += "--- exit " + std::to_string(r.exit_code) + "\n";
-  return normalise(text, tmp.path());
+  return normalise(text, tmp.path(), c);
 }
 
 class Golden : public ::testing::TestWithParam<Case> {};
@@ -159,10 +226,11 @@ TEST_P(Golden, SameBytesAsTheGoldenFiles) {
   std::vector<std::string> formats = c.formats;
   if (formats.empty()) formats.push_back("");
   for (const std::string& format : formats) {
-    const std::string path = kExpected + "/" + c.name + (format.empty() ? "" : "." + format);
+    const std::string& dir = c.medium ? kExpectedMedium : kExpected;
+    const std::string path = dir + "/" + c.name + (format.empty() ? "" : "." + format);
     const std::string got = answer(c, format);
     if (update) {
-      fs::create_directories(kExpected);
+      fs::create_directories(dir);
       std::ofstream(path, std::ios::binary) << got;
       continue;
     }
@@ -176,19 +244,29 @@ INSTANTIATE_TEST_SUITE_P(Commands, Golden, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& param) {
                            return param.param.name;
                          });
+INSTANTIATE_TEST_SUITE_P(Medium, Golden, ::testing::ValuesIn(medium_cases()),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           return param.param.name;
+                         });
 
 // Every golden file belongs to a case: one left behind by a renamed case would hold nothing.
-TEST(GoldenFiles, EveryFileHasItsCase) {
-  for (const auto& entry : fs::directory_iterator(kExpected)) {
+void expect_every_file_has_its_case(const std::string& dir, const std::vector<Case>& of) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && dir == kExpected && name == "medium") continue;
     bool known = false;
-    for (const Case& c : cases()) {
+    for (const Case& c : of) {
       std::vector<std::string> formats = c.formats;
       if (formats.empty()) formats.push_back("");
       for (const std::string& f : formats) known |= name == c.name + (f.empty() ? "" : "." + f);
     }
-    EXPECT_TRUE(known) << "tests/golden/expected/" << name << " belongs to no case";
+    EXPECT_TRUE(known) << dir << "/" << name << " belongs to no case";
   }
+}
+
+TEST(GoldenFiles, EveryFileHasItsCase) {
+  expect_every_file_has_its_case(kExpected, cases());
+  expect_every_file_has_its_case(kExpectedMedium, medium_cases());
 }
 
 }  // namespace

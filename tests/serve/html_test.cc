@@ -49,6 +49,22 @@ TEST(Escape, EveryMarkupByte) {
   EXPECT_EQ(escape("\xff<"), "\xEF\xBF\xBD&lt;");  // ill-formed UTF-8 repaired
 }
 
+// A page's cell is the writer's text of it (report::cell_text), escaped; a null an empty cell.
+TEST(HtmlCell, TheWritersTextEscaped) {
+  using result::ColumnType;
+  EXPECT_EQ(html_cell(result::Cell{5.23e-5}, {"score", ColumnType::SCORE}), "52.30 µs");
+  EXPECT_EQ(html_cell(result::Cell{int64_t{1'766'018'624'000'000}},
+                      {"submission_time", ColumnType::TIMESTAMP}),
+            "2025-12-18 00:43:44");
+  EXPECT_EQ(html_cell(result::Cell{1.83}, {"speedup", ColumnType::FACTOR}), "×1.83");
+  EXPECT_EQ(html_cell(result::Cell{std::string("<b>&\"x\"")}, {"user", ColumnType::STRING}),
+            "&lt;b&gt;&amp;&quot;x&quot;");
+  EXPECT_EQ(html_cell(result::Cell{result::List{std::string("tma"), std::string("<w>")}},
+                      {"tags", ColumnType::STRING, false, true}),
+            "tma,&lt;w&gt;");
+  EXPECT_EQ(html_cell(result::Cell{}, {"score", ColumnType::SCORE}), "");
+}
+
 TEST(HighlightedCode, KeepsEveryByteAndMarksTokens) {
   const std::string python =
       "import torch  # fast\n\ndef f(x):\n    return x * 2 + len('<b>&')\n\"\"\"doc\n\"\"\"\n";
