@@ -10,6 +10,7 @@
 #include <set>
 #include <variant>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/noise_command.h"
@@ -316,7 +317,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   result::ResultTable answer = place.finish(noise);
   if (options.aggregate) {
     result::ResultTable by_label = place.aggregate();
-    writer.write(by_label);
+    if (!hand_over(by_label)) writer.write(by_label);
   } else if (narrow) {
     if (options.results) {
       result::ResultTable by_label = place.aggregate();
@@ -343,7 +344,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
         });
     writer.write(shown);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   writer.finish();
 }
@@ -387,7 +388,7 @@ void add_place_command(CLI::App& app, Commands& commands) {
       "  kbdata place -p nvfp4_dual_gemm --runner NVIDIA --epoch 4 30us -f json\n"
       "\nExit status: 0 success (a score that cannot be placed says why in `refused`), 1 the\n"
       "input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_place(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_place(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli
