@@ -121,3 +121,20 @@ def test_user_ids_stay_strings(sample):
     ids = [r["user_id"] for r in rows.iter_rows()]
     assert all(isinstance(i, str) for i in ids)
     assert any(int(i) > 2**53 for i in ids)
+
+
+def test_the_stub_matches_the_extension():
+    import ast
+    import os
+
+    from kbdata import _kbdata
+
+    stub = ast.parse(open(os.path.join(os.path.dirname(kbdata.__file__), "_kbdata.pyi")).read())
+    functions = {n.name for n in stub.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: {m.name for m in n.body if isinstance(m, ast.FunctionDef)}
+               for n in stub.body if isinstance(n, ast.ClassDef)}
+    assert functions == {name for name in dir(_kbdata) if not name.startswith("_")} - set(classes)
+    for name, members in classes.items():
+        public = {m for m in dir(getattr(_kbdata, name)) if not m.startswith("_")}
+        assert members - {"__arrow_c_stream__"} == public
+        assert "__arrow_c_stream__" in dir(getattr(_kbdata, name))

@@ -69,3 +69,16 @@ def test_an_unknown_option_is_a_usage_error(sample):
 
     with pytest.raises(kbdata.UsageError, match="unknown option '--limt'; did you mean '--limit'"):
         _kbdata.run(["top", "--data", sample, "-p", "trimul", "--limt", "3"])
+
+
+def test_pull_says_what_the_command_says(tmp_path, monkeypatch):
+    _, message = cli_message(["pull", "bad repo name"])
+    with pytest.raises(kbdata.UsageError) as raised:
+        kbdata.pull("bad repo name")
+    assert str(raised.value) == message
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cache = str(tmp_path / "cache")
+    _, message = cli_message(["pull", "GPUMODE/kernelbot-data", "--cache-dir", cache])
+    with pytest.raises(kbdata.FileError) as raised:
+        kbdata.pull("GPUMODE/kernelbot-data", cache_dir=cache)
+    assert str(raised.value) == message
