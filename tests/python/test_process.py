@@ -6,6 +6,7 @@ import _thread
 import gc
 import os
 import threading
+import time
 import warnings
 
 import pytest
@@ -58,22 +59,45 @@ def large(medium, tmp_path_factory):
     return str(folder)
 
 
-def test_ctrl_c_stops_a_scan(large):
+def interrupt_when_reading(path, after):
+    """A thread that sends Ctrl-C to the main thread once this process has `path` open (kbdata
+    is reading it: the call is under way, whatever the machine's load) and `after` more
+    seconds have passed."""
+
+    def watch():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}") == path:
+                        time.sleep(after)
+                        _thread.interrupt_main()
+                        return
+                except OSError:
+                    continue
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread
+
+
+def test_ctrl_c_stops_a_scan(large, medium):
     ds = kbdata.open(large)
+    source = os.path.realpath(os.path.join(medium, "nvidia_nvfp4_submissions.parquet"))
     baseline_threads = threads()
     before = set(os.listdir(large))
-    for delay in (0.3, 0.6):
-        timer = threading.Timer(delay, _thread.interrupt_main)
-        timer.start()
+    for after in (0.0, 0.2):
+        watcher = interrupt_when_reading(source, after)
         with pytest.raises(KeyboardInterrupt) as raised:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", kbdata.KbdataWarning)
                 ds.submissions(code=True).to_pylist()
-        timer.join()
+        watcher.join()
         # Raised inside the scan by kbdata's check, not after it returned.
         assert str(raised.value) == "kbdata submissions: interrupted"
     gc.collect()
-    assert threads() <= baseline_threads + 1  # the timer's thread may still be ending
+    assert threads() <= baseline_threads + 1  # the watcher's thread may still be ending
     assert set(os.listdir(large)) == before
     # The process goes on: the next call works.
     with warnings.catch_warnings():
