@@ -7,9 +7,12 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 CORPUS     ?= $(abspath ../shared/parquet-corpus)
+# The Python the module (import kbdata) is built for and tested with: Debian's, whose packages
+# (pandas, numpy, pytest) it sees; `python3` on PATH may be another (docs/python.md).
+PYTHON     ?= /usr/bin/python3
 SAMPLE     := data/sample
 
-.PHONY: all deps build-deps build build-all demo check test golden soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
+.PHONY: all deps build-deps build build-all python python-install demo check test golden soak sanitize bench bench-diagnostics fixtures clean fuzz format format-check
 
 all: build
 
@@ -24,10 +27,29 @@ build-deps:
 # everything: every test, and every benchmark (compiled, not run), so that an API change cannot
 # leave the benchmarks broken.
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON -DKBDATA_BENCH=ON $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -G Ninja -DKBDATA_WERROR=ON -DKBDATA_BENCH=ON \
+	  -DPython_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
 
 build: build-deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target kbdata
+	cmake --build $(BUILD) -j $(JOBS) --target kbdata kbdata_python
+
+# The Python module (docs/python.md): built into $(BUILD)/python/kbdata and tested with $(PYTHON).
+python: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kbdata kbdata_python
+	ctest --test-dir $(BUILD) --output-on-failure -R '^python_'
+
+# Makes `import kbdata` work for $(PYTHON) (Debian's, or a venv's: PYTHON=.venv/bin/python): a
+# kbdata.pth in its site-packages (a venv's) or user site-packages (Debian's) pointing at
+# $(BUILD)/python. Nothing is copied: a rebuild is seen at once.
+python-install: build
+	@$(PYTHON) -c 'import sys, site, os; \
+	  venv = sys.prefix != sys.base_prefix; \
+	  d = site.getsitepackages()[0] if venv else site.getusersitepackages(); \
+	  os.makedirs(d, exist_ok=True); \
+	  p = os.path.join(d, "kbdata.pth"); \
+	  open(p, "w").write(os.path.abspath("$(BUILD)/python") + "\n"); \
+	  print("python-install: wrote", p)'
+	@$(PYTHON) -c 'import kbdata; print("python-install: import kbdata works for $(PYTHON):", kbdata.__file__)'
 
 build-all: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
@@ -114,8 +136,9 @@ sanitize: deps
 # decode_bench, noise and audit against stats with the audit's bound (analysis_bench.sh, ~3 min),
 # pairs against dedup --fuzzy and a DuckDB statement (pairs_bench.sh, ~5 min), place and tasks
 # against DuckDB statements and their bounds (evaluation_bench.sh, ~1 min), serve's pages against
-# stats (serve_bench.sh, ~1 min) and the hub against curl (hub_bench.sh, ~1 min). Figures are ratios
-# within one run.
+# stats (serve_bench.sh, ~1 min), the hub against curl (hub_bench.sh, ~1 min) and the Python
+# module's DataFrame against the command (python_bench.sh, ~2 min). Figures are ratios within one
+# run.
 BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
 	for set in published kbdata full; do \
 	  out=build/bench-data/synth-$$set; \
@@ -136,7 +159,7 @@ BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | 
 bench: deps
 	node bench/make-bench-data.mjs
 	cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBDATA_BENCH=ON -DKBDATA_TESTS=OFF $(CMAKE_ARGS)
-	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata duckdb_query duckdb_compare decode_bench audit_bench
+	cmake --build $(BUILD)-bench -j $(JOBS) --target kbdata kbdata_python duckdb_query duckdb_compare decode_bench audit_bench
 	@$(BENCH_SYNTH)
 	$(BUILD)-bench/bench/duckdb_compare
 	$(BUILD)-bench/bench/decode_bench
@@ -146,6 +169,7 @@ bench: deps
 	bench/evaluation_bench.sh $(BUILD)-bench/kbdata $(BUILD)-bench/bench/duckdb_query build/bench-data/nvfp4 3
 	bench/serve_bench.sh $(BUILD)-bench/kbdata build/bench-data/nvfp4 3
 	bench/hub_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-published build/bench-data/synth-kbdata
+	bench/python_bench.sh $(BUILD)-bench build/bench-data/nvfp4 3 $(PYTHON)
 
 # The diagnostics of single library layers (bench/README.md): memory, writer, loader, fuzzy dedup,
 # export against PostgreSQL's COPY (a throwaway server, ~3 min). The large file needs ~11 GB of RAM.

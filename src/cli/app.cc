@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/embedded.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -154,14 +155,67 @@ std::string resource_hint(const CLI::App* command) {
   return hint;
 }
 
+// The program's app with every command (`app` as run_command_line and answer_command_line make
+// it, before its help and footer).
+void add_commands(CLI::App& app, Commands& commands) {
+  app.name("kbdata");
+  app.require_subcommand(1, 1);
+  add_all_commands(app, commands);
+  check_whole_numbers(app);
+}
+
 }  // namespace
+
+std::optional<result::ResultTable> run_embedded(const std::vector<std::string>& args,
+                                                EmbeddedRun& run) {
+  CLI::App app{"kbdata"};
+  Commands commands;
+  add_commands(app, commands);
+  std::vector<std::string> words = {"kbdata"};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  const int argc = static_cast<int>(argv.size());
+  CLI::App* command = named_command(app, argc, argv.data());
+  if (command == nullptr) {
+    throw UsageError("unknown command '" + (args.empty() ? std::string() : args.front()) + "'");
+  }
+  try {
+    app.parse(argc, argv.data());
+  } catch (const CLI::ExtrasError&) {
+    throw UsageError(extras_message(app, command, argc, argv.data()));
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  std::string line = "kbdata";
+  for (const std::string& arg : args) line += " " + arg;
+  set_invoked_command_line(line);
+  (void)kbdata::command_threads(std::nullopt);  // a bad $KBDATA_THREADS, before any work
+  EmbeddedScope scope(run);
+  run.answer.reset();
+  for (const Command& added : commands) {
+    if (added.app->parsed()) added.run();
+  }
+  std::optional<result::ResultTable> answer = std::move(run.answer);
+  run.answer.reset();
+  return answer;
+}
+
+result::ResultTable answer_command_line(const std::vector<std::string>& args, EmbeddedRun& run) {
+  std::optional<result::ResultTable> answer = run_embedded(args, run);
+  if (!answer) {
+    throw std::logic_error("'" + (args.empty() ? std::string() : args.front()) +
+                           "' gave no answer table");
+  }
+  return std::move(*answer);
+}
 
 int run_command_line(int argc, char** argv) {
   CLI::App app{
       "kbdata: the KernelBot GPU-kernel competition data, read from and written to Parquet.\n"
       "Run 'kbdata COMMAND --help' for a command's options."};
-  app.name("kbdata");
-  app.require_subcommand(1, 1);
+  Commands commands;
+  add_commands(app, commands);
   app.set_version_flag("--version", std::string("kbdata ") + kbdata::kVersion);
   app.footer(
       "\nExamples:\n"
@@ -176,10 +230,6 @@ int run_command_line(int argc, char** argv) {
       "--level 9\n"
       "  kbdata dedup nvidia_nvfp4_submissions.parquet unique.parquet --fuzzy\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-
-  Commands commands;
-  add_all_commands(app, commands);
-  check_whole_numbers(app);
   // As git and cargo: no arguments prints the help; an unknown command is named with the closest.
   if (argc < 2) {
     std::fputs(app.help().c_str(), stdout);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "audit/folder_audit.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
 #include "common/closest_name.h"
@@ -46,7 +47,7 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
   // Written before the load's report, as rows streamed while loading were (the leaderboards'
   // reliability notes of CSV and Parquet go to stderr as their first row is written).
   result::ResultTable answer = audit.finish();
-  writer.write(answer);
+  if (!hand_over(answer)) writer.write(answer);
   report_load(options.data, stats, err);
   if (audit.audited() == 0) {
     report::write_all(
@@ -82,7 +83,7 @@ void add_audit_command(CLI::App& app, Commands& commands) {
       "  kbdata audit -p nvfp4_group_gemm --with-evidence -f jsonl\n"
       "  kbdata audit -f parquet -o audit.parquet\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_audit(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_audit(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

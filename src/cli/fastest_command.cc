@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
@@ -81,7 +82,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
     report::write_all(err, "kbdata: no qualifying (scored, passed, not hacked) submissions for " +
                                selection_text(options) + why_empty(dir, load.filter) + "\n");
   }
-  writer.write(answer);
+  if (!hand_over(answer)) writer.write(answer);
   writer.finish();
   if (options.with_code && format == report::Format::TABLE) {
     std::string text;
@@ -120,7 +121,7 @@ void add_fastest_command(CLI::App& app, Commands& commands) {
       "  kbdata fastest --runner B200 -f json\n"
       "  kbdata fastest -p nvfp4_gemm --exclude-flagged --with-code\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_fastest(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_fastest(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

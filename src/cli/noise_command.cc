@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
 #include "common/error.h"
@@ -37,7 +38,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
                                why_empty(dir, filter) + "\n");
   }
   result::ResultTable answer = query::noise_table(result);
-  writer.write(answer);
+  if (!hand_over(answer)) writer.write(answer);
   writer.finish();
 
   if (plot.wanted()) {
@@ -94,7 +95,7 @@ void add_noise_command(CLI::App& app, Commands& commands) {
       "  kbdata noise -p nvfp4_dual_gemm --plot dual-gemm-noise.svg\n"
       "  kbdata noise --leaderboard 597 --epoch 3 -f csv\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_noise(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_noise(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

@@ -10,6 +10,7 @@
 #include <set>
 #include <variant>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "common/closest_name.h"
@@ -287,7 +288,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
       query::place_scores(place, dir, load, query_loader(dir, options.data, err));
   if (options.aggregate) {
     result::ResultTable by_label = place.aggregate();
-    writer.write(by_label);
+    if (!hand_over(by_label)) writer.write(by_label);
   } else if (narrow) {
     if (options.results) {
       result::ResultTable by_label = place.aggregate();
@@ -314,7 +315,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
         });
     writer.write(shown);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   writer.finish();
 }
@@ -358,7 +359,7 @@ void add_place_command(CLI::App& app, Commands& commands) {
       "  kbdata place -p nvfp4_dual_gemm --runner NVIDIA --epoch 4 30us -f json\n"
       "\nExit status: 0 success (a score that cannot be placed says why in `refused`), 1 the\n"
       "input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_place(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_place(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

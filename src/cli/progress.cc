@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/embedded.h"
+
 namespace kbdata::cli {
 namespace {
 
@@ -29,6 +31,7 @@ Progress::Progress(std::FILE* err, std::string what)
 Progress::~Progress() { finish(); }
 
 void Progress::update(uint64_t done, const char* unit, uint64_t total) {
+  check_interrupted();  // an embedded run (cli/embedded.h) may be asked to stop
   if (!active_) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_ < kInterval) return;

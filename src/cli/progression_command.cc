@@ -3,6 +3,7 @@
 #include <memory>
 #include <variant>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
 #include "common/error.h"
@@ -87,7 +88,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
         "first qualifying score / this score");
     writer.write(people);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   if (plot.wanted()) {
     if (progressions.size() > 1) {
@@ -127,7 +128,7 @@ void add_progression_command(CLI::App& app, Commands& commands) {
       "  kbdata progression --user 1073720375606738072 -p nvfp4_gemm --plot warpne.svg\n"
       "  kbdata progression --user warpne -f csv > warpne.csv\n"
       "\nExit status: 0 success, 1 no such user or unreadable input, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_progression(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_progression(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <memory>
 
+#include "cli/embedded.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "dataset/registry.h"
@@ -86,7 +87,7 @@ void add_pull_command(CLI::App& app, Commands& commands) {
       "  kbdata submissions --data \"$(kbdata pull --config nvidia_nvfp4_submissions)\" -p "
       "nvfp4_gemm\n"
       "\nExit status: 0 success, 1 the hub or the cache failed, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_pull(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_pull(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

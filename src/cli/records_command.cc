@@ -3,6 +3,7 @@
 #include <memory>
 #include <variant>
 
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/plots.h"
@@ -75,7 +76,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
         result::map_rows(answer, records_people_columns(columns), records_people_row);
     writer.write(people);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   if (plot.wanted()) {
     if (all.empty()) throw Error("nothing to plot: no qualifying submissions");
@@ -110,7 +111,7 @@ void add_records_command(CLI::App& app, Commands& commands) {
       "  kbdata records --leaderboard 697 -f json\n"
       "  kbdata records -p trimul --exclude-flagged=cheat\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_records(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_records(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

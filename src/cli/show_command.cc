@@ -8,10 +8,12 @@
 #include <memory>
 #include <vector>
 
+#include "cli/embedded.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "query/show.h"
+#include "query/submissions.h"
 #include "report/submissions.h"
 #include "report/text.h"
 #include "report/writer.h"
@@ -148,8 +150,15 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
       report_load(options.data, near_stats, err);
     }
     result::ResultTable answer = near.finish();
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
     writer.finish();
+    return;
+  }
+  if (embedded_run() != nullptr) {
+    // Embedded (the Python module): the model's rows, every field, as a result table.
+    query::SubmissionsQuery rows(report::submission_fields());
+    for (const auto& s : found) rows.add(s);
+    (void)hand_over(rows.finish());
     return;
   }
   if (format == report::Format::TABLE) {
@@ -185,7 +194,7 @@ void add_show_command(CLI::App& app, Commands& commands) {
                 "kbdata dedup compares), most similar first (reads the leaderboard's code)");
   cmd->add_option("--threshold", options->threshold,
                   "--near-duplicates: the least estimated similarity, in (0, 1] (default 0.8)");
-  commands.push_back({cmd, [options] { run_show(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_show(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

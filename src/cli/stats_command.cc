@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audit/folder_audit.h"
+#include "cli/embedded.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -102,7 +103,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
         result::map_rows(answer, stats_people_columns(columns), stats_people_row);
     writer.write(people);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   writer.finish();
 }
@@ -135,7 +136,7 @@ void add_stats_command(CLI::App& app, Commands& commands) {
       "  kbdata stats -f parquet -o stats.parquet\n"
       "  kbdata stats -p nvfp4_dual_gemm --flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_stats(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_stats(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

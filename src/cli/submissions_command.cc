@@ -4,14 +4,15 @@
 #include <memory>
 
 #include "cli/data_options.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/row_filter_options.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/loader.h"
+#include "query/submissions.h"
 #include "report/submissions.h"
 #include "report/text.h"
-#include "techniques/techniques.h"
 
 namespace kbdata::cli {
 
@@ -51,10 +52,7 @@ std::string filter_text(const SubmissionsOptions& o) {
 
 void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter = build_filter(options);
-
+  dataset::Filter filter = build_filter(options);
   refuse_repeated_columns(options.columns);
   const std::vector<std::string>& known = report::selectable_submission_fields();
   for (const std::string& name : options.columns) {
@@ -64,43 +62,41 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
     throw UsageError("no field '" + name + "'" + did_you_mean(name, known) +
                      " (the fields: " + list + ")");
   }
-  std::vector<std::string> fields = options.columns;
-  if (fields.empty()) {
-    if (format == report::Format::TABLE) {
-      fields = {"submission_id", "problem_name", "user_id", "user_name", "submission_time",
-                "status",        "score",        "passed",  "runner"};
-    } else {
-      fields = report::submission_fields();
-      fields.pop_back();  // code
-    }
-  }
-  if (options.with_code && std::find(fields.begin(), fields.end(), "code") == fields.end()) {
-    fields.push_back("code");
-  }
-  const bool code_field = std::find(fields.begin(), fields.end(), "code") != fields.end();
-  load.with_code = code_field;
-  load.with_results = std::find(fields.begin(), fields.end(), "benchmarks") != fields.end();
-  if (report::wants_techniques(fields)) {
-    // What the code uses, worked out on the load's threads; the code itself kept only when shown.
-    load.with_code = true;
-    load.prepare = [code_field](dataset::Submission& s, std::optional<std::string_view> code) {
-      if (!code) return;
-      s.prepared = techniques::classify(*code, s.file_name.value_or(""));
-      if (code_field) s.code = std::string(*code);
-    };
-  }
+  const query::SubmissionsRequest request{.filter = std::move(filter),
+                                          .columns = options.columns,
+                                          .with_code = options.with_code,
+                                          .for_people = format == report::Format::TABLE,
+                                          .threads = options.data.threads.value_or(0)};
+  const std::vector<std::string> fields = query::submissions_fields(request);
+  dataset::LoadOptions load = query::submissions_load(request, fields);
 
   // The writer checks the fields (and --out) before anything is read.
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  report::SubmissionWriter writer(format, fields, out, err, options.out);
   dataset::LoadStats stats;
-  dataset::load_dir(
-      dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
-  writer.finish();
+  uint64_t rows = 0;
+  if (embedded_run() != nullptr) {
+    // Embedded (the Python module): the rows as a result table, handed over.
+    query::SubmissionsQuery answer(fields);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          check_interrupted();
+          answer.add(s);
+        },
+        stats);
+    rows = static_cast<uint64_t>(answer.rows());
+    (void)hand_over(answer.finish());
+  } else {
+    report::SubmissionWriter writer(format, fields, out, err, options.out);
+    dataset::load_dir(
+        dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
+    writer.finish();
+    rows = writer.rows();
+  }
   report_load(options.data, stats, err);
-  if (writer.rows() == 0) {
+  if (rows == 0) {
     report::write_all(
         err, "kbdata: no submissions" +
                  (load.filter.empty() ? "" : " match the filters (" + filter_text(options) + ")") +
@@ -139,7 +135,7 @@ void add_submissions_command(CLI::App& app, Commands& commands) {
       ->delimiter(',');
   cmd->add_flag("--with-code", options->with_code, "Also read and print the code");
   add_format_options(*cmd, options->format, options->out);
-  commands.push_back({cmd, [options] { run_submissions(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_submissions(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

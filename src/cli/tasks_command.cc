@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "cli/decontaminate_options.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "common/closest_name.h"
@@ -220,7 +221,7 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
         });
     writer.write(shown);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   writer.finish();
   if (card) {
@@ -262,7 +263,7 @@ void add_tasks_command(CLI::App& app, Commands& commands) {
       "      --decontaminate-column reference\n"
       "\nExit status: 0 success, 1 the input could not be read or the output written, 2 wrong "
       "usage.");
-  commands.push_back({cmd, [options] { run_tasks(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_tasks(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/technique_trend.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/plots.h"
@@ -83,6 +84,11 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   if (rows.empty()) {
     report::write_all(err, "kbdata: no submissions with code" + why_empty(dir, rows_load.filter) +
                                " in " + dir.path + "\n");
+    if (hand_over(
+            result::ResultTable(options.trend ? query::trend_columns() : query::winners_columns(),
+                                options.trend ? query::kTrendRule : query::kWinnersRule))) {
+      return;
+    }
     writer.finish();
     return;
   }
@@ -102,7 +108,7 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   if (options.trend) {
     query::TrendAnswer answer = query::techniques_trend(rows, top);
     report::write_all(err, outliers_note(answer.trend.outliers));
-    writer.write(answer.table);
+    if (!hand_over(answer.table)) writer.write(answer.table);
     writer.finish();
     const std::vector<analysis::TrendRow>& trend = answer.trend.rows;
     if (plot.wanted() && !trend.empty()) plot.write(query::techniques_trend_chart(trend, top), err);
@@ -111,7 +117,7 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
     }
   } else {
     result::ResultTable answer = query::techniques_winners(rows, top);
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
     writer.finish();
   }
 }
@@ -170,7 +176,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   // Written before the load's report, as rows streamed while loading were (the leaderboards'
   // reliability notes of CSV and Parquet go to stderr as their first row is written).
   result::ResultTable answer = techniques.finish();
-  writer.write(answer);
+  if (!hand_over(answer)) writer.write(answer);
   report_load(options.data, stats, err);
   if (seen == 0) {
     report::write_all(
@@ -220,7 +226,7 @@ void add_techniques_command(CLI::App& app, Commands& commands) {
       "  kbdata techniques --winners -p nvfp4_gemm --top 20\n"
       "  kbdata techniques --winners -p nvfp4_gemm --exclude-flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_techniques(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_techniques(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "analysis/noise.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "common/error.h"
@@ -84,7 +85,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     result::ResultTable people = result::map_rows(answer, people_columns(columns), people_row);
     writer.write(people);
   } else {
-    writer.write(answer);
+    if (!hand_over(answer)) writer.write(answer);
   }
   writer.finish();
 }
@@ -120,7 +121,7 @@ void add_top_command(CLI::App& app, Commands& commands) {
       "  kbdata top -p nvfp4_dual_gemm --uncertainty\n"
       "  kbdata top -p nvfp4_dual_gemm --exclude-flagged\n"
       "\nExit status: 0 success, 1 the input could not be read, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_top(*options, stdout, stderr); }});
+  commands.push_back({cmd, [options] { run_top(*options, command_out(), command_err()); }});
 }
 
 }  // namespace kbdata::cli

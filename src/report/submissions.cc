@@ -163,6 +163,57 @@ bool wants_techniques(const std::vector<std::string>& fields) {
   });
 }
 
+namespace {
+
+// The cell of field `field` (an index into selectable_submission_fields()).
+Cell field_cell(const Submission& s, int field) {
+  switch (field) {
+    case kBenchmarks:
+      return s.benchmarks ? Cell{benchmarks_json(*s.benchmarks)} : Cell{};
+    case kLanguage:
+    case kLanguagesAll:
+    case kFeatures: {
+      const techniques::Techniques* t = techniques_of(s);
+      if (t == nullptr) return Cell{};
+      if (field == kLanguage) return std::string(techniques::to_string(t->language));
+      return field == kLanguagesAll ? techniques::languages_text(*t)
+                                    : techniques::features_text(*t);
+    }
+    case SUBMISSION_ID:
+      return s.submission_id;
+    case LEADERBOARD_ID:
+      return s.leaderboard_id;
+    case PROBLEM_NAME:
+      return s.problem_name;
+    case USER_ID:
+      return s.user_id;
+    case USER_NAME:
+      return optional_cell(s.user_name);
+    case CODE_ID:
+      return s.code_id ? Cell(*s.code_id) : Cell();
+    case FILE_NAME:
+      return optional_cell(s.file_name);
+    case SUBMISSION_TIME:
+      return s.submission_time;
+    case STATUS:
+      return Cell{s.status};
+    case SCORE:
+      return optional_cell(s.score);
+    case PASSED:
+      return optional_cell(s.passed);
+    case MODE:
+      return optional_cell(s.mode);
+    case RUNNER:
+      return optional_cell(s.runner);
+    case CODE:
+      return optional_cell(s.code);
+    default:
+      return Cell{};
+  }
+}
+
+}  // namespace
+
 struct SubmissionWriter::Parquet {
   Parquet(const std::string& path, const std::vector<dataset::FlatFileColumn>& columns,
           const parquet::Provenance& provenance, Format format, std::FILE* err)
@@ -218,51 +269,29 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
 
 SubmissionWriter::~SubmissionWriter() = default;
 
-Cell SubmissionWriter::cell(const Submission& s, int field) const {
-  switch (field) {
-    case kBenchmarks:
-      return s.benchmarks ? Cell{benchmarks_json(*s.benchmarks)} : Cell{};
-    case kLanguage:
-    case kLanguagesAll:
-    case kFeatures: {
-      const techniques::Techniques* t = techniques_of(s);
-      if (t == nullptr) return Cell{};
-      if (field == kLanguage) return std::string(techniques::to_string(t->language));
-      return field == kLanguagesAll ? techniques::languages_text(*t)
-                                    : techniques::features_text(*t);
+Cell SubmissionWriter::cell(const Submission& s, int field) const { return field_cell(s, field); }
+
+SubmissionCells::SubmissionCells(const std::vector<std::string>& fields) {
+  const auto& all = selectable_submission_fields();
+  for (const std::string& name : fields) {
+    const auto it = std::find(all.begin(), all.end(), name);
+    if (it == all.end()) {
+      std::string known;
+      for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
+      throw UsageError("no field '" + name + "'; the fields are: " + known);
     }
-    case SUBMISSION_ID:
-      return s.submission_id;
-    case LEADERBOARD_ID:
-      return s.leaderboard_id;
-    case PROBLEM_NAME:
-      return s.problem_name;
-    case USER_ID:
-      return s.user_id;
-    case USER_NAME:
-      return optional_cell(s.user_name);
-    case CODE_ID:
-      return s.code_id ? Cell(*s.code_id) : Cell();
-    case FILE_NAME:
-      return optional_cell(s.file_name);
-    case SUBMISSION_TIME:
-      return s.submission_time;
-    case STATUS:
-      return Cell{s.status};
-    case SCORE:
-      return optional_cell(s.score);
-    case PASSED:
-      return optional_cell(s.passed);
-    case MODE:
-      return optional_cell(s.mode);
-    case RUNNER:
-      return optional_cell(s.runner);
-    case CODE:
-      return optional_cell(s.code);
-    default:
-      return Cell{};
+    const int field = static_cast<int>(it - all.begin());
+    fields_.push_back(field);
+    columns_.push_back({name, field_type(field)});
   }
 }
+
+void SubmissionCells::fill(const Submission& s, std::vector<Cell>& cells) const {
+  cells.clear();
+  for (int f : fields_) cells.push_back(field_cell(s, f));
+}
+
+const char* submissions_rule() { return kRule; }
 
 void SubmissionWriter::write(const Submission& s) {
   ++rows_;

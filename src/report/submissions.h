@@ -41,6 +41,25 @@ namespace kbdata::report {
 // std, err, runs, best, worst (nanoseconds; null where the run result lacks the key).
 [[nodiscard]] std::string benchmarks_json(const std::vector<dataset::BenchmarkResult>& benchmarks);
 
+// The typed columns of `fields` (names of selectable_submission_fields()) and a submission's cells
+// for them: what SubmissionWriter writes in every format but Parquet, and what the submissions
+// query (query/submissions.h) tabulates.
+class SubmissionCells {
+ public:
+  // Throws UsageError for an unknown field (listing the fields).
+  explicit SubmissionCells(const std::vector<std::string>& fields);
+  [[nodiscard]] const std::vector<Column>& columns() const { return columns_; }
+  // Clears `cells` and appends `s`'s cell of each column.
+  void fill(const dataset::Submission& s, std::vector<Cell>& cells) const;
+
+ private:
+  std::vector<int> fields_;  // indexes into selectable_submission_fields()
+  std::vector<Column> columns_;
+};
+
+// What the rows of `kbdata submissions` are (Parquet's kbdata.rule).
+[[nodiscard]] const char* submissions_rule();
+
 // Streams submissions to `out`, or to `out_path` when given (any format, atomically; PARQUET needs
 // it). `fields` are names of
 // selectable_submission_fields(); `notes` receives the stderr lines of the CSV and Parquet
