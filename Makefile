@@ -22,8 +22,9 @@ deps:
 build-deps:
 	@scripts/install-deps build
 
-# The build folder knows the tests and the benchmarks (-DKBDATA_BENCH=ON), but `make build` (and
-# so `make demo`) compiles only the kbdata binary and its HTTP module. `make check` compiles
+# The build folder knows the tests and the benchmarks (-DKBDATA_BENCH=ON), but `make demo` compiles
+# only the kbdata binary and its HTTP module, and `make build` those and the Python module (its
+# tests are in `make check` and `make python`). `make check` compiles
 # everything: every test, and every benchmark (compiled, not run), so that an API change cannot
 # leave the benchmarks broken.
 $(BUILD)/build.ninja:
@@ -59,7 +60,8 @@ build-all: deps $(BUILD)/build.ninja
 # reliability note), one submission with its code, a legacy per-run config in the same model, and
 # the analyses: a ranking, a record series, a user's progression with its plot, and what the
 # winners' kernels use.
-demo: build
+demo: build-deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kbdata
 	@echo "== kbdata configs --data $(SAMPLE)"
 	@$(BUILD)/kbdata configs --data $(SAMPLE)
 	@echo
