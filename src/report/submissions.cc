@@ -227,19 +227,28 @@ struct SubmissionWriter::Parquet {
   Notes notes;
 };
 
+namespace {
+
+// The index of field `name` in selectable_submission_fields(); UsageError naming them all when it
+// is none of them.
+int field_index(const std::string& name) {
+  const auto& all = selectable_submission_fields();
+  const auto it = std::find(all.begin(), all.end(), name);
+  if (it == all.end()) {
+    std::string known;
+    for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
+    throw UsageError("no field '" + name + "'; the fields are: " + known);
+  }
+  return static_cast<int>(it - all.begin());
+}
+
+}  // namespace
+
 SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out,
                                    std::FILE* notes, std::optional<std::string> out_path)
     : format_(format) {
   const auto& all = selectable_submission_fields();
-  for (const std::string& name : fields) {
-    const auto it = std::find(all.begin(), all.end(), name);
-    if (it == all.end()) {
-      std::string known;
-      for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
-      throw UsageError("no field '" + name + "'; the fields are: " + known);
-    }
-    fields_.push_back(static_cast<int>(it - all.begin()));
-  }
+  for (const std::string& name : fields) fields_.push_back(field_index(name));
   if (format_ != Format::PARQUET) {
     std::vector<Column> columns;
     for (int f : fields_) columns.push_back({all[static_cast<size_t>(f)], field_type(f)});
@@ -272,15 +281,8 @@ SubmissionWriter::~SubmissionWriter() = default;
 Cell SubmissionWriter::cell(const Submission& s, int field) const { return field_cell(s, field); }
 
 SubmissionCells::SubmissionCells(const std::vector<std::string>& fields) {
-  const auto& all = selectable_submission_fields();
   for (const std::string& name : fields) {
-    const auto it = std::find(all.begin(), all.end(), name);
-    if (it == all.end()) {
-      std::string known;
-      for (const auto& f : all) known += (known.empty() ? "" : ", ") + f;
-      throw UsageError("no field '" + name + "'; the fields are: " + known);
-    }
-    const int field = static_cast<int>(it - all.begin());
+    const int field = field_index(name);
     fields_.push_back(field);
     columns_.push_back({name, field_type(field)});
   }
