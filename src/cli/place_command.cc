@@ -255,18 +255,9 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   const dataset::DataDir dir = open_data_dir(options.data, err);
   const std::vector<report::Column> columns =
       options.aggregate ? query::place_aggregate_columns() : query::place_columns();
-  std::vector<size_t> people;
-  std::vector<report::Column> people_columns;
-  if (!options.aggregate) {
-    for (const std::string& name : place_people_names()) {
-      for (size_t i = 0; i < columns.size(); ++i) {
-        if (columns[i].name == name) people.push_back(i);
-      }
-    }
-    for (size_t i : people) people_columns.push_back(columns[i]);
-  }
+  const result::Projection people(query::place_columns(), place_people_names());
   const bool narrow = format == report::Format::TABLE && !options.aggregate;
-  report::Writer writer(format, narrow ? people_columns : columns, out, err, options.out,
+  report::Writer writer(format, narrow ? people.columns() : columns, out, err, options.out,
                         options.aggregate ? query::kPlaceAggregateRule : query::kPlaceRule);
   for (const dataset::DataFile* f : dataset::leaderboards_files(dir)) {
     for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(dir, *f)) {
@@ -307,12 +298,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
                        answer.summary(line);
                      });
     }
-    result::ResultTable shown =
-        result::map_rows(answer, people_columns, [&](std::vector<report::Cell>&& cells) {
-          std::vector<report::Cell> row;
-          for (size_t i : people) row.push_back(std::move(cells[i]));
-          return row;
-        });
+    result::ResultTable shown = people.table(answer);
     writer.write(shown);
   } else {
     if (!hand_over(answer)) writer.write(answer);

@@ -45,17 +45,6 @@ const std::vector<std::string>& tasks_people_names(bool decontaminate) {
 constexpr size_t kRecordUserId = 16;
 constexpr size_t kRecordUserName = 17;
 
-std::vector<size_t> tasks_people_indexes(bool decontaminate) {
-  const std::vector<report::Column> all = query::tasks_columns();
-  std::vector<size_t> out;
-  for (const std::string& name : tasks_people_names(decontaminate)) {
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].name == name) out.push_back(i);
-    }
-  }
-  return out;
-}
-
 std::string tasks_card_text(const TasksOptions& options, const std::string& data,
                             const std::string& out_name, const query::TasksCounts& counts,
                             const pairs::BenchmarkSet* set, uint64_t flagged_left_out) {
@@ -122,13 +111,9 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
 
   const dataset::DataDir dir = open_data_dir(options.data, err);
   const std::vector<report::Column> columns = query::tasks_columns();
-  const std::vector<size_t> people = tasks_people_indexes(request.decontaminate);
-  std::vector<report::Column> people_columns;
-  for (size_t i : people) {
-    people_columns.push_back(columns[i]);
-    if (i == kRecordUserName) people_columns.back().name = "record_holder";  // name, else id
-  }
-  report::Writer writer(format, format == report::Format::TABLE ? people_columns : columns, out,
+  result::Projection people(columns, tasks_people_names(request.decontaminate));
+  people.rename("record_user_name", "record_holder");  // the name, else the id
+  report::Writer writer(format, format == report::Format::TABLE ? people.columns() : columns, out,
                         err, options.out, query::kTasksRule);
   std::unique_ptr<AtomicOutputFile> card;
   std::string card_path;
@@ -209,16 +194,12 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
   answer.summary(line);
 
   if (format == report::Format::TABLE) {
-    result::ResultTable shown =
-        result::map_rows(answer, people_columns, [&](std::vector<report::Cell>&& cells) {
-          // A user without a name (legacy files publish none) is shown by id.
-          if (std::holds_alternative<std::monostate>(cells[kRecordUserName])) {
-            cells[kRecordUserName] = cells[kRecordUserId];
-          }
-          std::vector<report::Cell> row;
-          for (size_t i : people) row.push_back(std::move(cells[i]));
-          return row;
-        });
+    result::ResultTable shown = people.table(answer, [](std::vector<report::Cell>& cells) {
+      // A user without a name (legacy files publish none) is shown by id.
+      if (std::holds_alternative<std::monostate>(cells[kRecordUserName])) {
+        cells[kRecordUserName] = cells[kRecordUserId];
+      }
+    });
     writer.write(shown);
   } else {
     if (!hand_over(answer)) writer.write(answer);

@@ -1,5 +1,6 @@
 #include "result/table.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace kbdata::result {
@@ -243,6 +244,38 @@ ResultTable map_rows(ResultTable& in, std::vector<Column> columns,
 const std::vector<std::shared_ptr<const Batch>>& ResultTable::batches() {
   end_batch();
   return sealed_;
+}
+
+Projection::Projection(const std::vector<Column>& all, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const Column& c) { return c.name == name; });
+    if (it == all.end()) throw std::logic_error("projection of a column the table lacks: " + name);
+    indexes_.push_back(static_cast<size_t>(it - all.begin()));
+    columns_.push_back(*it);
+  }
+}
+
+void Projection::rename(const std::string& name, std::string shown) {
+  const auto it = std::find_if(columns_.begin(), columns_.end(),
+                               [&](const Column& c) { return c.name == name; });
+  if (it == columns_.end()) throw std::logic_error("rename of a column not projected: " + name);
+  it->name = std::move(shown);
+}
+
+std::vector<Cell> Projection::row(std::vector<Cell>&& cells) const {
+  std::vector<Cell> out;
+  out.reserve(indexes_.size());
+  for (size_t i : indexes_) out.push_back(cells[i]);
+  return out;
+}
+
+ResultTable Projection::table(ResultTable& in,
+                              const std::function<void(std::vector<Cell>&)>& before) const {
+  return map_rows(in, columns_, [&](std::vector<Cell>&& cells) {
+    if (before) before(cells);
+    return row(std::move(cells));
+  });
 }
 
 }  // namespace kbdata::result

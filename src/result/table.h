@@ -215,4 +215,24 @@ class ResultTable {
     ResultTable& in, std::vector<Column> columns,
     const std::function<std::vector<Cell>(std::vector<Cell>&&)>& map);
 
+// Some columns of a table, by name, in the order named: the table for people that place and tasks
+// show (what a reader compares; the machine formats carry every column). A name the columns lack
+// is a bug in the caller (std::logic_error).
+class Projection {
+ public:
+  Projection(const std::vector<Column>& all, const std::vector<std::string>& names);
+  // The projected column `name` shown under another name (the same cells).
+  void rename(const std::string& name, std::string shown);
+  const std::vector<Column>& columns() const { return columns_; }
+  // The projected cells of one row of the full table.
+  std::vector<Cell> row(std::vector<Cell>&& cells) const;
+  // `in`'s rows projected (map_rows), after `before` has seen each full row.
+  [[nodiscard]] ResultTable table(ResultTable& in,
+                                  const std::function<void(std::vector<Cell>&)>& before = {}) const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<size_t> indexes_;  // into the full table's columns, one per projected column
+};
+
 }  // namespace kbdata::result

@@ -124,6 +124,40 @@ TEST(ResultTable, MapRowsKeepsSectionsLeaderboardsAndSummary) {
   EXPECT_EQ(names, (std::vector<Cell>{std::string("a"), std::string("b"), Cell{}}));
 }
 
+// A projection picks columns by name in the order named, may show one under another name, sees
+// each full row before it is cut, and keeps the table's sections; a name the table lacks is a bug.
+TEST(ResultTable, AProjectionPicksColumnsByNameInTheOrderNamed) {
+  const std::vector<Column> all = {
+      {"id", ColumnType::INT64}, {"name", ColumnType::STRING}, {"score", ColumnType::SCORE}};
+  Projection people(all, {"score", "name"});
+  people.rename("name", "user");
+  ASSERT_EQ(people.columns().size(), 2u);
+  EXPECT_EQ(people.columns()[0].name, "score");
+  EXPECT_EQ(people.columns()[0].type, ColumnType::SCORE);
+  EXPECT_EQ(people.columns()[1].name, "user");
+  EXPECT_EQ(people.row({int64_t{7}, std::string("a"), 1.5}),
+            (std::vector<Cell>{1.5, std::string("a")}));
+
+  ResultTable in(all, "rule", 1);
+  in.section("first");
+  in.add_row({int64_t{1}, Cell{}, 2.5}, 597, "nvfp4_gemm");
+  in.summary("done");
+  ResultTable out = people.table(in, [](std::vector<Cell>& cells) {
+    if (std::holds_alternative<std::monostate>(cells[1])) cells[1] = std::string("by id");
+  });
+  ASSERT_EQ(out.rows(), 1);
+  ASSERT_EQ(out.sections().size(), 1u);
+  EXPECT_EQ(out.row_leaderboard(0)->id, 597);
+  EXPECT_EQ(out.summary_lines(), std::vector<std::string>{"done"});
+  out.visit([](const std::string&) {},
+            [&](std::vector<Cell>&& cells, const ResultTable::Leaderboard*) {
+              EXPECT_EQ(cells, (std::vector<Cell>{2.5, std::string("by id")}));
+            });
+
+  EXPECT_THROW(Projection(all, {"nope"}), std::logic_error);
+  EXPECT_THROW(people.rename("id", "x"), std::logic_error);
+}
+
 TEST(ResultTable, ACellOfTheWrongTypeIsABug) {
   ResultTable table(kColumns, "test rows");
   std::vector<Cell> bad = row(0);
