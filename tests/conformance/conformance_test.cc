@@ -21,7 +21,8 @@
 // failure; KBDATA_ALLOW_KNOWN_FAILURES=1 lets the files of kKnownFailures pass.
 //
 // The pieces: oracle_text.h (the oracles' spellings), column_rules.h (classes and normalisation),
-// file_check.h (one file against its oracle, the summary); column_rules_test.cc tests the rules.
+// decoding.h (both sides read), file_check.h (one file against its oracle, the summary);
+// column_rules_test.cc tests the rules.
 
 #include <gtest/gtest.h>
 
