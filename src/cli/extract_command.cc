@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/code_language.h"
 #include "analysis/extract_selection.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
@@ -314,16 +313,16 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
           // Empty code is no code: no 0-byte file, and counted among the skipped.
           if (it == wanted.end() || written[it->second] || !s.code || s.code->empty()) return;
           const analysis::ExtractEntry& e = entries[it->second];
-          // The extension follows the file's kind (C++, HIP, Python, text); the manifest says
-          // what it uses (docs/techniques.md).
-          const analysis::CodeLanguage language =
-              analysis::detect_language(*s.code, s.file_name.value_or(""));
+          // What the code uses (docs/techniques.md) is the manifest's and decides the
+          // extension.
           query::ExtractedFile w;
-          w.path = entry_path(e, std::string(language.extension));
+          w.techniques = query::classify_row(s, *s.code);
+          const std::string extension(
+              query::code_file_extension(w.techniques, *s.code, s.file_name.value_or("")));
+          w.path = entry_path(e, extension);
           // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
           if (!paths.insert(w.path).second) {
-            w.path =
-                entry_path(e, "_" + std::to_string(it->second) + std::string(language.extension));
+            w.path = entry_path(e, "_" + std::to_string(it->second) + extension);
             paths.insert(w.path);
           }
           const fs::path file = folder.path() / w.path;
@@ -334,7 +333,6 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                           dir_error.message());
           }
           write_whole_file(file, *s.code);
-          w.techniques = query::classify_row(s, *s.code);
           w.bytes = s.code->size();
           w.sha256 = sha256_hex(*s.code);
           written[it->second] = std::move(w);

@@ -1,6 +1,6 @@
 // `kbdata extract`: writes the code of chosen submissions of a problem to files, with a
-// manifest.jsonl describing each (analysis/extract_selection.h, analysis/code_language.h;
-// docs/analyses.md, "extract").
+// manifest.jsonl describing each (analysis/extract_selection.h, query/extract.h; docs/analyses.md,
+// "extract").
 //
 // The export is built in a temporary folder beside --out and renamed into place when complete,
 // so a failure leaves no half-written export.

@@ -284,16 +284,6 @@ void AtomicOutputFile::start_writeback(uint64_t offset, uint64_t length) {
   }
 }
 
-void AtomicOutputFile::rewind() {
-  if (fd_ < 0 || ::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
-    IoError error("cannot start the output again: " + system_message(errno));
-    error.locate_file(target_.path);
-    throw error;
-  }
-  appended_ = 0;
-  writeback_from_ = 0;
-}
-
 void AtomicOutputFile::sync() {
   if (synced_) return;
   if (fd_ < 0) {

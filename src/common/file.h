@@ -216,9 +216,6 @@ class AtomicOutputFile final : public OutputSink {
   static constexpr uint64_t kWritebackBytes = uint64_t{16} << 20;
   // Bytes appended by write() whose writeback has been started, a multiple of kWritebackBytes.
   [[nodiscard]] uint64_t writeback_started() const { return writeback_from_; }
-  // Discards everything written so far (a download that must start again from byte 0). Throws
-  // IoError naming the path on failure.
-  void rewind();
   // Flushes and syncs the temporary file and closes it; nothing more may be written. commit()
   // then only renames. Lets a caller sync several outputs before renaming any (kbdata export).
   // Throws IoError naming the path on failure.
@@ -232,7 +229,7 @@ class AtomicOutputFile final : public OutputSink {
   std::string claim_;  // claim_output()'s key, released on destruction
   std::string temp_path_;
   int fd_ = -1;
-  uint64_t appended_ = 0;        // bytes write() wrote since the start (or rewind())
+  uint64_t appended_ = 0;        // bytes write() wrote since the start
   uint64_t writeback_from_ = 0;  // where the next automatic writeback starts
   bool committed_ = false;
   bool synced_ = false;

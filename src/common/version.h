@@ -1,8 +1,9 @@
-// kbdata's version: printed by --version and written into every file kbdata creates.
+// kbdata's version: printed by --version and written into every file kbdata creates. Its one
+// source is the top CMakeLists.txt's project(VERSION), compiled into version.cc.
 #pragma once
 
 namespace kbdata {
 
-inline constexpr const char* kVersion = "0.2.0";
+extern const char* const kVersion;
 
 }  // namespace kbdata

@@ -32,10 +32,4 @@ parquet::Field flat_field(FlatColumn column) {
                               flat_field_type(column));
 }
 
-std::vector<parquet::Field> flat_fields() {
-  std::vector<parquet::Field> all;
-  for (int c = 0; c < kFlatColumnCount; ++c) all.push_back(flat_field(static_cast<FlatColumn>(c)));
-  return all;
-}
-
 }  // namespace kbdata::dataset

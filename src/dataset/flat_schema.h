@@ -39,7 +39,4 @@ inline constexpr int kFlatColumnCount = CODE + 1;
 // The type of a column's field.
 [[nodiscard]] parquet::FieldType flat_field_type(FlatColumn column);
 
-// The 14 fields in FlatColumn order.
-[[nodiscard]] std::vector<parquet::Field> flat_fields();
-
 }  // namespace kbdata::dataset

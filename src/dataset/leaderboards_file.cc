@@ -53,6 +53,51 @@ const char* expected(Field field) {
   }
 }
 
+// Value `value` of `values` (leaf `c`, of `field`) into its entry `e`; `fail` throws the error
+// naming the row and column.
+template <typename Fail>
+void take_value(LeaderboardEntry& e, Field field, const parquet::ColumnDescriptor& c,
+                const parquet::ValueBuffer& values, size_t value, const Fail& fail) {
+  switch (field) {
+    case ID: {
+      if (is_integer_type(c)) {
+        e.id = c.physical == parquet::PhysicalType::INT64 ? values.get<int64_t>(value)
+                                                          : values.get<int32_t>(value);
+        break;
+      }
+      const double d = c.physical == parquet::PhysicalType::DOUBLE ? values.get<double>(value)
+                                                                   : values.get<float>(value);
+      if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) >= 9.2e18) {
+        fail(std::to_string(d) + " is not an integer id");
+      }
+      e.id = static_cast<int64_t>(d);
+      break;
+    }
+    case DEADLINE:
+      if (c.physical == parquet::PhysicalType::INT64) {
+        e.deadline = to_micros(values.get<int64_t>(value), c.logical.unit);
+      } else {
+        e.deadline = int96_to_micros(values.bytes(value).data());
+      }
+      break;
+    case NAME:
+      e.name = std::string(values.string(value));
+      break;
+    case LANG:
+      e.lang = std::string(values.string(value));
+      break;
+    case DESCRIPTION:
+      e.description = std::string(values.string(value));
+      break;
+    case REFERENCE:
+      e.reference = std::string(values.string(value));
+      break;
+    default:
+      e.gpu_types.emplace_back(values.string(value));
+      break;
+  }
+}
+
 }  // namespace
 
 std::vector<LeaderboardEntry> read_leaderboards(const DataDir& dir, const DataFile& file) {
@@ -105,45 +150,7 @@ std::vector<LeaderboardEntry> read_leaderboards(const DataDir& dir, const DataFi
             error.locate_column(c.dotted_path);
             throw error;
           };
-          switch (f) {
-            case ID: {
-              if (is_integer_type(c)) {
-                e.id = c.physical == parquet::PhysicalType::INT64 ? col.values.get<int64_t>(value)
-                                                                  : col.values.get<int32_t>(value);
-                break;
-              }
-              const double d = c.physical == parquet::PhysicalType::DOUBLE
-                                   ? col.values.get<double>(value)
-                                   : col.values.get<float>(value);
-              if (!std::isfinite(d) || std::trunc(d) != d || std::fabs(d) >= 9.2e18) {
-                fail(std::to_string(d) + " is not an integer id");
-              }
-              e.id = static_cast<int64_t>(d);
-              break;
-            }
-            case DEADLINE:
-              if (c.physical == parquet::PhysicalType::INT64) {
-                e.deadline = to_micros(col.values.get<int64_t>(value), c.logical.unit);
-              } else {
-                e.deadline = int96_to_micros(col.values.bytes(value).data());
-              }
-              break;
-            case NAME:
-              e.name = std::string(col.values.string(value));
-              break;
-            case LANG:
-              e.lang = std::string(col.values.string(value));
-              break;
-            case DESCRIPTION:
-              e.description = std::string(col.values.string(value));
-              break;
-            case REFERENCE:
-              e.reference = std::string(col.values.string(value));
-              break;
-            default:
-              e.gpu_types.emplace_back(col.values.string(value));
-              break;
-          }
+          take_value(e, static_cast<Field>(f), c, col.values, value, fail);
         }
         if (col.num_levels > 0 && row + 1 != out.size()) {
           throw FormatError(std::string("column '") + kNames[f] + "' ends before the batch");

@@ -828,8 +828,11 @@ struct DecodedCode {
   CodeRepairCounts counts;
 };
 
-void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
-                 const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
+// The columns a legacy load reads (LegacyColumn order), then the machine of each run
+// (run_system_info.gpu and .device_count, which give the runner) and, with results, the tester's
+// benchmark leaves (set in `bench_leaves`).
+std::vector<ColumnSpec> legacy_specs(const parquet::Schema& schema, const LoadOptions& options,
+                                     std::vector<BenchmarkLeaf>& bench_leaves) {
   std::vector<ColumnSpec> specs = model_columns(SchemaFamily::LEGACY_RUNS);
   if (!options.with_runs) specs[L_RUN_START].name = specs[L_RUN_END].name = "";
   if (options.with_code || options.with_code_bytes) {
@@ -838,35 +841,232 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     specs[L_CODE].name = "";
   }
   // The machine of each run (run_system_info.gpu and .device_count), which gives the runner.
-  const SystemLeaves system = system_leaves(reader.schema());
+  const SystemLeaves system = system_leaves(schema);
   specs.push_back({"", Role::TEXT, false, true, system.gpu});
   specs.push_back({"", Role::ID, false, true, system.device_count});
-  std::vector<BenchmarkLeaf> bench_leaves;
-  if (options.with_results) bench_leaves = benchmark_leaves(reader.schema());
+  if (options.with_results) bench_leaves = benchmark_leaves(schema);
   for (const BenchmarkLeaf& b : bench_leaves)
     specs.push_back({"", Role::NUMBER, false, true, b.leaf});
+  return specs;
+}
 
+// On a worker: the code of the first row of each submission of a legacy batch (of `rows` rows)
+// that `submission_level` keeps, decoded (`with_code`) or only measured.
+std::vector<DecodedCode> decode_first_codes(const std::vector<Column>& load, size_t rows,
+                                            const Filter& submission_level,
+                                            const LeaderboardDirectory& leaderboards,
+                                            bool with_code) {
+  std::vector<DecodedCode> out(rows);
+  std::unordered_set<int64_t> first;
+  for (size_t r = 0; r < rows; ++r) {
+    const std::optional<int64_t> id = load[L_SUBMISSION_ID].id(r);
+    if (!id || !first.insert(*id).second) continue;
+    // A submission the filter leaves out keeps no code: none is decoded for it.
+    if (!matches(submission_level, submission_fields(load, r, *id, [&](int64_t leaderboard_id) {
+                   return leaderboards.name_of(leaderboard_id);
+                 }))) {
+      continue;
+    }
+    DecodedCode& d = out[r];
+    d.decoded = true;
+    if (with_code) {
+      d.code = decode(load[L_CODE], r, d.counts);
+    } else {
+      d.bytes = decoded_size(load[L_CODE], r, d.counts);
+    }
+  }
+  return out;
+}
+
+// The conditions of `filter` a legacy submission can be tested on at its first run seen; passed
+// and scored, and the runner (a later run may be the first to record its GPU), are tested once
+// all its runs are grouped.
+Filter first_run_conditions(Filter filter) {
+  filter.passed_only = false;
+  filter.scored_only = false;
+  filter.runner.reset();
+  return filter;
+}
+
+// A leaderboard id's problem name (LeaderboardDirectory::name_of), each looked up once. Used on
+// the calling thread only.
+class ProblemNames {
+ public:
+  explicit ProblemNames(const LeaderboardDirectory& leaderboards) : leaderboards_(leaderboards) {}
+  const std::string& operator()(int64_t leaderboard_id) const {
+    auto p = names_.find(leaderboard_id);
+    if (p == names_.end()) {
+      p = names_.emplace(leaderboard_id, leaderboards_.name_of(leaderboard_id)).first;
+    }
+    return p->second;
+  }
+
+ private:
+  const LeaderboardDirectory& leaderboards_;
+  mutable std::map<int64_t, std::string> names_;  // a cache
+};
+
+// The run of row `r` of a legacy batch (its times aside), with the tester's benchmark results of
+// `bench_leaves` (whose columns follow L_CODE + 2).
+Run legacy_run(const std::vector<Column>& load, size_t r,
+               const std::vector<BenchmarkLeaf>& bench_leaves) {
+  Run run;
+  run.run_id = *load[L_RUN_ID].id(r);
+  run.mode = *load[L_RUN_MODE].text(r);
+  run.score = load[L_RUN_SCORE].f64(r);
+  run.passed = load[L_RUN_PASSED].boolean(r);
+  for (size_t k = 0; k < bench_leaves.size(); ++k) {
+    const Column& c = load[L_CODE + 3 + k];
+    std::optional<double> v = c.f64(r);
+    if (!v) continue;
+    const BenchmarkLeaf& b = bench_leaves[k];
+    if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
+    BenchmarkResult& result = run.benchmarks[b.benchmark];
+    switch (b.field) {
+      case 0:
+        result.mean = v;
+        break;
+      case 1:
+        result.std_dev = v;
+        break;
+      case 2:
+        result.err = v;
+        break;
+      case 3: {
+        std::optional<int64_t> runs = whole(*v);
+        if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
+        result.runs = runs;
+        break;
+      }
+      case 4:
+        result.best = v;
+        break;
+      default:
+        result.worst = v;
+        break;
+    }
+  }
+  return run;
+}
+
+// The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs cannot be
+// told apart in this family, so they compete too (docs/data-model.md). A score no ranking can use
+// (NaN, infinite, negative) is kept only when there is no other. `with_results`: the best run's
+// benchmark results are the submission's.
+void take_if_best(Submission& s, const Run& run, bool with_results) {
+  if (run.mode == "leaderboard" && run.passed == true && run.score &&
+      (!s.score || (valid_score(*run.score) && !valid_score(*s.score)) ||
+       (valid_score(*run.score) == valid_score(*s.score) && *run.score < *s.score))) {
+    s.score = run.score;
+    if (with_results) s.benchmarks = run.benchmarks;
+  }
+}
+
+// Every run of the legacy submissions is grouped: sorts them by id, each one's runs by run id,
+// gives each its status from its score, and says which `filter` keeps (1) in the result.
+std::vector<uint8_t> finish_legacy_groups(std::vector<Submission>& groups, const Filter& filter) {
+  std::sort(groups.begin(), groups.end(), [](const Submission& a, const Submission& b) {
+    return a.submission_id < b.submission_id;
+  });
+  std::vector<uint8_t> kept(groups.size(), 0);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    Submission& s = groups[i];
+    if (s.score) {
+      s.status = "succeeded";
+      s.passed = true;
+      s.mode = "leaderboard";
+    } else {
+      s.status = "failed";
+    }
+    std::sort(s.runs.begin(), s.runs.end(),
+              [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
+    kept[i] = matches(filter, s) ? 1 : 0;
+  }
+  return kept;
+}
+
+// The code pass of a legacy load with a prepare step: the code column of `code_specs` read at the
+// kept submissions' first rows (`wanted`: file row and index in `groups`, in file order), and each
+// submission prepared on the worker that decoded it.
+void legacy_code_pass(parquet::FileReader& reader, const std::vector<ColumnSpec>& code_specs,
+                      const std::vector<std::pair<int64_t, size_t>>& wanted,
+                      std::vector<Submission>& groups, const LoadOptions& options,
+                      LoadStats& stats) {
+  parquet::RowRanges rows;
+  for (const auto& w : wanted) parquet::append_range(rows, w.first, w.first + 1);
+  std::vector<ColumnSpec> code_only(code_specs.size());
+  code_only[L_CODE] = code_specs[L_CODE];
+  const bool measure_code = options.with_code_bytes && !options.with_code;
+  FileLoad code_file(reader, code_only, load_threads(options),
+                     measure_code ? kBatchRows : kBatchRowsWithCode);
+  if (measure_code) code_file.measure_code_size(L_CODE);
+  if (options.prepare) code_file.threads_for_any_work();
+  code_file.only_rows(std::move(rows));
+  LoadStats ignored;
+  code_file.run(
+      nullptr, /*filter_rows=*/false, ignored,
+      [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
+        CodeRepairCounts counts;
+        batch.result = counts;
+        if (batch.num_rows == 0) return;
+        const std::vector<int64_t> file_rows = batch.file_rows();
+        auto w = std::lower_bound(wanted.begin(), wanted.end(),
+                                  std::pair<int64_t, size_t>{file_rows.front(), 0});
+        std::string scratch;  // a repaired code handed to prepare
+        for (size_t r = 0; r < batch.num_rows; ++r, ++w) {
+          if (w == wanted.end() || w->first != file_rows[r]) {
+            throw std::logic_error("legacy code pass: a row that was not asked for");
+          }
+          Submission& s = groups[w->second];  // each group on one worker only
+          std::optional<std::string_view> code;
+          if (options.code_wanted && !options.code_wanted(s)) {
+            // Its code is not decoded (the submission is complete: the rule may use its score).
+          } else if (options.with_code) {
+            code = decode_view(load[L_CODE], r, counts, scratch);
+          } else {
+            s.code_bytes = decoded_size(load[L_CODE], r, counts);
+          }
+          options.prepare(s, code);
+        }
+        batch.result = counts;
+        code_file.release(batch, L_CODE);
+      },
+      [&](parquet::ScanBatch& batch) {
+        stats.code += std::any_cast<CodeRepairCounts&>(batch.result);
+      });
+}
+
+// A legacy load's prepare step without a code pass: every group is in memory by now, so prepare
+// runs on all the kept ones at once, on the load's threads, in blocks.
+void prepare_legacy_groups(std::vector<Submission>& groups, const std::vector<uint8_t>& kept,
+                           const LoadOptions& options) {
+  constexpr size_t kBlock = 64;
+  const size_t blocks = (groups.size() + kBlock - 1) / kBlock;
+  const int threads = load_threads(options);
+  std::unique_ptr<ThreadPool> pool =
+      threads > 1 && blocks > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+  run_all(pool.get(), blocks, [&](size_t block) {
+    const size_t end = std::min(groups.size(), (block + 1) * kBlock);
+    for (size_t i = block * kBlock; i < end; ++i) {
+      if (kept[i] != 0) options.prepare(groups[i], std::nullopt);
+    }
+  });
+}
+
+void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
+                 const LoadOptions& options, const SubmissionSink& sink, LoadStats& stats) {
+  std::vector<BenchmarkLeaf> bench_leaves;
+  std::vector<ColumnSpec> specs = legacy_specs(reader.schema(), options, bench_leaves);
   const LeaderboardDirectory& leaderboards = leaderboards_of(options);
   LegacyRunners runners(leaderboards);
   Respelled respelled;
 
-  // Submission-level conditions are tested on the first run seen; passed/scored, and the runner
-  // (a later run may be the first to record its GPU), only after all runs are grouped.
-  Filter submission_level = options.filter;
-  submission_level.passed_only = false;
-  submission_level.scored_only = false;
-  submission_level.runner.reset();
+  const Filter submission_level = first_run_conditions(options.filter);
 
   std::vector<Submission> groups;
   std::unordered_map<int64_t, size_t> by_id;  // submission_id -> index in groups, or npos
-  std::map<int64_t, std::string> problems;    // leaderboard_id -> name (name_of)
+  ProblemNames problem_of(leaderboards);
   constexpr size_t kRejected = static_cast<size_t>(-1);
-  const auto problem_of = [&](int64_t leaderboard_id) -> const std::string& {
-    auto p = problems.find(leaderboard_id);
-    if (p == problems.end())
-      p = problems.emplace(leaderboard_id, leaderboards.name_of(leaderboard_id)).first;
-    return p->second;
-  };
 
   // Runs are grouped on the calling thread, in file order (the first run seen of a submission
   // gives its fields and code). The code is decoded on the workers, for the first row of each
@@ -878,7 +1078,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
   // those rows of the kept submissions only and prepares each on the worker that decoded it. The
   // code of every submission is then never in memory at once (prepare usually drops it).
   const bool code_pass = options.prepare && (options.with_code || options.with_code_bytes);
-  const std::vector<ColumnSpec> code_specs = specs;
+  const std::vector<ColumnSpec> code_specs = specs;  // the code column as the code pass reads it
   if (code_pass) specs[L_CODE].name = "";
   const bool reads_code = !code_pass && (options.with_code || options.with_code_bytes);
   std::vector<int64_t> first_rows;  // with code_pass: the file row of groups[i]'s first run
@@ -887,27 +1087,9 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
                 reads_code && !measure_code ? kBatchRowsWithCode : kBatchRows);
   if (reads_code && measure_code) file.measure_code_size(L_CODE);
   const auto decode_batch = [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
-    if (!reads_code) return;
-    std::vector<DecodedCode> out(batch.num_rows);
-    std::unordered_set<int64_t> first;
-    for (size_t r = 0; r < batch.num_rows; ++r) {
-      const std::optional<int64_t> id = load[L_SUBMISSION_ID].id(r);
-      if (!id || !first.insert(*id).second) continue;
-      // A submission the filter leaves out keeps no code: none is decoded for it.
-      if (!matches(submission_level, submission_fields(load, r, *id, [&](int64_t leaderboard_id) {
-                     return leaderboards.name_of(leaderboard_id);
-                   }))) {
-        continue;
-      }
-      DecodedCode& d = out[r];
-      d.decoded = true;
-      if (options.with_code) {
-        d.code = decode(load[L_CODE], r, d.counts);
-      } else {
-        d.bytes = decoded_size(load[L_CODE], r, d.counts);
-      }
-    }
-    batch.result = std::move(out);
+    if (reads_code)
+      batch.result = decode_first_codes(load, batch.num_rows, submission_level, leaderboards,
+                                        options.with_code);
   };
   file.run(filter, /*filter_rows=*/true, stats, decode_batch, [&](parquet::ScanBatch& batch) {
     const std::vector<Column> load = file.columns(batch);
@@ -940,51 +1122,8 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
             runners.of(s.leaderboard_id, load[L_CODE + 1].text(r), load[L_CODE + 2].id(r)),
             respelled);
       }
-      Run run;
-      run.run_id = *load[L_RUN_ID].id(r);
-      run.mode = *load[L_RUN_MODE].text(r);
-      run.score = load[L_RUN_SCORE].f64(r);
-      run.passed = load[L_RUN_PASSED].boolean(r);
-      for (size_t k = 0; k < bench_leaves.size(); ++k) {
-        const Column& c = load[L_CODE + 3 + k];
-        std::optional<double> v = c.f64(r);
-        if (!v) continue;
-        const BenchmarkLeaf& b = bench_leaves[k];
-        if (run.benchmarks.size() <= b.benchmark) run.benchmarks.resize(b.benchmark + 1);
-        BenchmarkResult& result = run.benchmarks[b.benchmark];
-        switch (b.field) {
-          case 0:
-            result.mean = v;
-            break;
-          case 1:
-            result.std_dev = v;
-            break;
-          case 2:
-            result.err = v;
-            break;
-          case 3: {
-            std::optional<int64_t> runs = whole(*v);
-            if (!runs) c.fail(r, number_text(*v) + " is not a count of runs");
-            result.runs = runs;
-            break;
-          }
-          case 4:
-            result.best = v;
-            break;
-          default:
-            result.worst = v;
-            break;
-        }
-      }
-      // The submission's score: its best (lowest) passed, scored leaderboard run. Secret runs
-      // cannot be told apart in this family, so they compete too (docs/data-model.md). A score no
-      // ranking can use (NaN, infinite, negative) is kept only when there is no other.
-      if (run.mode == "leaderboard" && run.passed == true && run.score &&
-          (!s.score || (valid_score(*run.score) && !valid_score(*s.score)) ||
-           (valid_score(*run.score) == valid_score(*s.score) && *run.score < *s.score))) {
-        s.score = run.score;
-        if (options.with_results) s.benchmarks = run.benchmarks;
-      }
+      Run run = legacy_run(load, r, bench_leaves);
+      take_if_best(s, run, options.with_results);
       if (options.with_runs) {
         run.start_time = load[L_RUN_START].time_us(r);
         run.end_time = load[L_RUN_END].time_us(r);
@@ -993,23 +1132,7 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
     }
   });
 
-  std::sort(groups.begin(), groups.end(), [](const Submission& a, const Submission& b) {
-    return a.submission_id < b.submission_id;
-  });
-  std::vector<uint8_t> kept(groups.size(), 0);
-  for (size_t i = 0; i < groups.size(); ++i) {
-    Submission& s = groups[i];
-    if (s.score) {
-      s.status = "succeeded";
-      s.passed = true;
-      s.mode = "leaderboard";
-    } else {
-      s.status = "failed";
-    }
-    std::sort(s.runs.begin(), s.runs.end(),
-              [](const Run& a, const Run& b) { return a.run_id < b.run_id; });
-    kept[i] = matches(options.filter, s) ? 1 : 0;
-  }
+  const std::vector<uint8_t> kept = finish_legacy_groups(groups, options.filter);
   if (code_pass) {
     // The first row of each kept submission, in file order, and its index in (sorted) groups.
     std::vector<std::pair<int64_t, size_t>> wanted;
@@ -1017,63 +1140,10 @@ void load_legacy(parquet::FileReader& reader, const parquet::RowFilter* filter,
       if (kept[i] != 0) wanted.emplace_back(first_rows[by_id.at(groups[i].submission_id)], i);
     }
     std::sort(wanted.begin(), wanted.end());
-    parquet::RowRanges rows;
-    for (const auto& w : wanted) parquet::append_range(rows, w.first, w.first + 1);
-    std::vector<ColumnSpec> code_only(code_specs.size());
-    code_only[L_CODE] = code_specs[L_CODE];
-    FileLoad code_file(reader, code_only, load_threads(options),
-                       measure_code ? kBatchRows : kBatchRowsWithCode);
-    if (measure_code) code_file.measure_code_size(L_CODE);
-    if (options.prepare) code_file.threads_for_any_work();
-    code_file.only_rows(std::move(rows));
-    LoadStats ignored;
-    if (!wanted.empty()) {
-      code_file.run(
-          nullptr, /*filter_rows=*/false, ignored,
-          [&](const std::vector<Column>& load, parquet::ScanBatch& batch) {
-            CodeRepairCounts counts;
-            batch.result = counts;
-            if (batch.num_rows == 0) return;
-            const std::vector<int64_t> file_rows = batch.file_rows();
-            auto w = std::lower_bound(wanted.begin(), wanted.end(),
-                                      std::pair<int64_t, size_t>{file_rows.front(), 0});
-            std::string scratch;  // a repaired code handed to prepare
-            for (size_t r = 0; r < batch.num_rows; ++r, ++w) {
-              if (w == wanted.end() || w->first != file_rows[r]) {
-                throw std::logic_error("legacy code pass: a row that was not asked for");
-              }
-              Submission& s = groups[w->second];  // each group on one worker only
-              std::optional<std::string_view> code;
-              if (options.code_wanted && !options.code_wanted(s)) {
-                // Its code is not decoded (the submission is complete: the rule may use its score).
-              } else if (options.with_code) {
-                code = decode_view(load[L_CODE], r, counts, scratch);
-              } else {
-                s.code_bytes = decoded_size(load[L_CODE], r, counts);
-              }
-              options.prepare(s, code);
-            }
-            batch.result = counts;
-            code_file.release(batch, L_CODE);
-          },
-          [&](parquet::ScanBatch& batch) {
-            stats.code += std::any_cast<CodeRepairCounts&>(batch.result);
-          });
-    }
+    if (!wanted.empty()) legacy_code_pass(reader, code_specs, wanted, groups, options, stats);
   } else if (options.prepare) {
-    // Every group is in memory by now: prepare runs on all of them at once, on the load's
-    // threads, in blocks (the sink still gets them in submission_id order).
-    constexpr size_t kBlock = 64;
-    const size_t blocks = (groups.size() + kBlock - 1) / kBlock;
-    const int threads = load_threads(options);
-    std::unique_ptr<ThreadPool> pool =
-        threads > 1 && blocks > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-    run_all(pool.get(), blocks, [&](size_t block) {
-      const size_t end = std::min(groups.size(), (block + 1) * kBlock);
-      for (size_t i = block * kBlock; i < end; ++i) {
-        if (kept[i] != 0) options.prepare(groups[i], std::nullopt);
-      }
-    });
+    // The sink still gets them in submission_id order.
+    prepare_legacy_groups(groups, kept, options);
   }
   respelled.add_to(stats);
   RowChecks checks(reader.name(), stats, /*repeats=*/false, 0);

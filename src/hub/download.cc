@@ -16,15 +16,10 @@
 #include "common/file.h"
 #include "common/sha256.h"
 #include "common/text.h"
-#include "hub/curl_api.h"
+#include "hub/transfer.h"
 
 namespace kbdata::hub {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-constexpr int kMaxRedirects = 10;
-constexpr int kMaxReresolves = 3;
 
 // The file's identity as the tree states it, computed over the bytes as they stream: sha256 for
 // an LFS file, the git blob sha1 ("blob SIZE\0" + bytes) for the others.
@@ -128,16 +123,6 @@ class Blob {
     }
     changed_.notify_all();
   }
-  // A file in one part starts again from byte 0 (a 200 answered its Range request).
-  void restart() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !hashing_; });
-    out_->rewind();
-    hasher_.reset();
-    hashed_ = 0;
-    written_back_ = 0;
-    parts_[0].received = 0;
-  }
   // Every byte is written: verify, sync and rename (state() tells when that is done).
   void finish() {
     {
@@ -183,7 +168,6 @@ class Blob {
       if (end > hashed_) {
         const uint64_t from = hashed_;
         const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlockBytes, end - from));
-        hashing_ = true;
         lock.unlock();
         std::string error;
         try {
@@ -197,8 +181,6 @@ class Blob {
           error = e.what();
         }
         lock.lock();
-        hashing_ = false;
-        changed_.notify_all();
         if (!error.empty()) return fail(lock, error);
         hashed_ = from + n;
         continue;
@@ -243,7 +225,6 @@ class Blob {
   size_t frontier_ = 0;        // the first part not hashed to its end
   uint64_t hashed_ = 0;        // bytes of the file hashed so far, from the start
   uint64_t written_back_ = 0;  // bytes from the start whose writing to disk has begun
-  bool hashing_ = false;       // the thread reads and hashes a block (outside the lock)
   bool finishing_ = false;
   bool committed_ = false;
   bool stopping_ = false;
@@ -252,180 +233,61 @@ class Blob {
   std::thread thread_;  // last: starts once the members above exist
 };
 
-// One file's download: its parts, and the blob its bytes go to (made by the first request).
+// One file's download: its parts, and the blob its bytes go to (made with the first bytes).
 struct FileJob {
   explicit FileJob(const TreeFile& f) : file(f) {}
   const TreeFile& file;
   std::vector<Blob::Part> parts;  // in file order: one, or the ranges of a split file
-  bool split = false;             // in several ranges
   int parts_left = 0;
   std::unique_ptr<Blob> blob;
   bool finished = false;  // every part is in: the blob verifies and renames
 };
 
-// One part of a file (the whole file, or one of its ranges when it is split): its requests one
-// after another.
-struct Transfer {
-  Transfer(FileJob& j, std::string resolve, uint64_t first, uint64_t size, size_t index = 0)
-      : job(j),
-        file(j.file),
-        resolve_url(resolve),
-        url(resolve),
-        start(first),
-        length(size),
-        part(index) {}
+// One part of a file (the whole file in one stream, or one of its ranges when it is split): its
+// bytes go to the file's blob, its failure names the file.
+class PartTransfer final : public Transfer {
+ public:
+  PartTransfer(FileJob& job, const std::string& resolve, uint64_t start, uint64_t length,
+               size_t part, Ask ask, const RepoCache& cache, const std::function<void()>& wake,
+               uint64_t& done, int& verifying)
+      : Transfer(job.file, resolve, resolve, start, length, ask),
+        job_(job),
+        part_(part),
+        cache_(cache),
+        wake_(wake),
+        done_(done),
+        verifying_(verifying) {}
 
-  FileJob& job;
-  const TreeFile& file;
-  std::string resolve_url;  // the hub's resolve URL: where an expired signed URL sends us back
-  std::string url;          // the next request's URL
-  uint64_t start = 0;       // of the part in the file
-  uint64_t length = 0;      // of the part
-  size_t part = 0;          // its index in job.parts (a split file)
-  uint64_t received = 0;    // bytes of the part in the temporary
-  uint64_t received_at_failure = 0;
-  int tries = 0;  // failed tries since the last one that brought bytes
-  int reresolves = 0;
-  int redirects = 0;
-  Clock::time_point start_at;  // when the next request may start
-  bool done = false;
+  void write(uint64_t offset, std::span<const uint8_t> bytes) override {
+    blob().write(part_, offset, bytes);
+    done_ += bytes.size();
+  }
+  void complete() override {
+    if (--job_.parts_left > 0) return;
+    blob().finish();
+    job_.finished = true;
+    ++verifying_;
+  }
+  [[noreturn]] void fail(const std::string& reason) const override {
+    throw IoError(job_.file.path + ": " + reason);
+  }
 
-  // The request in flight.
-  CURL* easy = nullptr;
-  curl_slist* list = nullptr;
-  Headers headers;
-  bool checked = false;                // the response's first body bytes were seen
-  bool is_data = false;                // the response's body is the file's bytes
-  bool whole_file = false;             // a part's range answered by a 200: the whole file
-  uint64_t body_position = 0;          // of the next body byte in the file (whole_file)
-  std::string fatal;                   // set by a callback
-  uint64_t* total_done = nullptr;      // bytes of all files in their temporaries
-  uint64_t* total_received = nullptr;  // bytes received, those a restart discarded included
+ private:
+  Blob& blob() {
+    if (!job_.blob) {
+      job_.blob =
+          std::make_unique<Blob>(job_.file, cache_.blob_path(job_.file.etag), job_.parts, wake_);
+    }
+    return *job_.blob;
+  }
 
-  [[nodiscard]] Blob& blob() { return *job.blob; }
-  [[nodiscard]] uint64_t first_wanted() const { return start + received; }
+  FileJob& job_;
+  size_t part_;
+  const RepoCache& cache_;
+  const std::function<void()>& wake_;
+  uint64_t& done_;  // bytes of all files in their temporaries
+  int& verifying_;  // files whose blobs verify and rename them
 };
-
-uint64_t parse_number(const std::string& text, bool& ok) {
-  uint64_t value = 0;
-  ok = !text.empty() && text.size() <= 19;
-  for (char c : text) {
-    if (c < '0' || c > '9') ok = false;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return value;
-}
-
-// Decides, at the first body bytes of a response, whether they are the file's, and checks that
-// the response fits what was asked. Throws Fatal when it cannot.
-bool start_body(Transfer& t) {
-  long status = 0;
-  curl().curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
-  if (status != 200 && status != 206) return false;
-  curl_off_t length = -1;
-  curl().curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-  if (status == 206) {
-    // "bytes FIRST-LAST/SIZE" must continue exactly where the part's bytes end, and (a part) end
-    // where the part does.
-    const std::string range = t.headers.count("content-range") ? t.headers["content-range"] : "";
-    const size_t dash = range.find('-');
-    const size_t slash = range.find('/');
-    bool ok_first = false;
-    bool ok_last = false;
-    bool ok_size = false;
-    const bool shaped = range.rfind("bytes ", 0) == 0 && dash != std::string::npos &&
-                        slash != std::string::npos && dash < slash;
-    const uint64_t first = shaped ? parse_number(range.substr(6, dash - 6), ok_first) : 0;
-    const uint64_t last =
-        shaped ? parse_number(range.substr(dash + 1, slash - dash - 1), ok_last) : 0;
-    const uint64_t size = shaped ? parse_number(range.substr(slash + 1), ok_size) : 0;
-    if (!ok_first || !ok_last || !ok_size || first != t.first_wanted() ||
-        last != t.start + t.length - 1 || size != t.file.size) {
-      throw Fatal("asked for bytes from " + std::to_string(t.first_wanted()) + " to " +
-                  std::to_string(t.start + t.length - 1) + " of " + std::to_string(t.file.size) +
-                  ", the server answered '" + printable(range) + "'");
-    }
-    if (length >= 0 && static_cast<uint64_t>(length) != last - first + 1) {
-      throw Fatal("the server announces " + std::to_string(length) + " bytes for the range " +
-                  std::to_string(first) + "-" + std::to_string(last));
-    }
-    return true;
-  }
-  // A 200: the whole file, which must be the tree's size.
-  if (length >= 0 && static_cast<uint64_t>(length) != t.file.size) {
-    throw Fatal("the server announces " + std::to_string(length) + " bytes; the tree says " +
-                std::to_string(t.file.size));
-  }
-  if (t.job.split) {
-    // A part's range answered by the whole file: its part is taken from the stream, the rest
-    // passed over.
-    t.whole_file = true;
-    t.body_position = 0;
-  } else if (t.received > 0) {
-    // A 200 answering a Range request: the server sends the whole file; start again.
-    t.blob().restart();
-    *t.total_done -= t.received;
-    t.received = 0;
-  }
-  return true;
-}
-
-size_t on_body(char* data, size_t, size_t size, void* user) {
-  auto& t = *static_cast<Transfer*>(user);
-  try {
-    if (!t.checked) {
-      t.checked = true;
-      t.is_data = start_body(t);
-    }
-    if (!t.is_data) return size;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(data);
-    *t.total_received += size;
-    if (t.whole_file) {
-      const uint64_t piece_start = t.body_position;
-      const uint64_t piece_end = piece_start + size;
-      t.body_position = piece_end;
-      if (piece_end > t.file.size) {
-        throw Fatal("the server sends more than the " + std::to_string(t.file.size) +
-                    " bytes the tree lists");
-      }
-      const uint64_t from = std::max(piece_start, t.first_wanted());
-      const uint64_t to = std::min(piece_end, t.start + t.length);
-      if (from < to) {
-        const std::span<const uint8_t> kept(bytes + (from - piece_start), to - from);
-        t.blob().write(t.part, from, kept);
-        *t.total_done += to - from;
-        t.received = to - t.start;
-      }
-      return t.received == t.length ? 0 : size;  // the part is in: the rest is not wanted
-    }
-    if (t.received + size > t.length) {
-      throw Fatal(t.job.split ? "the server sends more than the " + std::to_string(t.length) +
-                                    " bytes asked for"
-                              : "the server sends more than the " + std::to_string(t.file.size) +
-                                    " bytes the tree lists");
-    }
-    t.blob().write(t.part, t.first_wanted(), std::span<const uint8_t>(bytes, size));
-    t.received += size;
-    *t.total_done += size;
-    return size;
-  } catch (const Error& e) {
-    t.fatal = e.what();
-    return 0;  // aborts the transfer
-  }
-}
-
-size_t on_header(char* data, size_t, size_t size, void* user) {
-  add_header_line(data, size, static_cast<Transfer*>(user)->headers);
-  return size;
-}
-
-std::string unquote_etag(std::string etag) {
-  if (etag.rfind("W/", 0) == 0) etag = etag.substr(2);
-  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
-    etag = etag.substr(1, etag.size() - 2);
-  }
-  return etag;
-}
 
 // Files larger than this are downloaded in ranges of this size, in parallel: 64 MiB, or
 // $KBDATA_HUB_PART_BYTES (tests split small files).
@@ -442,14 +304,9 @@ uint64_t default_part_bytes() {
 class Downloader {
  public:
   Downloader(HubClient& client, const RepoCache& cache, std::string commit)
-      : client_(client), cache_(cache), commit_(std::move(commit)) {
-    multi_ = curl().curl_multi_init();
-    if (multi_ == nullptr) throw IoError("libcurl could not create a transfer handle");
-  }
+      : client_(client), cache_(cache), commit_(commit), engine_(client, std::move(commit)) {}
   ~Downloader() {
-    for (auto& t : active_) stop(*t);
-    jobs_.clear();  // their blobs' threads wake the multi handle
-    curl().curl_multi_cleanup(multi_);
+    jobs_.clear();  // their blobs' threads wake the engine, which outlives them
   }
   Downloader(const Downloader&) = delete;
   Downloader& operator=(const Downloader&) = delete;
@@ -458,7 +315,7 @@ class Downloader {
                      const std::function<void(uint64_t, uint64_t)>& progress,
                      const std::function<void(const TreeFile&)>& on_done) {
     // A file larger than the part size is fetched in ranges of that size, at once.
-    std::deque<std::unique_ptr<Transfer>> queue;
+    std::deque<Transfer*> queue;
     uint64_t total = 0;
     for (const TreeFile& f : files) {
       total += f.size;
@@ -468,70 +325,30 @@ class Downloader {
       // As many parts as transfers may run at once, none smaller than the part size.
       const uint64_t wanted = (f.size + part_bytes_ - 1) / part_bytes_;
       const uint64_t count = std::min<uint64_t>(wanted, static_cast<uint64_t>(jobs));
-      job.split = count > 1;
-      if (!job.split) {
-        job.parts.push_back({0, f.size, 0});
-        queue.push_back(std::make_unique<Transfer>(job, resolve, 0, f.size));
-        ++job.parts_left;
-        continue;
-      }
-      const uint64_t length = (f.size + count - 1) / count;
-      for (uint64_t at = 0; at < f.size; at += length) {
+      const uint64_t length = count > 1 ? (f.size + count - 1) / count : f.size;
+      const Transfer::Ask ask = count > 1 ? Transfer::Ask::range : Transfer::Ask::whole_file;
+      uint64_t at = 0;
+      do {
         const uint64_t part = std::min(length, f.size - at);
         job.parts.push_back({at, part, 0});
-        queue.push_back(std::make_unique<Transfer>(job, resolve, at, part, job.parts.size() - 1));
+        transfers_.push_back(std::make_unique<PartTransfer>(
+            job, resolve, at, part, job.parts.size() - 1, ask, cache_, wake_, done_, verifying_));
+        queue.push_back(transfers_.back().get());
         ++job.parts_left;
-      }
+        at += part;
+      } while (at < f.size);
     }
     DownloadTotals totals;
-    while (!queue.empty() || !active_.empty() || verifying_ > 0) {
-      while (static_cast<int>(active_.size()) < jobs && !queue.empty()) {
-        std::unique_ptr<Transfer> t = std::move(queue.front());
-        queue.pop_front();
-        t->start_at = Clock::now();
-        t->total_done = &done_;
-        t->total_received = &received_;
-        active_.push_back(std::move(t));
-      }
-      const Clock::time_point now = Clock::now();
-      auto timeout = std::chrono::milliseconds(100);
-      for (auto& t : active_) {
-        if (t->easy != nullptr) continue;
-        if (t->start_at <= now) {
-          start(*t);
-        } else {
-          timeout = std::min(
-              timeout, std::chrono::duration_cast<std::chrono::milliseconds>(t->start_at - now) +
-                           std::chrono::milliseconds(1));
-        }
-      }
-      int running = 0;
-      CURLMcode mcode = curl().curl_multi_perform(multi_, &running);
-      if (mcode != CURLM_OK) {
-        throw IoError(std::string("libcurl: ") + curl().curl_multi_strerror(mcode));
-      }
-      int left = 0;
-      while (CURLMsg* message = curl().curl_multi_info_read(multi_, &left)) {
-        if (message->msg != CURLMSG_DONE) continue;
-        Transfer* t = nullptr;
-        curl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &t);
-        finish(*t, message->data.result);
-      }
-      std::erase_if(active_, [](const std::unique_ptr<Transfer>& t) { return t->done; });
+    engine_.run(std::move(queue), jobs, [&] {
       collect_verified(totals, on_done);
       if (progress) progress(done_, total);
-      if (!active_.empty() || verifying_ > 0) {
-        curl().curl_multi_poll(multi_, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
-      }
-    }
-    totals.bytes = received_;
+      return verifying_ > 0;
+    });
+    totals.bytes = engine_.body_bytes();
     return totals;
   }
 
  private:
-  // Called by a blob's thread when its file is in place or failed: curl_multi_poll returns.
-  void wake() { curl().curl_multi_wakeup(multi_); }
-
   // The files whose blobs have verified and renamed them count as done; one that failed is the
   // download's error.
   void collect_verified(DownloadTotals& totals,
@@ -550,133 +367,16 @@ class Downloader {
     }
   }
 
-  void start(Transfer& t) {
-    const CurlApi& api = curl();
-    if (!t.job.blob) {
-      t.job.blob = std::make_unique<Blob>(t.file, cache_.blob_path(t.file.etag), t.job.parts,
-                                          [this] { wake(); });
-    }
-    t.easy = api.curl_easy_init();
-    if (t.easy == nullptr) throw IoError("libcurl could not create a request");
-    std::vector<std::string> headers = client_.request_headers(t.url);
-    if (t.job.split) {
-      headers.push_back("Range: bytes=" + std::to_string(t.first_wanted()) + "-" +
-                        std::to_string(t.start + t.length - 1));
-    } else if (t.received > 0) {
-      headers.push_back("Range: bytes=" + std::to_string(t.received) + "-");
-    }
-    for (const std::string& header : headers) {
-      t.list = api.curl_slist_append(t.list, header.c_str());
-    }
-    t.headers.clear();
-    t.checked = false;
-    t.is_data = false;
-    t.whole_file = false;
-    CURL* h = t.easy;
-    set_transfer_options(h, t.url.c_str(), t.list, &t, &on_body, &on_header);
-    api.curl_multi_add_handle(multi_, h);
-  }
-
-  void stop(Transfer& t) {
-    if (t.easy != nullptr) {
-      curl().curl_multi_remove_handle(multi_, t.easy);
-      curl().curl_easy_cleanup(t.easy);
-      t.easy = nullptr;
-    }
-    if (t.list != nullptr) {
-      curl().curl_slist_free_all(t.list);
-      t.list = nullptr;
-    }
-  }
-
-  [[noreturn]] void fail(const Transfer& t, const std::string& message) {
-    throw IoError(t.file.path + ": " + message);
-  }
-
-  // What a finished request means for its file: done, the next request, a retry, or a failure.
-  void finish(Transfer& t, CURLcode code) {
-    const CurlApi& api = curl();
-    long status = 0;
-    api.curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
-    char* location = nullptr;
-    api.curl_easy_getinfo(t.easy, CURLINFO_REDIRECT_URL, &location);
-    const std::string next = location != nullptr ? location : "";
-    const std::string origin = url_origin(t.url);
-    const std::string transport = code != CURLE_OK ? api.curl_easy_strerror(code) : "";
-    stop(t);
-    if (!t.fatal.empty()) fail(t, t.fatal);
-
-    if (code == CURLE_OK && status >= 300 && status < 400) {
-      // The hub's identity headers must agree with the tree.
-      if (auto it = t.headers.find("x-linked-size"); it != t.headers.end()) {
-        bool ok = false;
-        if (parse_number(it->second, ok) != t.file.size || !ok) {
-          fail(t, "the hub announces a size of '" + printable(it->second) + "'; the tree says " +
-                      std::to_string(t.file.size));
-        }
-      }
-      if (auto it = t.headers.find("x-linked-etag"); it != t.headers.end() && t.file.lfs) {
-        if (unquote_etag(it->second) != t.file.etag) {
-          fail(t, "the hub announces the etag '" + printable(it->second) + "'; the tree says " +
-                      t.file.etag);
-        }
-      }
-      if (auto it = t.headers.find("x-repo-commit"); it != t.headers.end()) {
-        if (it->second != commit_) {
-          fail(t, "the hub answers for commit '" + printable(it->second) + "', not " + commit_);
-        }
-      }
-      if (next.empty() || ++t.redirects > kMaxRedirects) {
-        fail(t, "too many or broken redirects (HTTP " + std::to_string(status) + " from " + origin +
-                    ")");
-      }
-      if (const std::string refusal = redirect_refusal(next); !refusal.empty()) {
-        fail(t, refusal + " (HTTP " + std::to_string(status) + " from " + origin + ")");
-      }
-      t.url = next;
-      t.start_at = Clock::now();
-      return;
-    }
-    // Every byte is in (a connection that broke after the last one included, or a whole-file
-    // answer cut once the part was in): verify.
-    if ((status == 200 || status == 206) && t.received == t.length &&
-        (code == CURLE_OK || t.is_data)) {
-      t.done = true;
-      if (--t.job.parts_left > 0) return;
-      t.job.blob->finish();
-      t.job.finished = true;
-      ++verifying_;
-      return;
-    }
-    if (code == CURLE_OK && status == 403 && !client_.is_hub_url(t.url)) {
-      // An expired signed URL: ask the hub for a new one.
-      if (++t.reresolves > kMaxReresolves) {
-        fail(t, "the signed URL from " + origin + " still answers HTTP 403 after " +
-                    std::to_string(kMaxReresolves) + " new ones");
-      }
-      t.url = t.resolve_url;
-      t.redirects = 0;
-      t.start_at = Clock::now();
-      return;
-    }
-    std::string failure;
-    const auto wait = client_.budget().after_failed_try(
-        code != CURLE_OK, transient_failure(code), transport, status, t.received, t.length, origin,
-        t.headers, t.tries, t.received_at_failure, failure);
-    if (!wait) fail(t, failure);
-    t.start_at = Clock::now() + *wait;
-  }
-
   HubClient& client_;
   const RepoCache& cache_;
   std::string commit_;
-  CURLM* multi_ = nullptr;
+  TransferEngine engine_;  // before the jobs: their blobs' threads wake it
+  std::function<void()> wake_ = [this] { engine_.wake(); };
   std::vector<std::unique_ptr<FileJob>> jobs_;
-  std::vector<std::unique_ptr<Transfer>> active_;
+  std::vector<std::unique_ptr<PartTransfer>> transfers_;
   uint64_t part_bytes_ = default_part_bytes();
   uint64_t done_ = 0;
-  uint64_t received_ = 0;
-  int verifying_ = 0;  // files whose blobs verify and rename them
+  int verifying_ = 0;
 };
 
 }  // namespace

@@ -6,15 +6,15 @@
 // temporary in blobs/, counted against the tree's size and hashed meanwhile on a thread of the
 // file's own (sha256 for LFS files, git blob sha1 for the others) -> synced and renamed to
 // blobs/<etag> on that thread once size and hash match -> snapshots/<commit>/<path> linked to
-// it. A broken transfer resumes with a Range request (a 200 answering it starts again from byte
-// 0); an expired signed URL (a 403 from another host than the hub) is resolved again;
-// 408/429/5xx and transport errors are retried (client.h).
+// it. The requests are the transfer engine's (transfer.h): a broken transfer resumes with a Range
+// request (a 200 answering it is the whole file, its bytes already in passed over); an expired
+// signed URL (a 403 from another host than the hub) is resolved again; 408/429/5xx and transport
+// errors are retried (client.h).
 //
 // A file larger than the part size (64 MiB; $KBDATA_HUB_PART_BYTES for tests), when more than one
 // transfer may run at once, is fetched as ranges: as many as `jobs`, each at least the part size,
 // each a transfer of its own (its own resolve, retries and resume after its last byte), written in
-// place into the file's one temporary. A 206 must answer exactly the range, and a 200 answering it
-// (the whole file) is read until the range has passed, and cut there. The assembled file is hashed
+// place into the file's one temporary. The assembled file is hashed
 // in file order as the parts arrive (a part's bytes that came before its turn are read back) and
 // checked as a whole once every part is in, before it is renamed.
 #pragma once

@@ -9,35 +9,12 @@
 
 #include "common/error.h"
 #include "common/text.h"
-#include "hub/curl_api.h"
+#include "hub/transfer.h"
 
 namespace kbdata::hub {
 
 namespace {
-
 using Clock = std::chrono::steady_clock;
-
-constexpr int kMaxRedirects = 10;
-constexpr int kMaxReresolves = 3;
-
-uint64_t parse_number(const std::string& text, bool& ok) {
-  uint64_t value = 0;
-  ok = !text.empty() && text.size() <= 19;
-  for (char c : text) {
-    if (c < '0' || c > '9') ok = false;
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return value;
-}
-
-std::string unquote_etag(std::string etag) {
-  if (etag.rfind("W/", 0) == 0) etag = etag.substr(2);
-  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
-    etag = etag.substr(1, etag.size() - 2);
-  }
-  return etag;
-}
-
 }  // namespace
 
 struct RemoteSession::FileState {
@@ -53,306 +30,37 @@ struct RemoteSession::FileState {
 
 namespace {
 
-// A failure no retry can fix; its message becomes the file's error.
-class Fatal : public Error {
+// One range of a file: its bytes go to a buffer of the range's size, its failure names the file
+// and the range.
+class RangeTransfer final : public Transfer {
  public:
-  using Error::Error;
-};
+  RangeTransfer(RemoteSession::FileState& file, ByteRange range, uint64_t& ranges)
+      : Transfer(file.file, file.resolve_url, file.data_url, range.offset, range.length,
+                 Ask::range),
+        state_(file),
+        bytes_(std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(range.length))),
+        ranges_(ranges) {}
 
-// One range request and its retries.
-struct Request {
-  RemoteSession::FileState* file = nullptr;
-  uint64_t offset = 0;  // of the range in the file
-  std::shared_ptr<std::vector<uint8_t>> bytes;
-  uint64_t received = 0;  // bytes of the range in `bytes`
-  uint64_t received_at_failure = 0;
-  std::string url;
-  int tries = 0;
-  int reresolves = 0;
-  int redirects = 0;
-  Clock::time_point start_at;
-  bool done = false;
-
-  // The request in flight.
-  CURL* easy = nullptr;
-  curl_slist* list = nullptr;
-  Headers headers;
-  bool checked = false;
-  bool is_data = false;
-  bool whole_file = false;     // a 200 answering the Range: the body is the whole file
-  uint64_t body_position = 0;  // of the next body byte in the file (whole_file)
-  bool cut = false;            // the body was cut once the range was in (whole_file)
-  std::string fatal;           // set by a callback
-  uint64_t* bytes_received = nullptr;
-
-  [[nodiscard]] uint64_t length() const { return bytes->size(); }
-  [[nodiscard]] uint64_t first_wanted() const { return offset + received; }
-};
-
-// Decides, at the first body bytes, whether they are the range's; throws Fatal when the answer
-// does not fit what was asked.
-bool start_body(Request& r) {
-  long status = 0;
-  curl().curl_easy_getinfo(r.easy, CURLINFO_RESPONSE_CODE, &status);
-  if (status != 200 && status != 206) return false;
-  const uint64_t size = r.file->file.size;
-  curl_off_t length = -1;
-  curl().curl_easy_getinfo(r.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-  if (status == 206) {
-    // "bytes FIRST-LAST/SIZE", exactly the range asked for.
-    const std::string range = r.headers.count("content-range") ? r.headers["content-range"] : "";
-    const size_t dash = range.find('-');
-    const size_t slash = range.find('/');
-    bool ok_first = false;
-    bool ok_last = false;
-    bool ok_size = false;
-    const bool shaped = range.rfind("bytes ", 0) == 0 && dash != std::string::npos &&
-                        slash != std::string::npos && dash < slash;
-    const uint64_t first = shaped ? parse_number(range.substr(6, dash - 6), ok_first) : 0;
-    const uint64_t last =
-        shaped ? parse_number(range.substr(dash + 1, slash - dash - 1), ok_last) : 0;
-    const uint64_t total = shaped ? parse_number(range.substr(slash + 1), ok_size) : 0;
-    const uint64_t want_last = r.offset + r.length() - 1;
-    if (!ok_first || !ok_last || !ok_size || first != r.first_wanted() || last != want_last ||
-        total != size) {
-      throw Fatal("asked for bytes " + std::to_string(r.first_wanted()) + "-" +
-                  std::to_string(want_last) + " of " + std::to_string(size) +
-                  ", the server answered '" + printable(range) + "'");
-    }
-    if (length >= 0 && static_cast<uint64_t>(length) != last - first + 1) {
-      throw Fatal("the server announces " + std::to_string(length) + " bytes for the range " +
-                  std::to_string(first) + "-" + std::to_string(last));
-    }
-    return true;
+  void write(uint64_t offset, std::span<const uint8_t> bytes) override {
+    std::memcpy(bytes_->data() + (offset - start()), bytes.data(), bytes.size());
   }
-  // A 200: the server ignored the Range and sends the whole file, which must be the tree's size.
-  if (length >= 0 && static_cast<uint64_t>(length) != size) {
-    throw Fatal("the server announces " + std::to_string(length) + " bytes; the tree says " +
-                std::to_string(size));
+  void complete() override {
+    state_.data_url = url();  // the file's later ranges go straight there
+    ++ranges_;
   }
-  r.whole_file = true;
-  r.body_position = 0;
-  return true;
-}
-
-size_t on_body(char* data, size_t, size_t size, void* user) {
-  auto& r = *static_cast<Request*>(user);
-  try {
-    if (!r.checked) {
-      r.checked = true;
-      r.is_data = start_body(r);
-    }
-    if (!r.is_data) return size;
-    *r.bytes_received += size;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(data);
-    if (r.whole_file) {
-      // Keep the part of this piece that falls in the bytes still wanted.
-      const uint64_t piece_start = r.body_position;
-      const uint64_t piece_end = piece_start + size;
-      r.body_position = piece_end;
-      if (piece_end > r.file->file.size) {
-        throw Fatal("the server sends more than the " + std::to_string(r.file->file.size) +
-                    " bytes the tree lists");
-      }
-      const uint64_t from = std::max(piece_start, r.first_wanted());
-      const uint64_t to = std::min(piece_end, r.offset + r.length());
-      if (from < to) {
-        std::memcpy(r.bytes->data() + (from - r.offset), bytes + (from - piece_start), to - from);
-        r.received = to - r.offset;
-      }
-      if (r.received == r.length()) {
-        r.cut = true;
-        return 0;  // the range is in: the rest of the file is not wanted
-      }
-      return size;
-    }
-    if (r.received + size > r.length()) {
-      throw Fatal("the server sends more than the " + std::to_string(r.length()) +
-                  " bytes asked for");
-    }
-    std::memcpy(r.bytes->data() + r.received, bytes, size);
-    r.received += size;
-    return size;
-  } catch (const Error& e) {
-    r.fatal = e.what();
-    return 0;  // aborts the transfer
-  }
-}
-
-size_t on_header(char* data, size_t, size_t size, void* user) {
-  add_header_line(data, size, static_cast<Request*>(user)->headers);
-  return size;
-}
-
-// Fetches a batch of ranges over `multi`, at most RemoteSession::kParallel at once.
-class Fetcher {
- public:
-  Fetcher(HubClient& client, const std::string& commit, CURLM* multi, RemoteStats& stats)
-      : client_(client), commit_(commit), multi_(multi), stats_(stats) {}
-  ~Fetcher() {
-    for (auto& r : active_) stop(*r);
-  }
-  Fetcher(const Fetcher&) = delete;
-  Fetcher& operator=(const Fetcher&) = delete;
-
-  void run(std::vector<std::unique_ptr<Request>>& requests) {
-    std::deque<Request*> queue;
-    for (auto& r : requests) queue.push_back(r.get());
-    while (!queue.empty() || !active_.empty()) {
-      while (static_cast<int>(active_.size()) < RemoteSession::kParallel && !queue.empty()) {
-        Request* r = queue.front();
-        queue.pop_front();
-        r->start_at = Clock::now();
-        r->bytes_received = &stats_.bytes;
-        active_.push_back(r);
-      }
-      const Clock::time_point now = Clock::now();
-      auto timeout = std::chrono::milliseconds(100);
-      for (Request* r : active_) {
-        if (r->easy != nullptr) continue;
-        if (r->start_at <= now) {
-          start(*r);
-        } else {
-          timeout = std::min(
-              timeout, std::chrono::duration_cast<std::chrono::milliseconds>(r->start_at - now) +
-                           std::chrono::milliseconds(1));
-        }
-      }
-      int running = 0;
-      const CURLMcode mcode = curl().curl_multi_perform(multi_, &running);
-      if (mcode != CURLM_OK) {
-        throw NetworkError(std::string("libcurl: ") + curl().curl_multi_strerror(mcode));
-      }
-      int left = 0;
-      while (CURLMsg* message = curl().curl_multi_info_read(multi_, &left)) {
-        if (message->msg != CURLMSG_DONE) continue;
-        Request* r = nullptr;
-        curl().curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &r);
-        finish(*r, message->data.result);
-      }
-      std::erase_if(active_, [](const Request* r) { return r->done; });
-      if (!active_.empty()) {
-        curl().curl_multi_poll(multi_, nullptr, 0, static_cast<int>(timeout.count()), nullptr);
-      }
-    }
-  }
-
- private:
-  void start(Request& r) {
-    const CurlApi& api = curl();
-    r.easy = api.curl_easy_init();
-    if (r.easy == nullptr) throw NetworkError("libcurl could not create a request");
-    std::vector<std::string> headers = client_.request_headers(r.url);
-    headers.push_back("Range: bytes=" + std::to_string(r.first_wanted()) + "-" +
-                      std::to_string(r.offset + r.length() - 1));
-    for (const std::string& header : headers) {
-      r.list = api.curl_slist_append(r.list, header.c_str());
-    }
-    r.headers.clear();
-    r.checked = false;
-    r.is_data = false;
-    r.whole_file = false;
-    r.cut = false;
-    CURL* h = r.easy;
-    set_transfer_options(h, r.url.c_str(), r.list, &r, &on_body, &on_header);
-    api.curl_multi_add_handle(multi_, h);
-    ++stats_.requests;
-  }
-
-  void stop(Request& r) {
-    if (r.easy != nullptr) {
-      curl().curl_multi_remove_handle(multi_, r.easy);
-      curl().curl_easy_cleanup(r.easy);
-      r.easy = nullptr;
-    }
-    if (r.list != nullptr) {
-      curl().curl_slist_free_all(r.list);
-      r.list = nullptr;
-    }
-  }
-
-  [[noreturn]] void fail(const Request& r, const std::string& message) {
-    NetworkError error("reading bytes " + std::to_string(r.offset) + "-" +
-                       std::to_string(r.offset + r.length() - 1) + " remotely: " + message);
-    error.locate_file(r.file->name);
+  [[noreturn]] void fail(const std::string& reason) const override {
+    NetworkError error("reading bytes " + std::to_string(start()) + "-" +
+                       std::to_string(start() + length() - 1) + " remotely: " + reason);
+    error.locate_file(state_.name);
     throw error;
   }
 
-  void finish(Request& r, CURLcode code) {
-    const CurlApi& api = curl();
-    long status = 0;
-    api.curl_easy_getinfo(r.easy, CURLINFO_RESPONSE_CODE, &status);
-    char* location = nullptr;
-    api.curl_easy_getinfo(r.easy, CURLINFO_REDIRECT_URL, &location);
-    const std::string next = location != nullptr ? location : "";
-    const std::string origin = url_origin(r.url);
-    const std::string transport = code != CURLE_OK ? api.curl_easy_strerror(code) : "";
-    stop(r);
-    if (!r.fatal.empty()) fail(r, r.fatal);
-    const TreeFile& file = r.file->file;
+  std::shared_ptr<std::vector<uint8_t>>& bytes() { return bytes_; }
 
-    if (code == CURLE_OK && status >= 300 && status < 400) {
-      if (auto it = r.headers.find("x-linked-size"); it != r.headers.end()) {
-        bool ok = false;
-        if (parse_number(it->second, ok) != file.size || !ok) {
-          fail(r, "the hub announces a size of '" + printable(it->second) + "'; the tree says " +
-                      std::to_string(file.size));
-        }
-      }
-      if (auto it = r.headers.find("x-linked-etag"); it != r.headers.end() && file.lfs) {
-        if (unquote_etag(it->second) != file.etag) {
-          fail(r, "the hub announces the etag '" + printable(it->second) + "'; the tree says " +
-                      file.etag);
-        }
-      }
-      if (auto it = r.headers.find("x-repo-commit"); it != r.headers.end()) {
-        if (it->second != commit_) {
-          fail(r, "the hub answers for commit '" + printable(it->second) + "', not " + commit_);
-        }
-      }
-      if (next.empty() || ++r.redirects > kMaxRedirects) {
-        fail(r, "too many or broken redirects (HTTP " + std::to_string(status) + " from " + origin +
-                    ")");
-      }
-      if (const std::string refusal = redirect_refusal(next); !refusal.empty()) {
-        fail(r, refusal + " (HTTP " + std::to_string(status) + " from " + origin + ")");
-      }
-      r.url = next;
-      r.start_at = Clock::now();
-      return;
-    }
-    if ((status == 200 || status == 206) && r.received == r.length() &&
-        (code == CURLE_OK || r.is_data)) {
-      r.file->data_url = r.url;  // the file's later ranges go straight there
-      ++stats_.ranges;
-      r.done = true;
-      return;
-    }
-    if (code == CURLE_OK && status == 403 && !client_.is_hub_url(r.url)) {
-      // An expired signed URL: ask the hub for a new one.
-      if (++r.reresolves > kMaxReresolves) {
-        fail(r, "the signed URL from " + origin + " still answers HTTP 403 after " +
-                    std::to_string(kMaxReresolves) + " new ones");
-      }
-      r.url = r.file->resolve_url;
-      r.file->data_url = r.file->resolve_url;
-      r.redirects = 0;
-      r.start_at = Clock::now();
-      return;
-    }
-    std::string failure;
-    const auto wait = client_.budget().after_failed_try(
-        code != CURLE_OK, transient_failure(code), transport, status, r.received, r.length(),
-        origin, r.headers, r.tries, r.received_at_failure, failure);
-    if (!wait) fail(r, failure);
-    r.start_at = Clock::now() + *wait;
-  }
-
-  HubClient& client_;
-  const std::string& commit_;
-  CURLM* multi_;
-  RemoteStats& stats_;
-  std::vector<Request*> active_;
+ private:
+  RemoteSession::FileState& state_;
+  std::shared_ptr<std::vector<uint8_t>> bytes_;
+  uint64_t& ranges_;
 };
 
 }  // namespace
@@ -395,7 +103,6 @@ RemoteSession::RemoteSession(HubEnvironment environment, std::string repo, std::
       log_(log) {}
 
 RemoteSession::~RemoteSession() {
-  if (multi_ != nullptr) curl().curl_multi_cleanup(static_cast<CURLM*>(multi_));
   if (log_ != nullptr && stats_.requests > 0) {
     std::fprintf(log_,
                  "kbdata: hub: %s request(s), %s range(s) in %s round trip(s), %s bytes "
@@ -499,37 +206,32 @@ void RemoteSession::evict() {
 
 std::vector<std::shared_ptr<const std::vector<uint8_t>>> RemoteSession::fetch(
     const std::vector<Want>& wants) {
-  std::vector<std::unique_ptr<Request>> requests;
+  uint64_t ranges = 0;
+  std::vector<std::unique_ptr<RangeTransfer>> transfers;
+  std::deque<Transfer*> queue;
   for (const Want& w : wants) {
-    auto r = std::make_unique<Request>();
-    r->file = w.file;
-    r->offset = w.range.offset;
-    r->bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(w.range.length));
-    r->url = w.file->data_url;
-    requests.push_back(std::move(r));
+    transfers.push_back(std::make_unique<RangeTransfer>(*w.file, w.range, ranges));
+    queue.push_back(transfers.back().get());
   }
   const auto start = Clock::now();
   const uint64_t bytes_before = stats_.bytes;
-  {
-    if (multi_ == nullptr) {
-      multi_ = curl().curl_multi_init();
-      if (multi_ == nullptr) throw NetworkError("libcurl could not create a transfer handle");
-    }
-    RemoteStats counts;
-    {
-      std::lock_guard<std::mutex> lock(cache_mutex_);
-      counts = stats_;
-    }
-    Fetcher fetcher(client_, commit_, static_cast<CURLM*>(multi_), counts);
-    try {
-      fetcher.run(requests);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(cache_mutex_);
-      stats_ = counts;
-      throw;
-    }
+  if (!engine_) engine_ = std::make_unique<TransferEngine>(client_, commit_);
+  // The counts are the engine's, whether the round trip succeeds or fails.
+  const auto count = [&] {
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    stats_ = counts;
+    stats_.requests = engine_->requests();
+    stats_.bytes = engine_->body_bytes();
+    stats_.ranges += ranges;
+  };
+  try {
+    engine_->run(std::move(queue), kParallel);
+  } catch (...) {
+    count();
+    throw;
+  }
+  count();
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
     ++stats_.round_trips;
   }
   if (log_ != nullptr) {
@@ -548,7 +250,7 @@ std::vector<std::shared_ptr<const std::vector<uint8_t>>> RemoteSession::fetch(
   std::vector<std::shared_ptr<const std::vector<uint8_t>>> out;
   std::lock_guard<std::mutex> lock(cache_mutex_);
   for (size_t i = 0; i < wants.size(); ++i) {
-    std::shared_ptr<const std::vector<uint8_t>> bytes = std::move(requests[i]->bytes);
+    std::shared_ptr<const std::vector<uint8_t>> bytes = std::move(transfers[i]->bytes());
     insert(*wants[i].file, wants[i].range.offset, bytes);
     out.push_back(std::move(bytes));
   }

@@ -8,15 +8,11 @@
 //                  and fetches what is missing (with some read-ahead); will_read() fetches the
 //                  hinted ranges at once, coalesced and in parallel
 //
-// A range request goes to the file's resolve URL on the hub; the redirect to a signed URL (a CDN)
-// is followed by hand, its identity headers checked against the tree, and the signed URL kept for
-// the file's later ranges; a 403 from it (expired) sends the file back to the hub for a new one.
-// Every 206 must answer exactly the bytes asked for, of a file of the tree's size; a 200 answering
-// a Range (the server ignored it) is read until the bytes asked for have passed, and cut there.
-// 408, 429, 5xx and transport errors are retried under the hub's rules (client.h), a broken body
-// resuming after its last byte. A range that cannot be fetched fails with NetworkError naming the
-// file. Bytes cannot be hashed range by range: a remote read trusts the sizes (checked) and the
-// server's answers to the ranges asked for.
+// A range is a transfer of the hub's one engine (transfer.h: redirects, the identity headers, the
+// checks of a 206 or a 200, expired signed URLs, retries); the URL that answered a file's range
+// (a signed URL) is kept for its later ranges. A range that cannot be fetched fails with
+// NetworkError naming the file and the range. Bytes cannot be hashed range by range: a remote read
+// trusts the sizes (checked) and the server's answers to the ranges asked for.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +28,8 @@
 #include "hub/client.h"
 
 namespace kbdata::hub {
+
+class TransferEngine;
 
 // What the remote reads of one command cost, for --verbose.
 struct RemoteStats {
@@ -120,8 +118,8 @@ class RemoteSession {
   std::FILE* log_;
   std::vector<std::unique_ptr<FileState>> files_;
 
-  std::mutex fetch_mutex_;  // one fetch at a time; guards the multi handle and the files' URLs
-  void* multi_ = nullptr;   // CURLM*, made on the first fetch
+  std::mutex fetch_mutex_;  // one fetch at a time; guards the engine and the files' URLs
+  std::unique_ptr<TransferEngine> engine_;  // made on the first fetch
 
   std::mutex cache_mutex_;  // guards the members below
   std::map<Key, Block> cache_;

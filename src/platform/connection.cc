@@ -184,28 +184,4 @@ void Connection::copy_end() {
   while (pg_result* extra = libpq().PQgetResult(conn_)) libpq().PQclear(extra);
 }
 
-Cursor::Cursor(Connection& connection, std::string name, const std::string& sql, int batch_rows)
-    : connection_(connection), name_(std::move(name)), batch_rows_(batch_rows) {
-  connection_.exec("DECLARE " + name_ + " NO SCROLL CURSOR FOR " + sql);
-}
-
-Cursor::~Cursor() {
-  if (!open_) return;
-  try {
-    connection_.exec("CLOSE " + name_);
-  } catch (const Error&) {
-    // The transaction has failed or the connection is gone; the cursor went with it.
-  }
-}
-
-Result Cursor::fetch() {
-  Result r =
-      connection_.exec_binary("FETCH FORWARD " + std::to_string(batch_rows_) + " FROM " + name_);
-  if (r.rows() == 0) {
-    connection_.exec("CLOSE " + name_);
-    open_ = false;
-  }
-  return r;
-}
-
 }  // namespace kbdata::platform

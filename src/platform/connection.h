@@ -1,5 +1,6 @@
 // A connection to the platform database through libpq, with the few operations kbdata needs:
-// statements, a server-side cursor read in binary batches, and COPY FROM STDIN for seeding.
+// statements (results as text, or in binary: the export's cursor), and COPY FROM STDIN for
+// seeding.
 //
 // Every failure throws DatabaseError whose message is one line naming the server
 // ("database HOST:PORT/DB") and what libpq or the server said; the password of a URL is never
@@ -88,24 +89,5 @@ class Connection {
 
 // libpq's message as one line: newlines and tabs become "; " and spaces.
 [[nodiscard]] std::string one_line(std::string_view message);
-
-// A server-side cursor over one query inside the current transaction, fetched in binary batches
-// of `batch_rows`: memory holds one batch, however many rows the query returns.
-class Cursor {
- public:
-  // Declares the cursor `name` for `sql`. REQUIRES: inside a transaction.
-  Cursor(Connection& connection, std::string name, const std::string& sql, int batch_rows);
-  ~Cursor();
-  Cursor(const Cursor&) = delete;
-  Cursor& operator=(const Cursor&) = delete;
-  // The next batch; zero rows when the query is exhausted (the cursor is then closed).
-  Result fetch();
-
- private:
-  Connection& connection_;
-  std::string name_;
-  int batch_rows_;
-  bool open_ = true;
-};
 
 }  // namespace kbdata::platform

@@ -458,28 +458,24 @@ std::string config_query(const ConfigSpec& spec) {
 
 bool passing_runs_only(const std::string& config) { return config == "amd_successful_submissions"; }
 
-ExportResult run_export(const ExportOptions& options) {
-  check_options(options);
-  // libpq before the output folder: a machine without it fails with nothing created.
-  static_cast<void>(libpq());
+namespace {
 
-  // The output folder is checked before any database work; nothing is created before the
-  // leaderboards are checked.
-  std::vector<std::string> names;
-  for (const ConfigSpec& spec : options.configs) names.push_back(config_file_name(spec.name));
-  names.push_back("leaderboards.parquet");
-  names.push_back("README.md");
-  ExportFolder folder(options.out_dir, names, options.allow_open, options.force);
+// The leaderboards `configs` name, checked in the transaction's snapshot.
+struct CheckedLeaderboards {
+  std::vector<int64_t> ids;         // every leaderboard of the configs, ascending, each once
+  std::vector<int64_t> open;        // those whose deadline is in the future (allow_open)
+  std::vector<int64_t> not_public;  // those whose visibility is not 'public' (allow_open)
+  std::string snapshot_time;        // the server's now(), UTC
+};
 
-  std::unique_ptr<Connection> main = Connection::connect(options.url, "kbdata export");
-  Connection& db = *main;
-  db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-
-  // Every leaderboard must exist; a public export refuses open ones and those not public. A
-  // database from before the platform had `visibility` has only public leaderboards.
+// Every leaderboard must exist (else UsageError); unless `allow_open`, a public export refuses
+// (ExportRefused) one still open or not public. A database from before the platform had
+// `visibility` has only public leaderboards.
+CheckedLeaderboards check_leaderboards(Connection& db, const std::vector<ConfigSpec>& configs,
+                                       bool allow_open) {
   std::vector<int64_t> all_ids;
   std::map<int64_t, std::string> config_of;
-  for (const ConfigSpec& spec : options.configs) {
+  for (const ConfigSpec& spec : configs) {
     for (int64_t id : spec.leaderboards) {
       if (config_of.emplace(id, spec.name).second) all_ids.push_back(id);
     }
@@ -497,24 +493,23 @@ ExportResult run_export(const ExportOptions& options) {
       std::string(has_visibility ? "l.visibility" : "'public'") +
       " FROM leaderboard.leaderboard l WHERE l.id = ANY(" + id_array(all_ids) + ") ORDER BY l.id");
   std::set<int64_t> found;
-  std::vector<int64_t> open;
-  std::vector<int64_t> not_public;
+  CheckedLeaderboards out;
   for (int i = 0; i < boards.rows(); ++i) {
     const int64_t id = std::stoll(std::string(boards.bytes(i, 0)));
     const std::string board = "leaderboard " + std::to_string(id) + " '" +
                               std::string(boards.bytes(i, 1)) + "' (config " + config_of[id] + ")";
     found.insert(id);
     if (boards.bytes(i, 2) == "t") {
-      open.push_back(id);
-      if (!options.allow_open) {
+      out.open.push_back(id);
+      if (!allow_open) {
         throw ExportRefused(board + " is still open: its deadline " +
                             std::string(boards.bytes(i, 3)) +
                             " is in the future; a public export refuses it (--private allows it)");
       }
     }
     if (boards.is_null(i, 5) || boards.bytes(i, 5) != "public") {
-      not_public.push_back(id);
-      if (!options.allow_open) {
+      out.not_public.push_back(id);
+      if (!allow_open) {
         const std::string visibility =
             boards.is_null(i, 5) ? "null" : "'" + std::string(boards.bytes(i, 5)) + "'";
         throw ExportRefused(board + " is not public: its visibility is " + visibility +
@@ -528,25 +523,19 @@ ExportResult run_export(const ExportOptions& options) {
                        config_of[id] + ") does not exist");
     }
   }
+  out.ids = std::move(all_ids);
+  out.snapshot_time = boards.rows() > 0 ? std::string(boards.bytes(0, 4)) : "";
+  return out;
+}
 
-  // The outputs' temporary files, in the staged folder beside DIR.
-  folder.stage();
-  std::vector<PendingFile> files;
-  for (size_t i = 0; i < names.size() - 1; ++i) {
-    const std::string config =
-        i < options.configs.size() ? options.configs[i].name : "leaderboards";
-    files.push_back({config, names[i], folder.target(names[i]), nullptr, 0, 0});
-  }
-  AtomicOutputFile readme(folder.target("README.md"));
-  uint64_t readme_bytes = 0;
-  const std::string snapshot_time = boards.rows() > 0 ? std::string(boards.bytes(0, 4)) : "";
-  const std::string source = "PostgreSQL " + db.name() + ", schema leaderboard, snapshot of " +
-                             snapshot_time + (options.allow_open ? ", private export" : "");
-
-  // The anonymisation of the legacy configs: one permutation of 1..N over their users.
+// The anonymisation of the legacy configs of `configs`: their users (ids as text) mapped to one
+// permutation of 1..N, drawn from `seed` when given, else from the system's randomness.
+std::map<std::string, int64_t> anonymous_users(Connection& db,
+                                               const std::vector<ConfigSpec>& configs,
+                                               std::optional<uint64_t> seed) {
   std::map<std::string, int64_t> anonymous;
   std::vector<int64_t> legacy_ids;
-  for (const ConfigSpec& spec : options.configs) {
+  for (const ConfigSpec& spec : configs) {
     if (spec.legacy)
       legacy_ids.insert(legacy_ids.end(), spec.leaderboards.begin(), spec.leaderboards.end());
   }
@@ -558,8 +547,8 @@ ExportResult run_export(const ExportOptions& options) {
     std::vector<int64_t> permutation(static_cast<size_t>(users.rows()));
     std::iota(permutation.begin(), permutation.end(), 1);
     std::mt19937_64 rng;
-    if (options.permutation_seed) {
-      rng.seed(*options.permutation_seed);
+    if (seed) {
+      rng.seed(*seed);
     } else {
       std::random_device device;
       std::seed_seq seq{device(), device(), device(), device(),
@@ -571,6 +560,46 @@ ExportResult run_export(const ExportOptions& options) {
       anonymous.emplace(std::string(users.bytes(i, 0)), permutation[static_cast<size_t>(i)]);
     }
   }
+  return anonymous;
+}
+
+}  // namespace
+
+ExportResult run_export(const ExportOptions& options) {
+  check_options(options);
+  // libpq before the output folder: a machine without it fails with nothing created.
+  static_cast<void>(libpq());
+
+  // The output folder is checked before any database work; nothing is created before the
+  // leaderboards are checked.
+  std::vector<std::string> names;
+  for (const ConfigSpec& spec : options.configs) names.push_back(config_file_name(spec.name));
+  names.push_back("leaderboards.parquet");
+  names.push_back("README.md");
+  ExportFolder folder(options.out_dir, names, options.allow_open, options.force);
+
+  std::unique_ptr<Connection> main = Connection::connect(options.url, "kbdata export");
+  Connection& db = *main;
+  db.exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+
+  const CheckedLeaderboards checked = check_leaderboards(db, options.configs, options.allow_open);
+  const std::vector<int64_t>& all_ids = checked.ids;
+
+  // The outputs' temporary files, in the staged folder beside DIR.
+  folder.stage();
+  std::vector<PendingFile> files;
+  for (size_t i = 0; i < names.size() - 1; ++i) {
+    const std::string config =
+        i < options.configs.size() ? options.configs[i].name : "leaderboards";
+    files.push_back({config, names[i], folder.target(names[i]), nullptr, 0, 0});
+  }
+  AtomicOutputFile readme(folder.target("README.md"));
+  uint64_t readme_bytes = 0;
+  const std::string source = "PostgreSQL " + db.name() + ", schema leaderboard, snapshot of " +
+                             checked.snapshot_time + (options.allow_open ? ", private export" : "");
+
+  const std::map<std::string, int64_t> anonymous =
+      anonymous_users(db, options.configs, options.permutation_seed);
 
   ExportState state(options.progress);
   auto export_config = [&](Connection& conn, size_t index) {
@@ -629,7 +658,7 @@ ExportResult run_export(const ExportOptions& options) {
   }
   card_configs.push_back({"leaderboards", "leaderboards.parquet", files.back().rows,
                           files.back().bytes, all_ids, false, false});
-  CardOptions card{options.license, options.allow_open, open, not_public, source};
+  CardOptions card{options.license, options.allow_open, checked.open, checked.not_public, source};
   const std::string text = dataset_card(card_configs, card_boards, card);
   readme.write(text);
   readme_bytes = text.size();

@@ -83,6 +83,111 @@ void validate(const SmallMultiples& chart) {
   }
 }
 
+// Where one panel is drawn: its frame's top left corner and width, and a period's and a share's
+// place in it.
+struct PanelBox {
+  double x0 = 0;
+  double y0 = 0;
+  double width = 0;
+  size_t periods = 0;
+
+  [[nodiscard]] double x_of(size_t i) const {
+    return periods > 1 ? x0 + width / static_cast<double>(periods - 1) * static_cast<double>(i)
+                       : x0 + width / 2;
+  }
+  [[nodiscard]] double y_of(double share) const { return y0 + kPanelHeight * (1 - share); }
+};
+
+// One series of shares as paths through its periods: a gap (a period without a share) ends a
+// path, and a single point is drawn as a dot-sized segment.
+void append_share_series(std::string& out, const ShareSeries& series, std::string_view colour,
+                         const PanelBox& box) {
+  size_t points = 0;
+  for (const auto& v : series.values) points += v ? 1 : 0;
+  out += "<g class=\"series\" data-name=\"";
+  svg::append_markup_escaped(out, series.name);
+  out += "\" data-points=\"" + std::to_string(points) + "\" fill=\"none\" stroke=\"";
+  out += colour;
+  out += "\" stroke-width=\"1.5\">\n";
+  std::string path;
+  for (size_t i = 0; i <= series.values.size(); ++i) {
+    const bool present = i < series.values.size() && series.values[i].has_value();
+    if (present) {
+      path += path.empty() ? "M " : " L ";
+      svg::append_coord(path, box.x_of(i));
+      path += ',';
+      svg::append_coord(path, box.y_of(*series.values[i]));
+      continue;
+    }
+    if (path.empty()) continue;
+    if (path.find(" L ") == std::string::npos) path += " h 0.1";
+    out += "<path d=\"" + path + "\" stroke-linecap=\"round\"/>\n";
+    path.clear();
+  }
+  out += "</g>\n";
+}
+
+// A panel: its title, frame, the 50% gridline, the axis labels (y on the left column, x under the
+// bottom row: `y_labels`, `x_labels`) and its series.
+void append_panel(std::string& out, const SharePanel& panel, const PanelBox& box, bool y_labels,
+                  bool x_labels) {
+  out += "<g class=\"panel\" data-name=\"";
+  svg::append_markup_escaped(out, panel.name);
+  out += "\">\n";
+  text_open(out, "panel-title", box.x0, box.y0 - 4, "start", 12);
+  svg::append_markup_escaped(out, panel.name);
+  out += "</text>\n";
+  out += "<rect class=\"frame\"";
+  svg::append_attr(out, "x", box.x0);
+  svg::append_attr(out, "y", box.y0);
+  svg::append_attr(out, "width", box.width);
+  svg::append_attr(out, "height", kPanelHeight);
+  out += " fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+  line(out, "grid", box.x0, box.x0 + box.width, box.y_of(0.5), box.y_of(0.5), "#ddd", 0.5);
+  out += '\n';
+  if (y_labels) {
+    for (const auto& [v, label] : {std::pair{0.0, "0%"}, {0.5, "50%"}, {1.0, "100%"}}) {
+      text_open(out, "tick y", box.x0 - 4, box.y_of(v) + 4, "end", 10);
+      out += label;
+      out += "</text>\n";
+    }
+  }
+  if (x_labels) {
+    text_open(out, "tick x", box.x_of(0), box.y0 + kPanelHeight + 12, "middle", 10);
+    out += "1</text>\n";
+    if (box.periods > 1) {
+      text_open(out, "tick x", box.x_of(box.periods - 1), box.y0 + kPanelHeight + 12, "middle", 10);
+      out += std::to_string(box.periods);
+      out += "</text>\n";
+    }
+  }
+  for (size_t s = 0; s < panel.series.size(); ++s) {
+    append_share_series(out, panel.series[s], svg::kPalette[s % svg::kPalette.size()], box);
+  }
+  out += "</g>\n";
+}
+
+// The x label under the panels (`bottom`), then the legend: the first panel's series, each a
+// swatch and its name.
+void append_x_label_and_legend(std::string& out, const SmallMultiples& chart, double bottom) {
+  text_open(out, "x-label", kWidth / 2, bottom + 14, "middle", 12);
+  svg::append_markup_escaped(out, chart.x_label);
+  out += "</text>\n<g class=\"legend\">\n";
+  const std::vector<ShareSeries>& legend = chart.panels.front().series;
+  double x = kMarginLeft;
+  for (size_t s = 0; s < legend.size(); ++s) {
+    out += "<g class=\"legend-item\" data-name=\"";
+    svg::append_markup_escaped(out, legend[s].name);
+    out += "\">";
+    line(out, "", x, x + 18, bottom + 36, bottom + 36, svg::kPalette[s % svg::kPalette.size()], 2);
+    text_open(out, "legend-label", x + 24, bottom + 40, "start", 11);
+    svg::append_markup_escaped(out, legend[s].name);
+    out += "</text></g>\n";
+    x += 24 + 7.0 * static_cast<double>(legend[s].name.size()) + 24;
+  }
+  out += "</g>\n";
+}
+
 }  // namespace
 
 std::string render_small_multiples(const SmallMultiples& chart) {
@@ -111,98 +216,17 @@ std::string render_small_multiples(const SmallMultiples& chart) {
     svg::append_markup_escaped(out, chart.subtitle);
     out += "</text>\n";
   }
-
-  const double x_step =
-      chart.periods > 1 ? panel_width / static_cast<double>(chart.periods - 1) : 0;
   for (size_t p = 0; p < chart.panels.size(); ++p) {
-    const SharePanel& panel = chart.panels[p];
     const size_t column = p % kColumns;
     const size_t row = p / kColumns;
-    const double x0 = kMarginLeft + static_cast<double>(column) * (panel_width + kPanelGap);
-    const double y0 = top + static_cast<double>(row) * row_height + kPanelTitle;
-    const auto x_of = [&](size_t i) {
-      return chart.periods > 1 ? x0 + x_step * static_cast<double>(i) : x0 + panel_width / 2;
-    };
-    const auto y_of = [&](double v) { return y0 + kPanelHeight * (1 - v); };
-
-    out += "<g class=\"panel\" data-name=\"";
-    svg::append_markup_escaped(out, panel.name);
-    out += "\">\n";
-    text_open(out, "panel-title", x0, y0 - 4, "start", 12);
-    svg::append_markup_escaped(out, panel.name);
-    out += "</text>\n";
-    out += "<rect class=\"frame\"";
-    svg::append_attr(out, "x", x0);
-    svg::append_attr(out, "y", y0);
-    svg::append_attr(out, "width", panel_width);
-    svg::append_attr(out, "height", kPanelHeight);
-    out += " fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
-    // The 50% gridline; the axis labels on the left column and under the bottom row.
-    line(out, "grid", x0, x0 + panel_width, y_of(0.5), y_of(0.5), "#ddd", 0.5);
-    out += '\n';
-    if (column == 0) {
-      for (const auto& [v, label] : {std::pair{0.0, "0%"}, {0.5, "50%"}, {1.0, "100%"}}) {
-        text_open(out, "tick y", x0 - 4, y_of(v) + 4, "end", 10);
-        out += label;
-        out += "</text>\n";
-      }
-    }
-    if (row + 1 == rows || p + kColumns >= chart.panels.size()) {
-      text_open(out, "tick x", x_of(0), y0 + kPanelHeight + 12, "middle", 10);
-      out += "1</text>\n";
-      if (chart.periods > 1) {
-        text_open(out, "tick x", x_of(chart.periods - 1), y0 + kPanelHeight + 12, "middle", 10);
-        out += std::to_string(chart.periods);
-        out += "</text>\n";
-      }
-    }
-    for (size_t s = 0; s < panel.series.size(); ++s) {
-      const ShareSeries& series = panel.series[s];
-      size_t points = 0;
-      for (const auto& v : series.values) points += v ? 1 : 0;
-      out += "<g class=\"series\" data-name=\"";
-      svg::append_markup_escaped(out, series.name);
-      out += "\" data-points=\"" + std::to_string(points) + "\" fill=\"none\" stroke=\"";
-      out += svg::kPalette[s % svg::kPalette.size()];
-      out += "\" stroke-width=\"1.5\">\n";
-      std::string path;
-      for (size_t i = 0; i <= series.values.size(); ++i) {
-        const bool present = i < series.values.size() && series.values[i].has_value();
-        if (present) {
-          path += path.empty() ? "M " : " L ";
-          svg::append_coord(path, x_of(i));
-          path += ',';
-          svg::append_coord(path, y_of(*series.values[i]));
-          continue;
-        }
-        if (path.empty()) continue;
-        // A single point is drawn as a dot-sized segment.
-        if (path.find(" L ") == std::string::npos) path += " h 0.1";
-        out += "<path d=\"" + path + "\" stroke-linecap=\"round\"/>\n";
-        path.clear();
-      }
-      out += "</g>\n";
-    }
-    out += "</g>\n";
+    const PanelBox box{kMarginLeft + static_cast<double>(column) * (panel_width + kPanelGap),
+                       top + static_cast<double>(row) * row_height + kPanelTitle, panel_width,
+                       chart.periods};
+    append_panel(out, chart.panels[p], box, column == 0,
+                 row + 1 == rows || p + kColumns >= chart.panels.size());
   }
-
-  const double bottom = top + static_cast<double>(rows) * row_height;
-  text_open(out, "x-label", kWidth / 2, bottom + 14, "middle", 12);
-  svg::append_markup_escaped(out, chart.x_label);
-  out += "</text>\n<g class=\"legend\">\n";
-  const std::vector<ShareSeries>& legend = chart.panels.front().series;
-  double x = kMarginLeft;
-  for (size_t s = 0; s < legend.size(); ++s) {
-    out += "<g class=\"legend-item\" data-name=\"";
-    svg::append_markup_escaped(out, legend[s].name);
-    out += "\">";
-    line(out, "", x, x + 18, bottom + 36, bottom + 36, svg::kPalette[s % svg::kPalette.size()], 2);
-    text_open(out, "legend-label", x + 24, bottom + 40, "start", 11);
-    svg::append_markup_escaped(out, legend[s].name);
-    out += "</text></g>\n";
-    x += 24 + 7.0 * static_cast<double>(legend[s].name.size()) + 24;
-  }
-  out += "</g>\n</svg>\n";
+  append_x_label_and_legend(out, chart, top + static_cast<double>(rows) * row_height);
+  out += "</svg>\n";
   return out;
 }
 

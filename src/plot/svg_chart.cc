@@ -563,14 +563,33 @@ std::vector<LegendItem> layout_legend(const TimeChart& chart) {
   return items;
 }
 
-}  // namespace
+// Where everything of a chart goes: the text's lines, the plot's frame, both axes and the unit of
+// the y labels, the legend's items; and the data's place in the frame.
+struct ChartLayout {
+  size_t point_count = 0;
+  Unit unit;
+  Axis y;
+  TimeAxis x;
+  std::vector<std::string> title_lines;
+  std::vector<std::string> subtitle_lines;
+  std::vector<LegendItem> legend;
+  Frame frame{};
 
-std::string render_svg(const TimeChart& chart) {
-  const size_t point_count = validate(chart);
+  [[nodiscard]] double px(double time_us) const {
+    return frame.left + (time_us - x.lo) / (x.hi - x.lo) * frame.width();
+  }
+  [[nodiscard]] double py(double seconds) const {
+    return frame.bottom - y.fraction(seconds * unit.per_second) * frame.height();
+  }
+};
 
-  // Data ranges and the unit of the y labels.
+// The data's ranges and the unit of the y labels; the header (title and subtitle lines) and the
+// footer (tick labels, x label, legend rows) around the frame.
+ChartLayout layout_chart(const TimeChart& chart) {
+  ChartLayout layout;
+  layout.point_count = validate(chart);
   std::vector<double> values;
-  values.reserve(point_count);
+  values.reserve(layout.point_count);
   int64_t tmin = std::numeric_limits<int64_t>::max();
   int64_t tmax = std::numeric_limits<int64_t>::min();
   for (const Series& series : chart.series) {
@@ -581,78 +600,66 @@ std::string render_svg(const TimeChart& chart) {
     }
   }
   const auto [vmin_it, vmax_it] = std::minmax_element(values.begin(), values.end());
-  const Unit unit = chart.y_in_seconds ? unit_for(median(values)) : Unit{"", 1};
-  const Axis y = y_axis(*vmin_it * unit.per_second, *vmax_it * unit.per_second, chart.log_y);
+  layout.unit = chart.y_in_seconds ? unit_for(median(values)) : Unit{"", 1};
+  layout.y =
+      y_axis(*vmin_it * layout.unit.per_second, *vmax_it * layout.unit.per_second, chart.log_y);
 
-  // Header: title and subtitle lines; footer: tick labels, x label, legend rows.
   const std::string title = markup_text(chart.title);
   const std::string subtitle = markup_text(chart.subtitle);
   const double text_space = kWidth - 2 * kMarginRight;
-  const auto title_lines =
+  layout.title_lines =
       wrap_text(title, static_cast<size_t>(text_space / (kTitleSize * kGlyphWidth)), 2);
-  const auto subtitle_lines =
+  layout.subtitle_lines =
       wrap_text(subtitle, static_cast<size_t>(text_space / (kSubtitleSize * kGlyphWidth)), 3);
   double header = 8;
-  header += static_cast<double>(title_lines.size()) * (kTitleSize + 4);
-  header += static_cast<double>(subtitle_lines.size()) * (kSubtitleSize + 4);
-  const std::vector<LegendItem> legend = layout_legend(chart);
-  const int legend_rows = legend.empty() ? 0 : legend.back().row + 1;
-  const Frame frame{kMarginLeft, header + 14, kWidth - kMarginRight,
-                    kHeight - 48 - kLegendRowHeight * legend_rows};
-  const TimeAxis x = time_axis(tmin, tmax, frame.width());
+  header += static_cast<double>(layout.title_lines.size()) * (kTitleSize + 4);
+  header += static_cast<double>(layout.subtitle_lines.size()) * (kSubtitleSize + 4);
+  layout.legend = layout_legend(chart);
+  const int legend_rows = layout.legend.empty() ? 0 : layout.legend.back().row + 1;
+  layout.frame = {kMarginLeft, header + 14, kWidth - kMarginRight,
+                  kHeight - 48 - kLegendRowHeight * legend_rows};
+  layout.x = time_axis(tmin, tmax, layout.frame.width());
+  return layout;
+}
 
-  const auto px = [&](double time_us) {
-    return frame.left + (time_us - x.lo) / (x.hi - x.lo) * frame.width();
-  };
-  const auto py = [&](double seconds) {
-    return frame.bottom - y.fraction(seconds * unit.per_second) * frame.height();
-  };
-
-  std::string out;
-  out.reserve(4096 + point_count * 48);
-  out +=
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"kbdata-chart\" "
-      "width=\"960\" height=\"540\" viewBox=\"0 0 960 540\" "
-      "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\" "
-      "fill=\"#222\">\n"
-      "<rect class=\"background\" width=\"960\" height=\"540\" fill=\"#fff\"/>\n";
-
-  // Title and subtitle.
+void append_titles(std::string& out, const ChartLayout& layout) {
   double baseline = 8;
-  if (!title_lines.empty()) {
+  if (!layout.title_lines.empty()) {
     baseline += kTitleSize + 4;
     append_text_open(out, "title", kMarginRight, baseline);
     out += " font-size=\"16\" font-weight=\"bold\">";
-    for (size_t i = 0; i < title_lines.size(); ++i) {
+    for (size_t i = 0; i < layout.title_lines.size(); ++i) {
       if (i > 0) {
         out += "<tspan x=\"24\" dy=\"20\">";
         baseline += kTitleSize + 4;
       }
-      append_markup_entities(out, title_lines[i]);
+      append_markup_entities(out, layout.title_lines[i]);
       if (i > 0) {
         out += "</tspan>";
       }
     }
     out += "</text>\n";
   }
-  if (!subtitle_lines.empty()) {
+  if (!layout.subtitle_lines.empty()) {
     append_text_open(out, "subtitle", kMarginRight, baseline + kSubtitleSize + 4);
     out += " fill=\"";
     out += kSubtitleColour;
     out += "\">";
-    for (size_t i = 0; i < subtitle_lines.size(); ++i) {
+    for (size_t i = 0; i < layout.subtitle_lines.size(); ++i) {
       out += i == 0 ? "<tspan>" : "<tspan x=\"24\" dy=\"16\">";
-      append_markup_entities(out, subtitle_lines[i]);
+      append_markup_entities(out, layout.subtitle_lines[i]);
       out += "</tspan>";
     }
     out += "</text>\n";
   }
+}
 
-  // X axis: vertical gridlines and date labels.
+// Vertical gridlines and date labels.
+void append_x_axis(std::string& out, const ChartLayout& layout) {
+  const Frame& frame = layout.frame;
   out += "<g class=\"axis x\" data-scale=\"time\" font-size=\"11\">\n";
-  for (int64_t t : x.ticks) {
-    const double tx = px(static_cast<double>(t));
+  for (int64_t t : layout.x.ticks) {
+    const double tx = layout.px(static_cast<double>(t));
     out += "<g class=\"tick\" data-value=\"" + std::to_string(t) + "\">";
     out += "<line class=\"grid\" stroke=\"#e3e3e3\"";
     append_attr(out, "x1", tx);
@@ -660,7 +667,7 @@ std::string render_svg(const TimeChart& chart) {
     append_attr(out, "x2", tx);
     append_attr(out, "y2", frame.bottom + 4);
     out += "/><text";
-    const double half = (x.with_time ? 16 : 10) * kTickSize * kGlyphWidth / 2;
+    const double half = (layout.x.with_time ? 16 : 10) * kTickSize * kGlyphWidth / 2;
     if (tx + half > kWidth - 2) {
       out += " text-anchor=\"end\"";
     } else if (tx - half < 2) {
@@ -671,21 +678,24 @@ std::string render_svg(const TimeChart& chart) {
     append_attr(out, "x", tx);
     append_attr(out, "y", frame.bottom + 18);
     out += '>';
-    append_time_label(out, t, x.with_time);
+    append_time_label(out, t, layout.x.with_time);
     out += "</text></g>\n";
   }
   out += "</g>\n";
+}
 
-  // Y axis: horizontal gridlines and value labels in the chosen unit.
+// Horizontal gridlines and value labels in the chosen unit; then the frame.
+void append_y_axis(std::string& out, const TimeChart& chart, const ChartLayout& layout) {
+  const Frame& frame = layout.frame;
   out += "<g class=\"axis y\" data-scale=\"";
   out += chart.log_y ? "log" : "linear";
   out += "\" data-unit=\"";
-  out += unit.name;
+  out += layout.unit.name;
   out += "\" font-size=\"11\">\n";
-  for (double v : y.ticks) {
-    const double ty = frame.bottom - y.fraction(v) * frame.height();
+  for (double v : layout.y.ticks) {
+    const double ty = frame.bottom - layout.y.fraction(v) * frame.height();
     out += "<g class=\"tick\" data-value=\"";
-    append_label_number(out, v / unit.per_second);
+    append_label_number(out, v / layout.unit.per_second);
     out += "\"><line class=\"grid\" stroke=\"#e3e3e3\"";
     append_attr(out, "x1", frame.left - 4);
     append_attr(out, "y1", ty);
@@ -706,13 +716,17 @@ std::string render_svg(const TimeChart& chart) {
   append_attr(out, "width", frame.width());
   append_attr(out, "height", frame.height());
   out += "/>\n";
+}
 
-  // Markers, under the series.
+// The markers inside the time range, under the series.
+void append_markers(std::string& out, const TimeChart& chart, const ChartLayout& layout) {
+  const Frame& frame = layout.frame;
   for (const TimeMarker& marker : chart.markers) {
-    if (static_cast<double>(marker.time_us) < x.lo || static_cast<double>(marker.time_us) > x.hi) {
+    const auto time = static_cast<double>(marker.time_us);
+    if (time < layout.x.lo || time > layout.x.hi) {
       continue;
     }
-    const double mx = px(static_cast<double>(marker.time_us));
+    const double mx = layout.px(time);
     out += "<g class=\"marker\" data-time=\"" + std::to_string(marker.time_us) + "\">";
     out += "<line stroke=\"#b04a4a\" stroke-dasharray=\"4 3\"";
     append_attr(out, "x1", mx);
@@ -725,9 +739,75 @@ std::string render_svg(const TimeChart& chart) {
     append_markup_escaped(out, marker.label);
     out += "</text></g>\n";
   }
+}
 
-  // Series, in input order (later ones on top).
-  std::vector<Point> sorted;
+// A series drawn as markers (circles, and their labels).
+void append_marker_points(std::string& out, const Series& series, std::string_view colour,
+                          const ChartLayout& layout) {
+  const bool highlight = series.style == SeriesStyle::HIGHLIGHT;
+  out += " fill=\"";
+  out += colour;
+  out += highlight ? "\" stroke=\"#222\" stroke-width=\"1\">\n" : "\" fill-opacity=\"0.6\">\n";
+  for (const Point& point : series.points) {
+    out += "<circle";
+    append_attr(out, "cx", layout.px(static_cast<double>(point.time_us)));
+    append_attr(out, "cy", layout.py(point.value));
+    out += highlight ? " r=\"5\"/>" : " r=\"2.5\"/>";
+  }
+  for (size_t p = 0; p < series.labels.size(); ++p) {
+    if (series.labels[p].empty()) {
+      continue;
+    }
+    const double cx = layout.px(static_cast<double>(series.points[p].time_us));
+    const double cy = layout.py(series.points[p].value);
+    // Up and to the right of the marker; to its left near the right edge of the plot.
+    const std::string label = markup_text(series.labels[p]);
+    const bool flip = cx + 8 + text_width(label, kTickSize) > layout.frame.right;
+    out += "\n<text class=\"point-label\" stroke=\"none\" fill=\"#222\" font-size=\"11\"";
+    if (flip) {
+      out += " text-anchor=\"end\"";
+    }
+    append_attr(out, "x", flip ? cx - 7 : cx + 7);
+    append_attr(out, "y", cy - 7);
+    out += '>';
+    append_markup_entities(out, label);
+    out += "</text>";
+  }
+}
+
+// A series drawn as one path through its points in time order: straight lines, or steps.
+void append_line_path(std::string& out, const Series& series, std::string_view colour,
+                      const std::string& points_attr, const ChartLayout& layout) {
+  std::vector<Point> sorted = series.points;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Point& a, const Point& b) { return a.time_us < b.time_us; });
+  out += " fill=\"none\" stroke=\"";
+  out += colour;
+  out += "\" stroke-width=\"2\" stroke-linejoin=\"round\">\n<path data-points=\"" + points_attr +
+         "\" d=\"";
+  for (size_t p = 0; p < sorted.size(); ++p) {
+    const double cx = layout.px(static_cast<double>(sorted[p].time_us));
+    const double cy = layout.py(sorted[p].value);
+    if (p == 0) {
+      out += 'M';
+    } else if (series.style == SeriesStyle::LINE) {
+      out += " L";
+    } else {
+      out += " H";
+      append_coord(out, cx);
+      out += " V";
+      append_coord(out, cy);
+      continue;
+    }
+    append_coord(out, cx);
+    out += ',';
+    append_coord(out, cy);
+  }
+  out += "\"/>";
+}
+
+// The series, in input order (later ones on top).
+void append_series(std::string& out, const TimeChart& chart, const ChartLayout& layout) {
   for (size_t s = 0; s < chart.series.size(); ++s) {
     const Series& series = chart.series[s];
     const std::string_view colour = kPalette[s % kPalette.size()];
@@ -739,74 +819,21 @@ std::string render_svg(const TimeChart& chart) {
     out += "\" data-points=\"" + points_attr + '"';
     switch (series.style) {
       case SeriesStyle::MARKERS:
-      case SeriesStyle::HIGHLIGHT: {
-        const bool highlight = series.style == SeriesStyle::HIGHLIGHT;
-        out += " fill=\"";
-        out += colour;
-        out +=
-            highlight ? "\" stroke=\"#222\" stroke-width=\"1\">\n" : "\" fill-opacity=\"0.6\">\n";
-        for (const Point& point : series.points) {
-          out += "<circle";
-          append_attr(out, "cx", px(static_cast<double>(point.time_us)));
-          append_attr(out, "cy", py(point.value));
-          out += highlight ? " r=\"5\"/>" : " r=\"2.5\"/>";
-        }
-        for (size_t p = 0; p < series.labels.size(); ++p) {
-          if (series.labels[p].empty()) {
-            continue;
-          }
-          const double cx = px(static_cast<double>(series.points[p].time_us));
-          const double cy = py(series.points[p].value);
-          // Up and to the right of the marker; to its left near the right edge of the plot.
-          const std::string label = markup_text(series.labels[p]);
-          const bool flip = cx + 8 + text_width(label, kTickSize) > frame.right;
-          out += "\n<text class=\"point-label\" stroke=\"none\" fill=\"#222\" font-size=\"11\"";
-          if (flip) {
-            out += " text-anchor=\"end\"";
-          }
-          append_attr(out, "x", flip ? cx - 7 : cx + 7);
-          append_attr(out, "y", cy - 7);
-          out += '>';
-          append_markup_entities(out, label);
-          out += "</text>";
-        }
+      case SeriesStyle::HIGHLIGHT:
+        append_marker_points(out, series, colour, layout);
         break;
-      }
       case SeriesStyle::LINE:
-      case SeriesStyle::STEP: {
-        sorted = series.points;
-        std::stable_sort(sorted.begin(), sorted.end(),
-                         [](const Point& a, const Point& b) { return a.time_us < b.time_us; });
-        out += " fill=\"none\" stroke=\"";
-        out += colour;
-        out += "\" stroke-width=\"2\" stroke-linejoin=\"round\">\n<path data-points=\"" +
-               points_attr + "\" d=\"";
-        for (size_t p = 0; p < sorted.size(); ++p) {
-          const double cx = px(static_cast<double>(sorted[p].time_us));
-          const double cy = py(sorted[p].value);
-          if (p == 0) {
-            out += 'M';
-          } else if (series.style == SeriesStyle::LINE) {
-            out += " L";
-          } else {
-            out += " H";
-            append_coord(out, cx);
-            out += " V";
-            append_coord(out, cy);
-            continue;
-          }
-          append_coord(out, cx);
-          out += ',';
-          append_coord(out, cy);
-        }
-        out += "\"/>";
+      case SeriesStyle::STEP:
+        append_line_path(out, series, colour, points_attr, layout);
         break;
-      }
     }
     out += "\n</g>\n";
   }
+}
 
-  // Axis labels; the y label carries the unit of the tick labels.
+// The axis labels; the y label carries the unit of the tick labels.
+void append_axis_labels(std::string& out, const TimeChart& chart, const ChartLayout& layout) {
+  const Frame& frame = layout.frame;
   append_text_open(out, "x-label", (frame.left + frame.right) / 2, frame.bottom + 38);
   out += " text-anchor=\"middle\">";
   append_markup_escaped(out, chart.x_label);
@@ -820,19 +847,21 @@ std::string render_svg(const TimeChart& chart) {
   append_coord(out, y_label_y);
   out += ")\">";
   append_markup_escaped(out, chart.y_label);
-  if (!unit.name.empty()) {
+  if (!layout.unit.name.empty()) {
     out += " (";
-    out += unit.name;
+    out += layout.unit.name;
     out += ")";
   }
   out += "</text>\n";
+}
 
-  // Legend: a swatch in the series' style, then its name.
+// The legend: a swatch in each series' style, then its name.
+void append_legend(std::string& out, const TimeChart& chart, const ChartLayout& layout) {
   out += "<g class=\"legend\" font-size=\"11\">\n";
-  for (size_t s = 0; s < legend.size(); ++s) {
-    const LegendItem& item = legend[s];
+  for (size_t s = 0; s < layout.legend.size(); ++s) {
+    const LegendItem& item = layout.legend[s];
     const std::string_view colour = kPalette[s % kPalette.size()];
-    const double row_y = frame.bottom + 60 + kLegendRowHeight * item.row;
+    const double row_y = layout.frame.bottom + 60 + kLegendRowHeight * item.row;
     out += "<g class=\"legend-item\" data-name=\"";
     append_markup_entities(out, item.name);
     out += "\">";
@@ -868,7 +897,30 @@ std::string render_svg(const TimeChart& chart) {
     append_markup_entities(out, item.name);
     out += "</text></g>\n";
   }
-  out += "</g>\n</svg>\n";
+  out += "</g>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const TimeChart& chart) {
+  const ChartLayout layout = layout_chart(chart);
+  std::string out;
+  out.reserve(4096 + layout.point_count * 48);
+  out +=
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"kbdata-chart\" "
+      "width=\"960\" height=\"540\" viewBox=\"0 0 960 540\" "
+      "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\" "
+      "fill=\"#222\">\n"
+      "<rect class=\"background\" width=\"960\" height=\"540\" fill=\"#fff\"/>\n";
+  append_titles(out, layout);
+  append_x_axis(out, layout);
+  append_y_axis(out, chart, layout);
+  append_markers(out, chart, layout);
+  append_series(out, chart, layout);
+  append_axis_labels(out, chart, layout);
+  append_legend(out, chart, layout);
+  out += "</svg>\n";
   return out;
 }
 

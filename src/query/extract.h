@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/extract_selection.h"
@@ -23,6 +24,14 @@ extern const char* const kExtractSummaryRule;
 // autotune_configs, lines, kernel_lines, kernels, shape_branches, bytes, sha256, rank, and with
 // `dedup` duplicates_dropped. A row names its leaderboard (its note).
 [[nodiscard]] std::vector<result::Column> extract_manifest_columns(bool dedup);
+
+// The extension of the file `kbdata extract` writes for `code`, from the one decision of what a
+// code is: techniques::classify's `t` of it, and the rule classify reads it by (a C++ file by its
+// `file_name` or first line, source::is_cpp_source). A C++ file is ".hip" (hipcc's extension) when
+// HIP is among its languages, else ".cu"; any other code is the Python the harness imports, ".py".
+[[nodiscard]] std::string_view code_file_extension(const techniques::Techniques& t,
+                                                   std::string_view code,
+                                                   std::string_view file_name);
 
 // One file written for `entry`: at `path` (relative to the folder), its code's techniques, size
 // and SHA-256 (hex).

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/code_language.h"
-
 namespace kbdata::analysis {
 namespace {
 
@@ -68,37 +66,6 @@ TEST(ExtractSelection, ExactDedupKeepsTheBestRowPerCodeAndCountsTheOthers) {
   kept =
       select_for_extract({row(2, "a", std::nullopt, 7), row(1, "b", std::nullopt, 7)}, {0, true});
   EXPECT_EQ(ids(kept), (std::vector<int64_t>{1}));
-}
-
-TEST(CodeLanguage, ByFileNameAndContent) {
-  EXPECT_EQ(detect_language("__global__ void k() {}", "submission.cu").name, "cuda");
-  EXPECT_EQ(detect_language("__global__ void k() {}", "submission.cu").extension, ".cu");
-  EXPECT_EQ(detect_language("#include <hip/hip_runtime.h>\n__global__ void k(){}", "k.cpp").name,
-            "hip");
-  EXPECT_EQ(detect_language("#include <hip/hip_runtime.h>\n", "k.cpp").extension, ".hip");
-  EXPECT_EQ(detect_language("int main() {}", "k.cpp").extension, ".cpp");
-  EXPECT_EQ(detect_language("import torch\nimport triton\n", "submission.py").name, "triton");
-  EXPECT_EQ(detect_language("import cutlass\nimport cutlass.cute as cute\n", "s.py").name,
-            "cute_dsl");
-  EXPECT_EQ(detect_language("import helion\n", "s.py").name, "helion");
-  EXPECT_EQ(detect_language("from torch.utils.cpp_extension import load_inline\n"
-                            "src = '#include <hip/hip_runtime.h>'\n",
-                            "submission.py")
-                .name,
-            "hip_inline");
-  EXPECT_EQ(detect_language("from torch.utils.cpp_extension import load_inline\n"
-                            "src = '__global__ void k() {}'\n",
-                            "submission.py")
-                .name,
-            "cuda_inline");
-  EXPECT_EQ(detect_language("import torch\n@torch.compile\ndef f(x): return x\n", "s.py").name,
-            "pytorch");
-  EXPECT_EQ(detect_language("def f():\n    return 1\n", "s.py").name, "python");
-  // No file name: decided from the text.
-  EXPECT_EQ(detect_language("  import triton\n", "").extension, ".py");
-  EXPECT_EQ(detect_language("__global__ void k() {}", "").extension, ".cu");
-  EXPECT_EQ(detect_language("hello", "").name, "text");
-  EXPECT_EQ(detect_language("hello", "").extension, ".txt");
 }
 
 }  // namespace

@@ -68,6 +68,84 @@ inline std::map<std::string, std::string> folder_state(const fs::path& root) {
   return out;
 }
 
+// The faults of one transfer (docs/hub.md, "Retries and faults"), one table for both users of the
+// hub's transfer engine: pull_test runs each as a pull (the cache complete and verified, or as it
+// was), remote_test as `top --data hf://...` (the local folder's output, or one line).
+struct TransferFault {
+  const char* name;
+  nlohmann::json hub;   // added to the fake hub's configuration
+  bool recovers;        // a retry or a new request recovers
+  const char* message;  // part of the one-line error, when it does not
+};
+
+// `nvfp4_size`: the size of the fixture's nvidia_nvfp4_submissions.parquet.
+inline std::vector<TransferFault> transfer_faults(uint64_t nvfp4_size) {
+  using nlohmann::json;
+  const auto faults = [](json list) { return json{{"faults", std::move(list)}}; };
+  return {
+      {"429 with RateLimit on the CDN",
+       faults({{{"on", "cdn"}, {"kind", "rate_limit"}, {"form", "ratelimit"}, {"count", 2}}}), true,
+       ""},
+      {"429 with Retry-After seconds on the CDN",
+       faults({{{"on", "cdn"}, {"kind", "rate_limit"}, {"form", "retry-after"}}}), true, ""},
+      {"429 with a Retry-After date on resolve",
+       faults({{{"on", "resolve"},
+                {"kind", "rate_limit"},
+                {"form", "retry-after-date"},
+                {"seconds", 1}}}),
+       true, ""},
+      {"429 without a header on resolve",
+       faults({{{"on", "resolve"}, {"kind", "rate_limit"}, {"form", "bare"}, {"count", 2}}}), true,
+       ""},
+      {"500 on resolve, 502 then 503 on the CDN",
+       faults({{{"on", "resolve"}, {"kind", "status"}, {"status", 500}},
+               {{"on", "cdn"}, {"kind", "status"}, {"status", 502}},
+               {{"on", "cdn"}, {"kind", "status"}, {"status", 503}, {"after", 1}}}),
+       true, ""},
+      {"a connection dropped mid-body", faults({{{"on", "cdn"}, {"kind", "drop"}, {"after", 1}}}),
+       true, ""},
+      {"a truncated body", faults({{{"on", "cdn"}, {"kind", "truncate"}, {"after", 1}}}), true, ""},
+      {"a dropped connection, then 200s answering every Range",
+       faults({{{"on", "cdn"}, {"kind", "drop"}},
+               {{"on", "cdn"}, {"kind", "ignore_range"}, {"count", 1000}}}),
+       true, ""},
+      {"an expired signed URL, twice",
+       faults({{{"on", "cdn"}, {"kind", "expired"}, {"after", 1}, {"count", 2}}}), true, ""},
+      {"a 429 asking for longer than the retry budget",
+       faults({{{"on", "resolve"},
+                {"kind", "rate_limit"},
+                {"form", "ratelimit"},
+                {"seconds", 100000},
+                {"count", 100}}}),
+       false, "retry budget"},
+      {"a 503 that persists",
+       faults({{{"on", "cdn"}, {"kind", "status"}, {"status", 503}, {"count", 1000}}}), false,
+       "; gave up after 5 tries"},
+      {"a signed URL that keeps expiring",
+       faults({{{"on", "cdn"}, {"kind", "expired"}, {"count", 1000}}}), false,
+       ": the signed URL from http://127.0.0.1:"},
+      {"a 404 on resolve", faults({{{"on", "resolve"}, {"kind", "status"}, {"status", 404}}}),
+       false, ": HTTP 404"},
+      {"a resumed range that starts one byte later than asked",
+       faults({{{"on", "cdn"}, {"kind", "drop"}},
+               {{"on", "cdn"}, {"kind", "shift_range"}, {"count", 1000}}}),
+       false, ", the server answered 'bytes "},
+      {"a redirect to file://",
+       faults({{{"on", "resolve"}, {"kind", "redirect"}, {"location", "file:///etc/passwd"}}}),
+       false, ": a redirect to 'file:///etc/passwd', which is not an http:// or https:// URL"},
+      {"a tree that gives a file 3 bytes more than the hub announces",
+       {{"file_overrides",
+         {{"nvidia_nvfp4_submissions.parquet", {{"tree_size", nvfp4_size + 3}}}}}},
+       false,
+       ": the hub announces a size of '"},
+      {"an etag that disagrees with the tree",
+       {{"file_overrides",
+         {{"nvidia_nvfp4_submissions.parquet", {{"tree_lfs_oid", std::string(64, 'b')}}}}}},
+       false,
+       ": the hub announces the etag '"},
+  };
+}
+
 class HubTest : public ::testing::Test {
  protected:
   void SetUp() override {
