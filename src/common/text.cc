@@ -209,6 +209,16 @@ void append_json_string(std::string& out, std::string_view utf8) {
   out.push_back('"');
 }
 
+void append_json_text(std::string& out, std::string_view bytes) {
+  if (is_valid_utf8(bytes)) {
+    append_json_string(out, bytes);
+  } else {
+    std::string repaired;
+    append_utf8_repaired(repaired, bytes);
+    append_json_string(out, repaired);
+  }
+}
+
 void append_float(std::string& out, float value) { append_shortest(out, value); }
 
 void append_double(std::string& out, double value) { append_shortest(out, value); }

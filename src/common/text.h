@@ -30,6 +30,9 @@ void append_utf8_repaired(std::string& out, std::string_view bytes);
 // U+0020. All other bytes are copied unchanged.
 // REQUIRES: `utf8` is well-formed UTF-8 (use append_utf8_repaired first otherwise).
 void append_json_string(std::string& out, std::string_view utf8);
+// The same for any bytes: well-formed UTF-8 as it is, else repaired first (append_utf8_repaired).
+// Every JSON string kbdata writes from data goes through here.
+void append_json_text(std::string& out, std::string_view bytes);
 
 // Append the shortest text that reads back as exactly `value` (std::to_chars without a format:
 // "4.6", "1", "1e+20", "-0"). Non-finite values appear as to_chars writes them ("nan", "-nan",

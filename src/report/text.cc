@@ -134,16 +134,6 @@ std::string double_text(double v) {
   return out;
 }
 
-void append_json_text(std::string& out, std::string_view text) {
-  if (is_valid_utf8(text)) {
-    append_json_string(out, text);
-  } else {
-    std::string repaired;
-    append_utf8_repaired(repaired, text);
-    append_json_string(out, repaired);
-  }
-}
-
 void append_csv_field(std::string& out, const std::optional<std::string>& value) {
   if (!value) return;  // null: an empty field
   std::string repaired;
