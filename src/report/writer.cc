@@ -184,6 +184,13 @@ void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& va
   }
 }
 
+// The provenance of a table's file: its rule.
+parquet::Provenance rule_only(std::string rule) {
+  parquet::Provenance provenance;
+  provenance.rule = std::move(rule);
+  return provenance;
+}
+
 TableObserver& table_observer() {
   static TableObserver observer;
   return observer;
@@ -203,26 +210,30 @@ void set_table_observer(TableObserver observer) { table_observer() = std::move(o
 
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
-          const parquet::Provenance& provenance)
-      : file(path, fields, parquet::WriterOptions{}, provenance, kParquetBatch) {}
+          const parquet::Provenance& provenance, parquet::RowBatchLimits limits)
+      : file(path, fields, parquet::WriterOptions{}, provenance, limits) {}
   parquet::RowFileWriter file;
 };
 
 Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
                std::optional<std::string> out_path, std::string rule)
+    : Writer(format, std::move(columns), out, notes, std::move(out_path),
+             rule_only(std::move(rule)), kParquetBatch) {}
+
+Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
+               std::optional<std::string> out_path, parquet::Provenance provenance,
+               parquet::RowBatchLimits limits)
     : format_(format),
       columns_(std::move(columns)),
       out_(out),
       notes_(notes),
-      rule_(std::move(rule)),
+      rule_(provenance.rule),
       notes_seen_(format, notes) {
   if (format_ == Format::PARQUET) {
     if (!out_path) throw UsageError("--format parquet needs --out FILE");
     std::vector<parquet::Field> fields;
     for (const Column& c : columns_) fields.push_back(column_field(c));
-    parquet::Provenance provenance;
-    provenance.rule = rule_;
-    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance);
+    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance, limits);
   } else if (out_path) {
     file_ = std::make_unique<AtomicOutputFile>(*out_path);  // checked before any work
   }
@@ -360,6 +371,7 @@ void Writer::write(result::ResultTable& table) {
 }
 
 void Writer::emit(std::string_view text) {
+  bytes_ += text.size();
   if (file_) {
     file_->write(text);
   } else {
@@ -376,7 +388,29 @@ void Writer::flush_if_large() {
 
 void Writer::table_footer(const std::string& line) { footers_.push_back(line); }
 
+void Writer::add_key_value(parquet::KeyValue kv) {
+  if (parquet_) parquet_->file.add_key_value(std::move(kv));
+}
+
 void Writer::finish() {
+  close();
+  commit();
+}
+
+void Writer::commit() {
+  close();
+  if (parquet_) {
+    parquet_->file.commit();
+  } else if (file_) {
+    file_->commit();
+  } else {
+    std::fflush(out_);
+  }
+}
+
+uint64_t Writer::close() {
+  if (closed_) return parquet_ ? parquet_->file.bytes_written() : bytes_;
+  closed_ = true;
   switch (format_) {
     case Format::TABLE: {
       std::string text;
@@ -414,15 +448,12 @@ void Writer::finish() {
       emit(buffer_);
       break;
     case Format::PARQUET:
-      parquet_->file.commit();
-      break;
+      parquet_->file.close();
+      return parquet_->file.bytes_written();
   }
   buffer_.clear();
-  if (file_) {
-    file_->commit();
-  } else {
-    std::fflush(out_);
-  }
+  if (file_) file_->sync();
+  return bytes_;
 }
 
 std::string rendered_text(const std::function<void(std::FILE* out, std::FILE* notes)>& render) {
@@ -463,22 +494,20 @@ std::string table_text(result::ResultTable& table, Format format) {
   });
 }
 
-void JsonDocument::name(std::string_view name) {
-  if (text_.size() > 1) text_ += ',';
-  append_json_text(text_, name);
-  text_ += ':';
-}
-
 void JsonDocument::member(std::string_view name, std::string_view text) {
-  this->name(name);
-  append_json_text(text_, text);
+  json_.member(name, text);
 }
 
 void JsonDocument::member(std::string_view name, result::ResultTable& table) {
-  this->name(name);
   std::string rows = json_text(table);
   rows.pop_back();  // the array's newline: the document ends the line
-  text_ += rows;
+  json_.key(name).raw(rows);
+}
+
+std::string JsonDocument::finish() const {
+  JsonWriter closed = json_;
+  closed.end_object();
+  return closed.take() + "\n";
 }
 
 }  // namespace kbdata::report
