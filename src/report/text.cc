@@ -165,26 +165,13 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
     for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
   }
   std::string out;
-  auto emit = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      size_t pad = widths[c] - display_width(row[c]);
-      bool right = c < right_align.size() && right_align[c];
-      if (c) line += "  ";
-      if (right) line.append(pad, ' ');
-      line += row[c];
-      if (!right) line.append(pad, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  };
   for (size_t r = 0; r < rows.size(); ++r) {
-    emit(rows[r]);
-    if (r == 0) {
-      std::vector<std::string> dashes;
-      for (size_t w : widths) dashes.push_back(std::string(w, '-'));
-      emit(dashes);
-    }
+    const std::vector<std::string>& row = rows[r];
+    append_table_line(
+        out, std::span<const size_t>(widths.data(), row.size()), right_align,
+        [&](size_t c) -> std::string_view { return row[c]; },
+        [&](size_t c) { return display_width(row[c]); });
+    if (r == 0) append_table_rule(out, widths);
   }
   return out;
 }
