@@ -241,7 +241,7 @@ Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::
   if (format_ == Format::CSV) {
     for (size_t i = 0; i < columns_.size(); ++i) {
       if (i > 0) buffer_ += ',';
-      buffer_ += columns_[i].name;
+      append_csv_field(buffer_, columns_[i].name);  // the one CSV rule, as cat's header
     }
     buffer_ += '\n';
   }
