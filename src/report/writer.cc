@@ -23,8 +23,12 @@ bool right_aligned(ColumnType type) {
          type == ColumnType::DOUBLE;
 }
 
+// The renderers of one value take a Value (a list's item) or a Cell that is not a list: the two
+// variants hold the scalars alike, and a cell's text is read where it is, never copied.
+
 // A value's text in a table, before a string is made safe (table_cell) or cut.
-std::string table_value_text(const Value& cell, ColumnType type) {
+template <typename V>
+std::string table_value_text(const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return "null";
   switch (type) {
     case ColumnType::INT64:
@@ -53,7 +57,8 @@ std::string table_value_text(const Value& cell, ColumnType type) {
 }
 
 // Exact text for CSV (nullopt for null).
-std::optional<std::string> machine_text(const Value& cell, ColumnType type);
+template <typename V>
+std::optional<std::string> machine_text(const V& cell, ColumnType type);
 
 // A list's items' texts joined by ",", a null item as "null".
 template <typename ItemText>
@@ -74,7 +79,8 @@ std::string table_text(const Cell& cell, const Column& column) {
   return text;
 }
 
-std::optional<std::string> machine_text(const Value& cell, ColumnType type) {
+template <typename V>
+std::optional<std::string> machine_text(const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return std::nullopt;
   switch (type) {
     case ColumnType::INT64:
@@ -99,10 +105,11 @@ std::optional<std::string> csv_text(const Cell& cell, const Column& column) {
     return joined(*items,
                   [&](const Value& v) { return machine_text(v, column.type).value_or("null"); });
   }
-  return machine_text(result::to_value(cell), column.type);
+  return machine_text(cell, column.type);
 }
 
-void append_json_value(std::string& out, const Value& cell, ColumnType type) {
+template <typename V>
+void append_json_value(std::string& out, const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) {
     out += "null";
     return;
@@ -141,7 +148,7 @@ void append_json_cell(std::string& out, const Cell& cell, const Column& column) 
     out += ']';
     return;
   }
-  append_json_value(out, result::to_value(cell), column.type);
+  append_json_value(out, cell, column.type);
 }
 
 parquet::FieldType field_type(ColumnType type) {
@@ -170,7 +177,8 @@ parquet::Field column_field(const Column& column) {
                      : parquet::Field::leaf(column.name, field_type(column.type));
 }
 
-void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& value) {
+template <typename V>
+void write_parquet_value(parquet::RowFileWriter& file, size_t c, const V& value) {
   if (std::holds_alternative<std::monostate>(value)) {
     file.column(c).null();
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
@@ -203,7 +211,7 @@ std::string cell_text(const Cell& cell, const Column& column) {
   if (const List* items = std::get_if<List>(&cell)) {
     return joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
   }
-  return table_value_text(result::to_value(cell), column.type);
+  return table_value_text(cell, column.type);
 }
 
 void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
@@ -340,7 +348,7 @@ void Writer::write_parquet_row(const std::vector<Cell>& cells) {
       for (const Value& item : *items) write_parquet_value(file, c, item);
       file.column(c).end_list();
     } else {
-      write_parquet_value(file, c, result::to_value(cells[c]));
+      write_parquet_value(file, c, cells[c]);
     }
   }
   file.end_row();
