@@ -139,8 +139,9 @@ sanitize: deps
 # pairs against dedup --fuzzy and a DuckDB statement (pairs_bench.sh, ~5 min), place and tasks
 # against DuckDB statements and their bounds (evaluation_bench.sh, ~1 min), serve's pages against
 # stats (serve_bench.sh, ~1 min), the hub against curl (hub_bench.sh, ~1 min) and the Python
-# module's DataFrame against the command (python_bench.sh, ~2 min). Figures are ratios within one
-# run.
+# module's DataFrame against the command (python_bench.sh, ~2 min), and every command the one table
+# writer renders on the medium set against BASELINE=OLD_KBDATA when given (answers_bench.sh, ~3
+# min; times only without it). Figures are ratios within one run.
 BENCH_SYNTH = stamp=$$(cat src/synth/*.cc src/synth/*.h src/parquet/write/*.h | sha256sum | cut -c1-16); \
 	for set in published kbdata full; do \
 	  out=build/bench-data/synth-$$set; \
@@ -172,6 +173,7 @@ bench: deps
 	bench/serve_bench.sh $(BUILD)-bench/kbdata build/bench-data/nvfp4 3
 	bench/hub_bench.sh $(BUILD)-bench/kbdata build/bench-data/synth-published build/bench-data/synth-kbdata
 	bench/python_bench.sh $(BUILD)-bench build/bench-data/nvfp4 3 $(PYTHON)
+	BASELINE=$(BASELINE) bench/answers_bench.sh $(BUILD)-bench/kbdata 5
 
 # The diagnostics of single library layers (bench/README.md): memory, writer, loader, fuzzy dedup,
 # export against PostgreSQL's COPY (a throwaway server, ~3 min). The large file needs ~11 GB of RAM.

@@ -32,20 +32,11 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: one line with the command's wall, user CPU and peak RSS; prints the wall.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > "$work/out" 2> "$work/err" || {
-    echo "$name failed:" >&2
-    cat "$work/err" >&2
-    exit 1
-  }
-  read -r wall user rss < "$work/time"
-  printf '%-12s %7.2f s wall %7.2f s user %8d KB\n' "$name" "$wall" "$user" "$rss" >&2
-  rm -f "$work"/*.jsonl "$work"/*.md
-  echo "$wall"
-}
+# run, wall_of: bench/lib.sh (wall, user CPU and peak RSS of one run); the outputs removed after.
+BENCH_NAME_WIDTH=12
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+after_run() { rm -f "$work"/*.jsonl "$work"/*.md; }
 
 problem=nvfp4_gemm
 runner=NVIDIA
@@ -75,16 +66,16 @@ for ((i = 1; i <= rounds; ++i)); do
   declare -A wall=()
   for what in "${order[@]}"; do
     case $what in
-      place) wall[$what]=$(run "$what" "$kbdata" place --data "$nvfp4" -p "$problem" \
+      place) wall[$what]=$(wall_of "$what" "$kbdata" place --data "$nvfp4" -p "$problem" \
         --runner "$runner" 20us 1.2e-05 -f csv) ;;
-      duckdb-place) wall[$what]=$(run "$what" "$duckdb_query" "$place_sql") ;;
-      top) wall[$what]=$(run "$what" "$kbdata" top --data "$nvfp4" -p "$problem" \
+      duckdb-place) wall[$what]=$(wall_of "$what" "$duckdb_query" "$place_sql") ;;
+      top) wall[$what]=$(wall_of "$what" "$kbdata" top --data "$nvfp4" -p "$problem" \
         --runner "$runner" -n 0 -f csv) ;;
-      noise-p) wall[$what]=$(run "$what" "$kbdata" noise --data "$nvfp4" -p "$problem" -f csv) ;;
-      tasks) wall[$what]=$(run "$what" "$kbdata" tasks --data "$nvfp4" --out "$work/t.jsonl") ;;
-      duckdb-tasks) wall[$what]=$(run "$what" "$duckdb_query" "$tasks_sql") ;;
-      stats) wall[$what]=$(run "$what" "$kbdata" stats --data "$nvfp4" -f csv) ;;
-      noise) wall[$what]=$(run "$what" "$kbdata" noise --data "$nvfp4" -f csv) ;;
+      noise-p) wall[$what]=$(wall_of "$what" "$kbdata" noise --data "$nvfp4" -p "$problem" -f csv) ;;
+      tasks) wall[$what]=$(wall_of "$what" "$kbdata" tasks --data "$nvfp4" --out "$work/t.jsonl") ;;
+      duckdb-tasks) wall[$what]=$(wall_of "$what" "$duckdb_query" "$tasks_sql") ;;
+      stats) wall[$what]=$(wall_of "$what" "$kbdata" stats --data "$nvfp4" -f csv) ;;
+      noise) wall[$what]=$(wall_of "$what" "$kbdata" noise --data "$nvfp4" -f csv) ;;
     esac
   done
   awk -v p="${wall[place]}" -v dp="${wall[duckdb-place]}" -v t="${wall[top]}" \

@@ -83,7 +83,9 @@ for _ in $(seq "$rounds"); do
   read -r e_s e_kb <<< "$(measure "${export_cmd[@]}")"
   echo "$e_s $e_kb $c_s $c_kb" >> "$dir/rounds"
 done
-median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# median: bench/lib.sh
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 export_s=$(cut -d' ' -f1 "$dir/rounds" | median)
 export_kb=$(cut -d' ' -f2 "$dir/rounds" | sort -g | tail -1)
 copy_s=$(cut -d' ' -f3 "$dir/rounds" | median)

@@ -30,20 +30,11 @@ fi
 work=$(mktemp -d "$(dirname "$nvfp4")/pairs-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: one line with the command's wall, user CPU and peak RSS; prints the wall.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > "$work/out" 2> "$work/err" || {
-    echo "$name failed:" >&2
-    cat "$work/err" >&2
-    exit 1
-  }
-  read -r wall user rss < "$work/time"
-  printf '%-8s %7.2f s wall %7.2f s user %8d KB\n' "$name" "$wall" "$user" "$rss" >&2
-  rm -f "$work"/*.jsonl "$work"/*.parquet "$work"/*.md
-  echo "$wall"
-}
+# run, wall_of: bench/lib.sh (wall, user CPU and peak RSS of one run); the outputs removed after.
+BENCH_NAME_WIDTH=8
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
+after_run() { rm -f "$work"/*.jsonl "$work"/*.parquet "$work"/*.md; }
 
 sql="COPY (
   WITH v AS (
@@ -74,9 +65,9 @@ for ((i = 1; i <= rounds; ++i)); do
   declare -A wall=()
   for what in "${order[@]}"; do
     case $what in
-      pairs) wall[pairs]=$(run pairs "$kbdata" pairs --data "$nvfp4" --out "$work/p.jsonl") ;;
-      dedup) wall[dedup]=$(run dedup "$kbdata" dedup "$file" "$work/d.parquet" --fuzzy) ;;
-      duckdb) wall[duckdb]=$(run duckdb "$duckdb_query" "$sql") ;;
+      pairs) wall[pairs]=$(wall_of pairs "$kbdata" pairs --data "$nvfp4" --out "$work/p.jsonl") ;;
+      dedup) wall[dedup]=$(wall_of dedup "$kbdata" dedup "$file" "$work/d.parquet" --fuzzy) ;;
+      duckdb) wall[duckdb]=$(wall_of duckdb "$duckdb_query" "$sql") ;;
     esac
   done
   awk -v p="${wall[pairs]}" -v d="${wall[dedup]}" -v q="${wall[duckdb]}" -v i="$i" \

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "cli/input_file.h"
+#include "common/json_writer.h"
 #include "common/text.h"
 #include "parquet/file_reader.h"
 #include "report/text.h"
@@ -173,9 +173,14 @@ std::string opt_text(const std::optional<T>& v) {
   }
 }
 
+// An optional value as a member: null without one.
 template <typename T>
-nlohmann::ordered_json opt_json(const std::optional<T>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+void optional_member(JsonWriter& json, std::string_view name, const std::optional<T>& v) {
+  if (v) {
+    json.member(name, *v);
+  } else {
+    json.key(name).null();
+  }
 }
 
 std::string encodings_text(const std::vector<parquet::Encoding>& encodings) {
@@ -215,136 +220,160 @@ void schema_lines(const SchemaNode& node, int depth, std::string& out) {
   out += indent + "}\n";
 }
 
-nlohmann::ordered_json schema_json(const SchemaNode& node) {
-  nlohmann::ordered_json j;
-  j["name"] = node.name;
-  j["repetition"] = parquet::to_string(node.repetition);
+void schema_json(JsonWriter& json, const SchemaNode& node) {
+  json.begin_object();
+  json.member("name", node.name);
+  json.member("repetition", parquet::to_string(node.repetition));
   if (node.is_leaf) {
-    j["physical_type"] = parquet::to_string(node.physical);
+    json.member("physical_type", parquet::to_string(node.physical));
     if (node.physical == parquet::PhysicalType::FIXED_LEN_BYTE_ARRAY) {
-      j["type_length"] = node.type_length;
+      json.member("type_length", node.type_length);
     }
   }
   if (node.logical.kind != parquet::LogicalType::Kind::NONE) {
-    j["logical_type"] = parquet::to_string(node.logical);
+    json.member("logical_type", parquet::to_string(node.logical));
   }
-  if (node.converted) j["converted_type"] = parquet::to_string(*node.converted);
-  if (node.field_id) j["field_id"] = *node.field_id;
+  if (node.converted) json.member("converted_type", parquet::to_string(*node.converted));
+  if (node.field_id) json.member("field_id", *node.field_id);
   if (!node.is_leaf) {
-    j["children"] = nlohmann::ordered_json::array();
-    for (const auto& child : node.children) j["children"].push_back(schema_json(child));
+    json.key("children").begin_array();
+    for (const auto& child : node.children) schema_json(json, child);
+    json.end_array();
   }
-  return j;
+  json.end_object();
 }
 
-// Text values of keys and strings in metadata may hold any bytes; JSON wants UTF-8.
+// Text values of keys and strings in metadata may hold any bytes; tables want UTF-8.
 std::string utf8(const std::string& bytes) {
   std::string out;
   append_utf8_repaired(out, bytes);
   return out;
 }
 
-nlohmann::ordered_json inspect_json(FileReader& reader) {
+// The --json document (docs/cli.md, "inspect"), by the one writer of JSON documents, indented
+// by two spaces; texts from the file (names, keys, values, statistics) with invalid UTF-8
+// repaired.
+std::string inspect_json(FileReader& reader) {
   const auto& meta = reader.metadata();
   const auto& leaves = reader.schema().leaves();
-  nlohmann::ordered_json j;
-  j["file"] = reader.name();
-  j["size_bytes"] = reader.file().size();
-  j["created_by"] =
-      meta.created_by ? nlohmann::ordered_json(utf8(*meta.created_by)) : nlohmann::ordered_json();
-  j["format_version"] = meta.version;
-  j["num_rows"] = meta.num_rows;
-  j["num_row_groups"] = meta.row_groups.size();
-  j["footer_bytes"] = reader.footer_length();
-  j["schema"] = schema_json(reader.schema().root());
-  j["columns"] = nlohmann::ordered_json::array();
+  JsonWriter json(JsonWriter::Style::INDENTED);
+  json.begin_object();
+  json.member("file", reader.name());
+  json.member("size_bytes", reader.file().size());
+  optional_member(json, "created_by", meta.created_by);
+  json.member("format_version", meta.version);
+  json.member("num_rows", meta.num_rows);
+  json.member("num_row_groups", static_cast<uint64_t>(meta.row_groups.size()));
+  json.member("footer_bytes", reader.footer_length());
+  json.key("schema");
+  schema_json(json, reader.schema().root());
+  json.key("columns").begin_array();
   for (const auto& leaf : leaves) {
-    nlohmann::ordered_json c;
-    c["path"] = leaf.dotted_path;
-    c["physical_type"] = parquet::to_string(leaf.physical);
+    json.begin_object();
+    json.member("path", leaf.dotted_path);
+    json.member("physical_type", parquet::to_string(leaf.physical));
     if (leaf.logical.kind != parquet::LogicalType::Kind::NONE) {
-      c["logical_type"] = parquet::to_string(leaf.logical);
+      json.member("logical_type", parquet::to_string(leaf.logical));
     }
-    if (leaf.converted) c["converted_type"] = parquet::to_string(*leaf.converted);
-    c["max_definition_level"] = leaf.max_def;
-    c["max_repetition_level"] = leaf.max_rep;
-    j["columns"].push_back(c);
+    if (leaf.converted) json.member("converted_type", parquet::to_string(*leaf.converted));
+    json.member("max_definition_level", leaf.max_def);
+    json.member("max_repetition_level", leaf.max_rep);
+    json.end_object();
   }
-  j["key_value_metadata"] = nlohmann::ordered_json::array();
+  json.end_array();
+  json.key("key_value_metadata").begin_array();
   for (const auto& kv : meta.key_value_metadata) {
-    nlohmann::ordered_json k;
-    k["key"] = utf8(kv.key);
-    k["value"] = kv.value ? nlohmann::ordered_json(utf8(*kv.value)) : nlohmann::ordered_json();
-    j["key_value_metadata"].push_back(k);
+    json.begin_object();
+    json.member("key", kv.key);
+    optional_member(json, "value", kv.value);
+    json.end_object();
   }
-  j["row_groups"] = nlohmann::ordered_json::array();
+  json.end_array();
+  json.key("row_groups").begin_array();
   for (size_t g = 0; g < meta.row_groups.size(); ++g) {
     const auto& group = meta.row_groups[g];
-    nlohmann::ordered_json rg;
-    rg["index"] = g;
-    rg["num_rows"] = group.num_rows;
-    rg["total_byte_size"] = group.total_byte_size;
-    rg["columns"] = nlohmann::ordered_json::array();
+    json.begin_object();
+    json.member("index", static_cast<uint64_t>(g));
+    json.member("num_rows", group.num_rows);
+    json.member("total_byte_size", group.total_byte_size);
+    json.key("columns").begin_array();
     for (size_t c = 0; c < group.columns.size(); ++c) {
       const auto& chunk = group.columns[c];
-      nlohmann::ordered_json cj;
-      cj["path"] = leaves[c].dotted_path;
+      json.begin_object();
+      json.member("path", leaves[c].dotted_path);
       if (!chunk.meta_data) {
-        cj["metadata"] = nullptr;
-        rg["columns"].push_back(cj);
+        json.key("metadata").null();
+        json.end_object();
         continue;
       }
       const ColumnMetaData& m = *chunk.meta_data;
-      cj["physical_type"] = parquet::to_string(m.type);
-      cj["codec"] = parquet::to_string(m.codec);
-      cj["encodings"] = nlohmann::ordered_json::array();
-      for (auto e : m.encodings) cj["encodings"].push_back(parquet::to_string(e));
-      cj["num_values"] = m.num_values;
-      cj["compressed_bytes"] = m.total_compressed_size;
-      cj["uncompressed_bytes"] = m.total_uncompressed_size;
-      cj["data_page_offset"] = m.data_page_offset;
-      if (m.dictionary_page_offset) cj["dictionary_page_offset"] = *m.dictionary_page_offset;
-      if (chunk.column_index_offset) cj["column_index_offset"] = *chunk.column_index_offset;
-      if (chunk.offset_index_offset) cj["offset_index_offset"] = *chunk.offset_index_offset;
+      json.member("physical_type", parquet::to_string(m.type));
+      json.member("codec", parquet::to_string(m.codec));
+      json.key("encodings").begin_array();
+      for (auto e : m.encodings) json.string(parquet::to_string(e));
+      json.end_array();
+      json.member("num_values", m.num_values);
+      json.member("compressed_bytes", m.total_compressed_size);
+      json.member("uncompressed_bytes", m.total_uncompressed_size);
+      json.member("data_page_offset", m.data_page_offset);
+      if (m.dictionary_page_offset) {
+        json.member("dictionary_page_offset", *m.dictionary_page_offset);
+      }
+      if (chunk.column_index_offset) json.member("column_index_offset", *chunk.column_index_offset);
+      if (chunk.offset_index_offset) json.member("offset_index_offset", *chunk.offset_index_offset);
       ChunkPages pages = read_chunk_pages(reader, static_cast<int>(g), static_cast<int>(c));
-      if (!pages.error.empty()) cj["page_index"] = {{"error", pages.error}};
+      // The pages the index gives, or else why it could not be read.
       if (pages.any()) {
-        nlohmann::ordered_json pi;
-        pi["column_index"] = pages.columns.has_value();
-        pi["offset_index"] = pages.offsets.has_value();
-        if (pages.columns)
-          pi["boundary_order"] = boundary_order_text(pages.columns->boundary_order);
-        pi["pages"] = nlohmann::ordered_json::array();
+        json.key("page_index").begin_object();
+        json.member("column_index", pages.columns.has_value());
+        json.member("offset_index", pages.offsets.has_value());
+        if (pages.columns) {
+          json.member("boundary_order", boundary_order_text(pages.columns->boundary_order));
+        }
+        json.key("pages").begin_array();
         size_t i = 0;
         for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
-          nlohmann::ordered_json pj;
-          pj["page"] = i++;
-          pj["first_row"] = opt_json(r.first_row);
-          pj["rows"] = opt_json(r.rows);
-          pj["offset"] = opt_json(r.offset);
-          pj["compressed_bytes"] = opt_json(r.compressed);
-          pj["null_page"] = opt_json(r.null_page);
-          pj["null_count"] = opt_json(r.nulls);
-          pj["min"] = r.min ? nlohmann::ordered_json(utf8(*r.min)) : nlohmann::ordered_json();
-          pj["max"] = r.max ? nlohmann::ordered_json(utf8(*r.max)) : nlohmann::ordered_json();
-          pi["pages"].push_back(pj);
+          json.begin_object();
+          json.member("page", static_cast<uint64_t>(i++));
+          optional_member(json, "first_row", r.first_row);
+          optional_member(json, "rows", r.rows);
+          optional_member(json, "offset", r.offset);
+          optional_member(json, "compressed_bytes", r.compressed);
+          optional_member(json, "null_page", r.null_page);
+          optional_member(json, "null_count", r.nulls);
+          optional_member(json, "min", r.min);
+          optional_member(json, "max", r.max);
+          json.end_object();
         }
-        cj["page_index"] = pi;
+        json.end_array();
+        json.end_object();
+      } else if (!pages.error.empty()) {
+        json.key("page_index").begin_object().member("error", pages.error).end_object();
       }
       if (m.statistics) {
-        nlohmann::ordered_json s;
-        if (m.statistics->null_count) s["null_count"] = *m.statistics->null_count;
-        if (m.statistics->distinct_count) s["distinct_count"] = *m.statistics->distinct_count;
-        MinMax mm = chunk_min_max(leaves[c], *m.statistics);
-        if (mm.min) s["min"] = *mm.min;
-        if (mm.max) s["max"] = *mm.max;
-        cj["statistics"] = s;
+        const MinMax mm = chunk_min_max(leaves[c], *m.statistics);
+        const std::optional<int64_t>& nulls = m.statistics->null_count;
+        const std::optional<int64_t>& distinct = m.statistics->distinct_count;
+        json.key("statistics");
+        if (!nulls && !distinct && !mm.min && !mm.max) {
+          json.null();  // statistics that say nothing kbdata reads
+        } else {
+          json.begin_object();
+          if (nulls) json.member("null_count", *nulls);
+          if (distinct) json.member("distinct_count", *distinct);
+          if (mm.min) json.member("min", *mm.min);
+          if (mm.max) json.member("max", *mm.max);
+          json.end_object();
+        }
       }
-      rg["columns"].push_back(cj);
+      json.end_object();
     }
-    j["row_groups"].push_back(rg);
+    json.end_array();
+    json.end_object();
   }
-  return j;
+  json.end_array();
+  json.end_object();
+  return json.take();
 }
 
 std::string inspect_text(FileReader& reader, bool show_pages) {
@@ -439,11 +468,8 @@ std::string inspect_text(FileReader& reader, bool show_pages) {
 
 void run_inspect(const InspectOptions& options, std::FILE* out) {
   auto reader = FileReader::open(open_input_file(options.path, options.verbose ? stderr : nullptr));
-  std::string text = options.json
-                         ? inspect_json(*reader).dump(
-                               2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                               "\n"
-                         : inspect_text(*reader, options.pages);
+  std::string text =
+      options.json ? inspect_json(*reader) + "\n" : inspect_text(*reader, options.pages);
   report::write_all(out, text);
 }
 

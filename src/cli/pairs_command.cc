@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/decontaminate_options.h"
+#include "cli/embedded.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "cli/summary_text.h"
@@ -99,8 +100,8 @@ std::string most_dropped_warning(const pairs::PairsSummary& s, const PairsComman
 }
 
 // The summary for people: a line per count the run made (those of no use hidden when zero), then
-// the output and its card.
-std::string pairs_summary_text(result::ResultTable& summary) {
+// (`with_files`) the output and its card.
+std::string pairs_summary_text(result::ResultTable& summary, bool with_files) {
   const SummaryRow row(summary);
   constexpr size_t kWidth = 34;
   const std::string unit = row.text("kind").value_or("pairs");
@@ -123,6 +124,7 @@ std::string pairs_summary_text(result::ResultTable& summary) {
   line(unit + " written", "written");
   line("significant (above the noise)", "significant");
   line("without a noise estimate", "significance_unknown", /*unless_zero=*/true);
+  if (!with_files) return text;
   text += summary_line(
       "out", kWidth,
       row.text("out").value_or("") + " (" +
@@ -135,6 +137,12 @@ std::string pairs_summary_text(result::ResultTable& summary) {
 
 void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
   pairs::PairsOptions p;
+  // Embedded (the Python module): the rows are the answer, handed over as a result table; no
+  // file is written.
+  p.keep_rows = embedded_run() != nullptr;
+  if (options.out.empty() && !p.keep_rows) {
+    throw UsageError("--out FILE is required: where the rows go (.jsonl or .parquet)");
+  }
   p.out = options.out;
   // Named after OUT, so that two outputs in one folder never share (and replace) one card.
   const std::string card = options.card.value_or(pairs::default_card_path(options.out));
@@ -200,6 +208,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   }
   p.sources = source_files(dir, load.filter, err);
 
+  const bool keep_rows = p.keep_rows;
   pairs::PairsBuilder builder(std::move(p));
   load.with_code = true;
   load.with_details = true;
@@ -235,8 +244,20 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
                                .decontaminate = options.decontaminate.has_value(),
                                .out = options.out,
                                .card = card});
-  report::write_all(out, pairs_summary_text(summary));
   report::write_all(err, most_dropped_warning(s, options));
+  if (keep_rows) {
+    // The rows, with the counts as the table's summary lines.
+    result::ResultTable rows = builder.take_rows();
+    const std::string text = pairs_summary_text(summary, /*with_files=*/false);
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      rows.summary(text.substr(at, end - at));
+      at = end + 1;
+    }
+    (void)hand_over(std::move(rows));
+    return;
+  }
+  report::write_all(out, pairs_summary_text(summary, /*with_files=*/true));
 }
 
 void add_pairs_command(CLI::App& app, Commands& commands) {
@@ -250,7 +271,8 @@ void add_pairs_command(CLI::App& app, Commands& commands) {
   add_data_options(*cmd, options->data);
   add_row_selection_options(*cmd, options->rows);
   cmd->add_option("--leaderboard", options->leaderboard, "Only this leaderboard id");
-  cmd->add_option("--out,-o", options->out, "File to write (.jsonl or .parquet)")->required();
+  // Required on the command line (run_pairs says so); embedded, the rows are the answer.
+  cmd->add_option("--out,-o", options->out, "File to write (.jsonl or .parquet); required");
   cmd->add_option("--format,-f", options->format,
                   "jsonl, parquet, chat (messages) or preference (prompt, chosen, rejected); "
                   "default: from --out's name, else jsonl");

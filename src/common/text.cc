@@ -1,5 +1,6 @@
 #include "common/text.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -207,6 +208,25 @@ void append_json_string(std::string& out, std::string_view utf8) {
   }
   out.append(utf8.data() + run_start, n - run_start);
   out.push_back('"');
+}
+
+void append_table_rule(std::string& out, std::span<const size_t> widths) {
+  size_t longest = 0;
+  for (size_t w : widths) longest = std::max(longest, w);
+  const std::string dashes(longest, '-');
+  append_table_line(
+      out, widths, {}, [&](size_t c) { return std::string_view(dashes).substr(0, widths[c]); },
+      [&](size_t c) { return widths[c]; });
+}
+
+void append_json_text(std::string& out, std::string_view bytes) {
+  if (is_valid_utf8(bytes)) {
+    append_json_string(out, bytes);
+  } else {
+    std::string repaired;
+    append_utf8_repaired(repaired, bytes);
+    append_json_string(out, repaired);
+  }
 }
 
 void append_float(std::string& out, float value) { append_shortest(out, value); }

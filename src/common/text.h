@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kbdata {
 
@@ -30,6 +31,9 @@ void append_utf8_repaired(std::string& out, std::string_view bytes);
 // U+0020. All other bytes are copied unchanged.
 // REQUIRES: `utf8` is well-formed UTF-8 (use append_utf8_repaired first otherwise).
 void append_json_string(std::string& out, std::string_view utf8);
+// The same for any bytes: well-formed UTF-8 as it is, else repaired first (append_utf8_repaired).
+// Every JSON string kbdata writes from data goes through here.
+void append_json_text(std::string& out, std::string_view bytes);
 
 // Append the shortest text that reads back as exactly `value` (std::to_chars without a format:
 // "4.6", "1", "1e+20", "-0"). Non-finite values appear as to_chars writes them ("nan", "-nan",
@@ -69,6 +73,30 @@ void append_terminal_safe(std::string& out, std::string_view utf8, bool keep_lay
 // cuts it to max_width - 1 code points of output followed by "…". An escape counts its
 // characters. Returns the width appended, in code points.
 size_t append_table_cell(std::string& out, std::string_view utf8, size_t max_width);
+
+// The one layout of a table's line, whoever prints a table (kbdata cat's rows, every report):
+// the cells two spaces apart, each padded with blanks to its column's width (`widths[c]`, in code
+// points; on the left where `right_align[c]`, else on the right), the line's trailing blanks
+// dropped, then "\n". `text(c)` is cell c's text (a std::string_view), `width(c)` its width in
+// code points. A template: kbdata cat lays out every row of its tables with it.
+template <typename Text, typename Width>
+void append_table_line(std::string& out, std::span<const size_t> widths,
+                       const std::vector<bool>& right_align, Text&& text, Width&& width) {
+  const size_t line_start = out.size();
+  for (size_t c = 0; c < widths.size(); ++c) {
+    if (c > 0) out.append(2, ' ');
+    const size_t pad = widths[c] - width(c);
+    const bool right = c < right_align.size() && right_align[c];
+    if (right) out.append(pad, ' ');
+    out.append(text(c));
+    if (!right) out.append(pad, ' ');
+  }
+  const size_t end = out.find_last_not_of(' ');
+  out.resize(end == std::string::npos || end < line_start ? line_start : end + 1);
+  out.push_back('\n');
+}
+// The line under a table's header: as many dashes as each column is wide, laid out as a line.
+void append_table_rule(std::string& out, std::span<const size_t> widths);
 
 // Hexadecimal, the one place: a nibble's digit (lower case; `upper` for percent-encoding), and
 // bytes appended as two lower-case digits each (digests, bytea, \x escapes).

@@ -8,9 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <tuple>
-#include <type_traits>
 #include <unordered_map>
-#include <variant>
 
 #include "analysis/noise.h"
 #include "common/closest_name.h"
@@ -26,6 +24,8 @@
 #include "pairs/diff.h"
 #include "parquet/write/row_file_writer.h"
 #include "report/text.h"
+#include "report/writer.h"
+#include "result/table.h"
 #include "source/embedded.h"
 
 namespace kbdata::pairs {
@@ -34,113 +34,102 @@ namespace {
 constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
 constexpr size_t kBatchItems = 256;
 
-// ---- the rows' fields: one table for the JSON Lines and Parquet writers and the card ----------
+// ---- the rows' fields: one table for the rows (a result table, written by report::Writer) and
+// the card ---------------------------------------------------------------------------------------
 
-enum class Type {
-  INT64,
-  DOUBLE,
-  BOOL,
-  STRING,
-  TIMESTAMP,
-  JSON,  // a JSON value's text: as is in JSON Lines
-  INT64_LIST,
-  DOUBLE_LIST,
-  TIMESTAMP_LIST,
-  STRING_LIST,
-};
+using result::Cell;
+using result::ColumnType;
+using result::List;
 
 struct FieldSpec {
   const char* name;
-  Type type;
+  ColumnType type;
   const char* meaning;  // the card's field table
+  bool list = false;    // each value a list of `type`
 };
-
-// A row's value of a field: null or the field type's value, borrowed from the row's texts.
-using Value =
-    std::variant<std::monostate, int64_t, double, bool, std::string_view, std::span<const int64_t>,
-                 std::span<const double>, std::span<const std::string>>;
 
 // The fields every row starts its identity with, then the pieces the formats add.
 const FieldSpec kSeries[] = {
-    {"leaderboard_id", Type::INT64, "the leaderboard (problem) id"},
-    {"problem_name", Type::STRING, "the problem's name"},
-    {"runner", Type::STRING, "the GPU the scores were measured on (null in legacy files)"},
-    {"user_id", Type::STRING, "the user (legacy files: anonymised)"},
+    {"leaderboard_id", ColumnType::INT64, "the leaderboard (problem) id"},
+    {"problem_name", ColumnType::STRING, "the problem's name"},
+    {"runner", ColumnType::STRING, "the GPU the scores were measured on (null in legacy files)"},
+    {"user_id", ColumnType::STRING, "the user (legacy files: anonymised)"},
 };
 const FieldSpec kUserName[] = {
-    {"user_name", Type::STRING, "the user's handle (null in legacy files)"},
+    {"user_name", ColumnType::STRING, "the user's handle (null in legacy files)"},
 };
 const FieldSpec kLineage[] = {
-    {"lineage_id", Type::INT64, "the submission_id of the lineage's first version"},
+    {"lineage_id", ColumnType::INT64, "the submission_id of the lineage's first version"},
 };
 const FieldSpec kFileName[] = {
-    {"file_name", Type::STRING, "the file name of the improved (trajectories: the last) version"},
+    {"file_name", ColumnType::STRING,
+     "the file name of the improved (trajectories: the last) version"},
 };
 const FieldSpec kPair[] = {
-    {"baseline_submission_id", Type::INT64, "the slower version's submission"},
-    {"improved_submission_id", Type::INT64, "the faster version's submission"},
-    {"baseline_code_id", Type::INT64, "the slower version's code_id"},
-    {"improved_code_id", Type::INT64, "the faster version's code_id"},
-    {"baseline_time", Type::TIMESTAMP, "when the slower version was submitted (UTC)"},
-    {"improved_time", Type::TIMESTAMP, "when the faster version was submitted (UTC)"},
-    {"gap_days", Type::DOUBLE, "days from the slower version to the faster"},
-    {"baseline_score", Type::DOUBLE, "the slower version's score, seconds"},
-    {"improved_score", Type::DOUBLE, "the faster version's score, seconds"},
-    {"speedup", Type::DOUBLE, "baseline_score / improved_score (above 1)"},
-    {"baseline_epoch", Type::INT64, "the harness epoch of the slower version"},
-    {"improved_epoch", Type::INT64, "the harness epoch of the faster version"},
-    {"similarity", Type::DOUBLE,
+    {"baseline_submission_id", ColumnType::INT64, "the slower version's submission"},
+    {"improved_submission_id", ColumnType::INT64, "the faster version's submission"},
+    {"baseline_code_id", ColumnType::INT64, "the slower version's code_id"},
+    {"improved_code_id", ColumnType::INT64, "the faster version's code_id"},
+    {"baseline_time", ColumnType::TIMESTAMP, "when the slower version was submitted (UTC)"},
+    {"improved_time", ColumnType::TIMESTAMP, "when the faster version was submitted (UTC)"},
+    {"gap_days", ColumnType::DOUBLE, "days from the slower version to the faster"},
+    {"baseline_score", ColumnType::SCORE, "the slower version's score, seconds"},
+    {"improved_score", ColumnType::SCORE, "the faster version's score, seconds"},
+    {"speedup", ColumnType::FACTOR, "baseline_score / improved_score (above 1)"},
+    {"baseline_epoch", ColumnType::INT64, "the harness epoch of the slower version"},
+    {"improved_epoch", ColumnType::INT64, "the harness epoch of the faster version"},
+    {"similarity", ColumnType::DOUBLE,
      "estimated Jaccard similarity of the two codes' 5-byte shingles (1: one code_id)"},
-    {"noise_sd", Type::DOUBLE,
+    {"noise_sd", ColumnType::DOUBLE,
      "sd of log(speedup) from measurement noise alone (null: no noise estimate)"},
-    {"significant", Type::BOOL,
+    {"significant", ColumnType::BOOL,
      "log(speedup) > 1.6449 noise_sd: above the noise at 95% (null: no noise estimate)"},
-    {"baseline_code", Type::STRING, "the slower version's code"},
-    {"improved_code", Type::STRING, "the faster version's code"},
-    {"diff", Type::STRING, "unified diff from baseline_code to improved_code"},
+    {"baseline_code", ColumnType::STRING, "the slower version's code"},
+    {"improved_code", ColumnType::STRING, "the faster version's code"},
+    {"diff", ColumnType::STRING, "unified diff from baseline_code to improved_code"},
 };
 const FieldSpec kTrajectory[] = {
-    {"versions", Type::INT64, "how many versions the trajectory holds (2 or more)"},
-    {"first_score", Type::DOUBLE, "the first version's score, seconds"},
-    {"best_score", Type::DOUBLE, "the best version's score, seconds"},
-    {"speedup", Type::DOUBLE, "first_score / best_score"},
-    {"start_time", Type::TIMESTAMP, "the first version's submission time (UTC)"},
-    {"end_time", Type::TIMESTAMP, "the last version's submission time (UTC)"},
-    {"submission_ids", Type::INT64_LIST, "each version's submission, in time order"},
-    {"code_ids", Type::INT64_LIST, "each version's code_id"},
-    {"times", Type::TIMESTAMP_LIST, "each version's submission time (UTC)"},
-    {"scores", Type::DOUBLE_LIST, "each version's score, seconds"},
-    {"epochs", Type::INT64_LIST, "each version's harness epoch"},
-    {"codes", Type::STRING_LIST, "each version's code"},
+    {"versions", ColumnType::INT64, "how many versions the trajectory holds (2 or more)"},
+    {"first_score", ColumnType::SCORE, "the first version's score, seconds"},
+    {"best_score", ColumnType::SCORE, "the best version's score, seconds"},
+    {"speedup", ColumnType::FACTOR, "first_score / best_score"},
+    {"start_time", ColumnType::TIMESTAMP, "the first version's submission time (UTC)"},
+    {"end_time", ColumnType::TIMESTAMP, "the last version's submission time (UTC)"},
+    {"submission_ids", ColumnType::INT64, "each version's submission, in time order", true},
+    {"code_ids", ColumnType::INT64, "each version's code_id", true},
+    {"times", ColumnType::TIMESTAMP, "each version's submission time (UTC)", true},
+    {"scores", ColumnType::SCORE, "each version's score, seconds", true},
+    {"epochs", ColumnType::INT64, "each version's harness epoch", true},
+    {"codes", ColumnType::STRING, "each version's code", true},
 };
 // What a chat or preference pair refers to.
 const FieldSpec kPairReference[] = {
-    {"baseline_submission_id", Type::INT64, "the slower version's submission"},
-    {"improved_submission_id", Type::INT64, "the faster version's submission"},
-    {"speedup", Type::DOUBLE, "the slower version's score / the faster one's"},
-    {"significant", Type::BOOL, "above the measurement noise at 95% (null: no estimate)"},
+    {"baseline_submission_id", ColumnType::INT64, "the slower version's submission"},
+    {"improved_submission_id", ColumnType::INT64, "the faster version's submission"},
+    {"speedup", ColumnType::FACTOR, "the slower version's score / the faster one's"},
+    {"significant", ColumnType::BOOL, "above the measurement noise at 95% (null: no estimate)"},
 };
 const FieldSpec kTrajectoryReference[] = {
-    {"versions", Type::INT64, "how many versions (assistant turns)"},
-    {"speedup", Type::DOUBLE, "first score / best score"},
+    {"versions", ColumnType::INT64, "how many versions (assistant turns)"},
+    {"speedup", ColumnType::FACTOR, "first score / best score"},
 };
 const FieldSpec kChatPair[] = {
-    {"messages", Type::JSON,
+    {"messages", ColumnType::JSON,
      "the user turn (task and baseline kernel with its time), the assistant turn (the faster "
      "kernel)"},
 };
 const FieldSpec kChatTrajectory[] = {
-    {"messages", Type::JSON,
+    {"messages", ColumnType::JSON,
      "the task, then each version as an assistant turn, each followed by a user turn with its "
      "time (but the last)"},
 };
 const FieldSpec kPreference[] = {
-    {"prompt", Type::STRING, "the task"},
-    {"chosen", Type::STRING, "the faster kernel"},
-    {"rejected", Type::STRING, "the slower kernel"},
+    {"prompt", ColumnType::STRING, "the task"},
+    {"chosen", ColumnType::STRING, "the faster kernel"},
+    {"rejected", ColumnType::STRING, "the slower kernel"},
 };
 
-// The fields of a format's rows, in order (the writer's values follow it).
+// The fields of a format's rows, in order (the rows' cells follow it).
 std::vector<FieldSpec> fields_of(Format format, bool trajectories) {
   std::vector<FieldSpec> out;
   auto add = [&out](std::span<const FieldSpec> part) {
@@ -173,205 +162,72 @@ std::vector<FieldSpec> fields_of(Format format, bool trajectories) {
   return out;
 }
 
-parquet::Field parquet_field(const FieldSpec& f) {
-  using parquet::Field;
-  using parquet::FieldType;
-  switch (f.type) {
-    case Type::INT64:
-      return Field::leaf(f.name, FieldType::INT64);
-    case Type::DOUBLE:
-      return Field::leaf(f.name, FieldType::DOUBLE);
-    case Type::BOOL:
-      return Field::leaf(f.name, FieldType::BOOLEAN);
-    case Type::STRING:
-      return Field::leaf(f.name, FieldType::STRING);
-    case Type::TIMESTAMP:
-      return Field::leaf(f.name, FieldType::TIMESTAMP);
-    case Type::JSON:
-      return Field::leaf(f.name, FieldType::JSON);
-    case Type::INT64_LIST:
-      return Field::list(f.name, FieldType::INT64);
-    case Type::DOUBLE_LIST:
-      return Field::list(f.name, FieldType::DOUBLE);
-    case Type::TIMESTAMP_LIST:
-      return Field::list(f.name, FieldType::TIMESTAMP);
-    case Type::STRING_LIST:
-      return Field::list(f.name, FieldType::STRING);
+// The rows' columns: the result table's, as report::Writer writes them (JSON Lines: one object
+// per row; Parquet: INT64, DOUBLE, BOOLEAN, UTF-8 strings, JSON and TIMESTAMP(MICROS, UTC)
+// columns, lists as LISTs).
+std::vector<result::Column> columns_of(Format format, bool trajectories) {
+  std::vector<result::Column> columns;
+  for (const FieldSpec& f : fields_of(format, trajectories)) {
+    columns.push_back({.name = f.name, .type = f.type, .list = f.list});
   }
-  return Field::leaf(f.name, FieldType::STRING);
+  return columns;
 }
 
-void append_json_value(std::string& out, Type type, const Value& value);
-
-// A list's elements as a JSON array, each rendered as a value of the scalar type `element`.
-template <typename T>
-void append_json_list(std::string& out, Type element, std::span<const T> values) {
-  out += '[';
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (k > 0) out += ',';
-    if constexpr (std::is_same_v<T, std::string>) {
-      append_json_value(out, element, std::string_view(values[k]));
-    } else {
-      append_json_value(out, element, values[k]);
-    }
-  }
-  out += ']';
+// `cells` made of `values`, each moved in (a row's texts are never copied).
+template <typename... Values>
+void set_cells(std::vector<Cell>& cells, Values&&... values) {
+  cells.clear();
+  cells.reserve(sizeof...(values));
+  (cells.emplace_back(std::forward<Values>(values)), ...);
 }
 
-void append_json_value(std::string& out, Type type, const Value& value) {
-  if (std::holds_alternative<std::monostate>(value)) {
-    out += "null";
-    return;
-  }
-  switch (type) {
-    case Type::INT64:
-      out += std::to_string(std::get<int64_t>(value));
-      return;
-    case Type::DOUBLE:
-      append_json_double(out, std::get<double>(value));
-      return;
-    case Type::BOOL:
-      out += std::get<bool>(value) ? "true" : "false";
-      return;
-    case Type::STRING:
-      report::append_json_text(out, std::get<std::string_view>(value));
-      return;
-    case Type::TIMESTAMP:
-      append_json_string(out, report::time_text(std::get<int64_t>(value)));
-      return;
-    case Type::JSON:
-      out += std::get<std::string_view>(value);
-      return;
-    case Type::INT64_LIST:
-      append_json_list(out, Type::INT64, std::get<std::span<const int64_t>>(value));
-      return;
-    case Type::TIMESTAMP_LIST:
-      append_json_list(out, Type::TIMESTAMP, std::get<std::span<const int64_t>>(value));
-      return;
-    case Type::DOUBLE_LIST:
-      append_json_list(out, Type::DOUBLE, std::get<std::span<const double>>(value));
-      return;
-    case Type::STRING_LIST:
-      append_json_list(out, Type::STRING, std::get<std::span<const std::string>>(value));
-      return;
-  }
-}
-
-// One row's list: its elements into the list column's builder.
-template <typename Builder, typename T>
-void list_values(Builder& builder, std::span<const T> values) {
-  builder.begin_list();
-  for (const T& x : values) builder.value(x);
-  builder.end_list();
-}
-
-// Rows to OUT: JSON Lines through an AtomicOutputFile, or Parquet through a RowFileWriter.
+// The rows of a run: written to OUT by the one writer of tables (report::Writer: JSON Lines or
+// Parquet), or kept as a result table (PairsOptions::keep_rows).
 class RowOutput {
  public:
-  RowOutput(const std::string& path, Format format, std::vector<FieldSpec> fields,
-            const parquet::Provenance& provenance)
-      : fields_(std::move(fields)) {
-    if (format == Format::PARQUET) {
-      std::vector<parquet::Field> schema;
-      for (const FieldSpec& f : fields_) schema.push_back(parquet_field(f));
-      parquet_ = std::make_unique<parquet::RowFileWriter>(path, schema, parquet::WriterOptions{},
-                                                          provenance);
+  RowOutput(const PairsOptions& options, const parquet::Provenance& provenance)
+      : columns_(columns_of(options.format, options.trajectories)) {
+    if (options.keep_rows) {
+      table_.emplace(columns_, provenance.rule);
     } else {
-      text_ = std::make_unique<AtomicOutputFile>(path);
+      // Parquet: the RowFileWriter's own batches (2,048 rows or 8 MB), as pairs always wrote.
+      writer_ = std::make_unique<report::Writer>(
+          options.format == Format::PARQUET ? report::Format::PARQUET : report::Format::JSONL,
+          columns_, nullptr, nullptr, options.out, provenance, parquet::RowBatchLimits{});
     }
   }
 
-  void row(const std::vector<Value>& values) {
-    if (values.size() != fields_.size()) throw std::logic_error("pairs: a row of the wrong width");
-    if (parquet_) {
-      parquet_row(values);
+  void row(std::vector<Cell>&& cells) {
+    if (table_) {
+      table_->add_row(std::move(cells));
     } else {
-      buffer_ += '{';
-      for (size_t i = 0; i < fields_.size(); ++i) {
-        if (i > 0) buffer_ += ',';
-        append_json_string(buffer_, fields_[i].name);
-        buffer_ += ':';
-        append_json_value(buffer_, fields_[i].type, values[i]);
-      }
-      buffer_ += "}\n";
-      if (buffer_.size() >= (size_t{1} << 20)) flush();
+      writer_->row(std::move(cells));
     }
   }
 
   // The counts, known once every row is written: Parquet metadata.
   void add_key_value(parquet::KeyValue kv) {
-    if (parquet_) parquet_->add_key_value(std::move(kv));
+    if (writer_) writer_->add_key_value(std::move(kv));
   }
 
-  // Completes the file (not yet at its path) and returns its size.
-  uint64_t close() {
-    if (parquet_) {
-      parquet_->close();
-      return parquet_->bytes_written();
-    }
-    flush();
-    text_->sync();
-    return text_bytes_;
-  }
+  // Completes the file (not yet at its path) and returns its size (0 for rows kept).
+  uint64_t close() { return writer_ ? writer_->close() : 0; }
   void commit() {
-    if (parquet_) {
-      parquet_->commit();
-    } else {
-      text_->commit();
-    }
+    if (writer_) writer_->commit();
+  }
+
+  // The rows kept (keep_rows).
+  result::ResultTable take_table() {
+    if (!table_) throw std::logic_error("pairs: the rows were written, not kept");
+    result::ResultTable table = std::move(*table_);
+    table_.reset();
+    return table;
   }
 
  private:
-  void flush() {
-    text_->write(buffer_);
-    text_bytes_ += buffer_.size();
-    buffer_.clear();
-  }
-
-  void parquet_row(const std::vector<Value>& values) {
-    for (size_t i = 0; i < fields_.size(); ++i) {
-      const Value& v = values[i];
-      parquet::ColumnBuilder& any = parquet_->column(i);
-      if (std::holds_alternative<std::monostate>(v)) {
-        any.null();
-        continue;
-      }
-      switch (fields_[i].type) {
-        case Type::INT64:
-        case Type::TIMESTAMP:
-          parquet_->column<int64_t>(i).value(std::get<int64_t>(v));
-          break;
-        case Type::DOUBLE:
-          parquet_->column<double>(i).value(std::get<double>(v));
-          break;
-        case Type::BOOL:
-          parquet_->column<bool>(i).value(std::get<bool>(v));
-          break;
-        case Type::STRING:
-        case Type::JSON:
-          parquet_->column<std::string_view>(i).value(std::get<std::string_view>(v));
-          break;
-        case Type::INT64_LIST:
-        case Type::TIMESTAMP_LIST:
-          list_values(parquet_->column<int64_t>(i), std::get<std::span<const int64_t>>(v));
-          break;
-        case Type::DOUBLE_LIST:
-          list_values(parquet_->column<double>(i), std::get<std::span<const double>>(v));
-          break;
-        case Type::STRING_LIST:
-          list_values(parquet_->column<std::string_view>(i),
-                      std::get<std::span<const std::string>>(v));
-          break;
-      }
-    }
-    parquet_->end_row();
-  }
-
-  std::vector<FieldSpec> fields_;
-  std::unique_ptr<parquet::RowFileWriter> parquet_;
-  std::unique_ptr<AtomicOutputFile> text_;
-  std::string buffer_;
-  uint64_t text_bytes_ = 0;
+  std::vector<result::Column> columns_;
+  std::unique_ptr<report::Writer> writer_;
+  std::optional<result::ResultTable> table_;
 };
 
 // ---- texts of the chat and preference records ----------------------------------------------
@@ -584,7 +440,12 @@ PairsBuilder::PairsBuilder(PairsOptions options)
                                           : "each new best of a lineage with the best before it") +
                      ", with both codes, the speedup, a unified diff and its significance "
                      "against the measured noise (docs/pairs.md)";
-  std::vector<FieldSpec> fields = fields_of(m.options.format, m.options.trajectories);
+  if (m.options.keep_rows) {
+    // Nothing is written: the code spills to the temporary folder.
+    m.output = std::make_unique<RowOutput>(m.options, m.provenance());
+    m.spill = std::make_unique<dataset::CodeSpill>(std::filesystem::temp_directory_path().string());
+    return;
+  }
   const OutputTarget out = check_output_file(m.options.out);
   const OutputTarget card = check_output_file(m.options.card);
   if (file_id(out.target) && file_id(card.target) &&
@@ -592,8 +453,7 @@ PairsBuilder::PairsBuilder(PairsOptions options)
     throw UsageError("--card " + m.options.card + " names the output itself");
   }
   if (out.target == card.target) throw UsageError("--card " + m.options.card + " names --out");
-  m.output = std::make_unique<RowOutput>(m.options.out, m.options.format, std::move(fields),
-                                         m.provenance());
+  m.output = std::make_unique<RowOutput>(m.options, m.provenance());
   m.card = std::make_unique<AtomicOutputFile>(m.options.card);
   m.spill = std::make_unique<dataset::CodeSpill>(
       std::filesystem::path(out.target).parent_path().string());
@@ -804,30 +664,31 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
 
 namespace {
 
-const char* type_name(Type type) {
-  switch (type) {
-    case Type::INT64:
-      return "int64";
-    case Type::DOUBLE:
-      return "double";
-    case Type::BOOL:
-      return "bool";
-    case Type::STRING:
-      return "string";
-    case Type::TIMESTAMP:
-      return "timestamp (UTC)";
-    case Type::JSON:
-      return "list of {role, content}";
-    case Type::INT64_LIST:
-      return "list of int64";
-    case Type::DOUBLE_LIST:
-      return "list of double";
-    case Type::TIMESTAMP_LIST:
-      return "list of timestamp (UTC)";
-    case Type::STRING_LIST:
-      return "list of string";
+// A field's type as the card names it.
+std::string type_name(const FieldSpec& f) {
+  const char* scalar = "string";
+  switch (f.type) {
+    case ColumnType::INT64:
+      scalar = "int64";
+      break;
+    case ColumnType::SCORE:
+    case ColumnType::FACTOR:
+    case ColumnType::DOUBLE:
+      scalar = "double";
+      break;
+    case ColumnType::BOOL:
+      scalar = "bool";
+      break;
+    case ColumnType::STRING:
+      scalar = "string";
+      break;
+    case ColumnType::TIMESTAMP:
+      scalar = "timestamp (UTC)";
+      break;
+    case ColumnType::JSON:
+      return "list of {role, content}";  // the chat's messages, the one JSON field
   }
-  return "";
+  return f.list ? "list of " + std::string(scalar) : std::string(scalar);
 }
 
 // A Markdown table cell: '|' escaped, line breaks as spaces.
@@ -963,8 +824,7 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
 
   t += "\n## Fields\n\n| field | type | meaning |\n|---|---|---|\n";
   for (const FieldSpec& f : fields_of(o.format, o.trajectories)) {
-    t +=
-        "| `" + std::string(f.name) + "` | " + type_name(f.type) + " | " + cell(f.meaning) + " |\n";
+    t += "| `" + std::string(f.name) + "` | " + type_name(f) + " | " + cell(f.meaning) + " |\n";
   }
   if (o.format == Format::CHAT || o.format == Format::PREFERENCE) {
     t += "\nThe task text is the problem's name and leaderboard id, the runner, and the "
@@ -1119,9 +979,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
   std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   std::vector<Made> made(kBatchItems);
 
-  std::vector<Value> values;
-  std::vector<int64_t> ids, code_ids, times, epochs;
-  std::vector<double> scores;
+  std::vector<Cell> cells;
   for (size_t start = 0; start < items.size(); start += kBatchItems) {
     const size_t n = std::min(kBatchItems, items.size() - start);
     for (size_t k = 0; k < n; ++k) made[k] = Made{};
@@ -1131,7 +989,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
     });
     for (size_t k = 0; k < n; ++k) {
       const Item& item = items[start + k];
-      Made& r = made[k];
+      Made& r = made[k];  // its texts move into the row's cells
       switch (r.drop) {
         case Made::Drop::NO_CHANGE:
           ++m.summary.dropped_no_change;
@@ -1146,59 +1004,36 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
           break;
       }
       const Group& g = m.groups[item.group];
-      const Value runner = g.runner ? Value{std::string_view(*g.runner)} : Value{};
-      const Value user_name = g.user_name ? Value{std::string_view(*g.user_name)} : Value{};
-      const std::optional<std::string>& last_name = g.file_names[item.members.back()];
-      const Value file_name = last_name ? Value{std::string_view(*last_name)} : Value{};
-      values.clear();
+      const Cell runner = result::optional_cell(g.runner);
+      const Cell user_name = result::optional_cell(g.user_name);
+      const Cell file_name = result::optional_cell(g.file_names[item.members.back()]);
       if (o.trajectories) {
-        ids.clear();
-        code_ids.clear();
-        times.clear();
-        epochs.clear();
-        scores.clear();
+        List ids, code_ids, times, scores, epochs, codes;
         double best = g.versions[item.members.front()].score;
         bool all_code_ids = true;  // else the list is null: a version's code_id is not known
-        for (uint32_t v : item.members) {
-          const Version& x = g.versions[v];
-          ids.push_back(x.submission_id);
+        for (size_t v = 0; v < item.members.size(); ++v) {
+          const Version& x = g.versions[item.members[v]];
+          ids.emplace_back(x.submission_id);
           all_code_ids = all_code_ids && x.code_id.has_value();
-          code_ids.push_back(x.code_id.value_or(0));
-          times.push_back(x.time_us);
-          epochs.push_back(x.epoch);
-          scores.push_back(x.score);
+          code_ids.emplace_back(x.code_id.value_or(0));
+          times.emplace_back(x.time_us);
+          epochs.emplace_back(static_cast<int64_t>(x.epoch));
+          scores.emplace_back(x.score);
+          codes.emplace_back(std::move(r.codes[v]));
           best = std::min(best, x.score);
         }
-        const double speedup = scores.front() / best;
+        const Version& first = g.versions[item.members.front()];
+        const Version& last = g.versions[item.members.back()];
+        const double speedup = first.score / best;
         if (o.format == Format::CHAT) {
-          values = {std::string_view(r.text),
-                    g.leaderboard_id,
-                    std::string_view(g.problem_name),
-                    runner,
-                    std::string_view(g.user_id),
-                    item.lineage_id,
-                    static_cast<int64_t>(item.members.size()),
-                    speedup};
+          set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
+                    item.lineage_id, static_cast<int64_t>(item.members.size()), speedup);
         } else {
-          values = {g.leaderboard_id,
-                    std::string_view(g.problem_name),
-                    runner,
-                    std::string_view(g.user_id),
-                    user_name,
-                    item.lineage_id,
-                    file_name,
-                    static_cast<int64_t>(item.members.size()),
-                    scores.front(),
-                    best,
-                    speedup,
-                    times.front(),
-                    times.back(),
-                    std::span<const int64_t>(ids),
-                    all_code_ids ? Value(std::span<const int64_t>(code_ids)) : Value(),
-                    std::span<const int64_t>(times),
-                    std::span<const double>(scores),
-                    std::span<const int64_t>(epochs),
-                    std::span<const std::string>(r.codes)};
+          set_cells(cells, g.leaderboard_id, g.problem_name, runner, g.user_id, user_name,
+                    item.lineage_id, file_name, static_cast<int64_t>(item.members.size()),
+                    first.score, best, speedup, first.time_us, last.time_us, std::move(ids),
+                    all_code_ids ? Cell(std::move(code_ids)) : Cell(), std::move(times),
+                    std::move(scores), std::move(epochs), std::move(codes));
         }
       } else {
         const Version& b = g.versions[item.members[0]];
@@ -1210,67 +1045,33 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
         } else {
           ++m.summary.significance_unknown;
         }
-        const Value noise_sd = sig.noise_sd ? Value{*sig.noise_sd} : Value{};
-        const Value significant = sig.significant ? Value{*sig.significant} : Value{};
+        const Cell noise_sd = result::optional_cell(sig.noise_sd);
+        const Cell significant = result::optional_cell(sig.significant);
         switch (o.format) {
           case Format::JSONL:
           case Format::PARQUET:
-            values = {
-                g.leaderboard_id,
-                std::string_view(g.problem_name),
-                runner,
-                std::string_view(g.user_id),
-                user_name,
-                item.lineage_id,
-                file_name,
-                b.submission_id,
-                i.submission_id,
-                b.code_id ? Value(*b.code_id) : Value(),
-                i.code_id ? Value(*i.code_id) : Value(),
-                b.time_us,
+            set_cells(
+                cells, g.leaderboard_id, g.problem_name, runner, g.user_id, user_name,
+                item.lineage_id, file_name, b.submission_id, i.submission_id,
+                result::optional_cell(b.code_id), result::optional_cell(i.code_id), b.time_us,
                 i.time_us,
                 static_cast<double>(i.time_us - b.time_us) / static_cast<double>(kMicrosPerDay),
-                b.score,
-                i.score,
-                speedup,
-                static_cast<int64_t>(b.epoch),
-                static_cast<int64_t>(i.epoch),
-                item.similarity,
-                noise_sd,
-                significant,
-                std::string_view(r.codes[0]),
-                std::string_view(r.codes[1]),
-                std::string_view(r.diff)};
+                b.score, i.score, speedup, static_cast<int64_t>(b.epoch),
+                static_cast<int64_t>(i.epoch), item.similarity, noise_sd, significant,
+                std::move(r.codes[0]), std::move(r.codes[1]), std::move(r.diff));
             break;
           case Format::CHAT:
-            values = {std::string_view(r.text),
-                      g.leaderboard_id,
-                      std::string_view(g.problem_name),
-                      runner,
-                      std::string_view(g.user_id),
-                      item.lineage_id,
-                      b.submission_id,
-                      i.submission_id,
-                      speedup,
-                      significant};
+            set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
+                      item.lineage_id, b.submission_id, i.submission_id, speedup, significant);
             break;
           case Format::PREFERENCE:
-            values = {std::string_view(r.text),
-                      std::string_view(r.chosen),
-                      std::string_view(r.rejected),
-                      g.leaderboard_id,
-                      std::string_view(g.problem_name),
-                      runner,
-                      std::string_view(g.user_id),
-                      item.lineage_id,
-                      b.submission_id,
-                      i.submission_id,
-                      speedup,
-                      significant};
+            set_cells(cells, std::move(r.text), std::move(r.chosen), std::move(r.rejected),
+                      g.leaderboard_id, g.problem_name, runner, g.user_id, item.lineage_id,
+                      b.submission_id, i.submission_id, speedup, significant);
             break;
         }
       }
-      m.output->row(values);
+      m.output->row(std::move(cells));
       ++m.summary.written;
     }
     if (progress) progress("writing", start + n, items.size());
@@ -1291,11 +1092,18 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
                        "},\"written\":" + std::to_string(s.written) + "}";
   m.output->add_key_value({"kbdata.pairs.counts", counts});
   m.summary.bytes = m.output->close();
-  m.card->write(m.card_text(m.summary.bytes));
-  m.card->sync();
+  if (m.card) {
+    m.card->write(m.card_text(m.summary.bytes));
+    m.card->sync();
+  }
   m.output->commit();
-  m.card->commit();
+  if (m.card) m.card->commit();
   return m.summary;
+}
+
+result::ResultTable PairsBuilder::take_rows() {
+  if (!impl_->finished) throw std::logic_error("PairsBuilder::take_rows before finish");
+  return impl_->output->take_table();
 }
 
 }  // namespace kbdata::pairs

@@ -2,8 +2,9 @@
 // (leaderboard, user, runner), the qualifying versions are split into lineages (lineage.h); each
 // lineage gives improvement pairs, or is one trajectory; the filters drop what would mislead a
 // model, each drop counted by reason; the rows are written as JSON Lines or Parquet (flat fields),
-// chat or preference records, with the data set's license and the provenance in the file's
-// metadata and a card beside it.
+// chat or preference records (a result table written by report::Writer, the one writer of
+// tables), with the data set's license and the provenance in the file's metadata and a card
+// beside it.
 //
 //   lineage.*        lineages, comparable stretches, improvement pairs, significance
 //   diff.*           unified diffs, the text "no real change" compares
@@ -30,6 +31,7 @@
 #include "dataset/submission.h"
 #include "pairs/decontaminate.h"
 #include "pairs/lineage.h"
+#include "result/table.h"
 
 namespace kbdata::pairs {
 
@@ -57,6 +59,10 @@ struct SourceFile {
 struct PairsOptions {
   std::string out;
   std::string card;  // the card's path
+  // The rows kept as a result table (PairsBuilder::take_rows) instead of written: no OUT, no card
+  // (out and card are not read; the code spills to the temporary folder). For a command run
+  // inside another program (the Python module), whose answer is the rows.
+  bool keep_rows = false;
   Format format = Format::JSONL;
   bool trajectories = false;  // one row per lineage stretch with every version
   bool all_pairs = false;     // every improving pair of a stretch, not only the new bests
@@ -131,6 +137,10 @@ class PairsBuilder {
   void add(dataset::Submission&& s);
   // The lineages, pairs, filters and the output; OUT and then the card committed. Call once.
   PairsSummary finish(const ProgressFn& progress);
+  // After finish(), with PairsOptions::keep_rows: the rows, as a result table of the columns
+  // OUT would have held (docs/pairs.md, "Fields"), the rule its kbdata.rule. Throws
+  // std::logic_error otherwise.
+  [[nodiscard]] result::ResultTable take_rows();
 
  private:
   struct Impl;

@@ -134,16 +134,6 @@ std::string double_text(double v) {
   return out;
 }
 
-void append_json_text(std::string& out, std::string_view text) {
-  if (is_valid_utf8(text)) {
-    append_json_string(out, text);
-  } else {
-    std::string repaired;
-    append_utf8_repaired(repaired, text);
-    append_json_string(out, repaired);
-  }
-}
-
 void append_csv_field(std::string& out, const std::optional<std::string>& value) {
   if (!value) return;  // null: an empty field
   std::string repaired;
@@ -175,26 +165,13 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
     for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
   }
   std::string out;
-  auto emit = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      size_t pad = widths[c] - display_width(row[c]);
-      bool right = c < right_align.size() && right_align[c];
-      if (c) line += "  ";
-      if (right) line.append(pad, ' ');
-      line += row[c];
-      if (!right) line.append(pad, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  };
   for (size_t r = 0; r < rows.size(); ++r) {
-    emit(rows[r]);
-    if (r == 0) {
-      std::vector<std::string> dashes;
-      for (size_t w : widths) dashes.push_back(std::string(w, '-'));
-      emit(dashes);
-    }
+    const std::vector<std::string>& row = rows[r];
+    append_table_line(
+        out, std::span<const size_t>(widths.data(), row.size()), right_align,
+        [&](size_t c) -> std::string_view { return row[c]; },
+        [&](size_t c) { return display_width(row[c]); });
+    if (r == 0) append_table_rule(out, widths);
   }
   return out;
 }

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text.h"
+
 namespace kbdata::report {
 
 // The formats of the data commands (`--format`). Tables are for people; the others carry exact
@@ -62,8 +64,8 @@ void write_all(std::FILE* out, std::string_view text);
 // The shortest text that reads back as `v`; NaN and infinities as NaN / Infinity / -Infinity.
 [[nodiscard]] std::string double_text(double v);
 
-// `text` as a JSON string (invalid UTF-8 replaced by U+FFFD).
-void append_json_text(std::string& out, std::string_view text);
+// `text` as a JSON string (invalid UTF-8 replaced by U+FFFD): common/text.h's one rule.
+using kbdata::append_json_text;
 
 // One CSV field (RFC 4180 quoting when needed; nullopt, a null, is an empty field).
 void append_csv_field(std::string& out, const std::optional<std::string>& value);

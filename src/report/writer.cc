@@ -23,8 +23,12 @@ bool right_aligned(ColumnType type) {
          type == ColumnType::DOUBLE;
 }
 
+// The renderers of one value take a Value (a list's item) or a Cell that is not a list: the two
+// variants hold the scalars alike, and a cell's text is read where it is, never copied.
+
 // A value's text in a table, before a string is made safe (table_cell) or cut.
-std::string table_value_text(const Value& cell, ColumnType type) {
+template <typename V>
+std::string table_value_text(const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return "null";
   switch (type) {
     case ColumnType::INT64:
@@ -53,7 +57,8 @@ std::string table_value_text(const Value& cell, ColumnType type) {
 }
 
 // Exact text for CSV (nullopt for null).
-std::optional<std::string> machine_text(const Value& cell, ColumnType type);
+template <typename V>
+std::optional<std::string> machine_text(const V& cell, ColumnType type);
 
 // A list's items' texts joined by ",", a null item as "null".
 template <typename ItemText>
@@ -74,7 +79,8 @@ std::string table_text(const Cell& cell, const Column& column) {
   return text;
 }
 
-std::optional<std::string> machine_text(const Value& cell, ColumnType type) {
+template <typename V>
+std::optional<std::string> machine_text(const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) return std::nullopt;
   switch (type) {
     case ColumnType::INT64:
@@ -99,10 +105,11 @@ std::optional<std::string> csv_text(const Cell& cell, const Column& column) {
     return joined(*items,
                   [&](const Value& v) { return machine_text(v, column.type).value_or("null"); });
   }
-  return machine_text(result::to_value(cell), column.type);
+  return machine_text(cell, column.type);
 }
 
-void append_json_value(std::string& out, const Value& cell, ColumnType type) {
+template <typename V>
+void append_json_value(std::string& out, const V& cell, ColumnType type) {
   if (std::holds_alternative<std::monostate>(cell)) {
     out += "null";
     return;
@@ -141,7 +148,7 @@ void append_json_cell(std::string& out, const Cell& cell, const Column& column) 
     out += ']';
     return;
   }
-  append_json_value(out, result::to_value(cell), column.type);
+  append_json_value(out, cell, column.type);
 }
 
 parquet::FieldType field_type(ColumnType type) {
@@ -170,7 +177,8 @@ parquet::Field column_field(const Column& column) {
                      : parquet::Field::leaf(column.name, field_type(column.type));
 }
 
-void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& value) {
+template <typename V>
+void write_parquet_value(parquet::RowFileWriter& file, size_t c, const V& value) {
   if (std::holds_alternative<std::monostate>(value)) {
     file.column(c).null();
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
@@ -182,6 +190,13 @@ void write_parquet_value(parquet::RowFileWriter& file, size_t c, const Value& va
   } else {
     file.column<std::string_view>(c).value(std::get<std::string>(value));
   }
+}
+
+// The provenance of a table's file: its rule.
+parquet::Provenance rule_only(std::string rule) {
+  parquet::Provenance provenance;
+  provenance.rule = std::move(rule);
+  return provenance;
 }
 
 TableObserver& table_observer() {
@@ -196,33 +211,37 @@ std::string cell_text(const Cell& cell, const Column& column) {
   if (const List* items = std::get_if<List>(&cell)) {
     return joined(*items, [&](const Value& v) { return table_value_text(v, column.type); });
   }
-  return table_value_text(result::to_value(cell), column.type);
+  return table_value_text(cell, column.type);
 }
 
 void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
-          const parquet::Provenance& provenance)
-      : file(path, fields, parquet::WriterOptions{}, provenance, kParquetBatch) {}
+          const parquet::Provenance& provenance, parquet::RowBatchLimits limits)
+      : file(path, fields, parquet::WriterOptions{}, provenance, limits) {}
   parquet::RowFileWriter file;
 };
 
 Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
                std::optional<std::string> out_path, std::string rule)
+    : Writer(format, std::move(columns), out, notes, std::move(out_path),
+             rule_only(std::move(rule)), kParquetBatch) {}
+
+Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
+               std::optional<std::string> out_path, parquet::Provenance provenance,
+               parquet::RowBatchLimits limits)
     : format_(format),
       columns_(std::move(columns)),
       out_(out),
       notes_(notes),
-      rule_(std::move(rule)),
+      rule_(provenance.rule),
       notes_seen_(format, notes) {
   if (format_ == Format::PARQUET) {
     if (!out_path) throw UsageError("--format parquet needs --out FILE");
     std::vector<parquet::Field> fields;
     for (const Column& c : columns_) fields.push_back(column_field(c));
-    parquet::Provenance provenance;
-    provenance.rule = rule_;
-    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance);
+    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance, limits);
   } else if (out_path) {
     file_ = std::make_unique<AtomicOutputFile>(*out_path);  // checked before any work
   }
@@ -230,7 +249,7 @@ Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::
   if (format_ == Format::CSV) {
     for (size_t i = 0; i < columns_.size(); ++i) {
       if (i > 0) buffer_ += ',';
-      buffer_ += columns_[i].name;
+      append_csv_field(buffer_, columns_[i].name);  // the one CSV rule, as cat's header
     }
     buffer_ += '\n';
   }
@@ -329,7 +348,7 @@ void Writer::write_parquet_row(const std::vector<Cell>& cells) {
       for (const Value& item : *items) write_parquet_value(file, c, item);
       file.column(c).end_list();
     } else {
-      write_parquet_value(file, c, result::to_value(cells[c]));
+      write_parquet_value(file, c, cells[c]);
     }
   }
   file.end_row();
@@ -360,6 +379,7 @@ void Writer::write(result::ResultTable& table) {
 }
 
 void Writer::emit(std::string_view text) {
+  bytes_ += text.size();
   if (file_) {
     file_->write(text);
   } else {
@@ -376,7 +396,29 @@ void Writer::flush_if_large() {
 
 void Writer::table_footer(const std::string& line) { footers_.push_back(line); }
 
+void Writer::add_key_value(parquet::KeyValue kv) {
+  if (parquet_) parquet_->file.add_key_value(std::move(kv));
+}
+
 void Writer::finish() {
+  close();
+  commit();
+}
+
+void Writer::commit() {
+  close();
+  if (parquet_) {
+    parquet_->file.commit();
+  } else if (file_) {
+    file_->commit();
+  } else {
+    std::fflush(out_);
+  }
+}
+
+uint64_t Writer::close() {
+  if (closed_) return parquet_ ? parquet_->file.bytes_written() : bytes_;
+  closed_ = true;
   switch (format_) {
     case Format::TABLE: {
       std::string text;
@@ -414,15 +456,12 @@ void Writer::finish() {
       emit(buffer_);
       break;
     case Format::PARQUET:
-      parquet_->file.commit();
-      break;
+      parquet_->file.close();
+      return parquet_->file.bytes_written();
   }
   buffer_.clear();
-  if (file_) {
-    file_->commit();
-  } else {
-    std::fflush(out_);
-  }
+  if (file_) file_->sync();
+  return bytes_;
 }
 
 std::string rendered_text(const std::function<void(std::FILE* out, std::FILE* notes)>& render) {
@@ -463,22 +502,20 @@ std::string table_text(result::ResultTable& table, Format format) {
   });
 }
 
-void JsonDocument::name(std::string_view name) {
-  if (text_.size() > 1) text_ += ',';
-  append_json_text(text_, name);
-  text_ += ':';
-}
-
 void JsonDocument::member(std::string_view name, std::string_view text) {
-  this->name(name);
-  append_json_text(text_, text);
+  json_.member(name, text);
 }
 
 void JsonDocument::member(std::string_view name, result::ResultTable& table) {
-  this->name(name);
   std::string rows = json_text(table);
   rows.pop_back();  // the array's newline: the document ends the line
-  text_ += rows;
+  json_.key(name).raw(rows);
+}
+
+std::string JsonDocument::finish() const {
+  JsonWriter closed = json_;
+  closed.end_object();
+  return closed.take() + "\n";
 }
 
 }  // namespace kbdata::report

@@ -38,6 +38,10 @@
 #include <variant>
 #include <vector>
 
+#include "common/json_writer.h"
+#include "parquet/metadata.h"
+#include "parquet/write/provenance.h"
+#include "parquet/write/row_file_writer.h"
 #include "report/text.h"
 #include "result/table.h"
 
@@ -92,6 +96,13 @@ class Writer {
   // `out_path` that must not be replaced; IoError when its temporary cannot be made.
   Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
          std::optional<std::string> out_path, std::string rule);
+  // The same, for a file whose Parquet metadata records more than the rule (`provenance`: the
+  // command, the source, more key-values) and whose rows reach the Parquet writer `limits` at a
+  // time (they bound its row groups and pages); the text formats ignore both. For files that
+  // are a command's product (kbdata pairs' rows).
+  Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
+         std::optional<std::string> out_path, parquet::Provenance provenance,
+         parquet::RowBatchLimits limits);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
@@ -113,8 +124,17 @@ class Writer {
   // sections and rows, then its summary lines as table footers. Throws std::logic_error when the
   // columns differ.
   void write(result::ResultTable& table);
-  // Ends the output (the tables, the JSON array's "]", the Parquet footer; an output file is
-  // committed: renamed into place).
+  // A key-value pair of the Parquet file's metadata known only once the rows are written
+  // (counts), after the provenance's; the text formats have no place for it. REQUIRES: before
+  // close().
+  void add_key_value(parquet::KeyValue kv);
+  // Ends the output (the tables, the JSON array's "]", the Parquet footer): an output file is
+  // complete and synced but still under its temporary name, until commit(). Returns the bytes
+  // written. A second call does nothing more.
+  uint64_t close();
+  // close() if not yet, then an output file is renamed into place (stdout is flushed).
+  void commit();
+  // close() and commit(): the usual end.
   void finish();
 
   [[nodiscard]] uint64_t rows() const { return rows_; }
@@ -142,6 +162,8 @@ class Writer {
   std::unique_ptr<AtomicOutputFile> file_;  // --out for the text formats
   std::string buffer_;
   uint64_t rows_ = 0;
+  uint64_t bytes_ = 0;  // the text formats' bytes emitted
+  bool closed_ = false;
 };
 
 // Who else is shown each result table a Writer writes (Writer::write, before its rows are
@@ -166,20 +188,21 @@ void set_table_observer(TableObserver observer);
 // go to stderr dropped: for files that hold a table (extract's manifest.jsonl).
 [[nodiscard]] std::string table_text(result::ResultTable& table, Format format);
 
-// The one writer of JSON documents beside Writer: an object of named members, strings and result
-// tables, each table as json_text prints it (the array of its rows, one line per row), then a
-// newline: {"data":"...","configs":[\n{...},\n{...}\n],"skipped":[]}\n. For answers of several
-// tables (configs).
+// The document of several tables beside Writer, on the one writer of JSON documents
+// (common/json_writer.h, COMPACT): an object of named members, strings and result tables, each
+// table as json_text prints it (the array of its rows, one line per row), then a newline:
+// {"data":"...","configs":[\n{...},\n{...}\n],"skipped":[]}\n. For answers of several tables
+// (configs).
 class JsonDocument {
  public:
+  JsonDocument() { json_.begin_object(); }
   void member(std::string_view name, std::string_view text);
   void member(std::string_view name, result::ResultTable& table);
   // The document; the members added so far, closed.
-  [[nodiscard]] std::string finish() const { return text_ + "}\n"; }
+  [[nodiscard]] std::string finish() const;
 
  private:
-  void name(std::string_view name);
-  std::string text_ = "{";
+  JsonWriter json_;
 };
 
 }  // namespace kbdata::report

@@ -28,7 +28,12 @@ Value to_value(const Cell& cell) {
       cell);
 }
 
-bool value_matches(const Value& value, ColumnType type) {
+namespace {
+
+// Whether a Value, or a Cell that is not a list, may be of `type`: read where it is (a cell's
+// text is never copied to be checked).
+template <typename V>
+bool scalar_matches(const V& value, ColumnType type) {
   if (std::holds_alternative<std::monostate>(value)) return true;
   switch (type) {
     case ColumnType::INT64:
@@ -47,6 +52,10 @@ bool value_matches(const Value& value, ColumnType type) {
   return false;
 }
 
+}  // namespace
+
+bool value_matches(const Value& value, ColumnType type) { return scalar_matches(value, type); }
+
 bool cell_matches(const Cell& cell, const Column& column) {
   if (std::holds_alternative<std::monostate>(cell)) return true;
   if (column.list) {
@@ -57,7 +66,7 @@ bool cell_matches(const Cell& cell, const Column& column) {
     }
     return true;
   }
-  return !std::holds_alternative<List>(cell) && value_matches(to_value(cell), column.type);
+  return !std::holds_alternative<List>(cell) && scalar_matches(cell, column.type);
 }
 
 Values::Values(ColumnType type) : type_(type) {

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <set>
 
 #include "common/calendar.h"
+#include "common/json_writer.h"
 #include "common/text.h"
 #include "dataset/hardware.h"
 #include "dataset/registry.h"
@@ -65,17 +68,22 @@ std::string timestamp(int64_t us) {
                      micros_of_day % 1'000'000);
 }
 
-// A JSON string literal. REQUIRES: `text` is well-formed UTF-8 (all seeded text is).
-std::string json_string(std::string_view text) {
-  std::string out;
-  append_json_string(out, text);
-  return out;
-}
+// The payloads (the jsonb columns) are written by the one writer of JSON documents, spaced as
+// PostgreSQL prints jsonb. Their measured numbers keep 9 significant digits, the precision the
+// seeded benchmark means and durations have.
+JsonWriter payload() { return JsonWriter(JsonWriter::Style::SPACED); }
 
-std::string json_number(double v) {
+double nine_digits(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
+  return std::strtod(buffer, nullptr);
+}
+
+// A score as the runs table's text (a double precision column).
+std::string score_text(double v) {
+  std::string out;
+  append_double(out, nine_digits(v));
+  return out;
 }
 
 // Rows of one table, sent with COPY in pieces of a few MB.
@@ -203,18 +211,17 @@ std::vector<RunSpec> Seeder::runs_of(const Submission& s, const LeaderboardModel
 }
 
 std::string Seeder::result_json(const RunSpec& run, const LeaderboardModel& m, uint64_t h) const {
-  std::string j = "{\"check\": " + json_string(run.passed ? "pass" : "fail");
+  JsonWriter j = payload();
+  j.begin_object().member("check", run.passed ? "pass" : "fail");
   const std::string mode = run.mode;
   if (mode == "test" || !run.passed) {
-    j += ", \"test-count\": 2";
+    j.member("test-count", 2);
     for (int t = 0; t < 2; ++t) {
       const std::string k = "test." + std::to_string(t) + ".";
-      j += ", \"" + k + "spec\": " +
-           json_string("m: " + std::to_string(128 << t) + "; seed: " + std::to_string(4242 + t));
-      j += ", \"" + k + "status\": " + json_string(run.passed || t == 0 ? "pass" : "fail");
-      if (!run.passed && t == 1) {
-        j += ", \"" + k + "error\": " + json_string("mismatch at index 17: 0.4512 vs 0.4498");
-      }
+      j.member(k + "spec",
+               "m: " + std::to_string(128 << t) + "; seed: " + std::to_string(4242 + t));
+      j.member(k + "status", run.passed || t == 0 ? "pass" : "fail");
+      if (!run.passed && t == 1) j.member(k + "error", "mismatch at index 17: 0.4512 vs 0.4498");
     }
   } else {
     // Benchmark means in nanoseconds whose combination by the task's ranking is the score.
@@ -222,18 +229,18 @@ std::string Seeder::result_json(const RunSpec& run, const LeaderboardModel& m, u
     const bool last = m.cuda_file || m.id >= kFirstPmppId;
     const int count = last ? 1 : 2;
     const double spread = 1.0 + static_cast<double>(h % 5) / 10.0;
-    j += ", \"benchmark-count\": " + std::to_string(count);
+    j.member("benchmark-count", count);
     for (int b = 0; b < count; ++b) {
       const double mean = count == 1 ? score * 1e9 : score * 1e9 * (b == 0 ? spread : 1 / spread);
       const std::string k = "benchmark." + std::to_string(b) + ".";
-      j += ", \"" + k + "spec\": " + json_string("k: " + std::to_string(1024 << b) + "; seed: 9");
-      j += ", \"" + k + "mean\": " + json_number(mean);
-      j += ", \"" + k + "err\": " + json_number(mean * 0.004);
-      j += ", \"" + k + "best\": " + json_number(mean * 0.97);
-      j += ", \"" + k + "worst\": " + json_number(mean * 1.06);
+      j.member(k + "spec", "k: " + std::to_string(1024 << b) + "; seed: 9");
+      j.member(k + "mean", nine_digits(mean));
+      j.member(k + "err", nine_digits(mean * 0.004));
+      j.member(k + "best", nine_digits(mean * 0.97));
+      j.member(k + "worst", nine_digits(mean * 1.06));
     }
   }
-  return j + "}";
+  return j.end_object().take();
 }
 
 void Seeder::add(const std::vector<LeaderboardModel>& models, const Population& population,
@@ -375,47 +382,54 @@ void Seeder::add(const std::vector<LeaderboardModel>& models, const Population& 
                (run.secret ? "t" : "f") + '\t';
         copy_text(row, run.runner);
         row += '\t';
-        row += run.score ? json_number(*run.score) : "\\N";
+        row += run.score ? score_text(*run.score) : "\\N";
         row += run.passed ? "\tt\t" : "\tf\t";
         // compilation: compiled languages only; an empty object now and then (null in the
         // legacy struct).
         if (compiles(s.code.language)) {
-          std::string c =
-              "{\"success\": " + std::string(run.passed || run.score ? "true" : "false") +
-              ", \"nvcc_found\": true, \"nvcc_version\": \"12.8\", \"command\": " +
-              json_string("hipcc -O3 --offload-arch=gfx942 submission.cpp") +
-              ", \"stdout\": \"\", \"stderr\": \"\", \"exit_code\": 0, \"duration\": " +
-              json_number(static_cast<double>(rh % 40'000) / 1000.0) + "}";
-          copy_text(row, c);
+          JsonWriter c = payload();
+          c.begin_object()
+              .member("success", run.passed || run.score.has_value())
+              .member("nvcc_found", true)
+              .member("nvcc_version", "12.8")
+              .member("command", "hipcc -O3 --offload-arch=gfx942 submission.cpp")
+              .member("stdout", "")
+              .member("stderr", "")
+              .member("exit_code", 0)
+              .member("duration", nine_digits(static_cast<double>(rh % 40'000) / 1000.0))
+              .end_object();
+          copy_text(row, c.text());
         } else {
           row += rh % 9 == 0 ? "{}" : "\\N";
         }
         row += '\t';
-        std::string meta =
-            "{\"stdout\": " +
-            json_string(std::string("running ") + run.mode + " on " + run.runner) +
-            ", \"stderr\": " +
-            json_string(run.passed ? ""
-                                   : "Traceback (most recent call last):\n  "
-                                     "AssertionError: mismatch") +
-            ", \"success\": " + (run.passed ? "true" : "false") +
-            ", \"exit_code\": " + (run.passed ? "0" : "1") +
-            ", \"command\": " + json_string(std::string("python eval.py ") + run.mode) +
-            ", \"duration\": " + json_number(static_cast<double>(duration) / 1e6) + "}";
-        copy_text(row, meta);
+        JsonWriter meta = payload();
+        meta.begin_object()
+            .member("stdout", std::string("running ") + run.mode + " on " + run.runner)
+            .member("stderr", run.passed ? ""
+                                         : "Traceback (most recent call last):\n  "
+                                           "AssertionError: mismatch")
+            .member("success", run.passed)
+            .member("exit_code", run.passed ? 0 : 1)
+            .member("command", std::string("python eval.py ") + run.mode)
+            .member("duration", nine_digits(static_cast<double>(duration) / 1e6))
+            .end_object();
+        copy_text(row, meta.text());
         row += '\t';
         copy_text(row, result_json(run, m, rh));
         row += '\t';
         const dataset::RunnerHardware* hardware = dataset::runner_hardware(run.runner);
-        std::string system =
-            "{\"gpu\": " + json_string(gpu_name(run.runner)) +
-            ", \"device_count\": " + std::to_string(hardware != nullptr ? hardware->devices : 1) +
-            ", \"cpu\": \"AMD EPYC 9654 96-Core Processor\", \"runtime\": " +
-            json_string(run.runner.rfind("MI", 0) == 0 ? "ROCm" : "CUDA") +
-            ", \"platform\": \"Linux-6.8.0-x86_64-with-glibc2.39\", "
-            "\"torch\": \"2.7.0\", \"hostname\": " +
-            json_string("runner-" + std::to_string(rh % 16)) + "}";
-        copy_text(row, system);
+        JsonWriter system = payload();
+        system.begin_object()
+            .member("gpu", gpu_name(run.runner))
+            .member("device_count", hardware != nullptr ? hardware->devices : 1)
+            .member("cpu", "AMD EPYC 9654 96-Core Processor")
+            .member("runtime", run.runner.rfind("MI", 0) == 0 ? "ROCm" : "CUDA")
+            .member("platform", "Linux-6.8.0-x86_64-with-glibc2.39")
+            .member("torch", "2.7.0")
+            .member("hostname", "runner-" + std::to_string(rh % 16))
+            .end_object();
+        copy_text(row, system.text());
         runs.end_row();
         start += duration + 1'000'000;
       }
@@ -426,12 +440,18 @@ void Seeder::add(const std::vector<LeaderboardModel>& models, const Population& 
 
 std::string task_json(const LeaderboardModel& m, uint64_t seed) {
   const bool last = m.cuda_file || m.id >= kFirstPmppId;
-  const std::string reference = reference_code(m.name, m.cuda_file, seed);
-  return "{\"lang\": " + json_string(m.cuda_file ? "cu" : "py") + ", \"files\": {" +
-         json_string(m.cuda_file ? "reference.cu" : "reference.py") + ": " +
-         json_string(reference) + "}, \"ranking_by\": " + json_string(last ? "last" : "geom") +
-         ", \"tests\": [{\"m\": 128, \"seed\": 4242}], \"benchmarks\": [{\"k\": 1024, "
-         "\"seed\": 9}]}";
+  JsonWriter j = payload();
+  j.begin_object().member("lang", m.cuda_file ? "cu" : "py");
+  j.key("files").begin_object();
+  j.member(m.cuda_file ? "reference.cu" : "reference.py",
+           reference_code(m.name, m.cuda_file, seed));
+  j.end_object();
+  j.member("ranking_by", last ? "last" : "geom");
+  j.key("tests").begin_array().begin_object().member("m", 128).member("seed", 4242).end_object();
+  j.end_array();
+  j.key("benchmarks").begin_array().begin_object().member("k", 1024).member("seed", 9);
+  j.end_object().end_array();
+  return j.end_object().take();
 }
 
 }  // namespace

@@ -75,15 +75,7 @@ std::string json_key(const std::string& name, bool first) {
 }
 
 // `"key"` with ill-formed UTF-8 repaired.
-void append_key(std::string& out, std::string_view key) {
-  if (is_valid_utf8(key)) {
-    append_json_string(out, key);
-    return;
-  }
-  std::string repaired;
-  append_utf8_repaired(repaired, key);
-  append_json_string(out, repaired);
-}
+void append_key(std::string& out, std::string_view key) { append_json_text(out, key); }
 
 // Builds pruned output trees, appending the selected leaves in traversal order.
 class TreeBuilder {

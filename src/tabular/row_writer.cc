@@ -276,32 +276,18 @@ void RowWriter::flush_table_block() {
     size_t& width = widths[k % num_columns];
     width = std::max<size_t>(width, table_cells_[k].width);
   }
-  // One line of cells separated by two spaces, without trailing blanks.
-  const auto append_line = [&](auto&& cell_text, auto&& cell_width) {
-    const size_t line_start = buffer_.size();
-    for (size_t c = 0; c < num_columns; ++c) {
-      if (c > 0) buffer_.append(2, ' ');
-      const size_t pad = widths[c] - cell_width(c);
-      if (columns_[c].right_align) buffer_.append(pad, ' ');
-      buffer_.append(cell_text(c));
-      if (!columns_[c].right_align) buffer_.append(pad, ' ');
-    }
-    const size_t end = buffer_.find_last_not_of(' ');
-    buffer_.resize(end == std::string::npos || end < line_start ? line_start : end + 1);
-    buffer_.push_back('\n');
-  };
-
+  std::vector<bool> right_align(num_columns);
+  for (size_t c = 0; c < num_columns; ++c) right_align[c] = columns_[c].right_align;
   if (table_block_written_) buffer_.push_back('\n');
-  append_line([&](size_t c) -> std::string_view { return columns_[c].display_name; },
-              [&](size_t c) { return columns_[c].display_width; });
-  for (size_t c = 0; c < num_columns; ++c) {
-    if (c > 0) buffer_.append(2, ' ');
-    buffer_.append(widths[c], '-');
-  }
-  buffer_.push_back('\n');
+  append_table_line(
+      buffer_, widths, right_align,
+      [&](size_t c) -> std::string_view { return columns_[c].display_name; },
+      [&](size_t c) { return columns_[c].display_width; });
+  append_table_rule(buffer_, widths);
   for (size_t row = 0; row < table_rows_; ++row) {
     const Cell* cells = table_cells_.data() + row * num_columns;
-    append_line(
+    append_table_line(
+        buffer_, widths, right_align,
         [&](size_t c) {
           return std::string_view(table_text_.data() + cells[c].offset, cells[c].size);
         },

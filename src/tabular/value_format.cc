@@ -91,13 +91,7 @@ void append_floating(std::string& out, T value) {
 template <bool kJson>
 void append_string(std::string& out, std::string_view bytes) {
   if constexpr (kJson) {
-    if (is_valid_utf8(bytes)) {
-      append_json_string(out, bytes);
-    } else {
-      std::string repaired;
-      append_utf8_repaired(repaired, bytes);
-      append_json_string(out, repaired);
-    }
+    append_json_text(out, bytes);
   } else {
     append_utf8_repaired(out, bytes);
   }

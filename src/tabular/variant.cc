@@ -36,14 +36,8 @@ uint64_t unsigned_at(std::span<const uint8_t> bytes, size_t index, int width) {
 }
 
 void append_text_string(std::string& out, std::span<const uint8_t> bytes) {
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (is_valid_utf8(text)) {
-    append_json_string(out, text);
-    return;
-  }
-  std::string repaired;
-  append_utf8_repaired(repaired, text);
-  append_json_string(out, repaired);
+  append_json_text(out,
+                   std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 template <typename T>

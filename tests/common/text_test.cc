@@ -306,3 +306,22 @@ TEST(CsvField, QuotedOnlyWhenNeeded) {
   kbdata::append_csv_quoted(out, "say \"hi\", twice");
   EXPECT_EQ(out, "\"say \"\"hi\"\", twice\"");
 }
+
+// A table's line, the one layout of kbdata cat's tables and the reports': two spaces apart,
+// padded to the widths (numbers on the left), no trailing blanks; the rule under the header too.
+TEST(TableLine, PaddedTwoSpacesApartWithoutTrailingBlanks) {
+  const std::vector<std::string> cells = {"7", "naïve", ""};
+  const std::vector<size_t> widths = {3, 6, 4};
+  std::string out;
+  kbdata::append_table_line(
+      out, widths, {true, false, false}, [&](size_t c) { return std::string_view(cells[c]); },
+      [&](size_t c) { return kbdata::utf8_length(cells[c]); });
+  EXPECT_EQ(out, "  7  naïve\n");
+  out.clear();
+  kbdata::append_table_rule(out, widths);
+  EXPECT_EQ(out, "---  ------  ----\n");
+  out.clear();
+  const std::vector<size_t> empty_last = {2, 0};
+  kbdata::append_table_rule(out, empty_last);
+  EXPECT_EQ(out, "--\n");
+}
