@@ -1410,6 +1410,7 @@ PythonModel::PythonModel(std::string_view text, PythonLexStart start) : text_(te
   split_statements();
   build_scopes();
   collect_bindings();
+  index_bindings();
 }
 
 namespace {
@@ -1643,10 +1644,7 @@ void PythonModel::build_scopes() {
 }
 
 void PythonModel::collect_bindings() {
-  const auto add = [&](Binding b) {
-    by_name_[{b.scope, b.name}].push_back(static_cast<uint32_t>(bindings_.size()));
-    bindings_.push_back(std::move(b));
-  };
+  const auto add = [&](Binding b) { bindings_.push_back(std::move(b)); };
   // The scope each def / class statement opens.
   std::vector<uint32_t> scope_of_statement(statements_.size(), kNoIndex);
   for (uint32_t s = 1; s < scopes_.size(); ++s) scope_of_statement[scopes_[s].statement] = s;
@@ -1893,7 +1891,6 @@ void PythonModel::add_target_bindings(uint32_t begin, uint32_t end, Binding base
     if (pe == pb + 1 && is_name(pb)) {
       b2.name = name(pb);
       b2.target = pb;
-      by_name_[{b2.scope, b2.name}].push_back(static_cast<uint32_t>(bindings_.size()));
       bindings_.push_back(std::move(b2));
       continue;
     }
@@ -1903,13 +1900,48 @@ void PythonModel::add_target_bindings(uint32_t begin, uint32_t end, Binding base
   }
 }
 
+void PythonModel::index_bindings() {
+  by_name_.resize(bindings_.size());
+  for (uint32_t b = 0; b < by_name_.size(); ++b) by_name_[b] = b;
+  // By scope, then name (shorter first: most names differ in length and are never compared
+  // byte by byte); bindings are collected in statement order, and the index breaks ties by it.
+  std::sort(by_name_.begin(), by_name_.end(), [&](uint32_t x, uint32_t y) {
+    const Binding& a = bindings_[x];
+    const Binding& b = bindings_[y];
+    if (a.scope != b.scope) return a.scope < b.scope;
+    if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
+    if (const int c = a.name.compare(b.name); c != 0) return c < 0;
+    return x < y;
+  });
+}
+
 std::span<const uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope,
                                               uint32_t at) const {
   // Of a name bound many times, the last few bindings stand for it.
   constexpr size_t kMostBindings = 8;
-  const auto last_few = [&](const std::vector<uint32_t>& list) {
+  const auto last_few = [&](std::span<const uint32_t> list) {
     const size_t from = list.size() > kMostBindings ? list.size() - kMostBindings : 0;
-    return std::span<const uint32_t>(list.data() + from, list.size() - from);
+    return list.subspan(from);
+  };
+  // The bindings of (s, n): a run of by_name_.
+  const auto bound_in = [&](uint32_t in) {
+    const auto less = [&](uint32_t b, const std::pair<uint32_t, std::string_view>& key) {
+      const Binding& x = bindings_[b];
+      if (x.scope != key.first) return x.scope < key.first;
+      if (x.name.size() != key.second.size()) return x.name.size() < key.second.size();
+      return x.name < key.second;
+    };
+    const auto greater = [&](const std::pair<uint32_t, std::string_view>& key, uint32_t b) {
+      const Binding& x = bindings_[b];
+      if (x.scope != key.first) return key.first < x.scope;
+      if (x.name.size() != key.second.size()) return key.second.size() < x.name.size();
+      return key.second < x.name;
+    };
+    const std::pair<uint32_t, std::string_view> key(in, n);
+    const auto lo = std::lower_bound(by_name_.begin(), by_name_.end(), key, less);
+    const auto hi = std::upper_bound(lo, by_name_.end(), key, greater);
+    return std::span<const uint32_t>(by_name_.data() + (lo - by_name_.begin()),
+                                     static_cast<size_t>(hi - lo));
   };
   if (scope >= scopes_.size()) scope = 0;
   uint32_t s = scope;
@@ -1918,9 +1950,8 @@ std::span<const uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope
   if (global) s = 0;
   bool first = !global;
   while (s != kNoIndex) {
-    const auto it = by_name_.find({s, n});
-    if (it != by_name_.end() && !it->second.empty()) {
-      const std::vector<uint32_t>& list = it->second;
+    const std::span<const uint32_t> list = bound_in(s);
+    if (!list.empty()) {
       if (first) {
         // The last binding of a statement before `at` (the list is in statement order).
         const auto before =

@@ -334,18 +334,11 @@ class PythonModel {
   // Normalised names of the NAME tokens holding non-ASCII bytes, by token index.
   std::unordered_map<uint32_t, std::string_view> folded_names_;
   std::deque<std::string> owned_;  // the folded names' storage
-  // (scope, name) -> bindings in statement order.
-  struct Key {
-    uint32_t scope;
-    std::string_view name;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<std::string_view>()(k.name) * 31 + k.scope;
-    }
-  };
-  std::unordered_map<Key, std::vector<uint32_t>, KeyHash> by_name_;
+  // The bindings' indices sorted by (scope, name's length, name), each name's in statement
+  // order: lookup's index, built once the bindings are collected (a binary search, no
+  // allocation per name).
+  std::vector<uint32_t> by_name_;
+  void index_bindings();
   // Binding values, worked out on demand (mutable: a const model fills them as it is asked).
   mutable std::vector<std::unique_ptr<Value>> binding_values_;
   mutable std::vector<uint8_t> binding_state_;  // 0 not yet, 1 in progress, 2 done

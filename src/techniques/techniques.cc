@@ -4,8 +4,6 @@
 #include <array>
 #include <cstring>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "source/bytes.h"
@@ -416,12 +414,20 @@ std::optional<Feature> dtype_feature(std::string_view last) {
   return std::nullopt;
 }
 
+// An order of names that compares their bytes only when their lengths agree.
+bool shorter_first(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
 // The Python side, read through the code model: imports, decorators, dotted names resolved,
 // keyword arguments, shape branches.
 class PythonReader {
  public:
   PythonReader(const source::PythonModel& py, Techniques& out) : py_(py), out_(out) {
-    for (const source::Binding& b : py.bindings()) bound_.insert(b.name);
+    bound_.reserve(py.bindings().size());
+    for (const source::Binding& b : py.bindings()) bound_.push_back(b.name);
+    std::sort(bound_.begin(), bound_.end(), shorter_first);
+    bound_.erase(std::unique(bound_.begin(), bound_.end()), bound_.end());
   }
 
   void run() {
@@ -478,7 +484,8 @@ class PythonReader {
       // definition holds the name, so every alias is read there), or a builtin that makes a
       // name from a string.
       const bool builtin = w == "getattr" || w == "__import__";
-      if ((builtin || resolved_last(last)) && (builtin || bound_.count(w) > 0)) {
+      if ((builtin || resolved_last(last)) &&
+          (builtin || std::binary_search(bound_.begin(), bound_.end(), w, shorter_first))) {
         const source::PythonModel::Dotted d = py_.dotted(k, st);
         if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
       }
@@ -662,7 +669,8 @@ class PythonReader {
   const source::PythonModel& py_;
   Techniques& out_;
   LineSet lines_;
-  std::unordered_set<std::string_view> bound_;  // names some statement binds
+  // Names some statement binds, each once, in shorter_first's order.
+  std::vector<std::string_view> bound_;
   bool entry_ = false;
 };
 
