@@ -1405,10 +1405,12 @@ class ExpressionReader {
   friend class PythonModel;
 };
 
-PythonModel::PythonModel(std::string_view text, PythonLexStart start) : text_(text) {
+PythonModel::PythonModel(std::string_view text, PythonLexStart start, ModelParts parts)
+    : text_(text) {
   lex(start);
   split_statements();
   build_scopes();
+  if (parts == ModelParts::STRUCTURE) return;
   collect_bindings();
   index_bindings();
 }
@@ -1422,6 +1424,8 @@ struct Spare {
   std::vector<Token> tokens;
   std::vector<uint32_t> match;
   std::vector<Statement> statements;
+  std::vector<Binding> bindings;
+  std::vector<uint32_t> by_name;
 };
 thread_local Spare spare;
 constexpr size_t kKeptTokens = size_t{1} << 20;
@@ -1433,6 +1437,8 @@ PythonModel::~PythonModel() {
     spare.tokens = std::move(tokens_);
     spare.match = std::move(match_);
     spare.statements = std::move(statements_);
+    spare.bindings = std::move(bindings_);
+    spare.by_name = std::move(by_name_);
   }
 }
 
@@ -1441,6 +1447,9 @@ void PythonModel::lex(PythonLexStart start) {
   match_ = std::move(spare.match);
   statements_ = std::move(spare.statements);
   statements_.clear();
+  bindings_ = std::move(spare.bindings);
+  bindings_.clear();
+  by_name_ = std::move(spare.by_name);
   tokenize_python_range(text_, start, static_cast<uint32_t>(text_.size()), tokens_, Comments::DROP);
   for (uint32_t k = 0; k < tokens_.size(); ++k) {
     if ((tokens_[k].flags & kTokenNonAscii) == 0) continue;
