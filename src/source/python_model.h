@@ -247,18 +247,18 @@ class PythonModel {
   // The modules import statements name (`import a.b` -> "a.b", `from a import b` -> "a").
   [[nodiscard]] const std::vector<std::string>& imported_modules() const { return imported_; }
 
-  // Token tests, each false past the end.
+  // Token tests, each false past the end (inlined: the rules' loops call them per token).
   [[nodiscard]] std::string_view txt(uint32_t k) const {
     return k < tokens_.size() ? token_text(text_, tokens_[k]) : std::string_view();
   }
-  [[nodiscard]] bool op(uint32_t k, std::string_view s) const {
+  [[nodiscard, gnu::always_inline]] bool op(uint32_t k, std::string_view s) const {
     return k < tokens_.size() && token_is(text_, tokens_[k], TokenKind::OP, s);
   }
   // A NAME spelled `s` as written (keywords are never normalised).
-  [[nodiscard]] bool keyword(uint32_t k, std::string_view s) const {
+  [[nodiscard, gnu::always_inline]] bool keyword(uint32_t k, std::string_view s) const {
     return k < tokens_.size() && token_is(text_, tokens_[k], TokenKind::NAME, s);
   }
-  [[nodiscard]] bool is_name(uint32_t k) const {
+  [[nodiscard, gnu::always_inline]] bool is_name(uint32_t k) const {
     return k < tokens_.size() && tokens_[k].kind == TokenKind::NAME;
   }
   [[nodiscard]] bool is_kind(uint32_t k, TokenKind kind) const {

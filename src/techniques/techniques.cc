@@ -458,6 +458,15 @@ class PythonReader {
       while (st + 1 < sts.size() && sts[st + 1].begin <= k) ++st;
       const Token& t = py_.tokens()[k];
       if (t.kind != TokenKind::NEWLINE) lines_.add(py_.text(), t);
+      if (t.kind == TokenKind::STRING) {
+        // A string that names a library loaded through ctypes.
+        const std::string_view body = source::token_body(py_.text(), t);
+        if (body.find("libcublas") != std::string_view::npos ||
+            body.find("libhipblas") != std::string_view::npos) {
+          out_.add(Language::LIBRARY);
+        }
+        continue;
+      }
       if (t.kind != TokenKind::NAME || (k > 0 && py_.op(k - 1, "."))) continue;
       const std::string_view w = py_.name(k);
       if (w == "warp_specialize" && py_.op(k + 1, "=") && t.depth > 0) {
@@ -490,15 +499,6 @@ class PythonReader {
         if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
       }
       k = end - 1;
-    }
-    // Strings that name a library loaded through ctypes, or a compiler run.
-    for (uint32_t k = 0; k < py_.size(); ++k) {
-      if (py_.tokens()[k].kind != TokenKind::STRING) continue;
-      const std::string_view body = source::token_body(py_.text(), py_.tokens()[k]);
-      if (body.find("libcublas") != std::string_view::npos ||
-          body.find("libhipblas") != std::string_view::npos) {
-        out_.add(Language::LIBRARY);
-      }
     }
   }
 
