@@ -1481,12 +1481,10 @@ void PythonModel::lex(PythonLexStart start) {
   for (uint32_t o : open) match_[o] = static_cast<uint32_t>(tokens_.size());
 }
 
-std::string_view PythonModel::name(uint32_t k) const {
-  if (k >= tokens_.size() || tokens_[k].kind != TokenKind::NAME) return {};
-  if ((tokens_[k].flags & kTokenNonAscii) != 0) {
-    const auto it = folded_names_.find(k);
-    if (it != folded_names_.end()) return it->second;
-  }
+// The name of NAME token k holding non-ASCII bytes: NFKC-normalised when that changes it.
+std::string_view PythonModel::folded_name(uint32_t k) const {
+  const auto it = folded_names_.find(k);
+  if (it != folded_names_.end()) return it->second;
   return token_text(text_, tokens_[k]);
 }
 

@@ -264,8 +264,13 @@ class PythonModel {
   [[nodiscard]] bool is_kind(uint32_t k, TokenKind kind) const {
     return k < tokens_.size() && tokens_[k].kind == kind;
   }
-  // The NAME at k as Python reads it (NFKC), or empty for another token.
-  [[nodiscard]] std::string_view name(uint32_t k) const;
+  // The NAME at k as Python reads it (NFKC), or empty for another token. (An ASCII name, nearly
+  // every one, is its text: inlined; the others are looked up.)
+  [[nodiscard, gnu::always_inline]] std::string_view name(uint32_t k) const {
+    if (k >= tokens_.size() || tokens_[k].kind != TokenKind::NAME) return {};
+    if ((tokens_[k].flags & kTokenNonAscii) != 0) return folded_name(k);
+    return token_text(text_, tokens_[k]);
+  }
   // The index of the bracket closing the one at k (or the statement's end when it is left open).
   [[nodiscard]] uint32_t closing(uint32_t k) const;
   // The statement holding token k.
@@ -328,6 +333,7 @@ class PythonModel {
   void collect_bindings();
   void add_target_bindings(uint32_t begin, uint32_t end, Binding base);
   void walk() const;
+  [[nodiscard]] std::string_view folded_name(uint32_t k) const;
 
   std::string_view text_;
   std::vector<Token> tokens_;
