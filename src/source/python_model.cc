@@ -1450,6 +1450,7 @@ void PythonModel::lex(PythonLexStart start) {
   bindings_ = std::move(spare.bindings);
   bindings_.clear();
   by_name_ = std::move(spare.by_name);
+  by_name_.clear();  // a STRUCTURE model has no bindings: lookup finds nothing
   tokenize_python_range(text_, start, static_cast<uint32_t>(text_.size()), tokens_, Comments::DROP);
   for (uint32_t k = 0; k < tokens_.size(); ++k) {
     if ((tokens_[k].flags & kTokenNonAscii) == 0) continue;
