@@ -13,7 +13,8 @@
 # two things any implementation of their rules must add, spread over every core: telling strings
 # and comments from code (BM_Regions) and finding the rules' words (BM_VocabularyHyperscan,
 # BM_TechniquesVocabularyHyperscan: a dedicated matcher, nothing checked), at the rates audit_bench
-# measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise and techniques out.
+# measures, over the code bytes stats counts. ONLY_AUDIT=1 leaves noise and techniques out;
+# NO_NOISE=1 leaves noise out (the audit and the techniques alone, beside their bounds).
 #
 # FULL_DIR: `kbdata synth --scale full --seed 1 --out FULL_DIR` (both families, published layout).
 # NVFP4_DIR: a folder holding nvidia_nvfp4_submissions.parquet and leaderboards.parquet of the
@@ -109,7 +110,8 @@ bound() {
 "$kbdata" stats -f csv --data "$full" > /dev/null 2>&1
 "$kbdata" stats -f csv --data "$nvfp4" > /dev/null 2>&1
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-[ -n "${ONLY_AUDIT:-}" ] || compare "noise (all of FULL_DIR)" "$full" noise -f csv
+[ -n "${ONLY_AUDIT:-}" ] || [ -n "${NO_NOISE:-}" ] ||
+  compare "noise (all of FULL_DIR)" "$full" noise -f csv
 compare "audit (NVFP4_DIR)" "$nvfp4" audit -f csv
 if [ -n "$audit_bench" ]; then bound "$nvfp4" audit BM_VocabularyHyperscan; fi
 if [ -z "${ONLY_AUDIT:-}" ]; then

@@ -67,8 +67,8 @@ inline constexpr size_t kMaxFindingsPerRule = 5;
 // `py`: a method call `.to(`, `.type(`, `.half(` or `.bfloat16(` and, in the same scope, an
 // argument `X.dtype` (not followed by `.`, `(` or `[`) of a call whose `(` comes after that one's.
 // A necessary condition read from the tokens, statements and scopes alone (no expression is
-// evaluated): the screen asks it instead of the full pass when a code names a type narrower than 32
-// bits.
+// evaluated; a model of source::ModelParts::STRUCTURE is enough): the screen asks it instead of the
+// full pass when a code names a type narrower than 32 bits.
 [[nodiscard]] bool may_cast_down_and_back(const source::PythonModel& py);
 
 // The width in bits of the narrowest floating-point type `code` names (torch.float32 and

@@ -514,7 +514,7 @@ class Screener {
     // down and a cast back in one scope; the tokens, statements and scopes tell (no expression is
     // evaluated).
     if (!cast_type_.empty() && dtype_argument_in_code() &&
-        may_cast_down_and_back(source::PythonModel(text_))) {
+        may_cast_down_and_back(source::PythonModel(text_, {}, source::ModelParts::STRUCTURE))) {
       out.reason = "word " + std::string(cast_type_);
       return out;
     }

@@ -1405,11 +1405,14 @@ class ExpressionReader {
   friend class PythonModel;
 };
 
-PythonModel::PythonModel(std::string_view text, PythonLexStart start) : text_(text) {
+PythonModel::PythonModel(std::string_view text, PythonLexStart start, ModelParts parts)
+    : text_(text) {
   lex(start);
   split_statements();
   build_scopes();
+  if (parts == ModelParts::STRUCTURE) return;
   collect_bindings();
+  index_bindings();
 }
 
 namespace {
@@ -1421,6 +1424,8 @@ struct Spare {
   std::vector<Token> tokens;
   std::vector<uint32_t> match;
   std::vector<Statement> statements;
+  std::vector<Binding> bindings;
+  std::vector<uint32_t> by_name;
 };
 thread_local Spare spare;
 constexpr size_t kKeptTokens = size_t{1} << 20;
@@ -1432,6 +1437,8 @@ PythonModel::~PythonModel() {
     spare.tokens = std::move(tokens_);
     spare.match = std::move(match_);
     spare.statements = std::move(statements_);
+    spare.bindings = std::move(bindings_);
+    spare.by_name = std::move(by_name_);
   }
 }
 
@@ -1440,6 +1447,10 @@ void PythonModel::lex(PythonLexStart start) {
   match_ = std::move(spare.match);
   statements_ = std::move(spare.statements);
   statements_.clear();
+  bindings_ = std::move(spare.bindings);
+  bindings_.clear();
+  by_name_ = std::move(spare.by_name);
+  by_name_.clear();  // a STRUCTURE model has no bindings: lookup finds nothing
   tokenize_python_range(text_, start, static_cast<uint32_t>(text_.size()), tokens_, Comments::DROP);
   for (uint32_t k = 0; k < tokens_.size(); ++k) {
     if ((tokens_[k].flags & kTokenNonAscii) == 0) continue;
@@ -1471,12 +1482,10 @@ void PythonModel::lex(PythonLexStart start) {
   for (uint32_t o : open) match_[o] = static_cast<uint32_t>(tokens_.size());
 }
 
-std::string_view PythonModel::name(uint32_t k) const {
-  if (k >= tokens_.size() || tokens_[k].kind != TokenKind::NAME) return {};
-  if ((tokens_[k].flags & kTokenNonAscii) != 0) {
-    const auto it = folded_names_.find(k);
-    if (it != folded_names_.end()) return it->second;
-  }
+// The name of NAME token k holding non-ASCII bytes: NFKC-normalised when that changes it.
+std::string_view PythonModel::folded_name(uint32_t k) const {
+  const auto it = folded_names_.find(k);
+  if (it != folded_names_.end()) return it->second;
   return token_text(text_, tokens_[k]);
 }
 
@@ -1643,10 +1652,7 @@ void PythonModel::build_scopes() {
 }
 
 void PythonModel::collect_bindings() {
-  const auto add = [&](Binding b) {
-    by_name_[{b.scope, b.name}].push_back(static_cast<uint32_t>(bindings_.size()));
-    bindings_.push_back(std::move(b));
-  };
+  const auto add = [&](Binding b) { bindings_.push_back(std::move(b)); };
   // The scope each def / class statement opens.
   std::vector<uint32_t> scope_of_statement(statements_.size(), kNoIndex);
   for (uint32_t s = 1; s < scopes_.size(); ++s) scope_of_statement[scopes_[s].statement] = s;
@@ -1893,7 +1899,6 @@ void PythonModel::add_target_bindings(uint32_t begin, uint32_t end, Binding base
     if (pe == pb + 1 && is_name(pb)) {
       b2.name = name(pb);
       b2.target = pb;
-      by_name_[{b2.scope, b2.name}].push_back(static_cast<uint32_t>(bindings_.size()));
       bindings_.push_back(std::move(b2));
       continue;
     }
@@ -1903,13 +1908,48 @@ void PythonModel::add_target_bindings(uint32_t begin, uint32_t end, Binding base
   }
 }
 
+void PythonModel::index_bindings() {
+  by_name_.resize(bindings_.size());
+  for (uint32_t b = 0; b < by_name_.size(); ++b) by_name_[b] = b;
+  // By scope, then name (shorter first: most names differ in length and are never compared
+  // byte by byte); bindings are collected in statement order, and the index breaks ties by it.
+  std::sort(by_name_.begin(), by_name_.end(), [&](uint32_t x, uint32_t y) {
+    const Binding& a = bindings_[x];
+    const Binding& b = bindings_[y];
+    if (a.scope != b.scope) return a.scope < b.scope;
+    if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
+    if (const int c = a.name.compare(b.name); c != 0) return c < 0;
+    return x < y;
+  });
+}
+
 std::span<const uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope,
                                               uint32_t at) const {
   // Of a name bound many times, the last few bindings stand for it.
   constexpr size_t kMostBindings = 8;
-  const auto last_few = [&](const std::vector<uint32_t>& list) {
+  const auto last_few = [&](std::span<const uint32_t> list) {
     const size_t from = list.size() > kMostBindings ? list.size() - kMostBindings : 0;
-    return std::span<const uint32_t>(list.data() + from, list.size() - from);
+    return list.subspan(from);
+  };
+  // The bindings of (s, n): a run of by_name_.
+  const auto bound_in = [&](uint32_t in) {
+    const auto less = [&](uint32_t b, const std::pair<uint32_t, std::string_view>& key) {
+      const Binding& x = bindings_[b];
+      if (x.scope != key.first) return x.scope < key.first;
+      if (x.name.size() != key.second.size()) return x.name.size() < key.second.size();
+      return x.name < key.second;
+    };
+    const auto greater = [&](const std::pair<uint32_t, std::string_view>& key, uint32_t b) {
+      const Binding& x = bindings_[b];
+      if (x.scope != key.first) return key.first < x.scope;
+      if (x.name.size() != key.second.size()) return key.second.size() < x.name.size();
+      return key.second < x.name;
+    };
+    const std::pair<uint32_t, std::string_view> key(in, n);
+    const auto lo = std::lower_bound(by_name_.begin(), by_name_.end(), key, less);
+    const auto hi = std::upper_bound(lo, by_name_.end(), key, greater);
+    return std::span<const uint32_t>(by_name_.data() + (lo - by_name_.begin()),
+                                     static_cast<size_t>(hi - lo));
   };
   if (scope >= scopes_.size()) scope = 0;
   uint32_t s = scope;
@@ -1918,9 +1958,8 @@ std::span<const uint32_t> PythonModel::lookup(std::string_view n, uint32_t scope
   if (global) s = 0;
   bool first = !global;
   while (s != kNoIndex) {
-    const auto it = by_name_.find({s, n});
-    if (it != by_name_.end() && !it->second.empty()) {
-      const std::vector<uint32_t>& list = it->second;
+    const std::span<const uint32_t> list = bound_in(s);
+    if (!list.empty()) {
       if (first) {
         // The last binding of a statement before `at` (the list is in statement order).
         const auto before =

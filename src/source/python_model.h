@@ -223,11 +223,17 @@ struct Facts {
   std::vector<DecoratorFact> decorators;
 };
 
+// How much of a model to build: all of it, or its structure alone (tokens, statements, scopes;
+// no binding, so no name resolves), for the questions of where code is (the audit's screen asks
+// whether a cast and a cast back share a scope) at about two thirds of the cost.
+enum class ModelParts : uint8_t { ALL, STRUCTURE };
+
 class PythonModel {
  public:
   // The model of `text` (which must outlive it) from `start` (a logical line's start at depth 0)
   // to its end. Never throws on any bytes.
-  explicit PythonModel(std::string_view text, PythonLexStart start = {});
+  explicit PythonModel(std::string_view text, PythonLexStart start = {},
+                       ModelParts parts = ModelParts::ALL);
   PythonModel(const PythonModel&) = delete;
   PythonModel& operator=(const PythonModel&) = delete;
   ~PythonModel();
@@ -241,25 +247,30 @@ class PythonModel {
   // The modules import statements name (`import a.b` -> "a.b", `from a import b` -> "a").
   [[nodiscard]] const std::vector<std::string>& imported_modules() const { return imported_; }
 
-  // Token tests, each false past the end.
+  // Token tests, each false past the end (inlined: the rules' loops call them per token).
   [[nodiscard]] std::string_view txt(uint32_t k) const {
     return k < tokens_.size() ? token_text(text_, tokens_[k]) : std::string_view();
   }
-  [[nodiscard]] bool op(uint32_t k, std::string_view s) const {
+  [[nodiscard, gnu::always_inline]] bool op(uint32_t k, std::string_view s) const {
     return k < tokens_.size() && token_is(text_, tokens_[k], TokenKind::OP, s);
   }
   // A NAME spelled `s` as written (keywords are never normalised).
-  [[nodiscard]] bool keyword(uint32_t k, std::string_view s) const {
+  [[nodiscard, gnu::always_inline]] bool keyword(uint32_t k, std::string_view s) const {
     return k < tokens_.size() && token_is(text_, tokens_[k], TokenKind::NAME, s);
   }
-  [[nodiscard]] bool is_name(uint32_t k) const {
+  [[nodiscard, gnu::always_inline]] bool is_name(uint32_t k) const {
     return k < tokens_.size() && tokens_[k].kind == TokenKind::NAME;
   }
   [[nodiscard]] bool is_kind(uint32_t k, TokenKind kind) const {
     return k < tokens_.size() && tokens_[k].kind == kind;
   }
-  // The NAME at k as Python reads it (NFKC), or empty for another token.
-  [[nodiscard]] std::string_view name(uint32_t k) const;
+  // The NAME at k as Python reads it (NFKC), or empty for another token. (An ASCII name, nearly
+  // every one, is its text: inlined; the others are looked up.)
+  [[nodiscard, gnu::always_inline]] std::string_view name(uint32_t k) const {
+    if (k >= tokens_.size() || tokens_[k].kind != TokenKind::NAME) return {};
+    if ((tokens_[k].flags & kTokenNonAscii) != 0) return folded_name(k);
+    return token_text(text_, tokens_[k]);
+  }
   // The index of the bracket closing the one at k (or the statement's end when it is left open).
   [[nodiscard]] uint32_t closing(uint32_t k) const;
   // The statement holding token k.
@@ -322,6 +333,7 @@ class PythonModel {
   void collect_bindings();
   void add_target_bindings(uint32_t begin, uint32_t end, Binding base);
   void walk() const;
+  [[nodiscard]] std::string_view folded_name(uint32_t k) const;
 
   std::string_view text_;
   std::vector<Token> tokens_;
@@ -334,18 +346,11 @@ class PythonModel {
   // Normalised names of the NAME tokens holding non-ASCII bytes, by token index.
   std::unordered_map<uint32_t, std::string_view> folded_names_;
   std::deque<std::string> owned_;  // the folded names' storage
-  // (scope, name) -> bindings in statement order.
-  struct Key {
-    uint32_t scope;
-    std::string_view name;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<std::string_view>()(k.name) * 31 + k.scope;
-    }
-  };
-  std::unordered_map<Key, std::vector<uint32_t>, KeyHash> by_name_;
+  // The bindings' indices sorted by (scope, name's length, name), each name's in statement
+  // order: lookup's index, built once the bindings are collected (a binary search, no
+  // allocation per name).
+  std::vector<uint32_t> by_name_;
+  void index_bindings();
   // Binding values, worked out on demand (mutable: a const model fills them as it is asked).
   mutable std::vector<std::unique_ptr<Value>> binding_values_;
   mutable std::vector<uint8_t> binding_state_;  // 0 not yet, 1 in progress, 2 done

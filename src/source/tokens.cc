@@ -125,7 +125,12 @@ class PythonLexer {
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\f') {
-        ++pos_;
+        // (A local position in the byte loops: a char read may alias the member, which would be
+        // stored before every byte.)
+        const char* const base = text_.data();
+        size_t p = pos_ + 1;
+        while (p < text_.size() && (base[p] == ' ' || base[p] == '\t' || base[p] == '\f')) ++p;
+        pos_ = p;
         continue;
       }
       if (c == '\\' && pos_ + 1 < text_.size() &&
@@ -150,10 +155,13 @@ class PythonLexer {
       if (is_ident_start(c)) {
         const size_t start = pos_;
         unsigned high = 0;
-        while (pos_ < text_.size() && is_ident(static_cast<unsigned char>(text_[pos_]))) {
-          high |= static_cast<unsigned char>(text_[pos_]);
-          ++pos_;
+        const char* const base = text_.data();
+        size_t p = pos_;
+        while (p < text_.size() && is_ident(static_cast<unsigned char>(base[p]))) {
+          high |= static_cast<unsigned char>(base[p]);
+          ++p;
         }
+        pos_ = p;
         uint8_t prefix = 0;
         if (pos_ < text_.size() && (text_[pos_] == '"' || text_[pos_] == '\'') &&
             python_prefix(text_.substr(start, pos_ - start), prefix)) {
@@ -168,18 +176,20 @@ class PythonLexer {
       if (is_digit(c) || (c == '.' && pos_ + 1 < text_.size() &&
                           is_digit(static_cast<unsigned char>(text_[pos_ + 1])))) {
         const size_t start = pos_;
-        while (pos_ < text_.size()) {
-          const unsigned char d = static_cast<unsigned char>(text_[pos_]);
+        size_t p = pos_;
+        while (p < text_.size()) {
+          const unsigned char d = static_cast<unsigned char>(text_[p]);
           if (is_ident(d) || d == '.') {
-            ++pos_;
-          } else if ((d == '+' || d == '-') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E') &&
-                     !(text_[start] == '0' && pos_ > start + 1 &&
+            ++p;
+          } else if ((d == '+' || d == '-') && (text_[p - 1] == 'e' || text_[p - 1] == 'E') &&
+                     !(text_[start] == '0' && p > start + 1 &&
                        (text_[start + 1] == 'x' || text_[start + 1] == 'X'))) {
-            ++pos_;
+            ++p;
           } else {
             break;
           }
         }
+        pos_ = p;
         out.push_back(make(TokenKind::NUMBER, start, pos_));
         continue;
       }

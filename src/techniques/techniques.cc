@@ -4,8 +4,6 @@
 #include <array>
 #include <cstring>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "source/bytes.h"
@@ -416,12 +414,20 @@ std::optional<Feature> dtype_feature(std::string_view last) {
   return std::nullopt;
 }
 
+// An order of names that compares their bytes only when their lengths agree.
+bool shorter_first(std::string_view a, std::string_view b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
 // The Python side, read through the code model: imports, decorators, dotted names resolved,
 // keyword arguments, shape branches.
 class PythonReader {
  public:
   PythonReader(const source::PythonModel& py, Techniques& out) : py_(py), out_(out) {
-    for (const source::Binding& b : py.bindings()) bound_.insert(b.name);
+    bound_.reserve(py.bindings().size());
+    for (const source::Binding& b : py.bindings()) bound_.push_back(b.name);
+    std::sort(bound_.begin(), bound_.end(), shorter_first);
+    bound_.erase(std::unique(bound_.begin(), bound_.end()), bound_.end());
   }
 
   void run() {
@@ -452,6 +458,15 @@ class PythonReader {
       while (st + 1 < sts.size() && sts[st + 1].begin <= k) ++st;
       const Token& t = py_.tokens()[k];
       if (t.kind != TokenKind::NEWLINE) lines_.add(py_.text(), t);
+      if (t.kind == TokenKind::STRING) {
+        // A string that names a library loaded through ctypes.
+        const std::string_view body = source::token_body(py_.text(), t);
+        if (body.find("libcublas") != std::string_view::npos ||
+            body.find("libhipblas") != std::string_view::npos) {
+          out_.add(Language::LIBRARY);
+        }
+        continue;
+      }
       if (t.kind != TokenKind::NAME || (k > 0 && py_.op(k - 1, "."))) continue;
       const std::string_view w = py_.name(k);
       if (w == "warp_specialize" && py_.op(k + 1, "=") && t.depth > 0) {
@@ -478,20 +493,12 @@ class PythonReader {
       // definition holds the name, so every alias is read there), or a builtin that makes a
       // name from a string.
       const bool builtin = w == "getattr" || w == "__import__";
-      if ((builtin || resolved_last(last)) && (builtin || bound_.count(w) > 0)) {
+      if ((builtin || resolved_last(last)) &&
+          (builtin || std::binary_search(bound_.begin(), bound_.end(), w, shorter_first))) {
         const source::PythonModel::Dotted d = py_.dotted(k, st);
         if (!d.path.empty()) by_resolved(d.path, d.last, d.end);
       }
       k = end - 1;
-    }
-    // Strings that name a library loaded through ctypes, or a compiler run.
-    for (uint32_t k = 0; k < py_.size(); ++k) {
-      if (py_.tokens()[k].kind != TokenKind::STRING) continue;
-      const std::string_view body = source::token_body(py_.text(), py_.tokens()[k]);
-      if (body.find("libcublas") != std::string_view::npos ||
-          body.find("libhipblas") != std::string_view::npos) {
-        out_.add(Language::LIBRARY);
-      }
     }
   }
 
@@ -662,7 +669,8 @@ class PythonReader {
   const source::PythonModel& py_;
   Techniques& out_;
   LineSet lines_;
-  std::unordered_set<std::string_view> bound_;  // names some statement binds
+  // Names some statement binds, each once, in shorter_first's order.
+  std::vector<std::string_view> bound_;
   bool entry_ = false;
 };
 

@@ -105,6 +105,26 @@ TEST(PythonModel, StatementsScopesAndTheEntryFunction) {
   EXPECT_EQ(callable.scopes()[*call].name, "__call__");
 }
 
+// A model of the structure alone has the statements and scopes and no binding, even when a full
+// model built before it on the same thread left its storage behind (the thread's spare vectors).
+TEST(PythonModel, StructureAloneResolvesNothing) {
+  const std::string code = "import torch as t\nalias = t.float16\ndef f(x):\n    return x\n";
+  {
+    const PythonModel full(code);
+    ASSERT_FALSE(full.lookup("alias", 0, 3).empty());
+    EXPECT_EQ(full.object_path("alias", 0, 3), "torch.float16");
+  }
+  const PythonModel structure(code, {}, ModelParts::STRUCTURE);
+  EXPECT_EQ(structure.statements().size(), 4U);
+  EXPECT_EQ(structure.scopes().size(), 2U);
+  EXPECT_TRUE(structure.bindings().empty());
+  EXPECT_TRUE(structure.lookup("alias", 0, 3).empty());
+  EXPECT_TRUE(structure.lookup("t", 0, 3).empty());
+  // The full model after it reads the bindings again.
+  const PythonModel again(code);
+  EXPECT_EQ(again.object_path("alias", 0, 3), "torch.float16");
+}
+
 TEST(PythonModel, ValueTokensOfAnElement) {
   const PythonModel m("x, y = (a + 1), b\nu, v = data\n");
   for (const Binding& b : m.bindings()) {
