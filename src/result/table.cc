@@ -245,4 +245,10 @@ const std::vector<std::shared_ptr<const Batch>>& ResultTable::batches() {
   return sealed_;
 }
 
+std::vector<std::shared_ptr<const Batch>> ResultTable::take_batches() {
+  std::vector<std::shared_ptr<const Batch>> taken = std::move(sealed_);
+  sealed_.clear();
+  return taken;
+}
+
 }  // namespace kbdata::result
