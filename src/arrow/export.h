@@ -3,12 +3,14 @@
 // (c_data.h). Columns are exported as
 //
 //   INT64 "l", SCORE / FACTOR / DOUBLE "g", BOOL "b" (bit-packed), TIMESTAMP "tsu:UTC",
-//   STRING and JSON "U" (large_string), a list column "+L" (large_list) of its type
+//   STRING and JSON "U" (large_string; "u", string, when asked), a list column "+L"
+//   (large_list) of its type
 //
 // every field nullable, with a validity bitmap when it has nulls; each field's metadata names its
 // meaning (kbdata.type: score, factor, json, ...), the schema's metadata the table's kbdata.rule.
 // The arrays point into the table's sealed batches (result::Batch: offsets, bytes, bits, values)
-// without copying them; each array keeps its batch alive until it is released.
+// without copying them (but int32 string offsets); each array keeps its batch alive until it is
+// released.
 #pragma once
 
 #include <memory>

@@ -103,7 +103,7 @@ def test_dedup_writes_the_file_and_returns_its_summary(sample, tmp_path):
     assert out.exists()
     assert summary["rows_in"] >= summary["rows_out"] > 0
     assert summary["near_duplicates"] is None  # not a fuzzy run
-    rows = quiet(kbdata.open(str(tmp_path)).submissions).to_pylist()
+    rows = quiet(lambda: kbdata.open(str(tmp_path)).submissions().to_pylist())
     assert len(rows) == summary["rows_out"]
     fuzzy = quiet(kbdata.dedup, source, tmp_path / "fuzzy.parquet", fuzzy=True).to_pylist()[0]
     assert fuzzy["near_duplicates"] is not None and fuzzy["rows_out"] <= summary["rows_out"]
