@@ -50,8 +50,8 @@ def run_python(data, stderr_to_pty, env_progress=None):
     return out, b"".join(chunks).decode(errors="replace")
 
 
-def test_a_terminal_gets_the_progress_line(large):
-    out, err = run_python(large, stderr_to_pty=True)
+def test_a_terminal_gets_the_progress_line(medium):
+    out, err = run_python(medium, stderr_to_pty=True)
     rows, kept = out.split()
     assert rows == kept and int(rows) > 0
     assert "\rkbdata: submissions: " in err and "rows read" in err
@@ -59,12 +59,12 @@ def test_a_terminal_gets_the_progress_line(large):
     assert err.rstrip(" ").endswith("\r")
 
 
-def test_a_pipe_gets_none(large):
-    out, err = run_python(large, stderr_to_pty=False)
+def test_a_pipe_gets_none(medium):
+    out, err = run_python(medium, stderr_to_pty=False)
     assert "rows read" not in err and "\r" not in err
-    out, err = run_python(large, stderr_to_pty=False, env_progress="always")
+    out, err = run_python(medium, stderr_to_pty=False, env_progress="always")
     assert "\rkbdata: submissions: " in err
-    out, err = run_python(large, stderr_to_pty=True, env_progress="never")
+    out, err = run_python(medium, stderr_to_pty=True, env_progress="never")
     assert "rows read" not in err
 
 
