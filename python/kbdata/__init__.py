@@ -48,11 +48,11 @@ except ImportError as _e:  # pragma: no cover - a wrong interpreter
         f"{_sys.executable}` in a fresh build folder ({_e})"
     ) from _e
 
-from ._table import Submissions, Table, _warn
+from ._table import Submissions, Table, _progress, _run, _warn
 from ._seed import author_progression, format_score, load_submissions, top_contestants
 
 __all__ = [
-    "open", "pull", "Dataset", "Table", "Submissions",
+    "open", "pull", "dedup", "Dataset", "Table", "Submissions",
     "load_submissions", "top_contestants", "author_progression", "format_score",
     "Error", "UsageError", "DataError", "NotFoundError", "FileError", "NetworkError",
     "ResourceError", "InternalError", "KbdataWarning",
@@ -118,13 +118,44 @@ class Dataset:
             args.append("--skip-bad")
         return args
 
-    def _answer(self, command: str, args: List[str], format_flag: bool = True) -> Table:
-        words = [command] + self._data_args() + args + (["--format", "json"] if format_flag else [])
-        core, _out, messages = _kbdata.run(words, True)
-        _warn(messages, stacklevel=3)
-        return Table(core)
+    def _words(self, command: str, args: List[str], format_flag: bool = True) -> List[str]:
+        return [command] + self._data_args() + args + (["--format", "json"] if format_flag else [])
+
+    def _answer(self, command: str, args: List[str], format_flag: bool = True,
+                part: str = "") -> Table:
+        return Table(_run(self._words(command, args, format_flag), stacklevel=3, part=part))
 
     # --- listings --------------------------------------------------------------------------
+    def configs(self, table: str = "configs") -> Table:
+        """What the data set holds, config by config (kbdata configs): one row per config kbdata
+        knows (config, file, family, present, rows, leaderboards, leaderboards_found, note).
+        ``table=`` picks another of the command's tables: "contents" (what ``leaderboards()``
+        gives), "other_files" (Parquet files that are no config kbdata knows), "skipped"
+        (files that could not be read). An hf:// data set is listed from the hub's tree (its
+        "configs" has a size instead of rows, and no "contents" or "skipped").
+
+        >>> c = kbdata.open("data/sample").configs()
+        >>> c.columns[:4]
+        ['config', 'file', 'family', 'present']
+        >>> [row["config"] for row in c.iter_rows() if row["present"]][:2]
+        ['amd_submissions', 'amd_successful_submissions']
+        """
+        if table not in ("configs", "contents", "other_files", "skipped"):
+            raise UsageError(f"configs has no table {table!r} (configs, contents, other_files, "
+                             "skipped)")
+        return self._answer("configs", [], part=table)
+
+    def leaderboards(self) -> Table:
+        """The leaderboards the files hold: one row per file, leaderboard, problem and runner
+        (file, leaderboard_id, problem_name, runner, gpu, rows, registered, note), read from the
+        rows (``configs(table="contents")``).
+
+        >>> lb = kbdata.open("data/sample").leaderboards()
+        >>> "leaderboard_id" in lb.columns and len(lb) > 0
+        True
+        """
+        return self._answer("configs", [], part="contents")
+
     def problems(self) -> List[str]:
         """The problems (leaderboard names) the data set's files hold, sorted: those of
         ``stats()``, which reads the files' rows but not their code.
@@ -156,7 +187,7 @@ class Dataset:
         args = _flags(dict(problem=problem, leaderboard=leaderboard, user_id=user_id,
                            user_name=user_name, runner=runner, passed=passed, scored=scored,
                            since=since, until=until, columns=columns, with_code=code))
-        return Submissions(lambda: self._answer("submissions", args)._core)
+        return Submissions(self._words("submissions", args))
 
     def submission(self, submission_id: int, *, near_duplicates: bool = False,
                    threshold: Optional[float] = None) -> Table:
@@ -282,6 +313,21 @@ class Dataset:
         model's kernel is compared with."""
         return self._answer("tasks", _flags(dict(problem=problem, runner=runner, after=after)))
 
+    def extract(self, out: str, problem: str, *, top: Optional[int] = None,
+                user_id: Optional[str] = None, user_name: Optional[str] = None,
+                all: bool = False, runner: Optional[str] = None, dedup: Optional[str] = None,
+                force: bool = False, exclude_flagged: Union[bool, str, None] = None) -> Table:
+        """Writes chosen submissions' code to files under the folder ``out`` with a
+        manifest.jsonl (kbdata extract): ``top=K`` the best kernel of each of the top K users per
+        runner, ``user_id=``/``user_name=`` a user's, ``all=True`` every one; ``dedup="exact"``
+        one file per distinct code. Returns the summary (files, bytes, skipped, folder, ...).
+        The command's rules hold: ``out`` is built beside itself and renamed into place, and
+        never replaces a folder that is not empty (unless ``force=True``, and then only one
+        kbdata extracted) nor an input."""
+        args = _flags(dict(problem=problem, top=top, user_id=user_id, user_name=user_name,
+                           all=all, runner=runner, dedup=dedup, out=os.fspath(out), force=force))
+        return self._answer("extract", args + _exclude(exclude_flagged), format_flag=False)
+
     def place(self, scores: Union[float, str, Iterable[Union[float, str]], None] = None, *,
               problem: Optional[str] = None, runner: Optional[str] = None,
               label: Optional[str] = None, results: Optional[str] = None,
@@ -319,9 +365,24 @@ def pull(repo: str = "GPUMODE/kernelbot-data", *, revision: Optional[str] = None
     args = ["pull", repo] + _flags(dict(revision=revision, cache_dir=cache_dir, jobs=jobs))
     for name in config or []:
         args += ["--config", name]
-    _core, out, messages = _kbdata.run(args, False)
+    _core, out, messages = _kbdata.run(args, False, _progress())
     _warn(messages, stacklevel=2)
     return out.strip()
+
+
+def dedup(input: str, out: str, *, fuzzy: bool = False, threshold: Optional[float] = None,
+          shingle_bytes: Optional[int] = None, across_users: bool = False,
+          emit_all: bool = False, threads: Optional[int] = None,
+          exclude_flagged: Union[bool, str, None] = None) -> Table:
+    """Deduplicates a submissions file into the flat file ``out`` (kbdata dedup): the
+    platform's exact rule, or with ``fuzzy=True`` near-duplicate clusters too (MinHash LSH,
+    Jaccard >= ``threshold``). Returns the summary: one row of what each pass counted
+    (rows_in, exact_duplicates, near_duplicates, rows_out, ...) and its seconds. ``out``
+    appears only when complete and never replaces ``input`` (the command's rules)."""
+    args = ["dedup", os.fspath(input), os.fspath(out), "--fuzzy" if fuzzy else "--exact"]
+    args += _flags(dict(threshold=threshold, shingle_bytes=shingle_bytes,
+                        across_users=across_users, emit_all=emit_all, threads=threads))
+    return Table(_run(args + _exclude(exclude_flagged), stacklevel=2))
 
 
 def _temporary_folder_of(path: str) -> str:

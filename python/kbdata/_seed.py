@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 
 def format_score(score: Optional[float], unit: str = "us") -> str:
@@ -61,28 +61,58 @@ def load_submissions(parquet_path: Optional[str] = None, *,
             _remove_folder(folder)
 
 
-def _qualifying(df: Any) -> Any:
-    """kbdata's qualifying rows (docs/analyses.md): a finite positive score, passed, not marked
-    hacked."""
-    import numpy as np
+_RANKED = ["submission_id", "leaderboard_id", "problem_name", "user_id", "user_name",
+           "submission_time", "status", "score", "passed", "runner"]
 
-    score = df["score"].astype("float64")
-    ok = score.notna() & np.isfinite(score.fillna(0)) & (score > 0)
-    if "passed" in df:
-        ok &= df["passed"].fillna(False).astype(bool)
-    if "status" in df:
-        ok &= df["status"].fillna("").astype(str) != "hacked"
-    return df[ok]
+
+def _rows_for_kbdata(df: Any) -> dict:
+    """The columns kbdata's rankings read, as lists (None for null; times in µs since the
+    epoch): the rows handed to kbdata's own top and progression queries, so that the platform's
+    rule lives in one place. A column the DataFrame lacks is null."""
+    import pandas as pd
+
+    n = len(df)
+    columns = {}
+    for name in _RANKED:
+        if name not in df:
+            columns[name] = [None] * n
+            continue
+        series = df[name]
+        if name == "submission_time":
+            times = pd.to_datetime(series, utc=True)
+            micros = (times - pd.Timestamp(0, tz="UTC")) // pd.Timedelta(microseconds=1)
+            columns[name] = [None if pd.isna(v) else int(v) for v in micros]
+        elif name in ("submission_id", "leaderboard_id"):
+            columns[name] = [None if pd.isna(v) else int(v) for v in series]
+        elif name == "score":
+            columns[name] = [None if pd.isna(v) else float(v) for v in series]
+        elif name == "passed":
+            columns[name] = [None if pd.isna(v) else bool(v) for v in series]
+        else:
+            columns[name] = [None if v is None or v is pd.NA or (isinstance(v, float) and
+                                                                 math.isnan(v)) else str(v)
+                             for v in series]
+    return columns
+
+
+def _row_keys(df: Any) -> List[tuple]:
+    """(submission_id, runner) of each row: how kbdata's answer names the rows it came from."""
+    import pandas as pd
+
+    runners = df["runner"] if "runner" in df else [None] * len(df)
+    return [(int(i), None if r is None or r is pd.NA or (isinstance(r, float) and math.isnan(r))
+             else str(r)) for i, r in zip(df["submission_id"], runners)]
 
 
 def top_contestants(df: Any, problem_name: Optional[str] = None, n: int = 10, *,
                     problem: Optional[str] = None) -> Any:
     """The best ``n`` users of a problem by their best score, ascending, one row per user: the
-    data set's helper, by kbdata's rule (kbdata top): only qualifying rows count (scored,
-    passed, not hacked; the helper counts every scored row), each user's best row (ties: the
-    earliest, then the lowest id), one ranking per runner when the rows have several (the helper
-    mixes GPUs), ranks as SQL RANK() (ties share a rank; users tied at rank n all stay). Returns
-    the user's best rows with a ``rank`` column first.
+    data set's helper, ranked by kbdata itself (the rows are handed to ``kbdata top``'s query):
+    only qualifying rows count (scored, passed, not hacked; the helper counts every scored row),
+    each user's best row (ties: the earliest, then the lowest id), one ranking per leaderboard
+    and runner (the helper mixes GPUs), ranks as SQL RANK() (ties share a rank; users tied at
+    rank n all stay). Returns the users' best rows of ``df``, every column, with a ``rank``
+    column first, ranking by ranking.
 
     >>> df = load_submissions("data/sample/nvidia_nvfp4_submissions.parquet")
     >>> top_contestants(df, "nvfp4_dual_gemm", n=3)["rank"].tolist()
@@ -90,37 +120,35 @@ def top_contestants(df: Any, problem_name: Optional[str] = None, n: int = 10, *,
     """
     import pandas as pd
 
+    from . import _kbdata
+    from ._table import Table
+
     name = problem_name if problem_name is not None else problem
     rows = df if name is None else df[df["problem_name"] == name]
-    rows = _qualifying(rows)
-    if rows.empty:
-        return rows.assign(rank=pd.Series(dtype="Int64"))
-    keys = ["score", "submission_time", "submission_id"]
-    group = ["runner"] if "runner" in rows and rows["runner"].notna().any() else []
-    best = rows.sort_values(keys, kind="mergesort").drop_duplicates(group + ["user_id"])
-    parts = []
-    for _, part in (best.groupby(group[0], sort=True, dropna=False) if group else [(None, best)]):
-        part = part.copy()
-        part.insert(0, "rank", part["score"].rank(method="min").astype("Int64"))
-        if n > 0:
-            part = part[part["rank"] <= n]
-        parts.append(part)
-    return pd.concat(parts).reset_index(drop=True)
+    ranked = Table(_kbdata.top_of_rows(_rows_for_kbdata(rows), int(n))).to_pylist()
+    position = {key: i for i, key in enumerate(_row_keys(rows))}
+    picked = [position[(r["submission_id"], r["runner"])] for r in ranked]
+    out = rows.iloc[picked].copy()
+    out.insert(0, "rank", pd.array([r["rank"] for r in ranked], dtype="Int64"))
+    return out.reset_index(drop=True)
 
 
 def author_progression(df: Any, user_id: Optional[str] = None, user_name: Optional[str] = None,
                        problem_name: Optional[str] = None) -> Any:
     """One user's rows (by ``user_id`` or ``user_name``), optionally of one problem, sorted by
     submission time (then id): the data set's helper. kbdata adds ``best`` (the running best
-    qualifying score, per runner) and ``improved`` (this row set a new best).
+    qualifying score, per leaderboard and runner) and ``improved`` (this row set a new best),
+    worked out by kbdata itself (the rows are handed to ``kbdata progression``'s query).
 
     >>> df = load_submissions("data/sample/nvidia_nvfp4_submissions.parquet")
     >>> p = author_progression(df, user_name="tonda", problem_name="nvfp4_dual_gemm")
     >>> bool(p["submission_time"].is_monotonic_increasing)
     True
     """
-    import numpy as np
     import pandas as pd
+
+    from . import _kbdata
+    from ._table import Table
 
     if user_id is None and user_name is None:
         raise ValueError("author_progression needs user_id or user_name")
@@ -132,13 +160,14 @@ def author_progression(df: Any, user_id: Optional[str] = None, user_name: Option
     if problem_name is not None:
         rows = rows[rows["problem_name"] == problem_name]
     rows = rows.sort_values(["submission_time", "submission_id"], kind="mergesort").copy()
-    qualifying = rows.index.isin(_qualifying(rows).index)
-    score = rows["score"].astype("float64").where(qualifying, np.nan)
-    runner = rows["runner"].fillna("") if "runner" in rows else pd.Series("", index=rows.index)
-    keys = [rows["problem_name"], runner]
-    best = score.groupby(keys).cummin().groupby(keys).ffill()
-    previous = best.groupby(keys).shift(1)
-    rows["best"] = best
-    rows["improved"] = pd.array(qualifying & (previous.isna() | (score < previous)).to_numpy(),
-                                dtype="boolean")
+    user = str(user_id) if user_id is not None else str(user_name)
+    steps: Dict[tuple, Dict[str, Any]] = {}
+    if len(rows) > 0:
+        answer = Table(_kbdata.progression_of_rows(_rows_for_kbdata(rows), user))
+        steps = {(r["submission_id"], r["runner"]): r for r in answer.iter_rows()}
+    keys = _row_keys(rows)
+    rows["best"] = pd.array([steps[k]["best"] if k in steps else None for k in keys],
+                            dtype="Float64").astype("float64")
+    rows["improved"] = pd.array([bool(steps[k]["improved"]) if k in steps else False
+                                 for k in keys], dtype="boolean")
     return rows.reset_index(drop=True)

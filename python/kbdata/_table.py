@@ -2,14 +2,43 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from . import _kbdata
 from ._errors import KbdataWarning
 
 # Rows handed to Python at a time by iter_rows().
 _ROWS_PER_CHUNK = 4096
+
+
+def _progress() -> bool:
+    """Whether a long call draws its progress line: on a terminal (sys.stderr a tty) or in a
+    notebook (an IPython kernel), not in a pipe, a log or a test; KBDATA_PROGRESS=always or
+    never decides otherwise, as for the command line."""
+    setting = os.environ.get("KBDATA_PROGRESS")
+    if setting in ("always", "never"):
+        return setting == "always"
+    ipython = sys.modules.get("IPython")
+    if ipython is not None:
+        shell = getattr(ipython, "get_ipython", lambda: None)()
+        if shell is not None and type(shell).__name__ == "ZMQInteractiveShell":
+            return True  # a notebook: its stderr is the cell's output, never a tty
+    err = sys.stderr
+    try:
+        return err is not None and err.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _run(words: List[str], stacklevel: int, part: str = "") -> "_kbdata.Table":
+    """The answer of kbdata WORDS run embedded (`part`: the table of an answer of several);
+    what it said besides, as warnings."""
+    core, _out, messages = _kbdata.run(words, True, _progress(), part)
+    _warn(messages, stacklevel=stacklevel + 1)
+    return core
 
 
 def _warn(messages: str, stacklevel: int) -> None:
@@ -126,18 +155,64 @@ class Table:
 
 
 class Submissions(Table):
-    """A listing of submissions, read when first used (``len()``, ``to_pandas()``, a stream, ...)
-    with the filters pushed down into the scan; read once, then kept."""
+    """A listing of submissions, read when used, with the filters pushed down into the scan.
 
-    def __init__(self, run: Callable[[], "_kbdata.Table"]):
-        self._run = run
+    ``to_pandas()`` and each Arrow stream (``__arrow_c_stream__``) run the scan anew and take its
+    rows batch by batch as it delivers them, so the selection is never held whole beside what
+    they make (``submissions(code=True).to_pandas()`` holds the code once, in the DataFrame).
+    ``len()``, ``to_pylist()``, ``iter_rows()``, ``head()`` and ``repr`` read it once and keep
+    it; after them, ``to_pandas()`` and the streams use the rows kept.
+    """
+
+    def __init__(self, words: List[str]):
+        self._words = words
         self._loaded: Optional["_kbdata.Table"] = None
 
     @property
     def _core(self) -> "_kbdata.Table":  # type: ignore[override]
         if self._loaded is None:
-            self._loaded = self._run()
+            self._loaded = _run(self._words, stacklevel=3)
         return self._loaded
+
+    def _stream(self) -> "_kbdata.RowStream":
+        """A new scan on kbdata's thread, its columns known (the command's checks passed)."""
+        stream = _kbdata.RowStream(self._words, _progress())
+        try:
+            stream.wait_columns()
+        except BaseException:
+            stream.close()
+            raise
+        return stream
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """A new Arrow C stream of the rows: a new scan whose batches the consumer pulls as it
+        goes (the Arrow PyCapsule protocol; each call a fresh stream)."""
+        if self._loaded is not None:
+            return self._loaded.__arrow_c_stream__(requested_schema)
+        stream = self._stream()
+        try:
+            return stream.__arrow_c_stream__(requested_schema)
+        except BaseException:
+            stream.close()
+            raise
+
+    def to_pandas(self) -> "Any":
+        """The rows as a pandas DataFrame (Table.to_pandas: the same dtypes), converted batch by
+        batch as the scan delivers them."""
+        from ._pandas import pyarrow_available, stream_to_pandas
+
+        if self._loaded is not None or pyarrow_available():
+            return super().to_pandas()  # pyarrow reads __arrow_c_stream__: streamed too
+        stream = self._stream()
+        try:
+            frame = stream_to_pandas(stream)
+            notes = stream.notes()
+            messages = stream.messages()
+        finally:
+            stream.close()
+        _warn(messages, stacklevel=2)
+        frame.attrs["kbdata_notes"] = dict(notes)
+        return frame
 
     def __repr__(self) -> str:
         return super().__repr__().replace("<kbdata.Table", "<kbdata.Submissions", 1)

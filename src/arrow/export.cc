@@ -1,10 +1,12 @@
 #include "arrow/export.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +16,7 @@ namespace {
 
 using result::ColumnType;
 
-const char* format_of(ColumnType type) {
+const char* format_of(ColumnType type, StringLayout strings) {
   switch (type) {
     case ColumnType::INT64:
       return "l";
@@ -26,7 +28,7 @@ const char* format_of(ColumnType type) {
       return "b";
     case ColumnType::STRING:
     case ColumnType::JSON:
-      return "U";
+      return strings == StringLayout::STRING ? "u" : "U";
     case ColumnType::TIMESTAMP:
       return "tsu:UTC";
   }
@@ -139,15 +141,15 @@ void fill_schema(ArrowSchema* out, std::string format, std::string name, std::st
   out->release = release_structure<ArrowSchema, SchemaPrivate>;
 }
 
-void fill_field(ArrowSchema* out, const result::Column& column) {
+void fill_field(ArrowSchema* out, const result::Column& column, StringLayout strings) {
   std::string metadata = metadata_of({{"kbdata.type", meaning_of(column.type)}});
   if (!column.list) {
-    fill_schema(out, format_of(column.type), column.name, std::move(metadata), {});
+    fill_schema(out, format_of(column.type, strings), column.name, std::move(metadata), {});
     return;
   }
   std::vector<std::unique_ptr<ChildSchema>> item;
   item.push_back(std::make_unique<ChildSchema>());
-  fill_schema(&item.back()->structure, format_of(column.type), "item", {}, {});
+  fill_schema(&item.back()->structure, format_of(column.type, strings), "item", {}, {});
   fill_schema(out, "+L", column.name, std::move(metadata), std::move(item));
 }
 
@@ -158,6 +160,7 @@ using ChildArray = Child<ArrowArray>;
 struct ArrayPrivate {
   // The batch whose buffers the array points into, kept alive until the array is released.
   std::shared_ptr<const result::Batch> batch;
+  std::vector<int32_t> offsets32;  // a string column's offsets as StringLayout::STRING has them
   std::vector<const void*> buffers;
   std::vector<std::unique_ptr<ChildArray>> children;
   std::vector<ArrowArray*> child_pointers;
@@ -184,7 +187,7 @@ const void* validity_buffer(const std::vector<uint8_t>& bitmap, int64_t null_cou
 }
 
 void fill_values(ArrowArray* out, const result::Values& values,
-                 const std::shared_ptr<const result::Batch>& batch) {
+                 const std::shared_ptr<const result::Batch>& batch, StringLayout strings) {
   auto data = std::make_unique<ArrayPrivate>();
   data->batch = batch;
   data->buffers.push_back(validity_buffer(values.validity(), values.null_count()));
@@ -203,7 +206,19 @@ void fill_values(ArrowArray* out, const result::Values& values,
       break;
     case ColumnType::STRING:
     case ColumnType::JSON:
-      data->buffers.push_back(values.offsets().data());
+      if (strings == StringLayout::STRING) {
+        // int32 offsets, copied: the batch's own are int64.
+        if (values.bytes().size() > static_cast<size_t>(INT32_MAX)) {
+          throw std::length_error(
+              "a batch holds " + std::to_string(values.bytes().size()) +
+              " bytes of text, more than Arrow's string (int32 offsets) can address; ask for "
+              "large_string");
+        }
+        data->offsets32.assign(values.offsets().begin(), values.offsets().end());
+        data->buffers.push_back(data->offsets32.data());
+      } else {
+        data->buffers.push_back(values.offsets().data());
+      }
       data->buffers.push_back(values.bytes().data());
       break;
   }
@@ -211,9 +226,9 @@ void fill_values(ArrowArray* out, const result::Values& values,
 }
 
 void fill_column(ArrowArray* out, const result::ColumnData& column,
-                 const std::shared_ptr<const result::Batch>& batch) {
+                 const std::shared_ptr<const result::Batch>& batch, StringLayout strings) {
   if (!column.list()) {
-    fill_values(out, column.values(), batch);
+    fill_values(out, column.values(), batch, strings);
     return;
   }
   auto data = std::make_unique<ArrayPrivate>();
@@ -221,28 +236,43 @@ void fill_column(ArrowArray* out, const result::ColumnData& column,
   data->buffers.push_back(validity_buffer(column.list_validity(), column.null_count()));
   data->buffers.push_back(column.list_offsets().data());
   data->children.push_back(std::make_unique<ChildArray>());
-  fill_values(&data->children.back()->structure, column.values(), batch);
+  fill_values(&data->children.back()->structure, column.values(), batch, strings);
   fill_array(out, column.rows(), column.null_count(), std::move(data));
 }
 
-void fill_batch(ArrowArray* out, const std::shared_ptr<const result::Batch>& batch) {
+void fill_batch(ArrowArray* out, const std::shared_ptr<const result::Batch>& batch,
+                StringLayout strings) {
   auto data = std::make_unique<ArrayPrivate>();
   data->batch = batch;
   data->buffers.push_back(nullptr);  // a record batch: no row is null
   for (const result::ColumnData& column : batch->columns) {
     data->children.push_back(std::make_unique<ChildArray>());
-    fill_column(&data->children.back()->structure, column, batch);
+    fill_column(&data->children.back()->structure, column, batch, strings);
   }
   fill_array(out, batch->rows, 0, std::move(data));
 }
 
 // ---- The stream ----
 
+// The batches of a table already made.
+class TableBatches : public BatchSource {
+ public:
+  explicit TableBatches(std::vector<std::shared_ptr<const result::Batch>> batches)
+      : batches_(std::move(batches)) {}
+  std::shared_ptr<const result::Batch> next() override {
+    return next_ == batches_.size() ? nullptr : batches_[next_++];
+  }
+
+ private:
+  std::vector<std::shared_ptr<const result::Batch>> batches_;
+  size_t next_ = 0;
+};
+
 struct StreamPrivate {
   std::vector<result::Column> columns;
   std::string rule;
-  std::vector<std::shared_ptr<const result::Batch>> batches;
-  size_t next = 0;
+  StringLayout strings = StringLayout::LARGE_STRING;
+  std::unique_ptr<BatchSource> source;
   std::string last_error;
 };
 
@@ -269,17 +299,19 @@ int guarded(ArrowArrayStream* stream, Fill fill) {
 }
 
 int stream_get_schema(ArrowArrayStream* stream, ArrowSchema* out) {
-  return guarded(stream, [&](StreamPrivate& data) { export_schema(data.columns, data.rule, out); });
+  return guarded(stream, [&](StreamPrivate& data) {
+    export_schema(data.columns, data.rule, out, data.strings);
+  });
 }
 
 int stream_get_next(ArrowArrayStream* stream, ArrowArray* out) {
   return guarded(stream, [&](StreamPrivate& data) {
-    if (data.next == data.batches.size()) {
+    const std::shared_ptr<const result::Batch> batch = data.source->next();
+    if (batch == nullptr) {
       *out = ArrowArray{};  // the end: a released array
       return;
     }
-    fill_batch(out, data.batches[data.next]);
-    ++data.next;
+    fill_batch(out, batch, data.strings);
   });
 }
 
@@ -298,22 +330,30 @@ void stream_release(ArrowArrayStream* stream) {
 }  // namespace
 
 void export_schema(const std::vector<result::Column>& columns, const std::string& rule,
-                   ArrowSchema* out) {
+                   ArrowSchema* out, StringLayout strings) {
   std::vector<std::unique_ptr<ChildSchema>> fields;
   for (const result::Column& column : columns) {
     fields.push_back(std::make_unique<ChildSchema>());
-    fill_field(&fields.back()->structure, column);
+    fill_field(&fields.back()->structure, column, strings);
   }
   std::string metadata = rule.empty() ? std::string{} : metadata_of({{"kbdata.rule", rule}});
   fill_schema(out, "+s", "", std::move(metadata), std::move(fields));
   out->flags = 0;  // the record batch itself is never null
 }
 
-void export_stream(result::ResultTable& table, ArrowArrayStream* out) {
+void export_stream(result::ResultTable& table, ArrowArrayStream* out, StringLayout strings) {
+  export_stream(table.columns(), table.rule(), std::make_unique<TableBatches>(table.batches()), out,
+                strings);
+}
+
+void export_stream(std::vector<result::Column> columns, std::string rule,
+                   std::unique_ptr<BatchSource> source, ArrowArrayStream* out,
+                   StringLayout strings) {
   auto data = std::make_unique<StreamPrivate>();
-  data->columns = table.columns();
-  data->rule = table.rule();
-  data->batches = table.batches();
+  data->columns = std::move(columns);
+  data->rule = std::move(rule);
+  data->strings = strings;
+  data->source = std::move(source);
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_get_last_error;

@@ -4,8 +4,11 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "cli/embedded.h"
 #include "cli/progress.h"
 #include "common/error.h"
 #include "common/text.h"
@@ -196,6 +199,29 @@ void run_configs(const ConfigsOptions& options, std::FILE* out, std::FILE* err) 
     throw UsageError("configs prints table or json");
   }
   Listing listed = listing(options.data, err);
+  if (const EmbeddedRun* run = embedded_run(); run != nullptr) {
+    // Embedded (the Python module): one of the answer's tables, handed over.
+    check_listing(listed, options.data, err);
+    const std::string part = run->part.empty() ? "configs" : run->part;
+    result::ResultTable* table = nullptr;
+    if (listed.remote) {
+      if (part == "configs") table = &listed.remote->configs;
+      if (part == "other_files") table = &listed.remote->other_files;
+      if (table == nullptr && (part == "contents" || part == "skipped")) {
+        throw UsageError(
+            "an hf:// data set is listed from the hub's tree, its files unread: "
+            "pull it first (kbdata pull) to see what they hold");
+      }
+    } else {
+      if (part == "configs") table = &listed.local->configs;
+      if (part == "contents") table = &listed.local->contents;
+      if (part == "other_files") table = &listed.local->other_files;
+      if (part == "skipped") table = &listed.local->skipped;
+    }
+    if (table == nullptr) throw std::logic_error("configs has no table '" + part + "'");
+    (void)hand_over(*table);
+    return;
+  }
   const bool json = options.format == "json";
   if (listed.remote) {
     report::write_all(

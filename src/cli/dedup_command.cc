@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/embedded.h"
 #include "cli/flag_exclusion.h"
 #include "cli/summary_text.h"
 #include "common/error.h"
@@ -123,6 +124,7 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
 
   result::ResultTable summary = query::dedup_summary(
       s, {.fuzzy = options.fuzzy, .emit_all = options.dedup.emit_all, .seconds = seconds});
+  if (hand_over(summary)) return;
   report::write_all(out, dedup_summary_text(summary));
 }
 
@@ -182,7 +184,7 @@ void add_dedup_command(CLI::App& app, Commands& commands) {
       "\nExit status: 0 success, 1 the input could not be read or OUT written, 2 wrong usage.");
   commands.push_back({cmd, [options] {
                         options->dedup.command_line = invoked_command_line();
-                        run_dedup_command(*options, stdout, stderr);
+                        run_dedup_command(*options, command_out(), command_err());
                       }});
 }
 

@@ -21,6 +21,10 @@ bool hand_over(result::ResultTable& table) {
 
 bool hand_over(result::ResultTable&& table) { return hand_over(table); }
 
+void stream_rows(result::ResultTable& table) {
+  if (current_run != nullptr && current_run->stream) current_run->stream(table);
+}
+
 void check_interrupted() {
   if (current_run == nullptr || !current_run->check) return;
   if ((current_run->calls++ & 4095) == 0) current_run->check();

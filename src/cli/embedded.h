@@ -24,6 +24,19 @@ struct EmbeddedRun {
   // Called now and then during long work on the thread that runs the command (cli::Progress);
   // throws to stop it (the exception travels out of the command unchanged). May be empty.
   std::function<void()> check;
+  // Set by a caller that takes a command's rows as they are made (the Python module's stream of
+  // submissions): a command that can stream calls stream_rows() with its answer table once its
+  // columns are known and after each row, and `stream` takes the sealed batches out of it
+  // (result::ResultTable::take_batches); what is left is handed over at the end. May throw to stop
+  // the command, as `check` may.
+  std::function<void(result::ResultTable&)> stream;
+  // Set by a caller that shows progress (a terminal or a notebook): cli::Progress hands it each
+  // line it would draw on a terminal ("\r..." rewriting the line; "\r\x1b[K" erases it at the
+  // end), whatever the streams above are. Called on the thread that runs the command.
+  std::function<void(const std::string& line)> progress;
+  // The table to hand over, for a command whose answer is several (configs: "configs",
+  // "contents", "other_files", "skipped"); empty: its first.
+  std::string part;
   std::optional<result::ResultTable> answer;  // set by hand_over()
   uint32_t calls = 0;                         // check_interrupted()'s counter
 };
@@ -50,6 +63,10 @@ struct EmbeddedRun {
 // more and returns). On the command line: returns false and leaves `table` alone.
 [[nodiscard]] bool hand_over(result::ResultTable& table);
 [[nodiscard]] bool hand_over(result::ResultTable&& table);
+
+// In an embedded run that streams (EmbeddedRun::stream): hands `table`'s sealed batches on. A
+// no-op otherwise (the command line, or a caller that takes the whole answer at the end).
+void stream_rows(result::ResultTable& table);
 
 // In an embedded run: every 4096th call, calls its check (which may throw). Cheap otherwise.
 void check_interrupted();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/extract_selection.h"
+#include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
@@ -362,6 +363,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
                                                         .duplicates_dropped = duplicates,
                                                         .folder = target.string()},
                                                        entries);
+  if (hand_over(summary)) return;
   const SummaryRow row(summary);
   std::string line = "kbdata: extract: " + std::to_string(*row.count("files")) + " file(s), " +
                      std::to_string(*row.count("bytes")) + " bytes of code, " +
@@ -408,7 +410,7 @@ void add_extract_command(CLI::App& app, Commands& commands) {
       "  kbdata extract -p trimul --user-name saton --runner H100 --out saton\n"
       "  kbdata extract -p nvfp4_gemm --top 10 --exclude-flagged --out top10-clean\n"
       "\nExit status: 0 success, 1 the input could not be read or DIR not written, 2 wrong usage.");
-  commands.push_back({cmd, [options] { run_extract(*options, stderr); }});
+  commands.push_back({cmd, [options] { run_extract(*options, command_err()); }});
 }
 
 }  // namespace kbdata::cli

@@ -13,6 +13,9 @@ namespace {
 constexpr auto kInterval = std::chrono::milliseconds(100);
 
 bool wanted(std::FILE* err) {
+  // Embedded (the Python module): the caller decides (a terminal or a notebook) and draws it.
+  if (const EmbeddedRun* run = embedded_run(); run != nullptr)
+    return static_cast<bool>(run->progress);
   const char* env = std::getenv("KBDATA_PROGRESS");
   if (env != nullptr && std::strcmp(env, "always") == 0) return true;
   if (env != nullptr && std::strcmp(env, "never") == 0) return false;
@@ -42,17 +45,24 @@ void Progress::update(uint64_t done, const char* unit, uint64_t total) {
   char tail[64];
   std::snprintf(tail, sizeof tail, " %s (%.1f s)\x1b[K", unit, seconds);
   line += tail;
-  // Progress is best effort: a failing stderr must not fail the work.
-  std::fputs(line.c_str(), err_);
-  std::fflush(err_);
+  draw(line);
   shown_ = true;
 }
 
 void Progress::finish() {
   if (!shown_) return;
-  std::fputs("\r\x1b[K", err_);
-  std::fflush(err_);
+  draw("\r\x1b[K");
   shown_ = false;
+}
+
+void Progress::draw(const std::string& line) {
+  if (const EmbeddedRun* run = embedded_run(); run != nullptr && run->progress) {
+    run->progress(line);
+    return;
+  }
+  // Progress is best effort: a failing stderr must not fail the work.
+  std::fputs(line.c_str(), err_);
+  std::fflush(err_);
 }
 
 }  // namespace kbdata::cli

@@ -1,6 +1,7 @@
 // Progress of long work on stderr: one line rewritten in place ("\r"), at most ten times a second,
 // erased when the work ends. Shown only when stderr is a terminal (or KBDATA_PROGRESS=always, for
-// tests), so pipes and logs never see it.
+// tests), so pipes and logs never see it; in an embedded run, only when the caller asks for it
+// (EmbeddedRun::progress, which draws the lines).
 #pragma once
 
 #include <chrono>
@@ -28,6 +29,9 @@ class Progress {
   [[nodiscard]] bool active() const { return active_; }
 
  private:
+  // The line on stderr, or handed to the embedded run that shows progress (cli/embedded.h).
+  void draw(const std::string& line);
+
   std::FILE* err_;
   std::string what_;
   bool active_;

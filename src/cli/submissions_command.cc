@@ -6,6 +6,7 @@
 #include "cli/data_options.h"
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
+#include "cli/progress.h"
 #include "cli/row_filter_options.h"
 #include "common/closest_name.h"
 #include "common/error.h"
@@ -77,15 +78,22 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
   dataset::LoadStats stats;
   uint64_t rows = 0;
   if (embedded_run() != nullptr) {
-    // Embedded (the Python module): the rows as a result table, handed over.
+    // Embedded (the Python module): the rows as a result table, handed over, or streamed batch
+    // by batch as the scan delivers them when the caller takes them so.
+    // The progress line when the caller shows one (a terminal, a notebook); it also checks for
+    // Ctrl-C.
     query::SubmissionsQuery answer(fields);
+    stream_rows(answer.table());
+    Progress progress(err, "submissions");
     dataset::load_dir(
         dir, load,
         [&](dataset::Submission&& s) {
-          check_interrupted();
+          progress.update(stats.rows_read, "rows read");
           answer.add(s);
+          stream_rows(answer.table());
         },
         stats);
+    progress.finish();
     rows = static_cast<uint64_t>(answer.rows());
     (void)hand_over(answer.finish());
   } else {

@@ -50,13 +50,24 @@ dataset::LoadOptions submissions_load(const SubmissionsRequest& request,
   return load;
 }
 
-SubmissionsQuery::SubmissionsQuery(const std::vector<std::string>& fields, int64_t batch_rows)
-    : cells_(fields), table_(cells_.columns(), report::submissions_rule(), batch_rows) {}
+SubmissionsQuery::SubmissionsQuery(const std::vector<std::string>& fields, int64_t batch_rows,
+                                   int64_t batch_code_bytes)
+    : cells_(fields),
+      table_(cells_.columns(), report::submissions_rule(), batch_rows),
+      batch_rows_(batch_rows),
+      batch_code_bytes_(batch_code_bytes) {}
 
 void SubmissionsQuery::add(const dataset::Submission& s) {
   cells_.fill(s, row_);
   table_.add_row(std::move(row_), s.leaderboard_id, s.problem_name);
   row_ = {};
+  ++open_rows_;
+  if (s.code) open_code_bytes_ += static_cast<int64_t>(s.code->size());
+  if (open_rows_ >= batch_rows_ || open_code_bytes_ >= batch_code_bytes_) {
+    table_.end_batch();  // sealed already when the table reached batch_rows itself
+    open_rows_ = 0;
+    open_code_bytes_ = 0;
+  }
 }
 
 }  // namespace kbdata::query

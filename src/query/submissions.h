@@ -36,8 +36,10 @@ struct SubmissionsRequest {
 class SubmissionsQuery {
  public:
   // Throws UsageError for a field that is not one of report::selectable_submission_fields().
-  // A batch is sealed every `batch_rows` rows.
-  explicit SubmissionsQuery(const std::vector<std::string>& fields, int64_t batch_rows = 65536);
+  // A batch is sealed every `batch_rows` rows, or sooner once its code holds `batch_code_bytes`
+  // (so that a stream of the rows holds little code at a time).
+  explicit SubmissionsQuery(const std::vector<std::string>& fields, int64_t batch_rows = 65536,
+                            int64_t batch_code_bytes = int64_t{8} << 20);
 
   // One row of the selection, in load order.
   void add(const dataset::Submission& s);
@@ -51,6 +53,10 @@ class SubmissionsQuery {
   report::SubmissionCells cells_;
   result::ResultTable table_;
   std::vector<result::Cell> row_;
+  int64_t batch_rows_;
+  int64_t batch_code_bytes_;
+  int64_t open_rows_ = 0;        // rows since the last batch was sealed
+  int64_t open_code_bytes_ = 0;  // their code's bytes
 };
 
 }  // namespace kbdata::query

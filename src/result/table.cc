@@ -287,4 +287,10 @@ ResultTable Projection::table(ResultTable& in,
   });
 }
 
+std::vector<std::shared_ptr<const Batch>> ResultTable::take_batches() {
+  std::vector<std::shared_ptr<const Batch>> taken = std::move(sealed_);
+  sealed_.clear();
+  return taken;
+}
+
 }  // namespace kbdata::result

@@ -191,6 +191,10 @@ class ResultTable {
   // Every batch, the open one sealed first (end_batch()): rows added later go to a new batch,
   // so a sealed batch never changes and may be shared for as long as anyone needs it.
   [[nodiscard]] const std::vector<std::shared_ptr<const Batch>>& batches();
+  // The sealed batches, moved out (the open one stays open): a table streamed as it is made
+  // hands its rows on this way and keeps only what describes them (rows() still counts every
+  // row; batches() and visit() see only the rows not taken).
+  [[nodiscard]] std::vector<std::shared_ptr<const Batch>> take_batches();
 
  private:
   // The index of the leaderboard in leaderboards_, added when first seen.

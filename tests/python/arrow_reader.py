@@ -1,7 +1,7 @@
 """An Arrow C stream reader written from the specification (the C Data Interface and the C Stream
 Interface, arrow.apache.org/docs/format/CDataInterface.html), with ctypes: what a consumer such as
 pyarrow does with a kbdata capsule, checked field by field, so that the tests do not read kbdata's
-export with kbdata's own code. Reads the formats kbdata exports: l, g, b, U, tsu:UTC, +L, +s."""
+export with kbdata's own code. Reads the formats kbdata exports: l, g, b, U, u, tsu:UTC, +L, +s."""
 
 import ctypes
 import datetime
@@ -113,9 +113,10 @@ def _values(schema, array):
             bit = array.offset + i
             byte = ctypes.c_uint8.from_address(array.buffers[1] + bit // 8).value
             out.append(bool((byte >> (bit % 8)) & 1) if _valid(array, i) else None)
-    elif fmt == "U":
+    elif fmt in ("U", "u"):  # large_string: int64 offsets; string: int32
         assert array.n_buffers == 3
-        offsets = (ctypes.c_int64 * (array.offset + n + 1)).from_address(array.buffers[1])
+        offset_type = ctypes.c_int64 if fmt == "U" else ctypes.c_int32
+        offsets = (offset_type * (array.offset + n + 1)).from_address(array.buffers[1])
         assert all(offsets[i] <= offsets[i + 1] for i in range(array.offset, array.offset + n))
         for i in range(n):
             start, end = offsets[array.offset + i], offsets[array.offset + i + 1]
@@ -133,6 +134,38 @@ def _values(schema, array):
     else:
         raise AssertionError(f"{schema.name}: unexpected format {fmt!r}")
     return out
+
+
+def read_batches(capsule, limit=None):
+    """(column names, formats, a list of batches each a list of row dicts) of a stream capsule,
+    reading at most `limit` batches (then leaving the stream unfinished, as a consumer that
+    stops early does); releases what it reads."""
+    stream = stream_of(capsule)
+    assert stream.release, "a fresh stream is not released"
+    schema = ArrowSchema()
+    assert stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) == 0
+    assert schema.format == b"+s"
+    names = [schema.children[i].contents.name.decode() for i in range(schema.n_children)]
+    formats = [schema.children[i].contents.format.decode() for i in range(schema.n_children)]
+    batches = []
+    while limit is None or len(batches) < limit:
+        array = ArrowArray()
+        status = stream.get_next(ctypes.byref(stream), ctypes.byref(array))
+        if status != 0:
+            error = stream.get_last_error(ctypes.byref(stream))
+            schema.release(ctypes.byref(schema))
+            raise OSError(status, (error or b"").decode())
+        if not array.release:
+            break  # the end of the stream
+        assert array.n_children == schema.n_children
+        columns = [_values(schema.children[c].contents, array.children[c].contents)
+                   for c in range(schema.n_children)]
+        batches.append([{names[c]: columns[c][r] for c in range(len(names))}
+                        for r in range(array.length)])
+        array.release(ctypes.byref(array))
+        assert not array.release, "release() marks the array released"
+    schema.release(ctypes.byref(schema))
+    return names, formats, batches
 
 
 def read_stream(capsule):

@@ -2,6 +2,7 @@
 oracle, the bundled sample, a medium synthetic data set made once per run, and the comparison of
 a Table's rows with the command's --format json."""
 
+import _thread
 import datetime
 import json
 import math
@@ -9,6 +10,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 
 import pytest
 
@@ -98,3 +101,50 @@ def medium():
     run_cli(["synth", "--scale", "medium", "--seed", "3", "--family", "both", "--out", out])
     yield out
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def threads():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    raise AssertionError("no Threads line")
+
+
+@pytest.fixture(scope="session")
+def large(medium, tmp_path_factory):
+    """A folder whose files are 24 copies of the medium set's NVFP4 file: a scan of several
+    seconds (their rows repeat: kbdata reads them all and keeps the first)."""
+    folder = tmp_path_factory.mktemp("large")
+    source = os.path.join(medium, "nvidia_nvfp4_submissions.parquet")
+    for i in range(24):
+        os.symlink(source, folder / f"copy{i:02d}_submissions.parquet")
+    return str(folder)
+
+
+def interrupt_when_reading(path, after):
+    """A thread that sends Ctrl-C to the main thread once this process has `path` open (kbdata
+    is reading it: the call is under way, whatever the machine's load) and `after` more
+    seconds have passed."""
+
+    def watch():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}") == path:
+                        time.sleep(after)
+                        _thread.interrupt_main()
+                        return
+                except OSError:
+                    continue
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    return thread

@@ -2,29 +2,15 @@
 during a scan stops it with KeyboardInterrupt and leaves no thread, temporary or memory behind;
 other Python threads run while kbdata reads."""
 
-import _thread
 import gc
 import os
 import threading
-import time
 import warnings
 
 import pytest
 
 import kbdata
-
-
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def threads():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("Threads:"):
-                return int(line.split()[1])
-    raise AssertionError("no Threads line")
+from conftest import interrupt_when_reading, rss_bytes, threads
 
 
 def test_a_thousand_calls_keep_memory_flat(sample):
@@ -46,40 +32,6 @@ def test_a_thousand_calls_keep_memory_flat(sample):
     gc.collect()
     grown = rss_bytes() - before
     assert grown < 16 << 20, f"memory grew by {grown / 2**20:.1f} MiB over 800 calls"
-
-
-@pytest.fixture(scope="module")
-def large(medium, tmp_path_factory):
-    """A folder whose files are 24 copies of the medium set's NVFP4 file: a scan of several
-    seconds (their rows repeat: kbdata reads them all and keeps the first)."""
-    folder = tmp_path_factory.mktemp("large")
-    source = os.path.join(medium, "nvidia_nvfp4_submissions.parquet")
-    for i in range(24):
-        os.symlink(source, folder / f"copy{i:02d}_submissions.parquet")
-    return str(folder)
-
-
-def interrupt_when_reading(path, after):
-    """A thread that sends Ctrl-C to the main thread once this process has `path` open (kbdata
-    is reading it: the call is under way, whatever the machine's load) and `after` more
-    seconds have passed."""
-
-    def watch():
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            for fd in os.listdir("/proc/self/fd"):
-                try:
-                    if os.readlink(f"/proc/self/fd/{fd}") == path:
-                        time.sleep(after)
-                        _thread.interrupt_main()
-                        return
-                except OSError:
-                    continue
-            time.sleep(0.002)
-
-    thread = threading.Thread(target=watch)
-    thread.start()
-    return thread
 
 
 def test_ctrl_c_stops_a_scan(large, medium):
