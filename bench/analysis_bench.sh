@@ -40,20 +40,10 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run NAME CMD...: the command's wall, user and peak RSS on one line; its output is discarded.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > /dev/null 2> "$work/err" || {
-    echo "$name failed:" >&2
-    cat "$work/err" >&2
-    exit 1
-  }
-  read -r wall user rss < "$work/time"
-  printf '%-6s %6.2f s wall %6.2f s user %8d KB\n' "$name" "$wall" "$user" "$rss" >&2
-  echo "$wall"
-}
-
+# wall_of NAME CMD... (bench/lib.sh): the command's wall; its line (wall, user CPU, peak RSS) on
+# stderr; its output in $work/out.
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 # pairs LABEL DIR ANALYSIS...: PAIRS pairs of the analysis against stats on DIR.
 compare() {
   local label=$1 dir=$2
@@ -61,11 +51,11 @@ compare() {
   local i analysis stats
   for i in $(seq 1 "$pairs"); do
     if [ $((i % 2)) -eq 1 ]; then
-      analysis=$(run "$1" "$kbdata" "$@" --data "$dir")
-      stats=$(run stats "$kbdata" stats -f csv --data "$dir")
+      analysis=$(wall_of "$1" "$kbdata" "$@" --data "$dir")
+      stats=$(wall_of stats "$kbdata" stats -f csv --data "$dir")
     else
-      stats=$(run stats "$kbdata" stats -f csv --data "$dir")
-      analysis=$(run "$1" "$kbdata" "$@" --data "$dir")
+      stats=$(wall_of stats "$kbdata" stats -f csv --data "$dir")
+      analysis=$(wall_of "$1" "$kbdata" "$@" --data "$dir")
     fi
     awk -v l="$label" -v i="$i" -v a="$analysis" -v s="$stats" \
       'BEGIN { printf "%s pair %d: %.2f s against stats %.2f s: %.2fx\n", l, i, a, s, a / s }'

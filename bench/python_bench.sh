@@ -35,19 +35,9 @@ import kbdata
 import pandas
 PY
 
-# run NAME CMD...: wall, user CPU and peak RSS (KiB) of the command; prints its stdout to $work/out.
-run() {
-  local name=$1
-  shift
-  /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > "$work/out" 2> "$work/err" || {
-    echo "$0: $name failed:" >&2
-    cat "$work/err" >&2
-    exit 1
-  }
-  read -r wall user rss < "$work/time"
-  printf '%-10s wall %6.2f s  user %6.2f s  peak RSS %7.0f MiB\n' "$name" "$wall" "$user" \
-    "$(echo "$rss / 1024" | bc -l)"
-}
+# run (bench/lib.sh): stdout to $work/out; $run_wall, $run_user and $run_rss (peak KiB).
+# shellcheck source=bench/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 module() { PYTHONPATH="$build/python" run python "$python" "$work/frame.py" "$data"; }
 command() { run kbdata "$build/kbdata" submissions --data "$data" --with-code -f parquet \
@@ -59,13 +49,13 @@ echo "== python_bench: ds.submissions(code=True).to_pandas() against kbdata subm
 du -h "$data/nvidia_nvfp4_submissions.parquet"
 module > /dev/null  # warm-up: the file in the page cache
 PYTHONPATH="$build/python" run base "$python" "$work/base.py"
-base_rss=$rss
+base_rss=$run_rss
 for round in $(seq 1 "$rounds"); do
   module
   read -r rows frame_bytes < "$work/out"
-  py_wall=$wall py_rss=$rss
+  py_wall=$run_wall py_rss=$run_rss
   command
-  cli_wall=$wall
+  cli_wall=$run_wall
   if [ -x "$build/bench/duckdb_query" ]; then duckdb; fi
   printf 'round %d: %s rows, DataFrame %.0f MiB; module/command time %.2fx; module peak RSS / DataFrame %.2fx (%.2fx above the interpreter with pandas)\n' \
     "$round" "$rows" "$(echo "$frame_bytes / 1048576" | bc -l)" \

@@ -328,6 +328,41 @@ class Dataset:
                            all=all, runner=runner, dedup=dedup, out=os.fspath(out), force=force))
         return self._answer("extract", args + _exclude(exclude_flagged), format_flag=False)
 
+    def pairs(self, problem: Optional[str] = None, *, user: Optional[str] = None,
+              runner: Optional[str] = None, since: Optional[str] = None,
+              until: Optional[str] = None, leaderboard: Optional[int] = None,
+              format: str = "jsonl", trajectories: bool = False, all_pairs: bool = False,
+              significant: bool = False, same_epoch: bool = False,
+              min_speedup: Optional[float] = None, max_gap_days: Optional[float] = None,
+              link_similarity: Optional[float] = None, lookback: Optional[int] = None,
+              decontaminate: Optional[str] = None, decontaminate_column: Optional[str] = None,
+              ngram: Optional[int] = None, ngram_share: Optional[float] = None,
+              decontaminate_threshold: Optional[float] = None,
+              exclude_flagged: Union[bool, str, None] = None) -> Table:
+        """Training pairs (kbdata pairs): per user, problem and runner, the (slower, faster)
+        pairs of new bests with both codes, the speedup, a unified diff and its significance
+        against the noise; the rows the command writes to ``--out``, in the columns of
+        ``format`` ("jsonl", "chat" or "preference"; "jsonl" also for what .parquet holds),
+        or whole lineages with ``trajectories=True``. Nothing is written.
+
+        >>> p = kbdata.open("data/sample").pairs("nvfp4_gemm", significant=True)
+        >>> {"baseline_code", "improved_code", "speedup", "diff"} <= set(p.columns)
+        True
+        """
+        if format not in ("jsonl", "chat", "preference"):
+            raise UsageError(f"format {format!r}: the pairs' formats are 'jsonl', 'chat' and "
+                             "'preference' (Parquet holds the 'jsonl' columns)")
+        args = _flags(dict(problem=problem, user=user, runner=runner, since=since, until=until,
+                           leaderboard=leaderboard, format=format, trajectories=trajectories,
+                           all_pairs=all_pairs, significant=significant, same_epoch=same_epoch,
+                           min_speedup=min_speedup, max_gap_days=max_gap_days,
+                           link_similarity=link_similarity, lookback=lookback,
+                           decontaminate=decontaminate,
+                           decontaminate_column=decontaminate_column, ngram=ngram,
+                           ngram_share=ngram_share,
+                           decontaminate_threshold=decontaminate_threshold))
+        return self._answer("pairs", args + _exclude(exclude_flagged), format_flag=False)
+
     def place(self, scores: Union[float, str, Iterable[Union[float, str]], None] = None, *,
               problem: Optional[str] = None, runner: Optional[str] = None,
               label: Optional[str] = None, results: Optional[str] = None,

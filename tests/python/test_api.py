@@ -138,3 +138,35 @@ def test_the_stub_matches_the_extension():
         public = {m for m in dir(getattr(_kbdata, name)) if not m.startswith("_")}
         assert {m for m in members if not m.startswith("_")} == public
         assert "__arrow_c_stream__" in dir(getattr(_kbdata, name))
+
+
+PAIRS = [
+    (dict(), []),
+    (dict(problem="nvfp4_gemm", significant=True), ["-p", "nvfp4_gemm", "--significant"]),
+    (dict(format="chat"), ["--format", "chat"]),
+    (dict(format="preference", max_gap_days=7), ["--format", "preference", "--max-gap-days", "7"]),
+    (dict(trajectories=True, exclude_flagged=True), ["--trajectories", "--exclude-flagged"]),
+]
+
+
+@pytest.mark.parametrize("kwargs,args", PAIRS, ids=[" ".join(a) or "all" for _, a in PAIRS])
+def test_pairs_equal_the_file_the_command_writes(sample, tmp_path, kwargs, args):
+    import json
+
+    from conftest import run_cli
+
+    out = tmp_path / "pairs.jsonl"
+    run_cli(["pairs", "--data", sample, "--out", str(out)] + args)
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert written, "the case should write some rows"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kbdata.KbdataWarning)
+        table = kbdata.open(sample).pairs(**kwargs)
+    assert_rows_equal_cli(table, written)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+
+
+def test_pairs_refuses_a_format_it_does_not_hand_over(sample):
+    with pytest.raises(kbdata.UsageError, match="'jsonl', 'chat' and 'preference'"):
+        kbdata.open(sample).pairs(format="parquet")
