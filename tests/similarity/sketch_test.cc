@@ -12,24 +12,12 @@
 #include <vector>
 
 #include "similarity/shingles.h"
+#include "support/kernel_text.h"
 
 namespace kbdata::similarity {
 namespace {
 
-// A kernel-like text of about 6 KB from `seed`; `edit` changes one constant.
-std::string kernel(int seed, int edit = 0) {
-  std::string s = "# kernel " + std::to_string(seed) + "\n";
-  uint64_t x = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ULL + 1;
-  for (int line = 0; line < 200; ++line) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    s += "    tile_" + std::to_string(x % 100000) + " = load(ptr + " + std::to_string(x % 977) +
-         ")\n";
-  }
-  s += "BLOCK = " + std::to_string(64 + edit) + "\n";
-  return s;
-}
+std::string kernel(int seed, int edit = 0) { return testing::kernel_text(seed, edit); }
 
 // The sketch as sketch.h (and docs/noise.md) defines it, one shingle after another: code_sketch,
 // which hashes in blocks by a vectorised loop (and its AVX-512 clone where the CPU has one), must
