@@ -34,8 +34,8 @@
 
 #include "dataset/loader.h"
 #include "dedup/dedup.h"
-#include "dedup/shingles.h"
 #include "parquet/file_reader.h"
+#include "similarity/shingles.h"
 
 namespace {
 
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   kbdata::dataset::load_file(
       *reader, kbdata::dataset::SchemaFamily::FLAT, with_code,
       [&](Submission&& x) {
-        if (wanted[index]) sets[index] = kbdata::dedup::shingle_set(x.code.value_or(""), 5);
+        if (wanted[index]) sets[index] = kbdata::similarity::shingle_set(x.code.value_or(""), 5);
         ++index;
       },
       stats);
@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
     for (size_t a = 0; a < rows.size(); ++a) {
       for (size_t b = a + 1; b < rows.size(); ++b) {
         const bool same_code = meta[rows[a]].code_id == meta[rows[b]].code_id;
-        if (same_code || kbdata::dedup::jaccard(sets[rows[a]], sets[rows[b]]) >= 0.8) {
+        if (same_code || kbdata::similarity::jaccard(sets[rows[a]], sets[rows[b]]) >= 0.8) {
           parent[find(a)] = find(b);
         }
       }

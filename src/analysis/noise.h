@@ -35,6 +35,7 @@
 #include "dataset/loader.h"
 #include "dataset/registry.h"
 #include "dataset/submission.h"
+#include "similarity/sketch.h"
 
 namespace kbdata::analysis {
 
@@ -145,30 +146,13 @@ struct NoiseOptions {
   size_t window = 0;         // pairs per over_time point; 0: max(20, pairs / 20)
 };
 
-// The Jaccard similarity of the dedup shingles (5 lower-cased bytes, dedup/shingles.h: the same
-// sets) estimated by one-permutation MinHash: each shingle, as a 40-bit number, is mixed by a
-// 64-bit bijection; its top 8 bits choose one of kSketchBins bins, which keeps the least hash (32
-// bits of it are stored). The fraction of equal bins (among those not empty in both) estimates J
-// with a standard error of about sqrt(J (1 - J) / kSketchBins), 0.009 at J = 0.98. One multiply-mix
-// per byte, instead of dedup's XXH3 per shingle and 2048 bins, is what keeps `noise` near `stats`.
-inline constexpr size_t kSketchBins = 256;
-inline constexpr uint32_t kEmptySketchBin = UINT32_MAX;
-using CodeSketch = std::vector<uint32_t>;  // kSketchBins values; empty for empty code
-[[nodiscard]] CodeSketch code_sketch(std::string_view code);
-// The same sketch without the CPU's vector extensions (code_sketch uses AVX-512 VBMI where the CPU
-// has it, else AVX2 where it has that and $KBDATA_SIMD is not 0), and with AVX2 alone (REQUIRES:
-// the CPU has AVX2); tests compare them.
-[[nodiscard]] CodeSketch code_sketch_portable(std::string_view code);
-[[nodiscard]] CodeSketch code_sketch_avx2(std::string_view code);
-[[nodiscard]] double sketch_similarity(const uint32_t* a, const uint32_t* b);
-
 // Accumulates submissions while they stream past (any order) and estimates every series' noise.
-// Memory: about 60 bytes per row, and a vector of kSketchBins x 4 bytes per qualifying row with
-// code; never the code. A load that feeds add() sets LoadOptions::prepare to NoiseBuilder::prepare:
-// each qualifying row's code is sketched on the scan's worker that built the row (the row never
-// holds its code); add() keeps the sketch. Without it add() sketches the code itself. The result is
-// the same either way, and whatever the threads. near_identical needs the code
-// (LoadOptions::with_code), same_code the code_id (with_details), harness_err the results
+// Memory: about 60 bytes per row, and a vector of similarity::kSketchBins x 4 bytes per qualifying
+// row with code; never the code. A load that feeds add() sets LoadOptions::prepare to
+// NoiseBuilder::prepare: each qualifying row's code is sketched on the scan's worker that built the
+// row (the row never holds its code); add() keeps the sketch. Without it add() sketches the code
+// itself. The result is the same either way, and whatever the threads. near_identical needs the
+// code (LoadOptions::with_code), same_code the code_id (with_details), harness_err the results
 // (with_results) and public_secret also the runs (with_runs) of legacy files.
 class NoiseBuilder {
  public:
@@ -186,8 +170,8 @@ class NoiseBuilder {
   // them sets LoadOptions::prepare_key to its key.
   [[nodiscard]] static dataset::PrepareStep prepare_step();
   // The row's sketch from s.prepared (prepare; moved out of it), else from s.code. Returns the
-  // sketch kept for the row (kSketchBins values, valid until finish()), or nullptr when it has none
-  // (a row that does not qualify with a positive score, or without code).
+  // sketch kept for the row (similarity::kSketchBins values, valid until finish()), or nullptr when
+  // it has none (a row that does not qualify with a positive score, or without code).
   const uint32_t* add(dataset::Submission&& s);
   // The series with at least one estimate, by leaderboard id then runner (runner-less last).
   // Call once.
@@ -218,7 +202,7 @@ class NoiseBuilder {
   std::map<SeriesKey, uint32_t> series_by_key_;
   std::unordered_map<std::string, uint32_t> users_;  // "leaderboard/user_id"
   std::vector<Row> rows_;
-  std::vector<CodeSketch> sketches_;  // kSketchBins values each
+  std::vector<similarity::CodeSketch> sketches_;  // similarity::kSketchBins values each
 };
 
 }  // namespace kbdata::analysis

@@ -23,8 +23,8 @@
 #include "dataset/data_dir.h"
 #include "dataset/flat_file_writer.h"
 #include "dataset/loader.h"
-#include "dedup/shingles.h"
 #include "parquet/file_reader.h"
+#include "similarity/shingles.h"
 
 namespace kbdata::dedup {
 namespace {
@@ -144,7 +144,7 @@ class Engine {
 
   // Near-duplicate clustering of the exact keepers. `source` streams the code of wanted rows.
   void fuzzy(const CodeSource& source, const std::string& spill_dir) {
-    lsh_ = choose_lsh(options_.threshold);
+    lsh_ = similarity::choose_lsh(options_.threshold);
     summary_.lsh = lsh_;
     plan_groups();
     dataset::CodeSpill spill(spill_dir);
@@ -255,7 +255,7 @@ class Engine {
     const uint64_t total = item_row_.size();
     struct Scratch {
       std::string lowered;
-      Signature sig;
+      similarity::Signature sig;
       std::vector<uint32_t> keys;
     };
     std::vector<Scratch> scratch(static_cast<size_t>(jobs_));
@@ -263,9 +263,9 @@ class Engine {
       parallel_for(batch.size(), jobs_, [&](size_t worker, size_t i) {
         Pending& p = batch[i];
         Scratch& s = scratch[worker];
-        if (compute_text_signature(p.code, options_.shingle_bytes, s.lowered, s.sig)) {
+        if (similarity::compute_text_signature(p.code, options_.shingle_bytes, s.lowered, s.sig)) {
           s.keys.clear();
-          band_keys(s.sig, lsh_, s.keys);
+          similarity::band_keys(s.sig, lsh_, s.keys);
           std::copy(s.keys.begin(), s.keys.end(),
                     keys_.begin() + static_cast<ptrdiff_t>(p.item) * lsh_.bands);
           p.signed_ = true;
@@ -315,7 +315,7 @@ class Engine {
       uint64_t joined = 0;
       uint64_t candidates = 0;
       uint64_t sets_built = 0;
-      ShingleScratch scratch;
+      similarity::ShingleScratch scratch;
       std::vector<uint8_t> compressed;
       std::string text;
     };
@@ -338,7 +338,7 @@ class Engine {
           worker.free_sets.pop_back();
         }
         spill.read(spill_[item], worker.compressed, worker.text);
-        shingle_set(worker.text, options_.shingle_bytes, worker.scratch, set);
+        similarity::shingle_set(worker.text, options_.shingle_bytes, worker.scratch, set);
         worker.set_bytes += set.capacity() * 8;
         return worker.sets.emplace(item, std::move(set)).first->second;
       };
@@ -370,7 +370,7 @@ class Engine {
           make_room();
           const std::vector<uint64_t>& first = set_of(a);
           const std::vector<uint64_t>& second = set_of(b);
-          if (jaccard(first, second) >= options_.threshold) {
+          if (similarity::jaccard(first, second) >= options_.threshold) {
             uf_.unite(item_row_[a], item_row_[b]);
             ++worker.joined;
           } else {
@@ -456,7 +456,7 @@ class Engine {
   std::vector<bool> is_rep_;
   uint32_t rep_start_ = 0;
   DedupSummary summary_;
-  LshParams lsh_;
+  similarity::LshParams lsh_;
   std::vector<std::vector<uint32_t>> groups_;     // items per scope group
   std::vector<uint32_t> item_row_;                // item -> row
   std::vector<int32_t> item_of_row_;              // row -> item or -1
@@ -466,9 +466,10 @@ class Engine {
 };
 
 void check_options(const DedupOptions& o) {
-  if (o.shingle_bytes < 1 || o.shingle_bytes > kMaxShingleBytes) {
-    throw UsageError("--shingle-bytes must be between 1 and " + std::to_string(kMaxShingleBytes) +
-                     ", not " + std::to_string(o.shingle_bytes));
+  if (o.shingle_bytes < 1 || o.shingle_bytes > similarity::kMaxShingleBytes) {
+    throw UsageError("--shingle-bytes must be between 1 and " +
+                     std::to_string(similarity::kMaxShingleBytes) + ", not " +
+                     std::to_string(o.shingle_bytes));
   }
   if (!(o.threshold > 0.0 && o.threshold <= 1.0)) {
     std::string value;  // shortest round trip: 1.0000001 stays 1.0000001, never "1.000000"
@@ -483,7 +484,7 @@ void check_options(const DedupOptions& o) {
   }
 }
 
-std::string rule_text(const DedupOptions& o, const LshParams& lsh) {
+std::string rule_text(const DedupOptions& o, const similarity::LshParams& lsh) {
   std::string text =
       "exact: docs/dataset.md §4.1, partition by (leaderboard_id, user_id, code_id, runner), keep "
       "the "
@@ -496,7 +497,7 @@ std::string rule_text(const DedupOptions& o, const LshParams& lsh) {
                   "MinHash with optimal densification (%d bins), LSH %d bands x %d rows, "
                   "candidates verified by exact Jaccard >= %g, transitive clusters within %s, "
                   "same keeper order; docs/dedup.md",
-                  o.shingle_bytes, kBins, lsh.bands, lsh.rows, o.threshold,
+                  o.shingle_bytes, similarity::kBins, lsh.bands, lsh.rows, o.threshold,
                   o.across_users ? "leaderboard_id" : "(leaderboard_id, user_id)");
     text += buf;
   } else {

@@ -32,7 +32,7 @@
 
 #include "dataset/filter.h"
 #include "dataset/submission.h"
-#include "dedup/minhash.h"
+#include "similarity/minhash.h"
 
 namespace kbdata::dedup {
 
@@ -42,7 +42,7 @@ struct DedupOptions {
   std::string input;
   std::string output;
   Mode mode = Mode::EXACT;
-  int shingle_bytes = 5;      // 1..kMaxShingleBytes
+  int shingle_bytes = 5;      // 1..similarity::kMaxShingleBytes
   double threshold = 0.8;     // Jaccard, (0, 1]
   bool across_users = false;  // near-duplicate scope: leaderboard instead of (leaderboard, user)
   bool emit_all = false;      // every row, with cluster_id and kept
@@ -66,7 +66,7 @@ struct DedupSummary {
   uint64_t sets_built = 0;       // shingle sets made from the spilled code for verification
   uint64_t verified_pairs = 0;   // candidate pairs checked by exact Jaccard
   uint64_t joined_pairs = 0;     // verified pairs at or above the threshold that joined clusters
-  LshParams lsh;
+  similarity::LshParams lsh;
   // Wall-clock seconds of each pass.
   double metadata_seconds = 0;
   double hash_seconds = 0;

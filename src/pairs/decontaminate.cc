@@ -12,7 +12,6 @@
 #include <span>
 #include <utility>
 
-#include "analysis/noise.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -22,13 +21,16 @@
 #include "dataset/column_types.h"
 #include "parquet/file_reader.h"
 #include "parquet/table_scan.h"
+#include "similarity/lsh.h"
+#include "similarity/mix.h"
+#include "similarity/sketch.h"
 
 namespace kbdata::pairs {
 namespace {
 
 namespace fs = std::filesystem;
 
-static_assert(kBands * kBandBins <= analysis::kSketchBins);
+static_assert(kBands * kBandBins <= similarity::kSketchBins);
 
 // ---- Tokens ----
 
@@ -69,28 +71,15 @@ void for_each_token(std::string_view code, Fn&& token) {
   }
 }
 
-// splitmix64's finalizer: a bijection of 64-bit values whose output bits all depend on every input
-// bit (the n-gram directory takes the top bits).
-uint64_t mix64(uint64_t z) {
-  z ^= z >> 30;
-  z *= 0xbf58476d1ce4e5b9ULL;
-  z ^= z >> 27;
-  z *= 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 // ---- Bands ----
 
 bool band_empty(const uint32_t* sketch, size_t band) {
-  const uint32_t* bins = sketch + band * kBandBins;
-  return std::all_of(bins, bins + kBandBins,
-                     [](uint32_t v) { return v == analysis::kEmptySketchBin; });
+  return similarity::sketch_bins_empty(sketch, band * kBandBins, kBandBins);
 }
 
-// XXH3-64 of the band's kBandBins values (as stored in memory), seeded with the band's number, so
-// that equal values in two different bands are different keys.
 uint64_t band_key(const uint32_t* sketch, size_t band) {
-  return XXH3_64bits_withSeed(sketch + band * kBandBins, kBandBins * sizeof(uint32_t), band);
+  return similarity::band_key(std::span<const uint32_t>(sketch + band * kBandBins, kBandBins),
+                              band);
 }
 
 // ---- Options and messages ----
@@ -230,10 +219,10 @@ std::vector<uint64_t> ngram_hashes(std::string_view code, int ngram) {
   for (size_t i = 1; i < n; ++i) oldest_weight *= kNgramBase;
   uint64_t window = 0;
   for (size_t i = 0; i < n; ++i) window = window * kNgramBase + tokens[i];
-  out.push_back(mix64(window));
+  out.push_back(similarity::splitmix64_finalize(window));
   for (size_t i = n; i < tokens.size(); ++i) {
     window = (window - tokens[i - n] * oldest_weight) * kNgramBase + tokens[i];
-    out.push_back(mix64(window));
+    out.push_back(similarity::splitmix64_finalize(window));
   }
   return out;
 }
@@ -313,9 +302,9 @@ void BenchmarkSet::add(std::string_view item) {
   hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
   ngrams_.insert(ngrams_.end(), hashes.begin(), hashes.end());
 
-  const analysis::CodeSketch sketch = analysis::code_sketch(item);
+  const similarity::CodeSketch sketch = similarity::code_sketch(item);
   if (sketch.empty()) return;  // empty item: no shingle, never a near-copy
-  const auto index = static_cast<uint32_t>(sketches_.size() / analysis::kSketchBins);
+  const auto index = static_cast<uint32_t>(sketches_.size() / similarity::kSketchBins);
   sketches_.insert(sketches_.end(), sketch.begin(), sketch.end());
   for (size_t band = 0; band < kBands; ++band) {
     if (!band_empty(sketch.data(), band)) bands_.push_back({band_key(sketch.data(), band), index});
@@ -390,16 +379,16 @@ std::vector<uint32_t> BenchmarkSet::candidates_of(const uint32_t* sketch) const 
 
 size_t BenchmarkSet::candidates(std::string_view code) const {
   if (code.empty() || sketches_.empty()) return 0;
-  return candidates_of(analysis::code_sketch(code).data()).size();
+  return candidates_of(similarity::code_sketch(code).data()).size();
 }
 
 Contamination BenchmarkSet::check(std::string_view code) const {
   if (ngram_contaminated(code)) return Contamination::NGRAM;
   if (code.empty() || sketches_.empty()) return Contamination::NONE;
-  const analysis::CodeSketch sketch = analysis::code_sketch(code);
+  const similarity::CodeSketch sketch = similarity::code_sketch(code);
   for (const uint32_t index : candidates_of(sketch.data())) {
-    const uint32_t* item = sketches_.data() + size_t{index} * analysis::kSketchBins;
-    if (analysis::sketch_similarity(item, sketch.data()) >= options_.threshold) {
+    const uint32_t* item = sketches_.data() + size_t{index} * similarity::kSketchBins;
+    if (similarity::sketch_similarity(item, sketch.data()) >= options_.threshold) {
       return Contamination::MINHASH;
     }
   }

@@ -7,9 +7,9 @@
 //            punctuation and whitespace only separate them, so no run of brackets, commas and
 //            operators makes an n-gram, and one shared idiom or import block is a small share
 //   minhash  some item's estimated Jaccard similarity with the code, of the dedup shingles (the
-//            5-byte lower-cased windows, analysis::code_sketch), is at or above the threshold (a
+//            5-byte lower-cased windows, similarity::code_sketch), is at or above the threshold (a
 //            near-copy); candidates come from LSH banding of the 256-bin sketches and each is
-//            verified with analysis::sketch_similarity
+//            verified with similarity::sketch_similarity
 //
 // A BenchmarkSet is built once (from a Parquet column, a folder of files, one file, or texts in
 // memory) and checked against many codes, from any number of threads.
@@ -54,8 +54,8 @@ enum class Contamination : uint8_t { NONE, NGRAM, MINHASH };
 
 // The hash of every window of `ngram` consecutive tokens of `code`, in text order, repeats
 // included; empty when the code has fewer than `ngram` tokens. A token's hash is XXH3-64 of its
-// bytes (seed kTokenSeed); a window's is mix64(sum of t[i] * kNgramBase^(ngram - 1 - i)) over its
-// token hashes t[0..ngram) modulo 2^64, mix64 the splitmix64 finalizer (a bijection). Two windows
+// bytes (seed kTokenSeed); a window's is splitmix64_finalize(sum of t[i] * kNgramBase^(ngram - 1 -
+// i)) over its token hashes t[0..ngram) modulo 2^64 (similarity/mix.h, a bijection). Two windows
 // that differ in one token never share a hash; otherwise they do with probability about 2^-64.
 // REQUIRES: ngram >= 1.
 [[nodiscard]] std::vector<uint64_t> ngram_hashes(std::string_view code, int ngram);
@@ -63,10 +63,11 @@ enum class Contamination : uint8_t { NONE, NGRAM, MINHASH };
 inline constexpr uint64_t kTokenSeed = 0x6b62646174614e47ULL;  // "kbdataNG"
 inline constexpr uint64_t kNgramBase = 0x9e3779b97f4a7c15ULL;  // odd: powers are invertible
 
-// LSH banding of the analysis::kSketchBins = 256 bins: kBands bands of kBandBins bins (bins
+// LSH banding of the similarity::kSketchBins = 256 bins: kBands bands of kBandBins bins (bins
 // 0..251; the last 4 are in no band). A code and an item whose sketches agree on every bin of some
-// band are candidates; with estimated similarity s that happens with probability
-// 1 - (1 - s^7)^36 (0.9998 at s = 0.8). A band whose bins are all empty is never a key.
+// band are candidates (a band's key: similarity::band_key, lsh.h); with estimated similarity s that
+// happens with probability 1 - (1 - s^7)^36 (0.9998 at s = 0.8). A band whose bins are all empty is
+// never a key.
 inline constexpr size_t kBands = 36;
 inline constexpr size_t kBandBins = 7;
 

@@ -2,14 +2,14 @@
 
 #include <cmath>
 
-#include "analysis/noise.h"
+#include "similarity/sketch.h"
 
 namespace kbdata::pairs {
 
 double version_similarity(const Version& a, const Version& b) {
   if (a.code_id && a.code_id == b.code_id) return 1;
   if (a.sketch == nullptr || b.sketch == nullptr) return 0;
-  return analysis::sketch_similarity(a.sketch, b.sketch);
+  return similarity::sketch_similarity(a.sketch, b.sketch);
 }
 
 std::vector<std::vector<uint32_t>> split_lineages(const std::vector<Version>& versions,

@@ -19,8 +19,8 @@ struct Version {
   int64_t time_us = 0;
   double score = 0;  // seconds, valid (dataset::valid_score)
   int epoch = 0;     // dataset::epoch_of at time_us
-  // The code's analysis::code_sketch (analysis::kSketchBins values, owned by the caller); nullptr
-  // for an empty code.
+  // The code's similarity::code_sketch (similarity::kSketchBins values, owned by the caller);
+  // nullptr for an empty code.
   const uint32_t* sketch = nullptr;
 };
 
@@ -33,7 +33,7 @@ struct LineageOptions {
 };
 
 // The similarity a link is decided by: 1 for one code_id, 0 when either code is empty, else
-// analysis::sketch_similarity.
+// similarity::sketch_similarity.
 [[nodiscard]] double version_similarity(const Version& a, const Version& b);
 
 // Splits one (leaderboard, user, runner) group's versions, given in time order (submission_time,

@@ -278,7 +278,7 @@ bool measured(const dataset::Submission& s) { return dataset::qualifies(s); }
 
 // What prepare() leaves in Submission::prepared.
 struct Prepared {
-  analysis::CodeSketch sketch;
+  similarity::CodeSketch sketch;
   std::vector<uint8_t> compressed;  // a version's code (CodeSpill::compress)
   size_t raw = 0;
   bool version = false;
@@ -466,7 +466,7 @@ bool PairsBuilder::wants_code(const dataset::Submission& s) { return measured(s)
 void PairsBuilder::prepare(dataset::Submission& s, std::optional<std::string_view> code) const {
   if (!measured(s) || !code || code->empty()) return;
   Prepared p;
-  p.sketch = analysis::code_sketch(*code);
+  p.sketch = similarity::code_sketch(*code);
   if (dataset::matches(impl_->options.versions, s)) {
     p.version = true;
     p.raw = code->size();

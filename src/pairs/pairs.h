@@ -11,7 +11,7 @@
 //   decontaminate.*  a benchmark set's n-grams and MinHash sketches, and the check of a code
 //   pairs.*          PairsBuilder: the rows of a load (the code spilled to disk), then the output
 //
-// Memory: per loaded row the noise estimate's 60 bytes and 1 KB sketch (analysis/noise.h), per
+// Memory: per loaded row the noise estimate's 60 bytes and 1 KB sketch (similarity/sketch.h), per
 // version about 100 bytes and a spill entry; the code of the versions is spilled, snappy-
 // compressed, to an unlinked file beside OUT (dataset/code_spill.h) and read back a batch of
 // rows at a time.

@@ -35,7 +35,7 @@ NearDuplicatesQuery::NearDuplicatesQuery(const dataset::Submission& target, doub
       leaderboard_id_(target.leaderboard_id),
       threshold_(threshold),
       has_code_(target.code && !target.code->empty()) {
-  if (has_code_) sketch_ = analysis::byte_sketch(*target.code);
+  if (has_code_) sketch_ = similarity::byte_sketch(*target.code);
 }
 
 dataset::LoadOptions NearDuplicatesQuery::load_options(int threads) const {
@@ -49,9 +49,9 @@ dataset::LoadOptions NearDuplicatesQuery::load_options(int threads) const {
 
 void NearDuplicatesQuery::add(dataset::Submission&& s) {
   if (!has_code_ || s.submission_id == submission_id_) return;
-  const auto* sketch = std::any_cast<analysis::ByteSketch>(&s.prepared);
+  const auto* sketch = std::any_cast<similarity::ByteSketch>(&s.prepared);
   if (sketch == nullptr) return;
-  const std::optional<double> j = analysis::byte_sketch_similarity(sketch_, *sketch);
+  const std::optional<double> j = similarity::byte_sketch_similarity(sketch_, *sketch);
   if (!j || *j < threshold_) return;
   s.prepared.reset();
   near_.emplace_back(*j, std::move(s));

@@ -12,6 +12,7 @@
 #include "dataset/loader.h"
 #include "dataset/submission.h"
 #include "result/table.h"
+#include "similarity/sketch.h"
 
 namespace kbdata::query {
 
@@ -60,7 +61,7 @@ class NearDuplicatesQuery {
   int64_t leaderboard_id_;
   double threshold_;
   bool has_code_;
-  analysis::ByteSketch sketch_;
+  similarity::ByteSketch sketch_;
   std::vector<std::pair<double, dataset::Submission>> near_;
 };
 

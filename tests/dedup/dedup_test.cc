@@ -16,14 +16,16 @@
 #include "dataset/data_dir.h"
 #include "dataset/loader.h"
 #include "dedup/planting.h"
-#include "dedup/shingles.h"
 #include "parquet/file_reader.h"
+#include "similarity/shingles.h"
 #include "synth/code_generator.h"
 
 namespace kbdata::dedup {
 namespace {
 
 using dataset::Submission;
+using similarity::jaccard;
+using similarity::shingle_set;
 namespace fs = std::filesystem;
 
 Submission row(int64_t id, int64_t leaderboard, const std::string& user, int64_t code_id,

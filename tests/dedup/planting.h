@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "dedup/shingles.h"
+#include "similarity/shingles.h"
 
 namespace kbdata::testing {
 
@@ -50,13 +50,13 @@ inline std::string edited_copy(const std::string& base, double target, uint64_t 
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next_random(seed) % i]);
   std::vector<std::string> fresh;
   for (size_t i = 0; i < lines.size(); ++i) fresh.push_back(random_text(1, next_random(seed)));
-  const std::vector<uint64_t> base_set = dedup::shingle_set(base, k);
+  const std::vector<uint64_t> base_set = similarity::shingle_set(base, k);
   auto edit = [&](size_t count, double& j) {
     std::vector<std::string> edited = lines;
     for (size_t i = 0; i < count; ++i) edited[order[i]] = fresh[i];
     std::string copy;
     for (const auto& line : edited) copy += line;
-    j = dedup::jaccard(base_set, dedup::shingle_set(copy, k));
+    j = similarity::jaccard(base_set, similarity::shingle_set(copy, k));
     return copy;
   };
   size_t lo = 0;

@@ -342,8 +342,8 @@ DecontaminationOptions minhash_only(double threshold = 0.8) {
 }
 
 double estimated_similarity(const std::string& a, const std::string& b) {
-  return analysis::sketch_similarity(analysis::code_sketch(a).data(),
-                                     analysis::code_sketch(b).data());
+  return similarity::sketch_similarity(similarity::code_sketch(a).data(),
+                                       similarity::code_sketch(b).data());
 }
 
 TEST(Decontaminate, ANearCopyIsMinhashAndARewriteIsNone) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/noise.h"
+#include "similarity/sketch.h"
 #include "support/random_text.h"
 
 namespace kbdata::pairs {
@@ -19,11 +19,11 @@ using testing::kernel_text;
 constexpr int64_t kDay = int64_t{86400} * 1000000;
 
 struct Built {
-  std::vector<analysis::CodeSketch> sketches;
+  std::vector<similarity::CodeSketch> sketches;
   std::vector<Version> versions;
   // Appends a version at `day` (days from 0) with `code` and `score`; code_id from the text.
   void add(const std::string& code, double day, double score, int epoch = 0) {
-    sketches.push_back(analysis::code_sketch(code));
+    sketches.push_back(similarity::code_sketch(code));
     Version v;
     v.row = static_cast<uint32_t>(versions.size());
     v.submission_id = 100 + static_cast<int64_t>(versions.size());

@@ -1,11 +1,11 @@
-#include "dedup/shingles.h"
+#include "similarity/shingles.h"
 
 #include <algorithm>
 #include <string>
 
-#include "dedup/shingles_internal.h"
+#include "similarity/shingles_internal.h"
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 
 void shingle_hashes(std::string_view text, int k, std::vector<uint64_t>& out,
                     std::string& lowered) {
@@ -80,4 +80,4 @@ double jaccard(std::span<const uint64_t> a, std::span<const uint64_t> b) {
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity

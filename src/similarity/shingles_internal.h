@@ -1,4 +1,4 @@
-// Private to src/dedup: the shingle loop, inlined into its two users (shingle_hashes and
+// Private to src/similarity: the shingle loop, inlined into its two users (shingle_hashes and
 // compute_text_signature), with XXH3 inlined too: most shingles are 5 bytes, and a call per shingle
 // would cost as much as the hash. shingles.h states the rule.
 #pragma once
@@ -10,9 +10,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "dedup/shingles.h"
+#include "similarity/shingles.h"
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 
 // Calls fn(hash) for every shingle of `text` (k bytes, 1 <= k <= kMaxShingleBytes), in text order,
 // repeats included. `lowered` is scratch space, reused between calls.
@@ -33,4 +33,4 @@ inline void for_each_shingle_hash(std::string_view text, int k, std::string& low
   for (size_t i = 0; i < count; ++i) fn(XXH3_64bits_withSeed(p + i, width, kShingleSeed));
 }
 
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 
 inline constexpr uint64_t kShingleSeed = 0x6b62646174614444ULL;  // "kbdataDD"
 inline constexpr int kMaxShingleBytes = 64;
@@ -37,4 +37,4 @@ void shingle_set(std::string_view text, int k, ShingleScratch& scratch, std::vec
 // |a ∩ b| / |a ∪ b| of two sorted sets without repeats; 0 when both are empty.
 [[nodiscard]] double jaccard(std::span<const uint64_t> a, std::span<const uint64_t> b);
 
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity

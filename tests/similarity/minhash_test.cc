@@ -1,5 +1,5 @@
 // Shingles, exact Jaccard, the MinHash estimator's accuracy, and the LSH banding.
-#include "dedup/minhash.h"
+#include "similarity/minhash.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "dedup/planting.h"
-#include "dedup/shingles.h"
+#include "similarity/shingles.h"
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 namespace {
 
 using testing::next_random;
@@ -146,4 +146,4 @@ TEST(LshTest, BandKeysAgreeExactlyWhereBandsAgree) {
 }
 
 }  // namespace
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity

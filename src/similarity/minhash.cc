@@ -1,4 +1,4 @@
-#include "dedup/minhash.h"
+#include "similarity/minhash.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,21 +6,20 @@
 #include <utility>
 #include <vector>
 
-#include "dedup/shingles_internal.h"
+#include "similarity/lsh.h"
+#include "similarity/mix.h"
+#include "similarity/shingles_internal.h"
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 namespace {
 
 constexpr uint64_t kDensifySeed = 0x64656e7369667921ULL;
 
 // rank(i, j): the place of bin j in empty bin i's probe order, a 64-bit mix of (i, j) with a fixed
-// seed (the splitmix64 finaliser). Bin i's probe order is every bin by increasing rank, ties by j:
-// a random permutation of the bins, fixed for i and independent of the set.
+// seed (splitmix64_finalize, mix.h). Bin i's probe order is every bin by increasing rank, ties by
+// j: a random permutation of the bins, fixed for i and independent of the set.
 inline uint64_t rank(uint32_t i, uint32_t j) {
-  uint64_t z = ((static_cast<uint64_t>(i) << 32) | j) ^ kDensifySeed;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return splitmix64_finalize(((static_cast<uint64_t>(i) << 32) | j) ^ kDensifySeed);
 }
 
 // The first kProbes bins of every bin's probe order, computed once (kBins^2 ranks, about 20 ms).
@@ -134,9 +133,10 @@ LshParams choose_lsh(double threshold) {
 void band_keys(const Signature& sig, const LshParams& p, std::vector<uint32_t>& out) {
   for (int band = 0; band < p.bands; ++band) {
     const uint64_t* first = sig.data() + static_cast<size_t>(band) * static_cast<size_t>(p.rows);
-    out.push_back(static_cast<uint32_t>(XXH3_64bits_withSeed(
-        first, sizeof(uint64_t) * static_cast<size_t>(p.rows), static_cast<uint64_t>(band))));
+    out.push_back(static_cast<uint32_t>(
+        band_key(std::span<const uint64_t>(first, static_cast<size_t>(p.rows)),
+                 static_cast<uint64_t>(band))));
   }
 }
 
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity

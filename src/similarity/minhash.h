@@ -10,7 +10,7 @@
 //               instead of 2048 hashes per shingle for 2048 independent permutations.
 //   estimate    the fraction of bins equal in two signatures estimates their Jaccard similarity;
 //               its variance is at most about J(1-J)/kBins, that of 2048 permutations (tested in
-//               tests/dedup/minhash_test.cc).
+//               tests/similarity/minhash_test.cc).
 //   banding     b bands of r bins (b * r <= kBins); two signatures are candidates when some band is
 //               equal in both, with probability 1 - (1 - J^r)^b (the S-curve). choose_lsh() picks
 //               the largest r whose S-curve still passes a pair at the threshold with probability
@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kbdata::dedup {
+namespace kbdata::similarity {
 
 inline constexpr int kBinBits = 11;
 inline constexpr int kBins = 1 << kBinBits;
@@ -58,7 +58,8 @@ struct LshParams {
 // lsh_candidate_probability(threshold) >= kLshRecallAtThreshold. For 0.8: b = 157, r = 13.
 [[nodiscard]] LshParams choose_lsh(double threshold);
 
-// One 32-bit key per band: XXH3 of the band's r bin values. Appends p.bands keys to `out`.
+// One 32-bit key per band: the low 32 bits of band_key (lsh.h) of the band's r bin values.
+// Appends p.bands keys to `out`.
 void band_keys(const Signature& sig, const LshParams& p, std::vector<uint32_t>& out);
 
-}  // namespace kbdata::dedup
+}  // namespace kbdata::similarity
