@@ -165,32 +165,13 @@ def read_batches(capsule, limit=None):
         array.release(ctypes.byref(array))
         assert not array.release, "release() marks the array released"
     schema.release(ctypes.byref(schema))
+    assert not schema.release, "release() marks the schema released"
     return names, formats, batches
 
 
 def read_stream(capsule):
-    """(column names, formats, rows as dicts) of a kbdata stream capsule; releases every array
-    it reads and the schema, as a consumer must. The stream itself is the capsule's to release."""
-    stream = stream_of(capsule)
-    assert stream.release, "a fresh stream is not released"
-    schema = ArrowSchema()
-    assert stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) == 0
-    assert schema.format == b"+s"
-    names = [schema.children[i].contents.name.decode() for i in range(schema.n_children)]
-    formats = [schema.children[i].contents.format.decode() for i in range(schema.n_children)]
-    rows = []
-    while True:
-        array = ArrowArray()
-        assert stream.get_next(ctypes.byref(stream), ctypes.byref(array)) == 0
-        if not array.release:
-            break  # the end of the stream
-        assert array.n_children == schema.n_children
-        columns = [_values(schema.children[c].contents, array.children[c].contents)
-                   for c in range(schema.n_children)]
-        for r in range(array.length):
-            rows.append({names[c]: columns[c][r] for c in range(len(names))})
-        array.release(ctypes.byref(array))
-        assert not array.release, "release() marks the array released"
-    schema.release(ctypes.byref(schema))
-    assert not schema.release
-    return names, formats, rows
+    """(column names, formats, rows as dicts) of a kbdata stream capsule, read whole
+    (read_batches): every array it reads and the schema released, as a consumer must. The stream
+    itself is the capsule's to release."""
+    names, formats, batches = read_batches(capsule)
+    return names, formats, [row for batch in batches for row in batch]
