@@ -536,6 +536,10 @@ void file_rules(const FileFacts& facts, Findings& out) {
   }
 }
 
+class EntryFunction;
+class EntryFlow;
+struct InputSlice;
+
 // The Python rules: queries of the model's facts, and the data flow of the entry function.
 class PythonRules {
  public:
@@ -653,6 +657,101 @@ class PythonRules {
     return out;
   }
 
+  // The attributes a call replaces: setattr(obj, "name", v), vars(obj).update(...),
+  // obj.__dict__[...] = ..., mock.patch("a.b"), mock.patch.object(obj, "name"),
+  // monkeypatch.setattr(...).
+  void patches(const CallFact& c, const std::vector<std::string_view>& paths) {
+    const uint32_t k = c.callee;
+    const auto is = [&](std::string_view p) {
+      return std::find(paths.begin(), paths.end(), p) != paths.end();
+    };
+    // setattr(obj, name, value): the name folded.
+    if (is("builtins.setattr")) {
+      const source::Arg* obj = positional(c, 0);
+      const source::Arg* name = positional(c, 1);
+      if (obj != nullptr && name != nullptr) {
+        name->value.each([&](const Value& n) {
+          if (n.kind == Value::Kind::STR && !n.partial) patched(obj->value, n.text, k);
+        });
+      }
+    }
+    // vars(obj).update(...) / obj.__dict__.update(...): each key set.
+    if (c.last == "update" || c.last == "setdefault" || c.last == "__setitem__") {
+      const Value* vars = nullptr;
+      // The receiver: the callee's value is unknown (a method of a dict); look at the item and
+      // attribute facts for the receiver expression: vars(...) is a call fact just before.
+      vars = receiver_vars(c);
+      if (vars != nullptr) {
+        for (const source::Arg& a : c.args) {
+          if (!a.keyword.empty()) patched(*vars, a.keyword, k);
+          a.value.each([&](const Value& d) {
+            if (d.kind == Value::Kind::DICT) {
+              for (size_t i = 0; i + 1 < d.items.size(); i += 2) {
+                if (d.items[i].kind == Value::Kind::STR && !d.items[i].partial) {
+                  patched(*vars, d.items[i].text, k);
+                }
+              }
+            } else if (d.kind == Value::Kind::STR && !d.partial && c.last != "update") {
+              patched(*vars, d.text, k);
+            }
+          });
+        }
+      }
+    }
+    // mock.patch("a.b"), mock.patch.object(obj, "name"), monkeypatch.setattr(...)
+    if (c.last == "patch" || c.last == "object" || c.last == "setattr") {
+      const bool object_form = c.last == "object" || c.last == "setattr";
+      const source::Arg* a0 = positional(c, 0);
+      const source::Arg* a1 = positional(c, 1);
+      if (object_form && a0 != nullptr && a1 != nullptr) {
+        a1->value.each([&](const Value& n) {
+          if (n.kind == Value::Kind::STR && !n.partial) patched(a0->value, n.text, k);
+        });
+      }
+      if (a0 != nullptr) {
+        a0->value.each([&](const Value& s) {
+          if (s.kind == Value::Kind::STR && !s.partial) patched_path(s.text, k);
+        });
+      }
+    }
+  }
+
+  // The file's facts a call adds to: a stream made, a wait on one, a CUDA graph, inputs refreshed.
+  void stream_facts(const CallFact& c, const std::vector<std::string_view>& paths) {
+    const uint32_t k = c.callee;
+    const auto is = [&](std::string_view p) {
+      return std::find(paths.begin(), paths.end(), p) != paths.end();
+    };
+    const auto any = [&](auto&& pred) { return std::any_of(paths.begin(), paths.end(), pred); };
+    // Streams made, through any alias or getattr; waited on.
+    if (any([](std::string_view p) {
+          return p == "torch.cuda.Stream" || p == "torch.cuda.ExternalStream" ||
+                 p == "torch.Stream" || p == "torch.cuda.streams.Stream" ||
+                 (starts_with(p, "torch.") && p.ends_with(".Stream"));
+        }) &&
+        facts_.stream_line == 0) {
+      facts_.stream_line = line(k);
+      facts_.stream_text = std::string(py_.line_text(k));
+    }
+    if (c.last == "synchronize" || c.last == "wait_stream" || c.last == "wait_event" ||
+        c.last == "wait" || is("torch.cuda.synchronize")) {
+      facts_.stream_synced = true;
+    }
+    if ((any([](std::string_view p) {
+           return p == "torch.cuda.CUDAGraph" || p == "torch.cuda.graph" ||
+                  p == "torch.cuda.make_graphed_callables" || p == "torch.cuda.graphs.CUDAGraph";
+         }) ||
+         c.last == "replay") &&
+        facts_.graph_line == 0) {
+      facts_.graph_line = line(k);
+      facts_.graph_text = std::string(py_.line_text(k));
+    }
+    if (c.last == "copy_" || c.last == "index_copy_" || c.last == "_foreach_copy_" ||
+        c.last == "copyto" || c.last == "set_") {
+      facts_.refreshes_inputs = true;
+    }
+  }
+
   void calls() {
     for (const CallFact& c : f_.calls) {
       const Value& fn = c.function;
@@ -665,55 +764,7 @@ class PythonRules {
         return std::find(paths.begin(), paths.end(), p) != paths.end();
       };
       const auto any = [&](auto&& pred) { return std::any_of(paths.begin(), paths.end(), pred); };
-      // setattr(obj, name, value): the name folded.
-      if (is("builtins.setattr")) {
-        const source::Arg* obj = positional(c, 0);
-        const source::Arg* name = positional(c, 1);
-        if (obj != nullptr && name != nullptr) {
-          name->value.each([&](const Value& n) {
-            if (n.kind == Value::Kind::STR && !n.partial) patched(obj->value, n.text, k);
-          });
-        }
-      }
-      // vars(obj).update(...) / obj.__dict__.update(...): each key set.
-      if (c.last == "update" || c.last == "setdefault" || c.last == "__setitem__") {
-        const Value* vars = nullptr;
-        // The receiver: the callee's value is unknown (a method of a dict); look at the item and
-        // attribute facts for the receiver expression: vars(...) is a call fact just before.
-        vars = receiver_vars(c);
-        if (vars != nullptr) {
-          for (const source::Arg& a : c.args) {
-            if (!a.keyword.empty()) patched(*vars, a.keyword, k);
-            a.value.each([&](const Value& d) {
-              if (d.kind == Value::Kind::DICT) {
-                for (size_t i = 0; i + 1 < d.items.size(); i += 2) {
-                  if (d.items[i].kind == Value::Kind::STR && !d.items[i].partial) {
-                    patched(*vars, d.items[i].text, k);
-                  }
-                }
-              } else if (d.kind == Value::Kind::STR && !d.partial && c.last != "update") {
-                patched(*vars, d.text, k);
-              }
-            });
-          }
-        }
-      }
-      // mock.patch("a.b"), mock.patch.object(obj, "name"), monkeypatch.setattr(...)
-      if (c.last == "patch" || c.last == "object" || c.last == "setattr") {
-        const bool object_form = c.last == "object" || c.last == "setattr";
-        const source::Arg* a0 = positional(c, 0);
-        const source::Arg* a1 = positional(c, 1);
-        if (object_form && a0 != nullptr && a1 != nullptr) {
-          a1->value.each([&](const Value& n) {
-            if (n.kind == Value::Kind::STR && !n.partial) patched(a0->value, n.text, k);
-          });
-        }
-        if (a0 != nullptr) {
-          a0->value.each([&](const Value& s) {
-            if (s.kind == Value::Kind::STR && !s.partial) patched_path(s.text, k);
-          });
-        }
-      }
+      patches(c, paths);
       if (any([](std::string_view p) { return one_of(p, kFrameCalls); })) {
         add(RuleId::CALLER_FRAME, k);
       }
@@ -775,33 +826,7 @@ class PythonRules {
       if (any([](std::string_view p) { return one_of(p, kCodeLoad); }) || c.last == "exec_module") {
         add(RuleId::RUNTIME_CODE_LOAD, k);
       }
-      // Streams made, through any alias or getattr; waited on.
-      if (any([](std::string_view p) {
-            return p == "torch.cuda.Stream" || p == "torch.cuda.ExternalStream" ||
-                   p == "torch.Stream" || p == "torch.cuda.streams.Stream" ||
-                   (starts_with(p, "torch.") && p.ends_with(".Stream"));
-          }) &&
-          facts_.stream_line == 0) {
-        facts_.stream_line = line(k);
-        facts_.stream_text = std::string(py_.line_text(k));
-      }
-      if (c.last == "synchronize" || c.last == "wait_stream" || c.last == "wait_event" ||
-          c.last == "wait" || is("torch.cuda.synchronize")) {
-        facts_.stream_synced = true;
-      }
-      if ((any([](std::string_view p) {
-             return p == "torch.cuda.CUDAGraph" || p == "torch.cuda.graph" ||
-                    p == "torch.cuda.make_graphed_callables" || p == "torch.cuda.graphs.CUDAGraph";
-           }) ||
-           c.last == "replay") &&
-          facts_.graph_line == 0) {
-        facts_.graph_line = line(k);
-        facts_.graph_text = std::string(py_.line_text(k));
-      }
-      if (c.last == "copy_" || c.last == "index_copy_" || c.last == "_foreach_copy_" ||
-          c.last == "copyto" || c.last == "set_") {
-        facts_.refreshes_inputs = true;
-      }
+      stream_facts(c, paths);
       // Output calls with a result line.
       if (one_of(c.last, kOutputCalls) || is("os.write")) {
         for (const std::string& s : arg_strings(c)) {
@@ -1285,8 +1310,20 @@ class PythonRules {
     }
   }
 
-  // The data flow of custom_kernel (entry): what it reads, writes and returns.
+  // The data flow of custom_kernel (entry): what it reads, writes and returns, and the rules on
+  // it, one function a rule or two.
   void entry_function(uint32_t scope);
+  void returned_inputs(const EntryFunction& fn, const EntryFlow& flow);
+  void written_inputs(const EntryFunction& fn, const EntryFlow& flow);
+  void made_outputs(const EntryFunction& fn, const EntryFlow& flow);
+  void ignored_inputs(const EntryFunction& fn, const EntryFlow& flow);
+  void sliced_inputs(const EntryFunction& fn, const EntryFlow& flow, uint32_t scope);
+  [[nodiscard]] std::vector<InputSlice> input_slices(const EntryFunction& fn) const;
+  [[nodiscard]] bool bound_truncates(const EntryFunction& fn,
+                                     const std::unordered_set<std::string_view>& loop_names,
+                                     std::pair<uint32_t, uint32_t> bound,
+                                     std::string_view root) const;
+  [[nodiscard]] bool rescaled(const InputSlice& s, const source::Scope& sc) const;
 
   const CodeModel& m_;
   const PythonModel& py_;
@@ -1456,78 +1493,135 @@ struct Write {
   bool launch = false;  // passed to a call standing alone
 };
 
-void PythonRules::entry_function(uint32_t scope) {
-  const EntryFunction fn(py_, scope);
-  if (!fn.has_inputs()) return;
-  const auto& sts = py_.statements();
-  const source::Scope& sc = py_.scopes()[scope];
-  const auto own = [&](uint32_t st) { return st < sts.size() && sts[st].scope == scope; };
+// What the entry function writes (itself, or through the calls it launches), what it returns and
+// which names are its outputs.
+class EntryFlow {
+ public:
+  EntryFlow(const PythonModel& py, const source::Facts& f, const EntryFunction& fn, uint32_t scope)
+      : py_(py), f_(f), fn_(fn), scope_(scope) {
+    for (const source::Binding& b : py_.bindings()) {
+      if (b.scope == scope) targets_.insert(b.target);
+    }
+    own_writes();
+    launch_writes();
+    // A graph replayed writes whatever it captured: any input may be its output.
+    for (const CallFact& c : f_.calls) {
+      replays_ =
+          replays_ || (own(c.statement) && (c.last == "replay" || c.last == "cudaGraphLaunch" ||
+                                            c.last == "hipGraphLaunch"));
+    }
+    value_returns();
+    find_outputs();
+  }
 
-  // Writes: in-place methods, item assignments, augmented assignments, out=, launches.
-  std::vector<Write> writes;
-  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
-    if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
-    const uint32_t st = py_.statement_of(k);
-    if (!own(st)) continue;
-    const std::string_view n = py_.name(k);
-    const std::string_view root = fn.root(n);
-    // X.method_(...)
-    if (py_.op(k + 1, ".") && py_.is_name(k + 2) && py_.op(k + 3, "(")) {
-      const std::string_view m = py_.name(k + 2);
-      if (m.size() > 1 && m.back() == '_' && !starts_with(m, "__") && m != "data_ptr") {
-        const uint32_t close = py_.closing(k + 3);
-        // zero_() and the random fills ignore the inputs; fill_(v) does when v is a constant.
-        bool constant = one_of(m, kFillMethods) &&
-                        (m != "fill_" || fn.classify(k + 4, close) == Origin::CONSTANT);
-        if (m == "mul_" && close == k + 5 && py_.txt(k + 4) == "0") constant = true;
-        if (m == "copy_") {
-          const Origin o = fn.classify(k + 4, close);
-          constant = o == Origin::CONSTANT || o == Origin::FRESH;
-        }
-        writes.push_back({root, k, constant, false});
-      }
+  [[nodiscard]] const std::vector<Write>& writes() const { return writes_; }
+  [[nodiscard]] bool replays() const { return replays_; }
+  // The returns of the function's own code that return a value.
+  [[nodiscard]] const std::vector<const source::ReturnFact*>& returns() const { return returns_; }
+  [[nodiscard]] bool is_output(std::string_view root) const { return outputs_.count(root) > 0; }
+
+  [[nodiscard]] bool written(std::string_view root, bool launches) const {
+    for (const Write& w : writes_) {
+      if (w.name == root && (launches || !w.launch)) return true;
     }
-    // X[...] = v / X[...] op= v / X op= v at a statement's start.
-    if (k == sts[st].begin) {
-      uint32_t e = k + 1;
-      while (py_.op(e, "[")) e = py_.closing(e) + 1;
-      const std::string_view o = py_.txt(e);
-      const bool item = e > k + 1;
-      const bool assign = o == "=" && item;
-      const bool augmented =
-          o.size() >= 2 && o.back() == '=' && o != "==" && o != "!=" && o != "<=" && o != ">=";
-      if (assign || augmented) {
-        bool constant = false;
-        if (assign) {
-          const Origin v = fn.classify(e + 1, sts[st].end);
-          constant = v == Origin::CONSTANT || v == Origin::FRESH;
-        }
-        writes.push_back({root, k, constant, false});
-      }
+    return false;
+  }
+  [[nodiscard]] bool only_constant_writes(std::string_view root) const {
+    bool any = false;
+    for (const Write& w : writes_) {
+      if (w.name != root) continue;
+      if (!w.constant) return false;
+      any = true;
     }
-    // out=X
-    if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out" && py_.tokens()[k].depth > 0) {
-      writes.push_back({root, k, false, false});
+    return any;
+  }
+  // Occurrences of a name in the function other than as a binding's target and in `skip`.
+  [[nodiscard]] size_t occurrences(std::string_view root, uint32_t skip_from,
+                                   uint32_t skip_to) const {
+    size_t n = 0;
+    for (uint32_t k = fn_.first(); k < fn_.last(); ++k) {
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, ".")) || py_.name(k) != root) continue;
+      if (k >= skip_from && k < skip_to) continue;
+      if (targets_.count(k) > 0) continue;
+      ++n;
+    }
+    return n;
+  }
+
+ private:
+  [[nodiscard]] bool own(uint32_t st) const {
+    return st < py_.statements().size() && py_.statements()[st].scope == scope_;
+  }
+
+  // Writes: in-place methods, item assignments, augmented assignments, out=.
+  void own_writes() {
+    const auto& sts = py_.statements();
+    for (uint32_t k = fn_.first(); k < fn_.last(); ++k) {
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+      const uint32_t st = py_.statement_of(k);
+      if (!own(st)) continue;
+      const std::string_view n = py_.name(k);
+      const std::string_view root = fn_.root(n);
+      // X.method_(...)
+      if (py_.op(k + 1, ".") && py_.is_name(k + 2) && py_.op(k + 3, "(")) {
+        const std::string_view m = py_.name(k + 2);
+        if (m.size() > 1 && m.back() == '_' && !starts_with(m, "__") && m != "data_ptr") {
+          const uint32_t close = py_.closing(k + 3);
+          // zero_() and the random fills ignore the inputs; fill_(v) does when v is a constant.
+          bool constant = one_of(m, kFillMethods) &&
+                          (m != "fill_" || fn_.classify(k + 4, close) == Origin::CONSTANT);
+          if (m == "mul_" && close == k + 5 && py_.txt(k + 4) == "0") constant = true;
+          if (m == "copy_") {
+            const Origin o = fn_.classify(k + 4, close);
+            constant = o == Origin::CONSTANT || o == Origin::FRESH;
+          }
+          writes_.push_back({root, k, constant, false});
+        }
+      }
+      // X[...] = v / X[...] op= v / X op= v at a statement's start.
+      if (k == sts[st].begin) {
+        uint32_t e = k + 1;
+        while (py_.op(e, "[")) e = py_.closing(e) + 1;
+        const std::string_view o = py_.txt(e);
+        const bool item = e > k + 1;
+        const bool assign = o == "=" && item;
+        const bool augmented =
+            o.size() >= 2 && o.back() == '=' && o != "==" && o != "!=" && o != "<=" && o != ">=";
+        if (assign || augmented) {
+          bool constant = false;
+          if (assign) {
+            const Origin v = fn_.classify(e + 1, sts[st].end);
+            constant = v == Origin::CONSTANT || v == Origin::FRESH;
+          }
+          writes_.push_back({root, k, constant, false});
+        }
+      }
+      // out=X
+      if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out" && py_.tokens()[k].depth > 0) {
+        writes_.push_back({root, k, false, false});
+      }
     }
   }
+
   // The names the function reads (not as a binding's target).
-  std::unordered_set<uint32_t> targets;
-  for (const source::Binding& b : py_.bindings()) {
-    if (b.scope == scope) targets.insert(b.target);
-  }
-  std::unordered_set<std::string_view> names_read;
-  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
-    if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, ".")) && targets.count(k) == 0) {
-      names_read.insert(py_.name(k));
+  [[nodiscard]] std::unordered_set<std::string_view> names_read() const {
+    std::unordered_set<std::string_view> names;
+    for (uint32_t k = fn_.first(); k < fn_.last(); ++k) {
+      if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, ".")) && targets_.count(k) == 0) {
+        names.insert(py_.name(k));
+      }
     }
+    return names;
   }
+
   // Whether a call's result is dropped: a statement of its own, an expression statement around it
   // (`f(x) if c else None`), or bound only to names never read (`_ = f(x)`, `status = f(x)`).
-  const auto dropped = [&](const CallFact& c) {
+  [[nodiscard]] bool dropped(const CallFact& c,
+                             const std::unordered_set<std::string_view>& names_read) const {
     if (c.result_unused) return true;
     const std::vector<std::string_view> names = py_.targets_of(c.statement);
     if (names.empty()) {
-      const source::Statement& st = sts[c.statement];
+      const source::Statement& st = py_.statements()[c.statement];
       const uint16_t depth = py_.tokens()[st.begin].depth;
       for (uint32_t k = st.begin; k < st.end; ++k) {
         const std::string_view o = py_.txt(k);
@@ -1542,121 +1636,127 @@ void PythonRules::entry_function(uint32_t scope) {
       if (names_read.count(n) > 0) return false;
     }
     return true;
-  };
-  // A graph replayed writes whatever it captured: any input may be its output.
-  bool replays = false;
-  for (const CallFact& c : f_.calls) {
-    replays = replays || (own(c.statement) && (c.last == "replay" || c.last == "cudaGraphLaunch" ||
-                                               c.last == "hipGraphLaunch"));
   }
+
   // A call whose result is dropped (a launch) may write any tensor its arguments name (x,
   // x.view(-1), ctypes.c_void_p(x.data_ptr()), the data tuple whole or starred, ...); the builtins
   // (print, len) write none, nor do torch's functions (they write only through out=, above).
-  for (const CallFact& c : f_.calls) {
-    if (!own(c.statement) || !dropped(c)) continue;
-    bool pure = false;
-    c.function.each([&](const Value& v) {
-      pure = pure || (v.kind == Value::Kind::OBJECT &&
-                      (starts_with(v.text, "builtins.") ||
-                       (!c.result_unused && starts_with(v.text, "torch.") &&
-                        v.text.find('(') == std::string::npos && v.text.back() != '_')));
-    });
-    if (pure) continue;
-    for (const source::Arg& a : c.args) {
-      for (uint32_t k = a.begin; k < a.end; ++k) {
-        if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, "."))) {
-          if (fn.is_param(py_.name(k))) {
-            // The data tuple handed over whole: every name unpacked from it.
-            for (std::string_view u : fn.unpacked()) writes.push_back({u, k, false, true});
-          }
-          writes.push_back({fn.root(py_.name(k)), k, false, true});
-          // A name made from others (ptrs = [x.data_ptr() for x in (a, b, c)]) may point into
-          // them: they may be written too.
-          for (std::string_view from : fn.made_from(py_.name(k))) {
-            writes.push_back({fn.root(from), k, false, true});
+  void launch_writes() {
+    const std::unordered_set<std::string_view> read = names_read();
+    for (const CallFact& c : f_.calls) {
+      if (!own(c.statement) || !dropped(c, read)) continue;
+      bool pure = false;
+      c.function.each([&](const Value& v) {
+        pure = pure || (v.kind == Value::Kind::OBJECT &&
+                        (starts_with(v.text, "builtins.") ||
+                         (!c.result_unused && starts_with(v.text, "torch.") &&
+                          v.text.find('(') == std::string::npos && v.text.back() != '_')));
+      });
+      if (pure) continue;
+      for (const source::Arg& a : c.args) {
+        for (uint32_t k = a.begin; k < a.end; ++k) {
+          if (py_.is_name(k) && !(k > 0 && py_.op(k - 1, "."))) {
+            if (fn_.is_param(py_.name(k))) {
+              // The data tuple handed over whole: every name unpacked from it.
+              for (std::string_view u : fn_.unpacked()) writes_.push_back({u, k, false, true});
+            }
+            writes_.push_back({fn_.root(py_.name(k)), k, false, true});
+            // A name made from others (ptrs = [x.data_ptr() for x in (a, b, c)]) may point into
+            // them: they may be written too.
+            for (std::string_view from : fn_.made_from(py_.name(k))) {
+              writes_.push_back({fn_.root(from), k, false, true});
+            }
           }
         }
       }
     }
   }
-  const auto written = [&](std::string_view root, bool launches) {
-    for (const Write& w : writes) {
-      if (w.name == root && (launches || !w.launch)) return true;
-    }
-    return false;
-  };
-  const auto only_constant_writes = [&](std::string_view root) {
-    bool any = false;
-    for (const Write& w : writes) {
-      if (w.name != root) continue;
-      if (!w.constant) return false;
-      any = true;
-    }
-    return any;
-  };
 
-  // Returns of the function's own code.
-  std::vector<const source::ReturnFact*> returns;
-  for (const source::ReturnFact& r : f_.returns) {
-    if (own(r.statement) && r.end > r.begin &&
-        !(r.end == r.begin + 1 && py_.keyword(r.begin, "None"))) {
-      returns.push_back(&r);
+  void value_returns() {
+    for (const source::ReturnFact& r : f_.returns) {
+      if (own(r.statement) && r.end > r.begin &&
+          !(r.end == r.begin + 1 && py_.keyword(r.begin, "None"))) {
+        returns_.push_back(&r);
+      }
     }
   }
+
   // The outputs: the roots returned; with no value returned, the last name unpacked.
-  std::unordered_set<std::string_view> outputs;
-  for (const source::ReturnFact* r : returns) {
-    std::string_view alias;
-    if (fn.classify(r->begin, r->end, &alias) == Origin::ALIAS) outputs.insert(fn.root(alias));
-    // return x, y / return (x, y): each element.
-    {
-      uint32_t b = r->begin;
-      uint32_t e = r->end;
-      if (py_.op(b, "(") && py_.closing(b) + 1 == e) {
-        ++b;
-        --e;
-      }
-      const uint16_t depth = py_.tokens()[b].depth;
-      uint32_t item = b;
-      for (uint32_t k = b; k <= e; ++k) {
-        if (k < e && !(py_.op(k, ",") && py_.tokens()[k].depth == depth)) continue;
-        if (k > item && fn.classify(item, k, &alias) == Origin::ALIAS) {
-          outputs.insert(fn.root(alias));
+  void find_outputs() {
+    for (const source::ReturnFact* r : returns_) {
+      std::string_view alias;
+      if (fn_.classify(r->begin, r->end, &alias) == Origin::ALIAS) outputs_.insert(fn_.root(alias));
+      // return x, y / return (x, y): each element.
+      {
+        uint32_t b = r->begin;
+        uint32_t e = r->end;
+        if (py_.op(b, "(") && py_.closing(b) + 1 == e) {
+          ++b;
+          --e;
         }
-        item = k + 1;
+        const uint16_t depth = py_.tokens()[b].depth;
+        uint32_t item = b;
+        for (uint32_t k = b; k <= e; ++k) {
+          if (k < e && !(py_.op(k, ",") && py_.tokens()[k].depth == depth)) continue;
+          if (k > item && fn_.classify(item, k, &alias) == Origin::ALIAS) {
+            outputs_.insert(fn_.root(alias));
+          }
+          item = k + 1;
+        }
       }
+      // return fn(a, b, out=c): c is the output too; return run(a, b, c): the last input the
+      // returned call is given.
+      std::string_view last_input;
+      for (uint32_t k = r->begin; k < r->end; ++k) {
+        if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+        if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out") {
+          outputs_.insert(fn_.root(py_.name(k)));
+        }
+        if (py_.tokens()[k].depth > py_.tokens()[r->begin].depth &&
+            fn_.is_input(fn_.root(py_.name(k)))) {
+          last_input = fn_.root(py_.name(k));
+        }
+      }
+      if (!last_input.empty()) outputs_.insert(last_input);
     }
-    // return fn(a, b, out=c): c is the output too; return run(a, b, c): the last input the
-    // returned call is given.
-    std::string_view last_input;
-    for (uint32_t k = r->begin; k < r->end; ++k) {
-      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
-      if (k >= 2 && py_.op(k - 1, "=") && py_.name(k - 2) == "out") {
-        outputs.insert(fn.root(py_.name(k)));
-      }
-      if (py_.tokens()[k].depth > py_.tokens()[r->begin].depth &&
-          fn.is_input(fn.root(py_.name(k)))) {
-        last_input = fn.root(py_.name(k));
-      }
-    }
-    if (!last_input.empty()) outputs.insert(last_input);
+    if (returns_.empty() && !fn_.unpacked().empty()) outputs_.insert(fn_.unpacked().back());
   }
-  if (returns.empty() && !fn.unpacked().empty()) outputs.insert(fn.unpacked().back());
 
-  // Occurrences of a name in the function other than as a binding's target and in `skip`.
-  const auto occurrences = [&](std::string_view root, uint32_t skip_from, uint32_t skip_to) {
-    size_t n = 0;
-    for (uint32_t k = fn.first(); k < fn.last(); ++k) {
-      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, ".")) || py_.name(k) != root) continue;
-      if (k >= skip_from && k < skip_to) continue;
-      if (targets.count(k) > 0) continue;
-      ++n;
-    }
-    return n;
-  };
+  const PythonModel& py_;
+  const source::Facts& f_;
+  const EntryFunction& fn_;
+  uint32_t scope_;
+  std::unordered_set<uint32_t> targets_;  // the tokens the scope's bindings bind
+  std::vector<Write> writes_;
+  bool replays_ = false;
+  std::vector<const source::ReturnFact*> returns_;
+  std::unordered_set<std::string_view> outputs_;
+};
 
-  // return-input: an input (through aliases) that nothing writes.
-  for (const source::ReturnFact* r : returns) {
+// A slice of an input in one dimension: x[start:stop:step].
+struct InputSlice {
+  std::string_view root;
+  uint32_t open = 0;
+  size_t dim = 0;
+  std::string start, stop, step;
+  std::pair<uint32_t, uint32_t> stop_range, step_range;
+  uint32_t statement = 0;
+};
+
+void PythonRules::entry_function(uint32_t scope) {
+  const EntryFunction fn(py_, scope);
+  if (!fn.has_inputs()) return;
+  const EntryFlow flow(py_, f_, fn, scope);
+  returned_inputs(fn, flow);
+  written_inputs(fn, flow);
+  made_outputs(fn, flow);
+  ignored_inputs(fn, flow);
+  sliced_inputs(fn, flow, scope);
+}
+
+// return-input: an input (through aliases) that nothing writes.
+void PythonRules::returned_inputs(const EntryFunction& fn, const EntryFlow& flow) {
+  for (const source::ReturnFact* r : flow.returns()) {
     std::string_view alias;
     if (fn.classify(r->begin, r->end, &alias) != Origin::ALIAS) {
       // return data[0]
@@ -1667,90 +1767,90 @@ void PythonRules::entry_function(uint32_t scope) {
       alias = py_.name(r->begin);
     }
     const std::string_view root = fn.root(alias);
-    if (!fn.is_input(root) || written(root, true) || replays) continue;
+    if (!fn.is_input(root) || flow.written(root, true) || flow.replays()) continue;
     // The data parameter returned whole, or an element of it: an input.
-    add(RuleId::RETURN_INPUT, sts[r->statement].begin);
+    add(RuleId::RETURN_INPUT, py_.statements()[r->statement].begin);
   }
+}
 
-  // input-overwrite / input-write: writes to an input that is not an output.
-  for (const Write& w : writes) {
-    if (!fn.is_input(w.name) || outputs.count(w.name) > 0 || w.launch) continue;
+// input-overwrite / input-write: writes to an input that is not an output.
+void PythonRules::written_inputs(const EntryFunction& fn, const EntryFlow& flow) {
+  for (const Write& w : flow.writes()) {
+    if (!fn.is_input(w.name) || flow.is_output(w.name) || w.launch) continue;
     add(w.constant ? RuleId::INPUT_OVERWRITE : RuleId::INPUT_WRITE, w.token);
   }
+}
 
-  // unwritten-output / constant-output: every value returned.
-  if (!returns.empty()) {
-    bool all_fresh = true;
-    bool all_constant = true;
-    for (const source::ReturnFact* r : returns) {
-      std::string_view alias;
-      const Origin o = fn.classify(r->begin, r->end, &alias);
-      bool fresh = o == Origin::FRESH;
-      bool constant = o == Origin::CONSTANT;
-      if (o == Origin::ALIAS) {
-        const std::string_view root = fn.root(alias);
-        const auto it = fn.locals_.find(root);
-        Origin made = Origin::OTHER;
-        if (it != fn.locals_.end() && it->second.size() == 1 &&
-            it->second.front()->kind == source::Binding::Kind::ASSIGN) {
-          const auto [vb, ve] = py_.value_tokens(*it->second.front());
-          if (vb != ve) made = fn.classify(vb, ve);
-        }
-        const size_t uses = occurrences(root, r->begin, r->end);
-        fresh = made == Origin::FRESH && uses == 0 && !written(root, true);
-        // Filled with a constant only (by the input buffer or a fresh one), and used for nothing
-        // else.
-        const bool buffer = made == Origin::FRESH || made == Origin::CONSTANT ||
-                            (fn.is_input(root) && root != alias) || fn.is_input(root);
-        size_t constant_writes = 0;
-        for (const Write& w : writes) constant_writes += w.name == root && w.constant ? 1 : 0;
-        constant = (made == Origin::CONSTANT && uses == 0 && !written(root, true)) ||
-                   (buffer && only_constant_writes(root) && uses == constant_writes);
+// unwritten-output / constant-output: every value returned.
+void PythonRules::made_outputs(const EntryFunction& fn, const EntryFlow& flow) {
+  if (flow.returns().empty()) return;
+  bool all_fresh = true;
+  bool all_constant = true;
+  for (const source::ReturnFact* r : flow.returns()) {
+    std::string_view alias;
+    const Origin o = fn.classify(r->begin, r->end, &alias);
+    bool fresh = o == Origin::FRESH;
+    bool constant = o == Origin::CONSTANT;
+    if (o == Origin::ALIAS) {
+      const std::string_view root = fn.root(alias);
+      const auto it = fn.locals_.find(root);
+      Origin made = Origin::OTHER;
+      if (it != fn.locals_.end() && it->second.size() == 1 &&
+          it->second.front()->kind == source::Binding::Kind::ASSIGN) {
+        const auto [vb, ve] = py_.value_tokens(*it->second.front());
+        if (vb != ve) made = fn.classify(vb, ve);
       }
-      all_fresh = all_fresh && fresh;
-      all_constant = all_constant && constant;
+      const size_t uses = flow.occurrences(root, r->begin, r->end);
+      fresh = made == Origin::FRESH && uses == 0 && !flow.written(root, true);
+      // Filled with a constant only (by the input buffer or a fresh one), and used for nothing
+      // else.
+      const bool buffer = made == Origin::FRESH || made == Origin::CONSTANT ||
+                          (fn.is_input(root) && root != alias) || fn.is_input(root);
+      size_t constant_writes = 0;
+      for (const Write& w : flow.writes()) constant_writes += w.name == root && w.constant ? 1 : 0;
+      constant = (made == Origin::CONSTANT && uses == 0 && !flow.written(root, true)) ||
+                 (buffer && flow.only_constant_writes(root) && uses == constant_writes);
     }
-    if (all_fresh) {
-      add(RuleId::UNWRITTEN_OUTPUT, sts[returns.front()->statement].begin);
-    } else if (all_constant) {
-      add(RuleId::CONSTANT_OUTPUT, sts[returns.front()->statement].begin);
-    }
+    all_fresh = all_fresh && fresh;
+    all_constant = all_constant && constant;
   }
-
-  // output-ignores-inputs: no input's value is read anywhere in the function.
-  if (!returns.empty() && !out_.has(RuleId::UNWRITTEN_OUTPUT) &&
-      !out_.has(RuleId::CONSTANT_OUTPUT) && !out_.has(RuleId::RETURN_INPUT)) {
-    bool read = false;
-    for (uint32_t k = fn.first(); k < fn.last() && !read; ++k) {
-      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
-      if (!fn.is_input(py_.name(k))) continue;
-      const uint32_t st = py_.statement_of(k);
-      if (fn.unpack_statements_.count(st) > 0) continue;
-      if (k == sts[st].begin && py_.op(k + 1, "=")) continue;  // rebound
-      // Metadata: x.shape, x.size(), len(x), torch.empty_like(x), x.new_empty(...)
-      if (py_.op(k + 1, ".") && py_.is_name(k + 2)) {
-        const std::string_view attr = py_.name(k + 2);
-        if (one_of(attr, kMetadata) || starts_with(attr, "new_")) continue;
-      }
-      if (k >= 2 && py_.op(k - 1, "(") && py_.is_name(k - 2) &&
-          one_of(py_.name(k - 2), kMetadataCalls)) {
-        continue;
-      }
-      read = true;
-    }
-    if (!read) add(RuleId::OUTPUT_IGNORES_INPUTS, sts[returns.front()->statement].begin);
+  const uint32_t first = py_.statements()[flow.returns().front()->statement].begin;
+  if (all_fresh) {
+    add(RuleId::UNWRITTEN_OUTPUT, first);
+  } else if (all_constant) {
+    add(RuleId::CONSTANT_OUTPUT, first);
   }
+}
 
-  // truncated-input / partial-input: slices of an input with no slice taking the rest.
-  struct Slice {
-    std::string_view root;
-    uint32_t open = 0;
-    size_t dim = 0;
-    std::string start, stop, step;
-    std::pair<uint32_t, uint32_t> stop_range, step_range;
-    uint32_t statement = 0;
-  };
-  std::vector<Slice> slices;
+// output-ignores-inputs: no input's value is read anywhere in the function.
+void PythonRules::ignored_inputs(const EntryFunction& fn, const EntryFlow& flow) {
+  if (flow.returns().empty() || out_.has(RuleId::UNWRITTEN_OUTPUT) ||
+      out_.has(RuleId::CONSTANT_OUTPUT) || out_.has(RuleId::RETURN_INPUT)) {
+    return;
+  }
+  const auto& sts = py_.statements();
+  for (uint32_t k = fn.first(); k < fn.last(); ++k) {
+    if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+    if (!fn.is_input(py_.name(k))) continue;
+    const uint32_t st = py_.statement_of(k);
+    if (fn.unpack_statements_.count(st) > 0) continue;
+    if (k == sts[st].begin && py_.op(k + 1, "=")) continue;  // rebound
+    // Metadata: x.shape, x.size(), len(x), torch.empty_like(x), x.new_empty(...)
+    if (py_.op(k + 1, ".") && py_.is_name(k + 2)) {
+      const std::string_view attr = py_.name(k + 2);
+      if (one_of(attr, kMetadata) || starts_with(attr, "new_")) continue;
+    }
+    if (k >= 2 && py_.op(k - 1, "(") && py_.is_name(k - 2) &&
+        one_of(py_.name(k - 2), kMetadataCalls)) {
+      continue;
+    }
+    return;  // read
+  }
+  add(RuleId::OUTPUT_IGNORES_INPUTS, sts[flow.returns().front()->statement].begin);
+}
+
+// The slices of the inputs, one per sliced dimension.
+std::vector<InputSlice> PythonRules::input_slices(const EntryFunction& fn) const {
   const auto text_of = [&](uint32_t b, uint32_t e) {
     std::string s;
     for (uint32_t k = b; k < e; ++k) {
@@ -1759,10 +1859,7 @@ void PythonRules::entry_function(uint32_t scope) {
     }
     return s;
   };
-  std::unordered_set<std::string_view> loop_names;
-  for (const source::Binding& b : py_.bindings()) {
-    if (b.scope == scope && b.kind == source::Binding::Kind::FOR) loop_names.insert(b.name);
-  }
+  std::vector<InputSlice> slices;
   for (uint32_t k = fn.first(); k < fn.last(); ++k) {
     if (!py_.is_name(k) || !py_.op(k + 1, "[") || (k > 0 && py_.op(k - 1, "."))) continue;
     const std::string_view root = fn.root(py_.name(k));
@@ -1784,7 +1881,7 @@ void PythonRules::entry_function(uint32_t scope) {
         }
       }
       if (parts.size() >= 2) {
-        Slice s;
+        InputSlice s;
         s.root = root;
         s.open = open;
         s.dim = dim;
@@ -1802,78 +1899,98 @@ void PythonRules::entry_function(uint32_t scope) {
       b = j + 1;
     }
   }
-  // A bound that truncates input `root`: a literal of 2 or more, or an expression that divides
-  // the input's own size (its numel, shape, len, or a name bound to one) by a literal, followed
-  // through the names it uses; a loop variable in it makes it a chunk of a loop.
-  const auto bound_truncates = [&](uint32_t b, uint32_t e, std::string_view root) -> bool {
-    if (e == b + 1 && py_.is_kind(b, TokenKind::NUMBER)) {
-      const std::string_view t = py_.txt(b);
-      return t != "0" && t != "1";
-    }
-    bool divides = false;
-    bool own_size = false;
-    std::vector<std::pair<uint32_t, uint32_t>> todo = {{b, e}};
-    std::unordered_set<std::string_view> seen;
-    for (size_t step = 0; step < todo.size() && step < 16; ++step) {
-      const auto [tb, te] = todo[step];
-      for (uint32_t k = tb; k < te; ++k) {
-        if (py_.op(k, "//") || py_.op(k, "/")) divides = true;
-        if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
-        const std::string_view n = py_.name(k);
-        if (loop_names.count(n) > 0) return false;
-        if (fn.root(n) == root) own_size = true;
-        if (!seen.insert(n).second) continue;
-        const auto it = fn.locals_.find(n);
-        if (it == fn.locals_.end()) continue;
-        for (const source::Binding* bd : it->second) {
-          if (bd->kind != source::Binding::Kind::ASSIGN) continue;
-          const auto range = py_.value_tokens(*bd);
-          todo.push_back(range.first != range.second ? range
-                                                     : std::pair(bd->value_begin, bd->value_end));
-        }
+  return slices;
+}
+
+// A bound that truncates input `root`: a literal of 2 or more, or an expression that divides
+// the input's own size (its numel, shape, len, or a name bound to one) by a literal, followed
+// through the names it uses; a loop variable in it makes it a chunk of a loop.
+bool PythonRules::bound_truncates(const EntryFunction& fn,
+                                  const std::unordered_set<std::string_view>& loop_names,
+                                  std::pair<uint32_t, uint32_t> bound,
+                                  std::string_view root) const {
+  const auto [b, e] = bound;
+  if (e == b + 1 && py_.is_kind(b, TokenKind::NUMBER)) {
+    const std::string_view t = py_.txt(b);
+    return t != "0" && t != "1";
+  }
+  bool divides = false;
+  bool own_size = false;
+  std::vector<std::pair<uint32_t, uint32_t>> todo = {{b, e}};
+  std::unordered_set<std::string_view> seen;
+  for (size_t step = 0; step < todo.size() && step < 16; ++step) {
+    const auto [tb, te] = todo[step];
+    for (uint32_t k = tb; k < te; ++k) {
+      if (py_.op(k, "//") || py_.op(k, "/")) divides = true;
+      if (!py_.is_name(k) || (k > 0 && py_.op(k - 1, "."))) continue;
+      const std::string_view n = py_.name(k);
+      if (loop_names.count(n) > 0) return false;
+      if (fn.root(n) == root) own_size = true;
+      if (!seen.insert(n).second) continue;
+      const auto it = fn.locals_.find(n);
+      if (it == fn.locals_.end()) continue;
+      for (const source::Binding* bd : it->second) {
+        if (bd->kind != source::Binding::Kind::ASSIGN) continue;
+        const auto range = py_.value_tokens(*bd);
+        todo.push_back(range.first != range.second ? range
+                                                   : std::pair(bd->value_begin, bd->value_end));
       }
     }
-    return divides && own_size;
-  };
-  for (const Slice& s : slices) {
+  }
+  return divides && own_size;
+}
+
+// Whether the statement of slice `s` multiplies or divides outside the slice's brackets, or one
+// after it in scope `sc` that reads the name the slice is bound to does.
+bool PythonRules::rescaled(const InputSlice& s, const source::Scope& sc) const {
+  const auto& sts = py_.statements();
+  bool found = false;
+  const source::Statement& st = sts[s.statement];
+  const uint16_t depth = py_.tokens()[s.open].depth;
+  for (uint32_t k = st.begin; k < st.end; ++k) {
+    if (py_.tokens()[k].depth > depth) continue;
+    if (py_.op(k, "*") || py_.op(k, "/")) found = true;
+  }
+  for (std::string_view bound : py_.targets_of(s.statement)) {
+    for (uint32_t i = s.statement + 1; i < sc.end && !found; ++i) {
+      bool reads = false;
+      bool scales = false;
+      for (uint32_t k = sts[i].begin; k < sts[i].end; ++k) {
+        reads = reads || (py_.is_name(k) && py_.name(k) == bound);
+        scales = scales || py_.op(k, "*") || py_.op(k, "/");
+      }
+      found = reads && scales;
+    }
+  }
+  return found;
+}
+
+// truncated-input / partial-input: slices of an input with no slice taking the rest.
+void PythonRules::sliced_inputs(const EntryFunction& fn, const EntryFlow& flow, uint32_t scope) {
+  const std::vector<InputSlice> slices = input_slices(fn);
+  std::unordered_set<std::string_view> loop_names;
+  for (const source::Binding& b : py_.bindings()) {
+    if (b.scope == scope && b.kind == source::Binding::Kind::FOR) loop_names.insert(b.name);
+  }
+  for (const InputSlice& s : slices) {
     // A part of the output written or read is the kernel's own business.
-    if (outputs.count(s.root) > 0) continue;
-    const bool stop = !s.stop.empty() && s.start.empty() &&
-                      bound_truncates(s.stop_range.first, s.stop_range.second, s.root);
-    const bool stride = !s.step.empty() && s.step != "1" &&
-                        bound_truncates(s.step_range.first, s.step_range.second, s.root);
+    if (flow.is_output(s.root)) continue;
+    const bool stop =
+        !s.stop.empty() && s.start.empty() && bound_truncates(fn, loop_names, s.stop_range, s.root);
+    const bool stride =
+        !s.step.empty() && s.step != "1" && bound_truncates(fn, loop_names, s.step_range, s.root);
     if (!stop && !stride) continue;
     // Another slice of the same input and dimension that takes the rest.
     bool complemented = false;
-    for (const Slice& o : slices) {
+    for (const InputSlice& o : slices) {
       if (&o == &s || o.root != s.root || o.dim != s.dim) continue;
       if (stop && o.start == s.stop) complemented = true;
       if (stride && o.step == s.step && o.start != s.start) complemented = true;
     }
     if (complemented) continue;
-    // Rescaled: the statement multiplies or divides outside the slice's brackets, or one that
-    // reads the name the slice is bound to does.
-    bool rescaled = false;
-    const source::Statement& st = sts[s.statement];
-    const uint16_t depth = py_.tokens()[s.open].depth;
-    for (uint32_t k = st.begin; k < st.end; ++k) {
-      if (py_.tokens()[k].depth > depth) continue;
-      if (py_.op(k, "*") || py_.op(k, "/")) rescaled = true;
-    }
-    for (std::string_view bound : py_.targets_of(s.statement)) {
-      for (uint32_t i = s.statement + 1; i < sc.end && !rescaled; ++i) {
-        bool reads = false;
-        bool scales = false;
-        for (uint32_t k = sts[i].begin; k < sts[i].end; ++k) {
-          reads = reads || (py_.is_name(k) && py_.name(k) == bound);
-          scales = scales || py_.op(k, "*") || py_.op(k, "/");
-        }
-        rescaled = reads && scales;
-      }
-    }
-    add(rescaled ? RuleId::PARTIAL_INPUT : RuleId::TRUNCATED_INPUT, s.open - 1);
+    add(rescaled(s, py_.scopes()[scope]) ? RuleId::PARTIAL_INPUT : RuleId::TRUNCATED_INPUT,
+        s.open - 1);
   }
-  (void)sc;
 }
 
 // Whether normalised_code would make `reference` of `code` (its `tokens`, the first ones when not
