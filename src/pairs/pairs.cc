@@ -423,6 +423,21 @@ struct PairsBuilder::Impl {
   void make(const Item& item, Made& made, std::vector<std::atomic<uint8_t>>& contamination,
             std::vector<uint8_t>& scratch) const;
   std::string card_text(uint64_t out_bytes) const;
+  std::string card_method() const;
+  std::string card_counts() const;
+
+  // finish()'s steps, in order.
+  std::vector<Item> candidates(const ProgressFn& progress);
+  void stretch_items(uint32_t gi, int64_t lineage_id, const std::vector<uint32_t>& stretch,
+                     std::optional<int64_t> max_gap_us, std::vector<Item>& items);
+  void judge_significance(std::vector<Item>& items);
+  uint32_t number_versions();
+  void write_rows(std::vector<Item>& items, std::vector<std::atomic<uint8_t>>& contamination,
+                  ThreadPool* pool, const ProgressFn& progress);
+  bool count_drop(Made::Drop drop);
+  void trajectory_cells(const Item& item, Made& r, std::vector<Cell>& cells) const;
+  void pair_cells(const Item& item, Made& r, std::vector<Cell>& cells);
+  std::string counts_json() const;
 };
 
 PairsBuilder::PairsBuilder(PairsOptions options)
@@ -708,24 +723,11 @@ std::string cell(std::string_view text) {
 
 }  // namespace
 
-std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
+// The card's "How the rows were made": the data, the command and each rule that chose or dropped
+// rows.
+std::string PairsBuilder::Impl::card_method() const {
   const PairsOptions& o = options;
-  const PairsSummary& s = summary;
-  const std::string file = std::filesystem::path(o.out).filename().string();
-  dataset::CardHeader header;
-  // The hub reads `license:` as an identifier; a source without one is "other", said below.
-  header.license = o.license.value_or("other");
-  header.title = o.trajectories ? "KernelBot kernel trajectories (kbdata pairs)"
-                                : "KernelBot improvement pairs (kbdata pairs)";
-  header.tags = {"code", "gpu-kernels", "kernelbot", "kbdata"};
-  dataset::CardFile card_file{"default", file, static_cast<int64_t>(s.written), out_bytes};
-  std::string t = dataset::card_front_matter(header, {card_file});
-  t += rule + ".\n\n";
-  t += "File `" + cell(file) + "`: " + std::to_string(s.written) + " rows, " +
-       std::to_string(out_bytes) + " bytes (" + dataset::megabytes(out_bytes) + "), format `" +
-       to_string(o.format) + "`" +
-       (o.format == Format::PARQUET ? "" : " (JSON Lines: one object per line)") + ".\n";
-
+  std::string t;
   t += "\n## How the rows were made\n\n";
   t += "- Data: `" + cell(o.data_label) + "`, read by kbdata " + std::string(kVersion) + ".\n";
   t += "- Command: `" + cell(o.command_line) + "`.\n";
@@ -796,7 +798,14 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
                                       : "`" + *o.flagged_level + "` or `cheat`") +
          ".\n";
   }
+  return t;
+}
 
+// The card's "Counts": the rows at each step, and what each filter dropped.
+std::string PairsBuilder::Impl::card_counts() const {
+  const PairsOptions& o = options;
+  const PairsSummary& s = summary;
+  std::string t;
   t += "\n## Counts\n\n| | rows |\n|---|---:|\n";
   auto line = [&](const std::string& what, uint64_t n) {
     t += "| " + what + " | " + std::to_string(n) + " |\n";
@@ -821,6 +830,29 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
     line("written pairs above the noise (significant)", s.significant);
     line("written pairs without a noise estimate", s.significance_unknown);
   }
+  return t;
+}
+
+std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
+  const PairsOptions& o = options;
+  const PairsSummary& s = summary;
+  const std::string file = std::filesystem::path(o.out).filename().string();
+  dataset::CardHeader header;
+  // The hub reads `license:` as an identifier; a source without one is "other", said below.
+  header.license = o.license.value_or("other");
+  header.title = o.trajectories ? "KernelBot kernel trajectories (kbdata pairs)"
+                                : "KernelBot improvement pairs (kbdata pairs)";
+  header.tags = {"code", "gpu-kernels", "kernelbot", "kbdata"};
+  dataset::CardFile card_file{"default", file, static_cast<int64_t>(s.written), out_bytes};
+  std::string t = dataset::card_front_matter(header, {card_file});
+  t += rule + ".\n\n";
+  t += "File `" + cell(file) + "`: " + std::to_string(s.written) + " rows, " +
+       std::to_string(out_bytes) + " bytes (" + dataset::megabytes(out_bytes) + "), format `" +
+       to_string(o.format) + "`" +
+       (o.format == Format::PARQUET ? "" : " (JSON Lines: one object per line)") + ".\n";
+
+  t += card_method();
+  t += card_counts();
 
   t += "\n## Fields\n\n| field | type | meaning |\n|---|---|---|\n";
   for (const FieldSpec& f : fields_of(o.format, o.trajectories)) {
@@ -849,24 +881,44 @@ std::string PairsBuilder::Impl::card_text(uint64_t out_bytes) const {
   return t;
 }
 
-PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
-  Impl& m = *impl_;
-  if (m.finished) throw std::logic_error("PairsBuilder::finish called twice");
-  m.finished = true;
-  const PairsOptions& o = m.options;
+namespace {
 
+// A group's versions, codes and file names in time order (submission_time, then submission_id).
+void sort_by_time(Group& g) {
+  std::vector<uint32_t> by_time(g.versions.size());
+  for (uint32_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
+  std::sort(by_time.begin(), by_time.end(), [&](uint32_t a, uint32_t b) {
+    return std::tie(g.versions[a].time_us, g.versions[a].submission_id) <
+           std::tie(g.versions[b].time_us, g.versions[b].submission_id);
+  });
+  std::vector<Version> versions;
+  std::vector<dataset::CodeSpill::Entry> code;
+  std::vector<std::optional<std::string>> names;
+  for (uint32_t i : by_time) {
+    versions.push_back(g.versions[i]);
+    code.push_back(g.code[i]);
+    names.push_back(std::move(g.file_names[i]));
+  }
+  g.versions = std::move(versions);
+  g.code = std::move(code);
+  g.file_names = std::move(names);
+}
+
+}  // namespace
+
+std::vector<Item> PairsBuilder::Impl::candidates(const ProgressFn& progress) {
+  const PairsOptions& o = options;
   // Groups in output order: leaderboard, user, runner (runner-less first).
-  std::vector<uint32_t> order(m.groups.size());
+  std::vector<uint32_t> order(groups.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const Group& x = m.groups[a];
-    const Group& y = m.groups[b];
+    const Group& x = groups[a];
+    const Group& y = groups[b];
     return std::tie(x.leaderboard_id, x.user_id, x.runner) <
            std::tie(y.leaderboard_id, y.user_id, y.runner);
   });
-  m.summary.groups = m.groups.size();
+  summary.groups = groups.size();
 
-  // Lineages, stretches and the items, with the filters that need no code.
   std::vector<Item> items;
   const std::optional<int64_t> max_gap_us =
       o.max_gap_days ? std::optional<int64_t>(static_cast<int64_t>(
@@ -874,223 +926,251 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
                      : std::nullopt;
   uint64_t done = 0;
   for (uint32_t gi : order) {
-    Group& g = m.groups[gi];
-    // Time order (submission_time, then submission_id), rows renumbered after.
-    std::vector<uint32_t> by_time(g.versions.size());
-    for (uint32_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
-    std::sort(by_time.begin(), by_time.end(), [&](uint32_t a, uint32_t b) {
-      return std::tie(g.versions[a].time_us, g.versions[a].submission_id) <
-             std::tie(g.versions[b].time_us, g.versions[b].submission_id);
-    });
-    std::vector<Version> versions;
-    std::vector<dataset::CodeSpill::Entry> code;
-    std::vector<std::optional<std::string>> names;
-    for (uint32_t i : by_time) {
-      versions.push_back(g.versions[i]);
-      code.push_back(g.code[i]);
-      names.push_back(std::move(g.file_names[i]));
-    }
-    g.versions = std::move(versions);
-    g.code = std::move(code);
-    g.file_names = std::move(names);
-
+    Group& g = groups[gi];
+    sort_by_time(g);
     const std::vector<std::vector<uint32_t>> lineages = split_lineages(g.versions, o.lineage);
-    m.summary.lineages += lineages.size();
+    summary.lineages += lineages.size();
     for (const std::vector<uint32_t>& lineage : lineages) {
       const int64_t lineage_id = g.versions[lineage.front()].submission_id;
       const auto stretches = comparable_stretches(g.versions, lineage, o.same_epoch,
                                                   o.trajectories ? max_gap_us : std::nullopt);
       for (const std::vector<uint32_t>& stretch : stretches) {
-        if (o.trajectories) {
-          if (stretch.size() < 2) continue;
-          ++m.summary.candidates;
-          double best = g.versions[stretch.front()].score;
-          for (uint32_t v : stretch) best = std::min(best, g.versions[v].score);
-          if (g.versions[stretch.front()].score / best < o.min_speedup) {
-            ++m.summary.dropped_min_speedup;
-            continue;
-          }
-          items.push_back({gi, lineage_id, stretch, 0, {}});
-          continue;
-        }
-        for (const VersionPair& p : improvement_pairs(g.versions, stretch, o.all_pairs)) {
-          ++m.summary.candidates;
-          const Version& b = g.versions[p.baseline];
-          const Version& i = g.versions[p.improved];
-          if (b.score / i.score < o.min_speedup) {
-            ++m.summary.dropped_min_speedup;
-            continue;
-          }
-          if (max_gap_us && i.time_us - b.time_us > *max_gap_us) {
-            ++m.summary.dropped_max_gap;
-            continue;
-          }
-          items.push_back({gi, lineage_id, {p.baseline, p.improved}, version_similarity(b, i), {}});
-        }
+        stretch_items(gi, lineage_id, stretch, max_gap_us, items);
       }
     }
     if (progress) progress("lineages", ++done, order.size());
   }
+  return items;
+}
 
+void PairsBuilder::Impl::stretch_items(uint32_t gi, int64_t lineage_id,
+                                       const std::vector<uint32_t>& stretch,
+                                       std::optional<int64_t> max_gap_us,
+                                       std::vector<Item>& items) {
+  const PairsOptions& o = options;
+  const Group& g = groups[gi];
+  if (o.trajectories) {
+    if (stretch.size() < 2) return;
+    ++summary.candidates;
+    double best = g.versions[stretch.front()].score;
+    for (uint32_t v : stretch) best = std::min(best, g.versions[v].score);
+    if (g.versions[stretch.front()].score / best < o.min_speedup) {
+      ++summary.dropped_min_speedup;
+      return;
+    }
+    items.push_back({gi, lineage_id, stretch, 0, {}});
+    return;
+  }
+  for (const VersionPair& p : improvement_pairs(g.versions, stretch, o.all_pairs)) {
+    ++summary.candidates;
+    const Version& b = g.versions[p.baseline];
+    const Version& i = g.versions[p.improved];
+    if (b.score / i.score < o.min_speedup) {
+      ++summary.dropped_min_speedup;
+      continue;
+    }
+    if (max_gap_us && i.time_us - b.time_us > *max_gap_us) {
+      ++summary.dropped_max_gap;
+      continue;
+    }
+    items.push_back({gi, lineage_id, {p.baseline, p.improved}, version_similarity(b, i), {}});
+  }
+}
+
+void PairsBuilder::Impl::judge_significance(std::vector<Item>& items) {
   // The noise of every series (after the lineages: its sketches are released here).
-  std::map<std::pair<int64_t, std::optional<std::string>>, analysis::SeriesNoise> noise;
-  for (analysis::SeriesNoise& s : m.noise.finish()) {
+  std::map<std::pair<int64_t, std::optional<std::string>>, analysis::SeriesNoise> series;
+  for (analysis::SeriesNoise& s : noise.finish()) {
     auto key = std::make_pair(s.leaderboard_id, s.runner);
-    noise.emplace(std::move(key), std::move(s));
+    series.emplace(std::move(key), std::move(s));
   }
   auto sigma = [&](const Group& g, int64_t time_us) -> std::optional<double> {
-    auto it = noise.find({g.leaderboard_id, g.runner});
-    if (it == noise.end()) return std::nullopt;
+    auto it = series.find({g.leaderboard_id, g.runner});
+    if (it == series.end()) return std::nullopt;
     return analysis::sigma_at(it->second, time_us);
   };
-  if (!o.trajectories) {
-    // Each pair's significance; with --significant, the pairs not above the noise go here,
-    // before any code is read back.
-    std::vector<Item> kept;
-    kept.reserve(items.size());
-    for (Item& item : items) {
-      const Group& g = m.groups[item.group];
-      const Version& b = g.versions[item.members[0]];
-      const Version& i = g.versions[item.members[1]];
-      item.significance = significance(b.score / i.score, sigma(g, b.time_us), sigma(g, i.time_us));
-      if (o.significant_only && item.significance.significant != true) {
-        ++m.summary.dropped_not_significant;
-        continue;
-      }
-      kept.push_back(std::move(item));
+  std::vector<Item> kept;
+  kept.reserve(items.size());
+  for (Item& item : items) {
+    const Group& g = groups[item.group];
+    const Version& b = g.versions[item.members[0]];
+    const Version& i = g.versions[item.members[1]];
+    item.significance = significance(b.score / i.score, sigma(g, b.time_us), sigma(g, i.time_us));
+    if (options.significant_only && item.significance.significant != true) {
+      ++summary.dropped_not_significant;
+      continue;
     }
-    items = std::move(kept);
+    kept.push_back(std::move(item));
   }
+  items = std::move(kept);
+}
 
-  // Per version (by its row number in its group, made unique over the groups), the
-  // decontamination's verdict once known.
-  std::vector<uint32_t> first_row(m.groups.size() + 1, 0);
-  for (size_t gi = 0; gi < m.groups.size(); ++gi) {
-    first_row[gi + 1] = first_row[gi] + static_cast<uint32_t>(m.groups[gi].versions.size());
+uint32_t PairsBuilder::Impl::number_versions() {
+  std::vector<uint32_t> first_row(groups.size() + 1, 0);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    first_row[gi + 1] = first_row[gi] + static_cast<uint32_t>(groups[gi].versions.size());
   }
-  for (size_t gi = 0; gi < m.groups.size(); ++gi) {
-    for (uint32_t k = 0; k < m.groups[gi].versions.size(); ++k) {
-      m.groups[gi].versions[k].row = first_row[gi] + k;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    for (uint32_t k = 0; k < groups[gi].versions.size(); ++k) {
+      groups[gi].versions[k].row = first_row[gi] + k;
     }
   }
-  std::vector<std::atomic<uint8_t>> contamination(o.benchmarks ? first_row.back() : 0);
+  return first_row.back();
+}
 
-  const int threads = command_threads(o.threads > 0 ? std::optional<int>(o.threads) : std::nullopt);
-  std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
-  std::vector<Made> made(kBatchItems);
+bool PairsBuilder::Impl::count_drop(Made::Drop drop) {
+  switch (drop) {
+    case Made::Drop::NO_CHANGE:
+      ++summary.dropped_no_change;
+      return true;
+    case Made::Drop::NGRAM:
+      ++summary.dropped_ngram;
+      return true;
+    case Made::Drop::MINHASH:
+      ++summary.dropped_minhash;
+      return true;
+    case Made::Drop::NONE:
+      break;
+  }
+  return false;
+}
 
-  std::vector<Cell> cells;
-  for (size_t start = 0; start < items.size(); start += kBatchItems) {
-    const size_t n = std::min(kBatchItems, items.size() - start);
-    for (size_t k = 0; k < n; ++k) made[k] = Made{};
-    run_all(pool.get(), n, [&](size_t k) {
-      thread_local std::vector<uint8_t> buffer;  // compressed code read back, per thread
-      m.make(items[start + k], made[k], contamination, buffer);
-    });
-    for (size_t k = 0; k < n; ++k) {
-      const Item& item = items[start + k];
-      Made& r = made[k];  // its texts move into the row's cells
-      switch (r.drop) {
-        case Made::Drop::NO_CHANGE:
-          ++m.summary.dropped_no_change;
-          continue;
-        case Made::Drop::NGRAM:
-          ++m.summary.dropped_ngram;
-          continue;
-        case Made::Drop::MINHASH:
-          ++m.summary.dropped_minhash;
-          continue;
-        case Made::Drop::NONE:
-          break;
-      }
-      const Group& g = m.groups[item.group];
-      const Cell runner = result::optional_cell(g.runner);
-      const Cell user_name = result::optional_cell(g.user_name);
-      const Cell file_name = result::optional_cell(g.file_names[item.members.back()]);
-      if (o.trajectories) {
-        List ids, code_ids, times, scores, epochs, codes;
-        double best = g.versions[item.members.front()].score;
-        bool all_code_ids = true;  // else the list is null: a version's code_id is not known
-        for (size_t v = 0; v < item.members.size(); ++v) {
-          const Version& x = g.versions[item.members[v]];
-          ids.emplace_back(x.submission_id);
-          all_code_ids = all_code_ids && x.code_id.has_value();
-          code_ids.emplace_back(x.code_id.value_or(0));
-          times.emplace_back(x.time_us);
-          epochs.emplace_back(static_cast<int64_t>(x.epoch));
-          scores.emplace_back(x.score);
-          codes.emplace_back(std::move(r.codes[v]));
-          best = std::min(best, x.score);
-        }
-        const Version& first = g.versions[item.members.front()];
-        const Version& last = g.versions[item.members.back()];
-        const double speedup = first.score / best;
-        if (o.format == Format::CHAT) {
-          set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
-                    item.lineage_id, static_cast<int64_t>(item.members.size()), speedup);
-        } else {
-          set_cells(cells, g.leaderboard_id, g.problem_name, runner, g.user_id, user_name,
-                    item.lineage_id, file_name, static_cast<int64_t>(item.members.size()),
-                    first.score, best, speedup, first.time_us, last.time_us, std::move(ids),
-                    all_code_ids ? Cell(std::move(code_ids)) : Cell(), std::move(times),
-                    std::move(scores), std::move(epochs), std::move(codes));
-        }
-      } else {
-        const Version& b = g.versions[item.members[0]];
-        const Version& i = g.versions[item.members[1]];
-        const double speedup = b.score / i.score;
-        const Significance& sig = item.significance;
-        if (sig.significant) {
-          m.summary.significant += *sig.significant ? 1 : 0;
-        } else {
-          ++m.summary.significance_unknown;
-        }
-        const Cell noise_sd = result::optional_cell(sig.noise_sd);
-        const Cell significant = result::optional_cell(sig.significant);
-        switch (o.format) {
-          case Format::JSONL:
-          case Format::PARQUET:
-            set_cells(
-                cells, g.leaderboard_id, g.problem_name, runner, g.user_id, user_name,
-                item.lineage_id, file_name, b.submission_id, i.submission_id,
-                result::optional_cell(b.code_id), result::optional_cell(i.code_id), b.time_us,
-                i.time_us,
+void PairsBuilder::Impl::trajectory_cells(const Item& item, Made& r,
+                                          std::vector<Cell>& cells) const {
+  const Group& g = groups[item.group];
+  const Cell runner = result::optional_cell(g.runner);
+  List ids, code_ids, times, scores, epochs, codes;
+  double best = g.versions[item.members.front()].score;
+  bool all_code_ids = true;  // else the list is null: a version's code_id is not known
+  for (size_t v = 0; v < item.members.size(); ++v) {
+    const Version& x = g.versions[item.members[v]];
+    ids.emplace_back(x.submission_id);
+    all_code_ids = all_code_ids && x.code_id.has_value();
+    code_ids.emplace_back(x.code_id.value_or(0));
+    times.emplace_back(x.time_us);
+    epochs.emplace_back(static_cast<int64_t>(x.epoch));
+    scores.emplace_back(x.score);
+    codes.emplace_back(std::move(r.codes[v]));
+    best = std::min(best, x.score);
+  }
+  const Version& first = g.versions[item.members.front()];
+  const Version& last = g.versions[item.members.back()];
+  const double speedup = first.score / best;
+  if (options.format == Format::CHAT) {
+    set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
+              item.lineage_id, static_cast<int64_t>(item.members.size()), speedup);
+  } else {
+    set_cells(cells, g.leaderboard_id, g.problem_name, runner, g.user_id,
+              result::optional_cell(g.user_name), item.lineage_id,
+              result::optional_cell(g.file_names[item.members.back()]),
+              static_cast<int64_t>(item.members.size()), first.score, best, speedup, first.time_us,
+              last.time_us, std::move(ids), all_code_ids ? Cell(std::move(code_ids)) : Cell(),
+              std::move(times), std::move(scores), std::move(epochs), std::move(codes));
+  }
+}
+
+void PairsBuilder::Impl::pair_cells(const Item& item, Made& r, std::vector<Cell>& cells) {
+  const Group& g = groups[item.group];
+  const Cell runner = result::optional_cell(g.runner);
+  const Version& b = g.versions[item.members[0]];
+  const Version& i = g.versions[item.members[1]];
+  const double speedup = b.score / i.score;
+  const Significance& sig = item.significance;
+  if (sig.significant) {
+    summary.significant += *sig.significant ? 1 : 0;
+  } else {
+    ++summary.significance_unknown;
+  }
+  const Cell noise_sd = result::optional_cell(sig.noise_sd);
+  const Cell significant = result::optional_cell(sig.significant);
+  switch (options.format) {
+    case Format::JSONL:
+    case Format::PARQUET:
+      set_cells(cells, g.leaderboard_id, g.problem_name, runner, g.user_id,
+                result::optional_cell(g.user_name), item.lineage_id,
+                result::optional_cell(g.file_names[item.members.back()]), b.submission_id,
+                i.submission_id, result::optional_cell(b.code_id), result::optional_cell(i.code_id),
+                b.time_us, i.time_us,
                 static_cast<double>(i.time_us - b.time_us) / static_cast<double>(kMicrosPerDay),
                 b.score, i.score, speedup, static_cast<int64_t>(b.epoch),
                 static_cast<int64_t>(i.epoch), item.similarity, noise_sd, significant,
                 std::move(r.codes[0]), std::move(r.codes[1]), std::move(r.diff));
-            break;
-          case Format::CHAT:
-            set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
-                      item.lineage_id, b.submission_id, i.submission_id, speedup, significant);
-            break;
-          case Format::PREFERENCE:
-            set_cells(cells, std::move(r.text), std::move(r.chosen), std::move(r.rejected),
-                      g.leaderboard_id, g.problem_name, runner, g.user_id, item.lineage_id,
-                      b.submission_id, i.submission_id, speedup, significant);
-            break;
-        }
+      break;
+    case Format::CHAT:
+      set_cells(cells, std::move(r.text), g.leaderboard_id, g.problem_name, runner, g.user_id,
+                item.lineage_id, b.submission_id, i.submission_id, speedup, significant);
+      break;
+    case Format::PREFERENCE:
+      set_cells(cells, std::move(r.text), std::move(r.chosen), std::move(r.rejected),
+                g.leaderboard_id, g.problem_name, runner, g.user_id, item.lineage_id,
+                b.submission_id, i.submission_id, speedup, significant);
+      break;
+  }
+}
+
+void PairsBuilder::Impl::write_rows(std::vector<Item>& items,
+                                    std::vector<std::atomic<uint8_t>>& contamination,
+                                    ThreadPool* pool, const ProgressFn& progress) {
+  std::vector<Made> made(kBatchItems);
+  std::vector<Cell> cells;
+  for (size_t start = 0; start < items.size(); start += kBatchItems) {
+    const size_t n = std::min(kBatchItems, items.size() - start);
+    for (size_t k = 0; k < n; ++k) made[k] = Made{};
+    run_all(pool, n, [&](size_t k) {
+      thread_local std::vector<uint8_t> buffer;  // compressed code read back, per thread
+      make(items[start + k], made[k], contamination, buffer);
+    });
+    for (size_t k = 0; k < n; ++k) {
+      // The made texts move into the row's cells.
+      if (count_drop(made[k].drop)) continue;
+      if (options.trajectories) {
+        trajectory_cells(items[start + k], made[k], cells);
+      } else {
+        pair_cells(items[start + k], made[k], cells);
       }
-      m.output->row(std::move(cells));
-      ++m.summary.written;
+      output->row(std::move(cells));
+      ++summary.written;
     }
     if (progress) progress("writing", start + n, items.size());
   }
+}
 
-  const PairsSummary& s = m.summary;
-  std::string counts = "{\"rows\":" + std::to_string(s.rows) +
-                       ",\"versions\":" + std::to_string(s.versions) +
-                       ",\"lineages\":" + std::to_string(s.lineages) +
-                       ",\"candidates\":" + std::to_string(s.candidates) +
-                       ",\"dropped\":{\"min_speedup\":" + std::to_string(s.dropped_min_speedup) +
-                       ",\"max_gap\":" + std::to_string(s.dropped_max_gap) +
-                       ",\"not_significant\":" + std::to_string(s.dropped_not_significant) +
-                       ",\"no_change\":" + std::to_string(s.dropped_no_change) +
-                       ",\"ngram\":" + std::to_string(s.dropped_ngram) +
-                       ",\"minhash\":" + std::to_string(s.dropped_minhash) +
-                       ",\"flagged_rows\":" + std::to_string(o.flagged_left_out) +
-                       "},\"written\":" + std::to_string(s.written) + "}";
-  m.output->add_key_value({"kbdata.pairs.counts", counts});
+std::string PairsBuilder::Impl::counts_json() const {
+  const PairsSummary& s = summary;
+  return "{\"rows\":" + std::to_string(s.rows) + ",\"versions\":" + std::to_string(s.versions) +
+         ",\"lineages\":" + std::to_string(s.lineages) +
+         ",\"candidates\":" + std::to_string(s.candidates) +
+         ",\"dropped\":{\"min_speedup\":" + std::to_string(s.dropped_min_speedup) +
+         ",\"max_gap\":" + std::to_string(s.dropped_max_gap) +
+         ",\"not_significant\":" + std::to_string(s.dropped_not_significant) +
+         ",\"no_change\":" + std::to_string(s.dropped_no_change) +
+         ",\"ngram\":" + std::to_string(s.dropped_ngram) +
+         ",\"minhash\":" + std::to_string(s.dropped_minhash) +
+         ",\"flagged_rows\":" + std::to_string(options.flagged_left_out) +
+         "},\"written\":" + std::to_string(s.written) + "}";
+}
+
+PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
+  Impl& m = *impl_;
+  if (m.finished) throw std::logic_error("PairsBuilder::finish called twice");
+  m.finished = true;
+  const PairsOptions& o = m.options;
+
+  // Lineages, stretches and the items, with the filters that need no code.
+  std::vector<Item> items = m.candidates(progress);
+  // Each pair's significance; with --significant, the pairs not above the noise go here, before
+  // any code is read back.
+  if (!o.trajectories) m.judge_significance(items);
+  // Per version (by its row number in its group, made unique over the groups), the
+  // decontamination's verdict once known.
+  const uint32_t versions = m.number_versions();
+  std::vector<std::atomic<uint8_t>> contamination(o.benchmarks ? versions : 0);
+
+  const int threads = command_threads(o.threads > 0 ? std::optional<int>(o.threads) : std::nullopt);
+  std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+  m.write_rows(items, contamination, pool.get(), progress);
+
+  m.output->add_key_value({"kbdata.pairs.counts", m.counts_json()});
   m.summary.bytes = m.output->close();
   if (m.card) {
     m.card->write(m.card_text(m.summary.bytes));
