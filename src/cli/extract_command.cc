@@ -190,6 +190,169 @@ void move_into_place(TemporaryFolder& folder, const fs::path& target) {
   if (!old.empty()) fs::remove_all(old, ec);
 }
 
+// The options' checks that read no data: exactly one mode, the problem, --dedup, and --out a
+// folder to make in a folder that exists and can be written. Returns --out, normalised.
+fs::path check_extract_options(const ExtractOptions& options) {
+  const int modes = (options.top ? 1 : 0) + (options.user_id ? 1 : 0) +
+                    (options.user_name ? 1 : 0) + (options.all ? 1 : 0);
+  if (modes != 1) {
+    throw UsageError("extract needs exactly one of --top K, --user-id U, --user-name U, --all");
+  }
+  if (!options.problem) throw UsageError("extract needs --problem NAME");
+  if (options.top && *options.top <= 0) throw UsageError("--top must be 1 or more");
+  if (options.dedup && *options.dedup != "exact") {
+    throw UsageError("--dedup takes exact (one file per distinct code)");
+  }
+  if (options.out.empty()) throw UsageError("extract needs --out DIR");
+  const fs::path target = fs::path(options.out).lexically_normal();
+  if (target.filename().empty() || target.filename() == "." || target.filename() == "..") {
+    throw UsageError("--out must name a folder, not " + options.out);
+  }
+  std::error_code ec;
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec)) {
+    throw UsageError("--out " + options.out + ": its folder " + parent.string() +
+                     " does not exist");
+  }
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw IoError("--out " + options.out + ": cannot write into " + parent.string() + ": " +
+                  std::strerror(errno));
+  }
+  return target;
+}
+
+// --out may be missing or empty; one that holds files only with --force, and only when kbdata
+// extract made it. It may not be, or hold, the data (or the working folder): --force would delete
+// it.
+void check_out_folder(const ExtractOptions& options, const fs::path& target) {
+  refuse_folder_holding_inputs(target.string(), "--out");
+  std::error_code ec;
+  const fs::file_status out_status = fs::symlink_status(target, ec);
+  if (!fs::exists(out_status)) return;
+  if (!fs::is_directory(out_status)) {
+    throw UsageError("--out " + options.out + " exists and is not a folder");
+  }
+  if (!fs::is_empty(target, ec)) {
+    if (!options.force) {
+      throw UsageError("--out " + options.out +
+                       " exists and is not empty; --force replaces it if kbdata extract made it");
+    }
+    require_made_by_extract(target, options.out);
+  }
+}
+
+// Pass 1: metadata only, to choose the rows.
+std::vector<analysis::ExtractEntry> choose_rows(const dataset::DataDir& dir,
+                                                const dataset::LoadOptions& load,
+                                                const analysis::ExtractRequest& request,
+                                                const std::string& problem, std::FILE* err,
+                                                dataset::LoadStats& stats) {
+  std::vector<dataset::Submission> rows;
+  {
+    Progress progress(err, "extract: choosing from " + problem);
+    dataset::load_dir(
+        dir, load,
+        [&](dataset::Submission&& s) {
+          rows.push_back(std::move(s));
+          progress.update(rows.size(), "rows");
+        },
+        stats);
+  }
+  return analysis::select_for_extract(rows, request);
+}
+
+// What pass 2 wrote: per entry, its file (none for a row without code).
+struct WrittenCode {
+  std::vector<std::optional<query::ExtractedFile>> files;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+};
+
+// Pass 2: the chosen rows' code, written into `folder` as it streams past.
+WrittenCode write_code(const dataset::DataDir& dir, dataset::LoadOptions load,
+                       const std::vector<analysis::ExtractEntry>& entries,
+                       const std::string& problem, const fs::path& folder, std::FILE* err,
+                       dataset::LoadStats& stats) {
+  std::map<std::pair<int64_t, std::optional<std::string>>, size_t> wanted;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    wanted.emplace(std::make_pair(entries[i].row.submission_id, entries[i].row.runner), i);
+  }
+  WrittenCode out;
+  out.files.resize(entries.size());
+  std::set<std::string> paths;
+  load.with_code = true;
+  Progress progress(err, "extract: writing " + problem);
+  dataset::load_dir(
+      dir, load,
+      [&](dataset::Submission&& s) {
+        auto it = wanted.find({s.submission_id, s.runner});
+        // Empty code is no code: no 0-byte file, and counted among the skipped.
+        if (it == wanted.end() || out.files[it->second] || !s.code || s.code->empty()) return;
+        const analysis::ExtractEntry& e = entries[it->second];
+        // What the code uses (docs/techniques.md) is the manifest's and decides the
+        // extension.
+        query::ExtractedFile w;
+        w.techniques = query::classify_row(s, *s.code);
+        const std::string extension(
+            query::code_file_extension(w.techniques, *s.code, s.file_name.value_or("")));
+        w.path = entry_path(e, extension);
+        // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
+        if (!paths.insert(w.path).second) {
+          w.path = entry_path(e, "_" + std::to_string(it->second) + extension);
+          paths.insert(w.path);
+        }
+        const fs::path file = folder / w.path;
+        std::error_code dir_error;
+        fs::create_directories(file.parent_path(), dir_error);
+        if (dir_error) {
+          throw IoError("cannot create " + file.parent_path().string() + ": " +
+                        dir_error.message());
+        }
+        write_whole_file(file, *s.code);
+        w.bytes = s.code->size();
+        w.sha256 = sha256_hex(*s.code);
+        out.files[it->second] = std::move(w);
+        ++out.count;
+        out.bytes += s.code->size();
+        progress.update(out.count, "files", entries.size());
+      },
+      stats);
+  return out;
+}
+
+// The manifest, a row per file written; returns the duplicates --dedup dropped.
+uint64_t write_manifest(const fs::path& folder, const std::vector<analysis::ExtractEntry>& entries,
+                        const WrittenCode& written, bool dedup_exact) {
+  result::ResultTable manifest(query::extract_manifest_columns(dedup_exact),
+                               query::kExtractManifestRule);
+  uint64_t duplicates = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    duplicates += entries[i].duplicates_dropped;
+    if (written.files[i]) {
+      query::add_manifest_row(manifest, entries[i], *written.files[i], dedup_exact);
+    }
+  }
+  write_whole_file(folder / "manifest.jsonl", report::table_text(manifest, report::Format::JSONL));
+  return duplicates;
+}
+
+// The summary's line on stderr, and the leaderboards' reliability notes, once each, as every
+// command shows them.
+void print_extract_summary(result::ResultTable& summary, std::FILE* err) {
+  const SummaryRow row(summary);
+  std::string line = "kbdata: extract: " + std::to_string(*row.count("files")) + " file(s), " +
+                     std::to_string(*row.count("bytes")) + " bytes of code, " +
+                     std::to_string(*row.count("skipped")) + " skipped (no code)";
+  if (const std::optional<int64_t> dropped = row.count("duplicates_dropped")) {
+    line += ", " + std::to_string(*dropped) + " duplicate(s) dropped";
+  }
+  report::write_all(err, line + " -> " + *row.text("folder") + "\n");
+  report::Notes notes(report::Format::CSV, err);
+  for (const result::ResultTable::Leaderboard& l : summary.leaderboards()) {
+    notes.seen(l.id, l.problem_name);
+  }
+}
+
 }  // namespace
 
 std::string safe_path_component(const std::string& name) {
@@ -206,21 +369,7 @@ std::string safe_path_component(const std::string& name) {
 }
 
 void run_extract(const ExtractOptions& options, std::FILE* err) {
-  const int modes = (options.top ? 1 : 0) + (options.user_id ? 1 : 0) +
-                    (options.user_name ? 1 : 0) + (options.all ? 1 : 0);
-  if (modes != 1) {
-    throw UsageError("extract needs exactly one of --top K, --user-id U, --user-name U, --all");
-  }
-  if (!options.problem) throw UsageError("extract needs --problem NAME");
-  if (options.top && *options.top <= 0) throw UsageError("--top must be 1 or more");
-  if (options.dedup && *options.dedup != "exact") {
-    throw UsageError("--dedup takes exact (one file per distinct code)");
-  }
-  if (options.out.empty()) throw UsageError("extract needs --out DIR");
-  const fs::path target = fs::path(options.out).lexically_normal();
-  if (target.filename().empty() || target.filename() == "." || target.filename() == "..") {
-    throw UsageError("--out must name a folder, not " + options.out);
-  }
+  const fs::path target = check_extract_options(options);
   analysis::ExtractRequest request;
   request.top = options.top.value_or(0);
   request.dedup_exact = options.dedup.has_value();
@@ -236,58 +385,14 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
     load.filter.passed_only = true;
   }
 
-  std::error_code ec;
-  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!fs::is_directory(parent, ec)) {
-    throw UsageError("--out " + options.out + ": its folder " + parent.string() +
-                     " does not exist");
-  }
-  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
-    throw IoError("--out " + options.out + ": cannot write into " + parent.string() + ": " +
-                  std::strerror(errno));
-  }
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
-  // --out may not be, or hold, the data (or the working folder): --force would delete it.
-  refuse_folder_holding_inputs(target.string(), "--out");
-  const fs::file_status out_status = fs::symlink_status(target, ec);
-  const bool out_exists = fs::exists(out_status);
-  if (out_exists) {
-    if (!fs::is_directory(out_status)) {
-      throw UsageError("--out " + options.out + " exists and is not a folder");
-    }
-    if (!fs::is_empty(target, ec)) {
-      if (!options.force) {
-        throw UsageError("--out " + options.out +
-                         " exists and is not empty; --force replaces it if kbdata extract made it");
-      }
-      require_made_by_extract(target, options.out);
-    }
-  }
+  check_out_folder(options, target);
   exclude_flagged(options.exclude_flagged, dir, load, err);
 
   dataset::LoadStats stats;
-
-  // Pass 1: metadata only, to choose the rows.
-  std::vector<dataset::Submission> rows;
-  {
-    Progress progress(err, "extract: choosing from " + *options.problem);
-    dataset::load_dir(
-        dir, load,
-        [&](dataset::Submission&& s) {
-          rows.push_back(std::move(s));
-          progress.update(rows.size(), "rows");
-        },
-        stats);
-  }
-  const std::vector<analysis::ExtractEntry> entries = analysis::select_for_extract(rows, request);
-  rows.clear();
-  rows.shrink_to_fit();
-  std::map<std::pair<int64_t, std::optional<std::string>>, size_t> wanted;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    wanted.emplace(std::make_pair(entries[i].row.submission_id, entries[i].row.runner), i);
-  }
-
+  const std::vector<analysis::ExtractEntry> entries =
+      choose_rows(dir, load, request, *options.problem, err, stats);
   if (entries.empty()) {
     report_load(options.data, stats, err);
     report::write_all(err, "kbdata: extract: nothing selected (no " +
@@ -298,85 +403,22 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
     return;
   }
 
-  // Pass 2: the chosen rows' code, written as it streams past.
   TemporaryFolder folder(target);
-  std::vector<std::optional<query::ExtractedFile>> written(entries.size());
-  std::set<std::string> paths;
-  uint64_t files = 0;
-  uint64_t bytes = 0;
-  {
-    load.with_code = true;
-    Progress progress(err, "extract: writing " + *options.problem);
-    dataset::load_dir(
-        dir, load,
-        [&](dataset::Submission&& s) {
-          auto it = wanted.find({s.submission_id, s.runner});
-          // Empty code is no code: no 0-byte file, and counted among the skipped.
-          if (it == wanted.end() || written[it->second] || !s.code || s.code->empty()) return;
-          const analysis::ExtractEntry& e = entries[it->second];
-          // What the code uses (docs/techniques.md) is the manifest's and decides the
-          // extension.
-          query::ExtractedFile w;
-          w.techniques = query::classify_row(s, *s.code);
-          const std::string extension(
-              query::code_file_extension(w.techniques, *s.code, s.file_name.value_or("")));
-          w.path = entry_path(e, extension);
-          // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
-          if (!paths.insert(w.path).second) {
-            w.path = entry_path(e, "_" + std::to_string(it->second) + extension);
-            paths.insert(w.path);
-          }
-          const fs::path file = folder.path() / w.path;
-          std::error_code dir_error;
-          fs::create_directories(file.parent_path(), dir_error);
-          if (dir_error) {
-            throw IoError("cannot create " + file.parent_path().string() + ": " +
-                          dir_error.message());
-          }
-          write_whole_file(file, *s.code);
-          w.bytes = s.code->size();
-          w.sha256 = sha256_hex(*s.code);
-          written[it->second] = std::move(w);
-          ++files;
-          bytes += s.code->size();
-          progress.update(files, "files", entries.size());
-        },
-        stats);
-  }
+  const WrittenCode written =
+      write_code(dir, load, entries, *options.problem, folder.path(), err, stats);
   report_load(options.data, stats, err);
-
-  result::ResultTable manifest(query::extract_manifest_columns(request.dedup_exact),
-                               query::kExtractManifestRule);
-  uint64_t duplicates = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    duplicates += entries[i].duplicates_dropped;
-    if (written[i]) query::add_manifest_row(manifest, entries[i], *written[i], request.dedup_exact);
-  }
-  write_whole_file(folder.path() / "manifest.jsonl",
-                   report::table_text(manifest, report::Format::JSONL));
+  const uint64_t duplicates = write_manifest(folder.path(), entries, written, request.dedup_exact);
   move_into_place(folder, target);
 
-  result::ResultTable summary = query::extract_summary({.files = files,
-                                                        .bytes = bytes,
-                                                        .skipped = entries.size() - files,
+  result::ResultTable summary = query::extract_summary({.files = written.count,
+                                                        .bytes = written.bytes,
+                                                        .skipped = entries.size() - written.count,
                                                         .dedup = request.dedup_exact,
                                                         .duplicates_dropped = duplicates,
                                                         .folder = target.string()},
                                                        entries);
   if (hand_over(summary)) return;
-  const SummaryRow row(summary);
-  std::string line = "kbdata: extract: " + std::to_string(*row.count("files")) + " file(s), " +
-                     std::to_string(*row.count("bytes")) + " bytes of code, " +
-                     std::to_string(*row.count("skipped")) + " skipped (no code)";
-  if (const std::optional<int64_t> dropped = row.count("duplicates_dropped")) {
-    line += ", " + std::to_string(*dropped) + " duplicate(s) dropped";
-  }
-  report::write_all(err, line + " -> " + *row.text("folder") + "\n");
-  // The leaderboards' reliability notes, once each, as every command shows them on stderr.
-  report::Notes notes(report::Format::CSV, err);
-  for (const result::ResultTable::Leaderboard& l : summary.leaderboards()) {
-    notes.seen(l.id, l.problem_name);
-  }
+  print_extract_summary(summary, err);
 }
 
 void add_extract_command(CLI::App& app, Commands& commands) {

@@ -250,6 +250,87 @@ std::string utf8(const std::string& bytes) {
   return out;
 }
 
+// A column chunk's "page_index": the pages the index gives, or else why it could not be read
+// (nothing when the chunk has none).
+void page_index_json(JsonWriter& json, const ColumnDescriptor& leaf, const ChunkPages& pages,
+                     int64_t group_rows) {
+  if (pages.any()) {
+    json.key("page_index").begin_object();
+    json.member("column_index", pages.columns.has_value());
+    json.member("offset_index", pages.offsets.has_value());
+    if (pages.columns) {
+      json.member("boundary_order", boundary_order_text(pages.columns->boundary_order));
+    }
+    json.key("pages").begin_array();
+    size_t i = 0;
+    for (const PageRow& r : page_rows(leaf, pages, group_rows)) {
+      json.begin_object();
+      json.member("page", static_cast<uint64_t>(i++));
+      optional_member(json, "first_row", r.first_row);
+      optional_member(json, "rows", r.rows);
+      optional_member(json, "offset", r.offset);
+      optional_member(json, "compressed_bytes", r.compressed);
+      optional_member(json, "null_page", r.null_page);
+      optional_member(json, "null_count", r.nulls);
+      optional_member(json, "min", r.min);
+      optional_member(json, "max", r.max);
+      json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+  } else if (!pages.error.empty()) {
+    json.key("page_index").begin_object().member("error", pages.error).end_object();
+  }
+}
+
+// A column chunk's object in "row_groups": its metadata, page index and statistics.
+void chunk_json(JsonWriter& json, FileReader& reader, int g, int c) {
+  const auto& leaves = reader.schema().leaves();
+  const auto& group = reader.metadata().row_groups[g];
+  const auto& chunk = group.columns[c];
+  json.begin_object();
+  json.member("path", leaves[c].dotted_path);
+  if (!chunk.meta_data) {
+    json.key("metadata").null();
+    json.end_object();
+    return;
+  }
+  const ColumnMetaData& m = *chunk.meta_data;
+  json.member("physical_type", parquet::to_string(m.type));
+  json.member("codec", parquet::to_string(m.codec));
+  json.key("encodings").begin_array();
+  for (auto e : m.encodings) json.string(parquet::to_string(e));
+  json.end_array();
+  json.member("num_values", m.num_values);
+  json.member("compressed_bytes", m.total_compressed_size);
+  json.member("uncompressed_bytes", m.total_uncompressed_size);
+  json.member("data_page_offset", m.data_page_offset);
+  if (m.dictionary_page_offset) {
+    json.member("dictionary_page_offset", *m.dictionary_page_offset);
+  }
+  if (chunk.column_index_offset) json.member("column_index_offset", *chunk.column_index_offset);
+  if (chunk.offset_index_offset) json.member("offset_index_offset", *chunk.offset_index_offset);
+  ChunkPages pages = read_chunk_pages(reader, g, c);
+  page_index_json(json, leaves[c], pages, group.num_rows);
+  if (m.statistics) {
+    const MinMax mm = chunk_min_max(leaves[c], *m.statistics);
+    const std::optional<int64_t>& nulls = m.statistics->null_count;
+    const std::optional<int64_t>& distinct = m.statistics->distinct_count;
+    json.key("statistics");
+    if (!nulls && !distinct && !mm.min && !mm.max) {
+      json.null();  // statistics that say nothing kbdata reads
+    } else {
+      json.begin_object();
+      if (nulls) json.member("null_count", *nulls);
+      if (distinct) json.member("distinct_count", *distinct);
+      if (mm.min) json.member("min", *mm.min);
+      if (mm.max) json.member("max", *mm.max);
+      json.end_object();
+    }
+  }
+  json.end_object();
+}
+
 // The --json document (docs/cli.md, "inspect"), by the one writer of JSON documents, indented
 // by two spaces; texts from the file (names, keys, values, statistics) with invalid UTF-8
 // repaired.
@@ -298,75 +379,7 @@ std::string inspect_json(FileReader& reader) {
     json.member("total_byte_size", group.total_byte_size);
     json.key("columns").begin_array();
     for (size_t c = 0; c < group.columns.size(); ++c) {
-      const auto& chunk = group.columns[c];
-      json.begin_object();
-      json.member("path", leaves[c].dotted_path);
-      if (!chunk.meta_data) {
-        json.key("metadata").null();
-        json.end_object();
-        continue;
-      }
-      const ColumnMetaData& m = *chunk.meta_data;
-      json.member("physical_type", parquet::to_string(m.type));
-      json.member("codec", parquet::to_string(m.codec));
-      json.key("encodings").begin_array();
-      for (auto e : m.encodings) json.string(parquet::to_string(e));
-      json.end_array();
-      json.member("num_values", m.num_values);
-      json.member("compressed_bytes", m.total_compressed_size);
-      json.member("uncompressed_bytes", m.total_uncompressed_size);
-      json.member("data_page_offset", m.data_page_offset);
-      if (m.dictionary_page_offset) {
-        json.member("dictionary_page_offset", *m.dictionary_page_offset);
-      }
-      if (chunk.column_index_offset) json.member("column_index_offset", *chunk.column_index_offset);
-      if (chunk.offset_index_offset) json.member("offset_index_offset", *chunk.offset_index_offset);
-      ChunkPages pages = read_chunk_pages(reader, static_cast<int>(g), static_cast<int>(c));
-      // The pages the index gives, or else why it could not be read.
-      if (pages.any()) {
-        json.key("page_index").begin_object();
-        json.member("column_index", pages.columns.has_value());
-        json.member("offset_index", pages.offsets.has_value());
-        if (pages.columns) {
-          json.member("boundary_order", boundary_order_text(pages.columns->boundary_order));
-        }
-        json.key("pages").begin_array();
-        size_t i = 0;
-        for (const PageRow& r : page_rows(leaves[c], pages, group.num_rows)) {
-          json.begin_object();
-          json.member("page", static_cast<uint64_t>(i++));
-          optional_member(json, "first_row", r.first_row);
-          optional_member(json, "rows", r.rows);
-          optional_member(json, "offset", r.offset);
-          optional_member(json, "compressed_bytes", r.compressed);
-          optional_member(json, "null_page", r.null_page);
-          optional_member(json, "null_count", r.nulls);
-          optional_member(json, "min", r.min);
-          optional_member(json, "max", r.max);
-          json.end_object();
-        }
-        json.end_array();
-        json.end_object();
-      } else if (!pages.error.empty()) {
-        json.key("page_index").begin_object().member("error", pages.error).end_object();
-      }
-      if (m.statistics) {
-        const MinMax mm = chunk_min_max(leaves[c], *m.statistics);
-        const std::optional<int64_t>& nulls = m.statistics->null_count;
-        const std::optional<int64_t>& distinct = m.statistics->distinct_count;
-        json.key("statistics");
-        if (!nulls && !distinct && !mm.min && !mm.max) {
-          json.null();  // statistics that say nothing kbdata reads
-        } else {
-          json.begin_object();
-          if (nulls) json.member("null_count", *nulls);
-          if (distinct) json.member("distinct_count", *distinct);
-          if (mm.min) json.member("min", *mm.min);
-          if (mm.max) json.member("max", *mm.max);
-          json.end_object();
-        }
-      }
-      json.end_object();
+      chunk_json(json, reader, static_cast<int>(g), static_cast<int>(c));
     }
     json.end_array();
     json.end_object();

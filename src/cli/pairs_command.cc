@@ -133,9 +133,9 @@ std::string pairs_summary_text(result::ResultTable& summary, bool with_files) {
   return text;
 }
 
-}  // namespace
-
-void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
+// The builder's options that the flags give (no data read yet): the output, the rules, the
+// versions chosen and the selection the card names, the decontamination set.
+pairs::PairsOptions pairs_options(const PairsCommandOptions& options, const std::string& card) {
   pairs::PairsOptions p;
   // Embedded (the Python module): the rows are the answer, handed over as a result table; no
   // file is written.
@@ -144,8 +144,6 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
     throw UsageError("--out FILE is required: where the rows go (.jsonl or .parquet)");
   }
   p.out = options.out;
-  // Named after OUT, so that two outputs in one folder never share (and replace) one card.
-  const std::string card = options.card.value_or(pairs::default_card_path(options.out));
   p.card = card;
   if (options.format) {
     p.format = pairs::parse_format(*options.format);
@@ -164,13 +162,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
   p.command_line = invoked_command_line();
   pairs::check_options(p);
 
-  // The load reads whole series (leaderboard, runner): they all feed the noise estimates; the
-  // user and the time range choose the versions.
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.problem = options.rows.problem;
-  load.filter.leaderboard_id = options.leaderboard;
-  load.filter.runner = options.rows.runner;
+  // The user and the time range choose the versions.
   p.versions.user = options.rows.user;
   set_time_range(p.versions, options.rows.since, options.rows.until);
   for (const auto& [flag, value] :
@@ -191,6 +183,22 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
     p.benchmarks = benchmarks;
     p.benchmarks_path = *options.decontaminate;
   }
+  return p;
+}
+
+}  // namespace
+
+void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* err) {
+  // Named after OUT, so that two outputs in one folder never share (and replace) one card.
+  const std::string card = options.card.value_or(pairs::default_card_path(options.out));
+  pairs::PairsOptions p = pairs_options(options, card);
+
+  // The load reads whole series (leaderboard, runner): they all feed the noise estimates.
+  dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
+  load.filter.problem = options.rows.problem;
+  load.filter.leaderboard_id = options.leaderboard;
+  load.filter.runner = options.rows.runner;
 
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);

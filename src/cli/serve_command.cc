@@ -73,6 +73,97 @@ sigset_t stop_signals() {
   return set;
 }
 
+// The site's options: the folder, which every answer opens afresh (what opening says, notes on
+// files not read, was said at start-up), and /api/configs: the configs query's answer, of a
+// folder or of an hf:// data set's tree (which the site cannot list itself: it knows no hub).
+serve::SiteOptions site_options_of(const dataset::DataDir& dir, const DataOptions& data) {
+  serve::SiteOptions site_options;
+  site_options.folder = dir.path;
+  site_options.threads = data.threads.value_or(0);
+  site_options.open = [data] {
+    dataset::DataDir opened;
+    (void)report::rendered_text(
+        [&](std::FILE*, std::FILE* notes) { opened = open_data_dir(data, notes); });
+    return opened;
+  };
+  site_options.configs_json = [data] {
+    std::string document;
+    (void)report::rendered_text(
+        [&](std::FILE*, std::FILE* notes) { document = configs_json_document(data, notes); });
+    return document;
+  };
+  return site_options;
+}
+
+// Where the site is served, on stdout; on stderr, a warning when it is not only this machine's.
+void say_where(const ServeOptions& options, const std::string& folder, int port, std::FILE* out,
+               std::FILE* err) {
+  const std::string host =
+      options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
+  if (!serve::is_loopback(options.bind)) {
+    report::write_all(err, "kbdata: WARNING: serving on " + options.bind +
+                               ", not only this machine: anyone who can reach it on port " +
+                               std::to_string(port) +
+                               " can read this data (--bind 127.0.0.1 keeps it local)\n");
+  }
+  report::write_all(
+      out, "kbdata: serving " + folder + " at http://" + host + ":" + std::to_string(port) + "/\n");
+  std::fflush(out);
+}
+
+// The index, built while the server already answers (from the files until it is ready), within
+// --index-memory; its state told to the site's /api/status and its end to stderr. Gives up when
+// `stopping` is set or the folder changes.
+void build_index(serve::Site& site, const dataset::DataDir& dir, const ServeOptions& options,
+                 int threads, const std::atomic<bool>& stopping, std::FILE* err) {
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const uint64_t limit = static_cast<uint64_t>(options.index_memory_mb) << 20;
+  try {
+    const std::vector<dataset::PrepareStep> steps = {
+        analysis::NoiseBuilder::prepare_step(), audit::audit_step(audit::folder_references(dir)),
+        query::techniques_step(), analysis::near_duplicate_step()};
+    uint64_t stopped_at = 0;
+    std::shared_ptr<const dataset::Resident> resident = dataset::Resident::build(
+        dir, steps, threads, limit,
+        [&](uint64_t rows) {
+          site.set_status({"building", rows, 0, seconds(), ""});
+          return !stopping.load() && !site.stale();
+        },
+        &stopped_at);
+    if (stopping || site.stale()) return;
+    if (resident == nullptr) {
+      site.set_status({"over the limit", stopped_at, limit, seconds(), ""});
+      say(err, "kbdata: note: the index would pass --index-memory " +
+                   std::to_string(options.index_memory_mb) + " MB after " +
+                   std::to_string(stopped_at) + " rows; pages read the files (slower)\n");
+      return;
+    }
+    serve::IndexStatus ready{"warming", resident->rows(), resident->bytes(), seconds(), ""};
+    site.set_resident(std::move(resident), ready);
+    ::malloc_trim(0);  // the build's batches of code, freed, go back to the system
+    ready.leaderboard_bytes = site.warm(stopping);
+    if (stopping || site.stale()) return;
+    ready.state = "ready";
+    ready.seconds = seconds();
+    site.set_status(ready);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "kbdata: index ready: %llu rows, %.0f MB, and every leaderboard's pages "
+                  "(%.1f MB), in %.1f s\n",
+                  static_cast<unsigned long long>(ready.rows),
+                  static_cast<double>(ready.bytes) / (1 << 20),
+                  static_cast<double>(ready.leaderboard_bytes) / (1 << 20), ready.seconds);
+    say(err, line);
+  } catch (const std::exception& e) {
+    site.set_status({"failed", 0, 0, seconds(), e.what()});
+    say(err, std::string("kbdata: the index could not be built (pages read the files): ") +
+                 e.what() + "\n");
+  }
+}
+
 }  // namespace
 
 void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
@@ -86,26 +177,7 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   const dataset::DataDir dir = open_data_dir(options.data, err);
   DataOptions data = options.data;
   data.data = dir.path;
-  serve::SiteOptions site_options;
-  site_options.folder = dir.path;
-  site_options.threads = data.threads.value_or(0);
-  // Every answer opens the folder afresh; what opening says (notes on files not read) was said at
-  // start-up.
-  site_options.open = [data] {
-    dataset::DataDir opened;
-    (void)report::rendered_text(
-        [&](std::FILE*, std::FILE* notes) { opened = open_data_dir(data, notes); });
-    return opened;
-  };
-  // /api/configs: the configs query's answer, of a folder or of an hf:// data set's tree (which
-  // the site cannot list itself: it knows no hub).
-  site_options.configs_json = [data] {
-    std::string document;
-    (void)report::rendered_text(
-        [&](std::FILE*, std::FILE* notes) { document = configs_json_document(data, notes); });
-    return document;
-  };
-  serve::Site site(std::move(site_options));
+  serve::Site site(site_options_of(dir, data));
   serve::ServerOptions server_options;
   server_options.bind = options.bind;
   server_options.port = options.port;
@@ -117,72 +189,13 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   ::pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   serve::Server server(server_options, load_backend());
   site.add_routes(server);
-  const int port = server.bind();
-  const std::string host =
-      options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
-  if (!serve::is_loopback(options.bind)) {
-    report::write_all(err, "kbdata: WARNING: serving on " + options.bind +
-                               ", not only this machine: anyone who can reach it on port " +
-                               std::to_string(port) +
-                               " can read this data (--bind 127.0.0.1 keeps it local)\n");
-  }
-  report::write_all(out, "kbdata: serving " + dir.path + " at http://" + host + ":" +
-                             std::to_string(port) + "/\n");
-  std::fflush(out);
-  // The index: built while the server already answers (from the files until it is ready).
+  say_where(options, dir.path, server.bind(), out, err);
   std::atomic<bool> stopping = false;
   std::thread indexer;
   if (options.index_memory_mb > 0) {
     site.set_status({"building", 0, 0, 0, "", 0});
-    indexer = std::thread([&, dir] {
-      const auto start = std::chrono::steady_clock::now();
-      auto seconds = [&start] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      };
-      const uint64_t limit = static_cast<uint64_t>(options.index_memory_mb) << 20;
-      try {
-        const std::vector<dataset::PrepareStep> steps = {
-            analysis::NoiseBuilder::prepare_step(),
-            audit::audit_step(audit::folder_references(dir)), query::techniques_step(),
-            analysis::near_duplicate_step()};
-        uint64_t stopped_at = 0;
-        std::shared_ptr<const dataset::Resident> resident = dataset::Resident::build(
-            dir, steps, data.threads.value_or(0), limit,
-            [&](uint64_t rows) {
-              site.set_status({"building", rows, 0, seconds(), ""});
-              return !stopping.load() && !site.stale();
-            },
-            &stopped_at);
-        if (stopping || site.stale()) return;
-        if (resident == nullptr) {
-          site.set_status({"over the limit", stopped_at, limit, seconds(), ""});
-          say(err, "kbdata: note: the index would pass --index-memory " +
-                       std::to_string(options.index_memory_mb) + " MB after " +
-                       std::to_string(stopped_at) + " rows; pages read the files (slower)\n");
-          return;
-        }
-        serve::IndexStatus ready{"warming", resident->rows(), resident->bytes(), seconds(), ""};
-        site.set_resident(std::move(resident), ready);
-        ::malloc_trim(0);  // the build's batches of code, freed, go back to the system
-        ready.leaderboard_bytes = site.warm(stopping);
-        if (stopping || site.stale()) return;
-        ready.state = "ready";
-        ready.seconds = seconds();
-        site.set_status(ready);
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "kbdata: index ready: %llu rows, %.0f MB, and every leaderboard's pages "
-                      "(%.1f MB), in %.1f s\n",
-                      static_cast<unsigned long long>(ready.rows),
-                      static_cast<double>(ready.bytes) / (1 << 20),
-                      static_cast<double>(ready.leaderboard_bytes) / (1 << 20), ready.seconds);
-        say(err, line);
-      } catch (const std::exception& e) {
-        site.set_status({"failed", 0, 0, seconds(), e.what()});
-        say(err, std::string("kbdata: the index could not be built (pages read the files): ") +
-                     e.what() + "\n");
-      }
-    });
+    indexer = std::thread(
+        [&, dir] { build_index(site, dir, options, data.threads.value_or(0), stopping, err); });
   }
   std::thread watcher([&server, signals] {
     int signal = 0;

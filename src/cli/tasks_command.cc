@@ -98,6 +98,65 @@ std::string tasks_card_text(const TasksOptions& options, const std::string& data
   return t;
 }
 
+// What the load reads: every row, whatever its outcome (first and last submission count them
+// all); with a decontamination set, the code only of qualifying rows, checked against the set on
+// the scan's workers.
+dataset::LoadOptions tasks_load(const TasksOptions& options, const dataset::DataDir& dir,
+                                const std::shared_ptr<const pairs::BenchmarkSet>& set,
+                                std::FILE* err) {
+  dataset::LoadOptions load;
+  load.threads = options.data.threads.value_or(0);
+  load.filter.runner = options.runner;
+  load.with_details = false;
+  resolve_filter(dir, load.filter);
+  exclude_flagged(options.exclude_flagged, dir, load, err);
+  if (set) {
+    load.with_code = true;
+    load.code_wanted = [](const dataset::Submission& s) { return dataset::qualifies(s); };
+    load.prepare = [set](dataset::Submission& s, std::optional<std::string_view> code) {
+      if (code && dataset::qualifies(s)) {
+        s.prepared = set->check(*code) != pairs::Contamination::NONE;
+      }
+    };
+  }
+  return load;
+}
+
+// The noise per epoch, only when some task is written (finish may be called again), of the one
+// problem asked when there is one (pushed down to the load).
+std::map<int, std::vector<analysis::SeriesNoise>> tasks_noise(query::TasksQuery& tasks,
+                                                              const TasksOptions& options,
+                                                              const dataset::DataDir& dir,
+                                                              const dataset::Filter& filter,
+                                                              std::FILE* err) {
+  if (tasks.finish({}).rows() == 0) return {};
+  // Every runner's rows, as `kbdata noise -p` reads them: consecutive versions are consecutive
+  // whatever the runner (place measures the same way).
+  dataset::Filter noise_filter = filter;
+  noise_filter.runner.reset();
+  if (options.problems.size() == 1) noise_filter.problem = options.problems.front();
+  return query::measure_noise_by_epoch(noise_filter, options.data.threads.value_or(0), 0.98,
+                                       query_loader(dir, options.data, err));
+}
+
+// Why no task was written: a problem asked that nothing ranks on, every task begun before
+// --after, or no qualifying submission.
+std::string why_no_tasks(const TasksOptions& options, const dataset::DataDir& dir,
+                         const query::TasksCounts& counts, const dataset::Filter& filter) {
+  std::string why = "kbdata: no tasks";
+  for (const std::string& p : options.problems) {
+    if (!std::binary_search(counts.problems_seen.begin(), counts.problems_seen.end(), p)) {
+      return why + ": nothing ranks on problem '" + p + "' in " + dir.path +
+             did_you_mean(p, counts.problems_seen);
+    }
+  }
+  if (counts.before_after > 0) {
+    return why + ": all " + std::to_string(counts.before_after) + " began before --after " +
+           *options.after;
+  }
+  return why + " (no qualifying submission)" + why_empty(dir, filter);
+}
+
 }  // namespace
 
 void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
@@ -127,23 +186,7 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
     }
   }
 
-  // Every row, whatever its outcome (first and last submission count them all); the code only
-  // of qualifying rows, checked against the set on the scan's workers.
-  dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
-  load.filter.runner = options.runner;
-  load.with_details = false;
-  resolve_filter(dir, load.filter);
-  exclude_flagged(options.exclude_flagged, dir, load, err);
-  if (set) {
-    load.with_code = true;
-    load.code_wanted = [](const dataset::Submission& s) { return dataset::qualifies(s); };
-    load.prepare = [set](dataset::Submission& s, std::optional<std::string_view> code) {
-      if (code && dataset::qualifies(s)) {
-        s.prepared = set->check(*code) != pairs::Contamination::NONE;
-      }
-    };
-  }
+  const dataset::LoadOptions load = tasks_load(options, dir, set, err);
   query::TasksQuery tasks(std::move(request));
   load_submissions(
       dir, options.data, load, "reading the tasks",
@@ -153,39 +196,10 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
       },
       err);
 
-  // The noise per epoch, only when some task is written (finish may be called again), of the one
-  // problem asked when there is one (pushed down to the load).
-  std::map<int, std::vector<analysis::SeriesNoise>> noise;
-  if (tasks.finish({}).rows() > 0) {
-    // Every runner's rows, as `kbdata noise -p` reads them: consecutive versions are consecutive
-    // whatever the runner (place measures the same way).
-    dataset::Filter noise_filter = load.filter;
-    noise_filter.runner.reset();
-    if (options.problems.size() == 1) noise_filter.problem = options.problems.front();
-    noise = query::measure_noise_by_epoch(noise_filter, options.data.threads.value_or(0), 0.98,
-                                          query_loader(dir, options.data, err));
-  }
-  result::ResultTable answer = tasks.finish(noise);
+  result::ResultTable answer = tasks.finish(tasks_noise(tasks, options, dir, load.filter, err));
   const query::TasksCounts& counts = tasks.counts();
-  if (answer.rows() == 0) {
-    std::string why = "kbdata: no tasks";
-    for (const std::string& p : options.problems) {
-      if (!std::binary_search(counts.problems_seen.begin(), counts.problems_seen.end(), p)) {
-        why += ": nothing ranks on problem '" + p + "' in " + dir.path +
-               did_you_mean(p, counts.problems_seen);
-        break;
-      }
-    }
-    if (why == "kbdata: no tasks") {
-      if (counts.before_after > 0) {
-        why += ": all " + std::to_string(counts.before_after) + " began before --after " +
-               *options.after;
-      } else {
-        why += " (no qualifying submission)" + why_empty(dir, load.filter);
-      }
-    }
-    report::write_all(err, why + "\n");
-  }
+  if (answer.rows() == 0)
+    report::write_all(err, why_no_tasks(options, dir, counts, load.filter) + "\n");
   std::string line = std::to_string(counts.tasks) + (counts.tasks == 1 ? " task" : " tasks");
   if (options.after) {
     line += "; " + std::to_string(counts.before_after) + " began before --after " + *options.after;
