@@ -149,6 +149,175 @@ std::vector<std::string> PlaceQuery::problems_without_rows() const {
   return {out.begin(), out.end()};
 }
 
+std::string PlaceQuery::epoch_refusal(const Placement& p, const Task& task) {
+  const std::string where = task.problem_name + " on " + runner_text(task.runner);
+  bool exists = true;
+  const std::optional<int64_t> start = epoch_start(task.leaderboard_id, task.epoch, exists);
+  if (!exists) {
+    return where + " has no harness epoch " + std::to_string(task.epoch) + " (its epochs: 0.." +
+           std::to_string(dataset::epoch_changes(task.leaderboard_id).size()) + ")";
+  }
+  if (p.epoch && *p.epoch != task.epoch) {
+    return "scored in harness epoch " + std::to_string(*p.epoch) + ", compared with epoch " +
+           std::to_string(task.epoch) + ": scores of different harness epochs are not compared";
+  }
+  if (start && task.at < *start) {
+    return std::string(task.at_given ? "--at " : "the time ") + report::people_time_text(task.at) +
+           " is before harness epoch " + std::to_string(task.epoch) + " of " + task.problem_name +
+           " began (" + report::people_time_text(*start) + "): no score of that epoch existed then";
+  }
+  return "";
+}
+
+std::vector<analysis::Ranking> PlaceQuery::humans_ranking(const Task& task) {
+  analysis::RankingBuilder builder;
+  for (const HumanRow& r : task.rows) {
+    if (r.submission_time > task.at ||
+        dataset::epoch_of(task.leaderboard_id, r.submission_time) != task.epoch) {
+      continue;
+    }
+    dataset::Submission s;
+    s.leaderboard_id = task.leaderboard_id;
+    s.problem_name = task.problem_name;
+    s.runner = task.runner;
+    s.user_id = r.user_id;
+    s.user_name = r.user_name;
+    s.score = r.score;
+    s.passed = true;
+    s.status = "succeeded";
+    s.submission_id = r.submission_id;
+    s.submission_time = r.submission_time;
+    builder.add(s);
+  }
+  return builder.finish();
+}
+
+void PlaceQuery::noise_cells(const Placement& p, const Task& task, analysis::Ranking ranking,
+                             const analysis::SeriesNoise* series, std::vector<Cell>& cells) {
+  // Each human's measurements: the qualifying rows of its code.
+  std::map<std::pair<std::string, int64_t>, int64_t> code_rows;
+  std::map<int64_t, int64_t> code_of;
+  for (const HumanRow& r : task.rows) {
+    if (!r.code_id || r.submission_time > task.at ||
+        dataset::epoch_of(task.leaderboard_id, r.submission_time) != task.epoch) {
+      continue;
+    }
+    ++code_rows[{r.user_id, *r.code_id}];
+    code_of[r.submission_id] = *r.code_id;
+  }
+  std::vector<int64_t> measurements;
+  for (const analysis::RankedEntry& e : ranking.entries) {
+    const auto code = code_of.find(e.submission_id);
+    measurements.push_back(code == code_of.end() ? 1 : code_rows[{e.user_id, code->second}]);
+  }
+  const int64_t users = static_cast<int64_t>(ranking.entries.size());
+  analysis::RankedEntry model;
+  model.user_id = "";
+  model.score = p.score;
+  model.submission_time = task.at;
+  ranking.entries.push_back(model);
+  measurements.push_back(1);
+  const std::vector<analysis::RankUncertainty> u =
+      analysis::rank_uncertainty(ranking, series, measurements);
+  const analysis::RankUncertainty& mine = u.back();
+  cells[15] = result::optional_cell(mine.sigma);
+  cells[16] = mine.rank_best;
+  cells[17] = mine.rank_worst;
+  if (mine.sigma) {
+    for (int k = 0; k < kTopHumans && k < users; ++k) {
+      const double sigma_human =
+          u[k].sigma.value_or(0) / std::sqrt(static_cast<double>(u[k].measurements));
+      cells[18 + k] =
+          probability_faster(p.score, ranking.entries[k].score, *mine.sigma, sigma_human);
+    }
+  }
+}
+
+bool PlaceQuery::place_in(const Placement& p, const Task& task,
+                          const std::map<int, std::vector<analysis::SeriesNoise>>& noise,
+                          result::ResultTable& table) {
+  Outcome outcome;
+  outcome.label = p.label;
+  outcome.leaderboard_id = task.leaderboard_id;
+  outcome.problem_name = task.problem_name;
+  std::vector<Cell> cells(place_columns().size());
+  cells[0] = result::optional_cell(p.label);
+  cells[1] = task.problem_name;
+  cells[2] = task.leaderboard_id;
+  cells[3] = result::optional_cell(task.runner);
+  cells[4] = p.score;
+  cells[5] = static_cast<int64_t>(task.epoch);
+  cells[6] = task.at;
+  std::string why = epoch_refusal(p, task);
+  const std::vector<analysis::Ranking> rankings =
+      why.empty() ? humans_ranking(task) : std::vector<analysis::Ranking>{};
+  if (why.empty() && rankings.empty()) {
+    why = "nothing ranks there: no qualifying submission of " + task.problem_name + " on " +
+          runner_text(task.runner) + " in harness epoch " + std::to_string(task.epoch) +
+          " at or before " + report::people_time_text(task.at);
+  }
+  if (!why.empty()) {
+    cells.back() = why;
+    outcomes_.push_back(std::move(outcome));
+    table.add_row(std::move(cells), task.leaderboard_id, task.problem_name);
+    return false;
+  }
+  const analysis::Ranking& ranking = rankings.front();
+  const std::vector<analysis::RankedEntry>& humans = ranking.entries;
+  const int64_t users = static_cast<int64_t>(humans.size());
+  int64_t faster = 0, slower = 0;
+  std::vector<double> bests;
+  for (const analysis::RankedEntry& e : humans) {
+    faster += e.score < p.score ? 1 : 0;
+    slower += e.score > p.score ? 1 : 0;
+    bests.push_back(e.score);
+  }
+  const double record = humans.front().score;
+  const double median = analysis::quantile_cont(bests, 0.5);
+  cells[7] = users;
+  cells[8] = 1 + faster;
+  cells[9] = 100.0 * static_cast<double>(slower) / static_cast<double>(users);
+  cells[10] = record;
+  cells[11] = record / p.score;
+  if (users >= 10) cells[12] = humans[9].score;
+  cells[13] = median;
+  cells[14] = median / p.score;
+  outcome.placed = true;
+  outcome.factor_median = median / p.score;
+  outcome.beats_median = p.score < median;
+  outcome.beats_record = p.score < record;
+  if (users >= 10) outcome.beats_top10 = p.score < humans[9].score;
+
+  // The noise of the epoch.
+  const analysis::SeriesNoise* series = nullptr;
+  if (const auto n = noise.find(task.epoch); n != noise.end()) {
+    for (const analysis::SeriesNoise& s : n->second) {
+      if (s.leaderboard_id == task.leaderboard_id && s.runner == task.runner) series = &s;
+    }
+  }
+  noise_cells(p, task, ranking, series, cells);
+  outcomes_.push_back(std::move(outcome));
+  table.add_row(std::move(cells), task.leaderboard_id, task.problem_name);
+  return true;
+}
+
+void PlaceQuery::refuse_unmatched(const Placement& p, result::ResultTable& table) {
+  std::vector<Cell> cells(place_columns().size());
+  cells[0] = result::optional_cell(p.label);
+  cells[1] = p.problem;
+  cells[3] = p.runner;
+  cells[4] = p.score;
+  std::string why = "nothing ranks there: no qualifying submission of " + p.problem + " on " +
+                    p.runner + " in the data";
+  const std::vector<std::string> known(problems_seen_.begin(), problems_seen_.end());
+  if (!problems_seen_.count(p.problem)) why += did_you_mean(p.problem, known);
+  cells.back() = why;
+  Outcome outcome;
+  outcome.label = p.label;
+  outcomes_.push_back(std::move(outcome));
+  table.add_row(std::move(cells));
+}
+
 result::ResultTable PlaceQuery::finish(
     const std::map<int, std::vector<analysis::SeriesNoise>>& noise) {
   result::ResultTable table(place_columns(), kPlaceRule);
@@ -162,153 +331,11 @@ result::ResultTable PlaceQuery::finish(
         continue;
       }
       matched = true;
-      Outcome outcome;
-      outcome.label = p.label;
-      outcome.leaderboard_id = task.leaderboard_id;
-      outcome.problem_name = task.problem_name;
-      std::vector<Cell> cells(place_columns().size());
-      cells[0] = result::optional_cell(p.label);
-      cells[1] = task.problem_name;
-      cells[2] = task.leaderboard_id;
-      cells[3] = result::optional_cell(task.runner);
-      cells[4] = p.score;
-      cells[5] = static_cast<int64_t>(task.epoch);
-      cells[6] = task.at;
-      const std::string where = task.problem_name + " on " + runner_text(task.runner);
-      std::string why;
-      bool exists = true;
-      const std::optional<int64_t> start = epoch_start(task.leaderboard_id, task.epoch, exists);
-      if (!exists) {
-        why = where + " has no harness epoch " + std::to_string(task.epoch) + " (its epochs: 0.." +
-              std::to_string(dataset::epoch_changes(task.leaderboard_id).size()) + ")";
-      } else if (p.epoch && *p.epoch != task.epoch) {
-        why = "scored in harness epoch " + std::to_string(*p.epoch) + ", compared with epoch " +
-              std::to_string(task.epoch) + ": scores of different harness epochs are not compared";
-      } else if (start && task.at < *start) {
-        why = std::string(task.at_given ? "--at " : "the time ") +
-              report::people_time_text(task.at) + " is before harness epoch " +
-              std::to_string(task.epoch) + " of " + task.problem_name + " began (" +
-              report::people_time_text(*start) + "): no score of that epoch existed then";
-      }
-      analysis::RankingBuilder builder;
-      if (why.empty()) {
-        for (const HumanRow& r : task.rows) {
-          if (r.submission_time > task.at ||
-              dataset::epoch_of(task.leaderboard_id, r.submission_time) != task.epoch) {
-            continue;
-          }
-          dataset::Submission s;
-          s.leaderboard_id = task.leaderboard_id;
-          s.problem_name = task.problem_name;
-          s.runner = task.runner;
-          s.user_id = r.user_id;
-          s.user_name = r.user_name;
-          s.score = r.score;
-          s.passed = true;
-          s.status = "succeeded";
-          s.submission_id = r.submission_id;
-          s.submission_time = r.submission_time;
-          builder.add(s);
-        }
-      }
-      const std::vector<analysis::Ranking> rankings = builder.finish();
-      if (why.empty() && rankings.empty()) {
-        why = "nothing ranks there: no qualifying submission of " + where + " in harness epoch " +
-              std::to_string(task.epoch) + " at or before " + report::people_time_text(task.at);
-      }
-      if (!why.empty()) {
-        cells.back() = why;
-        ++refused;
-        outcomes_.push_back(std::move(outcome));
-        table.add_row(std::move(cells), task.leaderboard_id, task.problem_name);
-        continue;
-      }
-      analysis::Ranking ranking = rankings.front();
-      const std::vector<analysis::RankedEntry>& humans = ranking.entries;
-      const int64_t users = static_cast<int64_t>(humans.size());
-      int64_t faster = 0, slower = 0;
-      std::vector<double> bests;
-      for (const analysis::RankedEntry& e : humans) {
-        faster += e.score < p.score ? 1 : 0;
-        slower += e.score > p.score ? 1 : 0;
-        bests.push_back(e.score);
-      }
-      const double record = humans.front().score;
-      const double median = analysis::quantile_cont(bests, 0.5);
-      cells[7] = users;
-      cells[8] = 1 + faster;
-      cells[9] = 100.0 * static_cast<double>(slower) / static_cast<double>(users);
-      cells[10] = record;
-      cells[11] = record / p.score;
-      if (users >= 10) cells[12] = humans[9].score;
-      cells[13] = median;
-      cells[14] = median / p.score;
-      outcome.placed = true;
-      outcome.factor_median = median / p.score;
-      outcome.beats_median = p.score < median;
-      outcome.beats_record = p.score < record;
-      if (users >= 10) outcome.beats_top10 = p.score < humans[9].score;
-
-      // The noise of the epoch, and each human's measurements: the qualifying rows of its code.
-      const analysis::SeriesNoise* series = nullptr;
-      if (const auto n = noise.find(task.epoch); n != noise.end()) {
-        for (const analysis::SeriesNoise& s : n->second) {
-          if (s.leaderboard_id == task.leaderboard_id && s.runner == task.runner) series = &s;
-        }
-      }
-      std::map<std::pair<std::string, int64_t>, int64_t> code_rows;
-      std::map<int64_t, int64_t> code_of;
-      for (const HumanRow& r : task.rows) {
-        if (!r.code_id || r.submission_time > task.at ||
-            dataset::epoch_of(task.leaderboard_id, r.submission_time) != task.epoch) {
-          continue;
-        }
-        ++code_rows[{r.user_id, *r.code_id}];
-        code_of[r.submission_id] = *r.code_id;
-      }
-      std::vector<int64_t> measurements;
-      for (const analysis::RankedEntry& e : humans) {
-        const auto code = code_of.find(e.submission_id);
-        measurements.push_back(code == code_of.end() ? 1 : code_rows[{e.user_id, code->second}]);
-      }
-      analysis::RankedEntry model;
-      model.user_id = "";
-      model.score = p.score;
-      model.submission_time = task.at;
-      ranking.entries.push_back(model);
-      measurements.push_back(1);
-      const std::vector<analysis::RankUncertainty> u =
-          analysis::rank_uncertainty(ranking, series, measurements);
-      const analysis::RankUncertainty& mine = u.back();
-      cells[15] = result::optional_cell(mine.sigma);
-      cells[16] = mine.rank_best;
-      cells[17] = mine.rank_worst;
-      if (mine.sigma) {
-        for (int k = 0; k < kTopHumans && k < users; ++k) {
-          const double sigma_human =
-              u[k].sigma.value_or(0) / std::sqrt(static_cast<double>(u[k].measurements));
-          cells[18 + k] = probability_faster(p.score, humans[k].score, *mine.sigma, sigma_human);
-        }
-      }
-      outcomes_.push_back(std::move(outcome));
-      table.add_row(std::move(cells), task.leaderboard_id, task.problem_name);
+      if (!place_in(p, task, noise, table)) ++refused;
     }
     if (!matched) {
-      std::vector<Cell> cells(place_columns().size());
-      cells[0] = result::optional_cell(p.label);
-      cells[1] = p.problem;
-      cells[3] = p.runner;
-      cells[4] = p.score;
-      std::string why = "nothing ranks there: no qualifying submission of " + p.problem + " on " +
-                        p.runner + " in the data";
-      const std::vector<std::string> known(problems_seen_.begin(), problems_seen_.end());
-      if (!problems_seen_.count(p.problem)) why += did_you_mean(p.problem, known);
-      cells.back() = why;
+      refuse_unmatched(p, table);
       ++refused;
-      Outcome outcome;
-      outcome.label = p.label;
-      outcomes_.push_back(std::move(outcome));
-      table.add_row(std::move(cells));
     }
   }
   if (refused > 0) {

@@ -122,6 +122,19 @@ class PlaceQuery {
     std::optional<bool> beats_top10;
   };
 
+  // finish()'s steps. Why `p` cannot be compared in the task's epoch ("" when it can); the
+  // humans' ranking of the epoch at the task's time; the rank interval and the probabilities of
+  // beating the first humans, from the epoch's noise; `p`'s row in one task (false: refused); the
+  // row of a placement that no task matched.
+  static std::string epoch_refusal(const Placement& p, const Task& task);
+  static std::vector<analysis::Ranking> humans_ranking(const Task& task);
+  static void noise_cells(const Placement& p, const Task& task, analysis::Ranking ranking,
+                          const analysis::SeriesNoise* series, std::vector<result::Cell>& cells);
+  bool place_in(const Placement& p, const Task& task,
+                const std::map<int, std::vector<analysis::SeriesNoise>>& noise,
+                result::ResultTable& table);
+  void refuse_unmatched(const Placement& p, result::ResultTable& table);
+
   PlaceRequest request_;
   std::vector<Placement> placements_;
   std::map<std::tuple<int64_t, std::optional<std::string>>, Task> tasks_;

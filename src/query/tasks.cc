@@ -36,6 +36,53 @@ const dataset::LeaderboardEntry* entry_of(const std::vector<dataset::Leaderboard
   return nullptr;
 }
 
+// The GPU of a runner ("H100", "MI300 x8"), null when the runner is none or unknown.
+Cell gpu_cell(const std::optional<std::string>& runner) {
+  if (!runner) return Cell{};
+  const auto g = dataset::gpu_of_runner(*runner);
+  if (!g) return Cell{};
+  return g->devices > 1 ? std::string(g->gpu) + " x" + std::to_string(g->devices)
+                        : std::string(g->gpu);
+}
+
+// A task's epochs as its four list cells: each epoch, when it began (null for epoch 0), and the
+// noise measured in it (sigma and pairs, null where there is no estimate).
+struct EpochLists {
+  List epochs, starts, sigmas, pairs;
+};
+
+EpochLists epoch_lists(const analysis::SeriesKey& key, const std::set<int>& series_epochs,
+                       const std::map<int, std::vector<analysis::SeriesNoise>>& noise) {
+  EpochLists lists;
+  const auto changes = dataset::epoch_changes(key.leaderboard_id);
+  for (int epoch : series_epochs) {
+    lists.epochs.emplace_back(int64_t{epoch});
+    if (epoch == 0) {
+      lists.starts.emplace_back();
+    } else {
+      lists.starts.emplace_back(changes[epoch - 1].time_us);
+    }
+    std::optional<double> sigma;
+    std::optional<int64_t> count;
+    if (const auto n = noise.find(epoch); n != noise.end()) {
+      for (const analysis::SeriesNoise& s : n->second) {
+        if (s.leaderboard_id == key.leaderboard_id && s.runner == key.runner && s.combined) {
+          sigma = s.combined->sigma;
+          count = static_cast<int64_t>(s.combined->pairs);
+        }
+      }
+    }
+    if (sigma) {
+      lists.sigmas.emplace_back(*sigma);
+      lists.pairs.emplace_back(*count);
+    } else {
+      lists.sigmas.emplace_back();
+      lists.pairs.emplace_back();
+    }
+  }
+  return lists;
+}
+
 }  // namespace
 
 const char* const kTasksRule =
@@ -115,40 +162,7 @@ result::ResultTable TasksQuery::finish(
 
     const dataset::LeaderboardEntry* entry =
         entry_of(request_.leaderboards, key.leaderboard_id, series.problem_name);
-    Cell gpu;
-    if (key.runner) {
-      if (const auto g = dataset::gpu_of_runner(*key.runner)) {
-        gpu = g->devices > 1 ? std::string(g->gpu) + " x" + std::to_string(g->devices)
-                             : std::string(g->gpu);
-      }
-    }
-    List epochs, starts, sigmas, pairs;
-    const auto changes = dataset::epoch_changes(key.leaderboard_id);
-    for (int epoch : series.epochs) {
-      epochs.push_back(int64_t{epoch});
-      if (epoch == 0) {
-        starts.emplace_back();
-      } else {
-        starts.emplace_back(changes[epoch - 1].time_us);
-      }
-      std::optional<double> sigma;
-      std::optional<int64_t> count;
-      if (const auto n = noise.find(epoch); n != noise.end()) {
-        for (const analysis::SeriesNoise& s : n->second) {
-          if (s.leaderboard_id == key.leaderboard_id && s.runner == key.runner && s.combined) {
-            sigma = s.combined->sigma;
-            count = static_cast<int64_t>(s.combined->pairs);
-          }
-        }
-      }
-      if (sigma) {
-        sigmas.emplace_back(*sigma);
-        pairs.emplace_back(*count);
-      } else {
-        sigmas.emplace_back();
-        pairs.emplace_back();
-      }
-    }
+    EpochLists lists = epoch_lists(key, series.epochs, noise);
     const std::string_view note = dataset::note_for(key.leaderboard_id);
     const bool contaminated = series.contaminated_rows > 0;
     if (request_.decontaminate && contaminated) ++counts_.contaminated;
@@ -158,7 +172,7 @@ result::ResultTable TasksQuery::finish(
     cells.emplace_back(key.leaderboard_id);
     cells.emplace_back(series.problem_name);
     cells.push_back(result::optional_cell(key.runner));
-    cells.push_back(std::move(gpu));
+    cells.push_back(gpu_cell(key.runner));
     cells.emplace_back(ranking_by_text(key.leaderboard_id, series.problem_name));
     cells.push_back(entry ? result::optional_cell(entry->deadline) : Cell{});
     cells.emplace_back(series.first);
@@ -175,10 +189,10 @@ result::ResultTable TasksQuery::finish(
     cells.push_back(result::optional_cell(e[0].user_name));
     cells.emplace_back(e[0].submission_id);
     cells.emplace_back(e[0].submission_time);
-    cells.emplace_back(std::move(epochs));
-    cells.emplace_back(std::move(starts));
-    cells.emplace_back(std::move(sigmas));
-    cells.emplace_back(std::move(pairs));
+    cells.emplace_back(std::move(lists.epochs));
+    cells.emplace_back(std::move(lists.starts));
+    cells.emplace_back(std::move(lists.sigmas));
+    cells.emplace_back(std::move(lists.pairs));
     if (note.empty()) {
       cells.emplace_back();
     } else {
