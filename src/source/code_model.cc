@@ -40,12 +40,27 @@ void strings_of(const Value& v, std::vector<const Value*>& out, int depth = 0) {
   }
 }
 
+// The compiling call the name at token k calls: by its name, or (not after a dot) through what
+// the name is bound to (li = load_inline; from ... import load_inline as li); null for none.
+const CompilingCall* compiling_call_at(const PythonModel& py, uint32_t k) {
+  const std::string_view w = py.name(k);
+  const CompilingCall* call = compiling_call(w);
+  if (call != nullptr || (k > 0 && py.op(k - 1, "."))) return call;
+  const uint32_t st = py.statement_of(k);
+  const Value v =
+      py.value_of_name(w, st < py.statements().size() ? py.statements()[st].scope : 0, st);
+  v.each([&](const Value& f) {
+    if (call == nullptr && f.kind == Value::Kind::OBJECT) {
+      call = compiling_call(std::string_view(f.text).substr(f.text.rfind('.') + 1));
+    }
+  });
+  return call;
+}
+
 // The deepest executed strings are followed.
 constexpr int kMaxExecDepth = 2;
 
 }  // namespace
-
-bool compiles_cpp(std::string_view call_name) { return compiling_call(call_name) != nullptr; }
 
 CodeModel::CodeModel(std::string_view code, bool cpp_file, int depth, PythonLexStart start)
     : text_(code), cpp_file_(cpp_file), depth_(depth), start_(start) {
@@ -123,19 +138,8 @@ void CodeModel::find_cpp_sources() const {
   for (uint32_t k = 0; k + 1 < n; ++k) {
     if (!py.is_name(k) || !py.op(k + 1, "(")) continue;
     const std::string_view w = py.name(k);
-    const CompilingCall* call = compiling_call(w);
+    const CompilingCall* call = compiling_call_at(py, k);
     const bool write = w == "write" && k > 0 && py.op(k - 1, ".");
-    if (call == nullptr && !write && !(k > 0 && py.op(k - 1, "."))) {
-      // A name bound to a compiling call (li = load_inline; from ... import load_inline as li).
-      const uint32_t st = py.statement_of(k);
-      const Value v =
-          py.value_of_name(w, st < py.statements().size() ? py.statements()[st].scope : 0, st);
-      v.each([&](const Value& f) {
-        if (call == nullptr && f.kind == Value::Kind::OBJECT) {
-          call = compiling_call(std::string_view(f.text).substr(f.text.rfind('.') + 1));
-        }
-      });
-    }
     if (call == nullptr && !write) continue;
     const uint32_t open = k + 1;
     const uint32_t close = py.closing(open);

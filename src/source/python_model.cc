@@ -1179,7 +1179,17 @@ class ExpressionReader {
         return v;
       }
     }
-    // Decoders: a literal decoded, anything else an unknown decoded value.
+    if (std::optional<Value> d = decoded(f, a0, a1 != nullptr ? a1 : kwarg("encoding"))) return *d;
+    if (f == "functools.partial" && a0 != nullptr && a0->kind == K::FUNCTION) return *a0;
+    // Any other call of a module's function or class: what it returns, by path.
+    return object_value(f + "()");
+  }
+
+  // What decoder `f` (bytes.fromhex, base64, zlib, codecs.decode, ...) makes of its first
+  // argument `a0` (codecs': in `encoding`): a literal decoded, anything else an unknown decoded
+  // value; nullopt when `f` is no decoder.
+  std::optional<Value> decoded(const std::string& f, const Value* a0, const Value* enc) {
+    using K = Value::Kind;
     const auto text_arg = [&]() -> const Value* {
       return a0 != nullptr && (a0->kind == K::STR || a0->kind == K::BYTES) && !a0->partial
                  ? a0
@@ -1209,7 +1219,6 @@ class ExpressionReader {
       return decoded_unknown(K::BYTES);
     }
     if (f == "codecs.decode" || f == "codecs.encode") {
-      const Value* enc = a1 != nullptr ? a1 : kwarg("encoding");
       const Value* t = text_arg();
       if (t != nullptr && enc != nullptr && enc->kind == K::STR) {
         const std::string& e = enc->text;
@@ -1234,9 +1243,7 @@ class ExpressionReader {
         f == "marshal.loads" || f.starts_with("binascii.a2b") || f == "pickle.loads") {
       return decoded_unknown(K::BYTES);
     }
-    if (f == "functools.partial" && a0 != nullptr && a0->kind == K::FUNCTION) return *a0;
-    // Any other call of a module's function or class: what it returns, by path.
-    return object_value(f + "()");
+    return std::nullopt;
   }
 
   Value decoded_bytes(std::string bytes) {
@@ -1651,6 +1658,150 @@ void PythonModel::build_scopes() {
   }
 }
 
+// The names an import statement binds, and the modules it imports (imported_).
+void PythonModel::import_bindings(const Statement& st, const Binding& base) {
+  uint32_t k = st.begin;
+  if (keyword(k, "import")) {
+    ++k;
+    while (k < st.end && is_name(k)) {
+      std::string path(name(k));
+      const uint32_t root = k;
+      ++k;
+      while (op(k, ".") && is_name(k + 1)) {
+        path += '.';
+        path += name(k + 1);
+        k += 2;
+      }
+      imported_.push_back(path);
+      Binding b = base;
+      b.kind = Binding::Kind::IMPORT;
+      if (keyword(k, "as") && is_name(k + 1)) {
+        b.name = name(k + 1);
+        b.target = k + 1;
+        b.path = path;
+        k += 2;
+      } else {
+        b.name = name(root);
+        b.target = root;
+        b.path = std::string(name(root));
+      }
+      bindings_.push_back(std::move(b));
+      if (!op(k, ",")) break;
+      ++k;
+    }
+  } else {
+    ++k;  // from
+    std::string module;
+    while (k < st.end && (op(k, ".") || op(k, "..."))) {
+      module += txt(k);
+      ++k;
+    }
+    if (is_name(k) && !keyword(k, "import")) {
+      module += name(k);
+      ++k;
+      while (op(k, ".") && is_name(k + 1)) {
+        module += '.';
+        module += name(k + 1);
+        k += 2;
+      }
+    }
+    imported_.push_back(module);
+    if (!keyword(k, "import")) return;
+    ++k;
+    if (op(k, "(")) ++k;
+    while (k < st.end && is_name(k)) {
+      Binding b = base;
+      b.kind = Binding::Kind::IMPORT;
+      b.path = module.empty() || module.back() == '.' ? module + std::string(name(k))
+                                                      : module + "." + std::string(name(k));
+      b.name = name(k);
+      b.target = k;
+      if (keyword(k + 1, "as") && is_name(k + 2)) {
+        b.name = name(k + 2);
+        b.target = k + 2;
+        k += 3;
+      } else {
+        ++k;
+      }
+      bindings_.push_back(std::move(b));
+      if (!op(k, ",")) break;
+      ++k;
+    }
+  }
+}
+
+// The names a simple statement binds: targets = ... = value, an annotated target, an augmented
+// name.
+void PythonModel::assignment_bindings(const Statement& st, const Binding& base) {
+  const AssignmentShape shape = assignment_shape(st);
+  if (shape.augmented != kNoIndex) {
+    if (is_name(st.begin) && st.begin + 1 == shape.augmented) {
+      Binding b = base;
+      b.kind = Binding::Kind::AUGMENT;
+      b.name = name(st.begin);
+      b.target = st.begin;
+      b.value_begin = shape.augmented + 1;
+      b.value_end = st.end;
+      bindings_.push_back(std::move(b));
+    }
+  } else if (!shape.equals.empty()) {
+    Binding b = base;
+    b.kind = Binding::Kind::ASSIGN;
+    b.value_begin = shape.equals.back() + 1;
+    b.value_end = st.end;
+    uint32_t target = st.begin;
+    for (uint32_t e : shape.equals) {
+      const uint32_t target_end =
+          shape.annotation != kNoIndex && shape.annotation < e ? shape.annotation : e;
+      add_target_bindings(target, target_end, b);
+      target = e + 1;
+    }
+  }
+}
+
+PythonModel::AssignmentShape PythonModel::assignment_shape(const Statement& st) const {
+  AssignmentShape shape;
+  for (uint32_t k = st.begin; k < st.end; ++k) {
+    const Token& t = tokens_[k];
+    if (t.depth != 0) continue;
+    if (t.kind == TokenKind::NAME && txt(k) == "lambda") break;
+    if (t.kind != TokenKind::OP) continue;
+    const std::string_view w = txt(k);
+    if (w == "=") {
+      shape.equals.push_back(k);
+    } else if (w == ":" && shape.equals.empty() && shape.annotation == kNoIndex) {
+      shape.annotation = k;
+    } else if (w.size() >= 2 && w.back() == '=' && w != "==" && w != "!=" && w != "<=" &&
+               w != ">=" && w != ":=" && shape.equals.empty()) {
+      shape.augmented = k;
+      break;
+    }
+  }
+  return shape;
+}
+
+// Walrus targets anywhere in the statement (a comprehension's bind in the enclosing scope).
+void PythonModel::walrus_bindings(const Statement& st, const Binding& base) {
+  for (uint32_t k = st.begin; k + 1 < st.end; ++k) {
+    if (!is_name(k) || !op(k + 1, ":=")) continue;
+    Binding b = base;
+    b.kind = Binding::Kind::WALRUS;
+    b.name = name(k);
+    b.target = k;
+    b.value_begin = k + 2;
+    uint32_t e = k + 2;
+    const uint16_t depth = tokens_[k].depth;
+    const uint32_t limit = std::min<uint32_t>(st.end, k + 4096);
+    while (e < limit &&
+           !(tokens_[e].depth == depth && (op(e, ",") || op(e, ")") || op(e, "]") || op(e, "}")))) {
+      if (tokens_[e].depth < depth) break;
+      ++e;
+    }
+    b.value_end = e;
+    bindings_.push_back(std::move(b));
+  }
+}
+
 void PythonModel::collect_bindings() {
   const auto add = [&](Binding b) { bindings_.push_back(std::move(b)); };
   // The scope each def / class statement opens.
@@ -1662,77 +1813,9 @@ void PythonModel::collect_bindings() {
     base.scope = st.scope;
     base.statement = i;
     switch (st.kind) {
-      case StatementKind::IMPORT: {
-        uint32_t k = st.begin;
-        if (keyword(k, "import")) {
-          ++k;
-          while (k < st.end && is_name(k)) {
-            std::string path(name(k));
-            const uint32_t root = k;
-            ++k;
-            while (op(k, ".") && is_name(k + 1)) {
-              path += '.';
-              path += name(k + 1);
-              k += 2;
-            }
-            imported_.push_back(path);
-            Binding b = base;
-            b.kind = Binding::Kind::IMPORT;
-            if (keyword(k, "as") && is_name(k + 1)) {
-              b.name = name(k + 1);
-              b.target = k + 1;
-              b.path = path;
-              k += 2;
-            } else {
-              b.name = name(root);
-              b.target = root;
-              b.path = std::string(name(root));
-            }
-            add(std::move(b));
-            if (!op(k, ",")) break;
-            ++k;
-          }
-        } else {
-          ++k;  // from
-          std::string module;
-          while (k < st.end && (op(k, ".") || op(k, "..."))) {
-            module += txt(k);
-            ++k;
-          }
-          if (is_name(k) && !keyword(k, "import")) {
-            module += name(k);
-            ++k;
-            while (op(k, ".") && is_name(k + 1)) {
-              module += '.';
-              module += name(k + 1);
-              k += 2;
-            }
-          }
-          imported_.push_back(module);
-          if (!keyword(k, "import")) break;
-          ++k;
-          if (op(k, "(")) ++k;
-          while (k < st.end && is_name(k)) {
-            Binding b = base;
-            b.kind = Binding::Kind::IMPORT;
-            b.path = module.empty() || module.back() == '.' ? module + std::string(name(k))
-                                                            : module + "." + std::string(name(k));
-            b.name = name(k);
-            b.target = k;
-            if (keyword(k + 1, "as") && is_name(k + 2)) {
-              b.name = name(k + 2);
-              b.target = k + 2;
-              k += 3;
-            } else {
-              ++k;
-            }
-            add(std::move(b));
-            if (!op(k, ",")) break;
-            ++k;
-          }
-        }
+      case StatementKind::IMPORT:
+        import_bindings(st, base);
         break;
-      }
       case StatementKind::DEF:
       case StatementKind::CLASS: {
         const uint32_t s = scope_of_statement[i];
@@ -1791,73 +1874,13 @@ void PythonModel::collect_bindings() {
         }
         break;
       }
-      case StatementKind::SIMPLE: {
-        // Targets = ... = value; an annotated target; an augmented one.
-        std::vector<uint32_t> equals;
-        uint32_t annotation = kNoIndex;
-        uint32_t augmented = kNoIndex;
-        for (uint32_t k = st.begin; k < st.end; ++k) {
-          const Token& t = tokens_[k];
-          if (t.depth != 0) continue;
-          if (t.kind == TokenKind::NAME && txt(k) == "lambda") break;
-          if (t.kind != TokenKind::OP) continue;
-          const std::string_view w = txt(k);
-          if (w == "=") {
-            equals.push_back(k);
-          } else if (w == ":" && equals.empty() && annotation == kNoIndex) {
-            annotation = k;
-          } else if (w.size() >= 2 && w.back() == '=' && w != "==" && w != "!=" && w != "<=" &&
-                     w != ">=" && w != ":=" && equals.empty() && augmented == kNoIndex) {
-            augmented = k;
-            break;
-          }
-        }
-        if (augmented != kNoIndex) {
-          if (is_name(st.begin) && st.begin + 1 == augmented) {
-            Binding b = base;
-            b.kind = Binding::Kind::AUGMENT;
-            b.name = name(st.begin);
-            b.target = st.begin;
-            b.value_begin = augmented + 1;
-            b.value_end = st.end;
-            add(std::move(b));
-          }
-        } else if (!equals.empty()) {
-          Binding b = base;
-          b.kind = Binding::Kind::ASSIGN;
-          b.value_begin = equals.back() + 1;
-          b.value_end = st.end;
-          uint32_t target = st.begin;
-          for (uint32_t e : equals) {
-            const uint32_t target_end = annotation != kNoIndex && annotation < e ? annotation : e;
-            add_target_bindings(target, target_end, b);
-            target = e + 1;
-          }
-        }
+      case StatementKind::SIMPLE:
+        assignment_bindings(st, base);
         break;
-      }
       default:
         break;
     }
-    // Walrus targets anywhere in the statement (a comprehension's bind in the enclosing scope).
-    for (uint32_t k = st.begin; k + 1 < st.end; ++k) {
-      if (!is_name(k) || !op(k + 1, ":=")) continue;
-      Binding b = base;
-      b.kind = Binding::Kind::WALRUS;
-      b.name = name(k);
-      b.target = k;
-      b.value_begin = k + 2;
-      uint32_t e = k + 2;
-      const uint16_t depth = tokens_[k].depth;
-      const uint32_t limit = std::min<uint32_t>(st.end, k + 4096);
-      while (e < limit && !(tokens_[e].depth == depth &&
-                            (op(e, ",") || op(e, ")") || op(e, "]") || op(e, "}")))) {
-        if (tokens_[e].depth < depth) break;
-        ++e;
-      }
-      b.value_end = e;
-      add(std::move(b));
-    }
+    walrus_bindings(st, base);
   }
   binding_values_.resize(bindings_.size());
   binding_state_.assign(bindings_.size(), 0);
@@ -2237,6 +2260,158 @@ const Facts& PythonModel::facts() const {
   return *facts_;
 }
 
+// A decorator: the callee (the primary up to its last call) and the def or class it decorates,
+// its expression read for its facts.
+DecoratorFact PythonModel::decorator_fact(uint32_t i,
+                                          const std::vector<uint32_t>& scope_of_statement,
+                                          Facts& f) const {
+  const Statement& st = statements_[i];
+  ExpressionReader r(*this, st.scope, i, st.begin + 1, st.end, &f, 0);
+  DecoratorFact d;
+  d.statement = i;
+  d.token = st.begin + 1;
+  // The callee: the primary up to its last call.
+  uint32_t e = st.begin + 1;
+  uint32_t open = kNoIndex;
+  while (e < st.end) {
+    if (op(e, "(")) {
+      open = e;
+      break;
+    }
+    ++e;
+  }
+  d.value = compact(eval(st.begin + 1, open == kNoIndex ? st.end : open, st.scope, i));
+  d.open = open;
+  r.read_all();
+  // The def or class it decorates: the next statement that is not a decorator.
+  for (uint32_t j = i + 1; j < statements_.size(); ++j) {
+    if (statements_[j].kind == StatementKind::DECORATOR) continue;
+    d.decorated = scope_of_statement[j];
+    break;
+  }
+  return d;
+}
+
+// A class statement: its bases (keywords such as metaclass= left out), read for their facts.
+ClassFact PythonModel::class_fact(uint32_t i, uint32_t scope, Facts& f) const {
+  const Statement& st = statements_[i];
+  ClassFact c;
+  c.statement = i;
+  c.scope = scope;
+  uint32_t k = st.begin + 2;
+  if (op(k, "(")) {
+    const uint32_t close = closing(k);
+    const uint16_t depth = tokens_[k].depth + 1;
+    uint32_t b = k + 1;
+    for (uint32_t j = k + 1; j <= close; ++j) {
+      if (j == close || (op(j, ",") && tokens_[j].depth == depth)) {
+        if (j > b && !(is_name(b) && op(b + 1, "="))) {
+          ExpressionReader r(*this, st.scope, i, b, j, &f, 0);
+          c.bases.push_back(compact(r.expression()));
+          r.read_all();
+        }
+        b = j + 1;
+      }
+    }
+  }
+  return c;
+}
+
+// The stores of the targets in [b, e) of statement i, split by top-level commas, recursing into
+// parenthesised tuples; a target that is a name stores nothing.
+void PythonModel::store_facts(uint32_t i, uint32_t b, uint32_t e, bool augmented, Facts& f) const {
+  const Statement& st = statements_[i];
+  std::vector<std::pair<uint32_t, uint32_t>> parts;
+  std::vector<std::pair<uint32_t, uint32_t>> todo = {{b, e}};
+  while (!todo.empty()) {
+    auto [pb, pe] = todo.back();
+    todo.pop_back();
+    if (pb >= pe) continue;
+    const uint16_t depth = tokens_[pb].depth;
+    uint32_t s = pb;
+    std::vector<std::pair<uint32_t, uint32_t>> split;
+    for (uint32_t k = pb; k <= pe; ++k) {
+      if (k == pe || (op(k, ",") && tokens_[k].depth == depth)) {
+        if (k > s) split.emplace_back(s, k);
+        s = k + 1;
+      }
+    }
+    for (auto [sb, se] : split) {
+      if (op(sb, "*")) ++sb;
+      if ((op(sb, "(") || op(sb, "[")) && closing(sb) == se - 1 && split.size() >= 1 &&
+          se - sb > 2) {
+        // (a.x, b[0]) or a parenthesised single target
+        bool has_comma = false;
+        for (uint32_t k = sb + 1; k < se - 1; ++k) {
+          has_comma = has_comma || (op(k, ",") && tokens_[k].depth == tokens_[sb].depth + 1);
+        }
+        if (has_comma) {
+          todo.emplace_back(sb + 1, se - 1);
+          continue;
+        }
+      }
+      parts.emplace_back(sb, se);
+    }
+  }
+  for (auto [pb, pe] : parts) {
+    if (pe == pb + 1) continue;  // a name
+    ExpressionReader r(*this, st.scope, i, pb, pe, &f, 0);
+    StoreFact s;
+    s.statement = i;
+    s.augmented = augmented;
+    if (r.store_target(s.object, s.name, s.key, s.item, s.token)) {
+      s.object = compact(s.object);
+      s.key = compact(s.key);
+      f.stores.push_back(std::move(s));
+    }
+    r.read_all();
+  }
+}
+
+// A simple statement: assignment targets that are attributes or items are stores; the rest,
+// expressions (a call standing alone: its result unused).
+void PythonModel::simple_facts(uint32_t i, Facts& f) const {
+  const Statement& st = statements_[i];
+  const auto reader = [&](uint32_t b, uint32_t e) {
+    return ExpressionReader(*this, st.scope, i, b, e, &f, 0);
+  };
+  const AssignmentShape shape = assignment_shape(st);
+  if (shape.augmented != kNoIndex) {
+    ExpressionReader r = reader(shape.augmented + 1, st.end);
+    r.read_all();
+    store_facts(i, st.begin, shape.augmented, true, f);
+  } else if (!shape.equals.empty()) {
+    ExpressionReader r = reader(shape.equals.back() + 1, st.end);
+    r.read_all();
+    uint32_t target = st.begin;
+    for (uint32_t e : shape.equals) {
+      const uint32_t target_end =
+          shape.annotation != kNoIndex && shape.annotation < e ? shape.annotation : e;
+      store_facts(i, target, target_end, false, f);
+      target = e + 1;
+    }
+  } else {
+    const size_t calls_before = f.calls.size();
+    uint32_t b = st.begin;
+    // Statement keywords: raise, assert, del, pass, ... are read past.
+    if (is_name(b)) {
+      const std::string_view w = txt(b);
+      if (w == "raise" || w == "assert" || w == "del" || w == "yield" || w == "await" ||
+          w == "pass" || w == "break" || w == "continue" || w == "print") {
+        if (w != "yield" && w != "await" && w != "print") ++b;
+      }
+    }
+    ExpressionReader r = reader(b, st.end);
+    r.read_all();
+    // A call standing alone: its result unused.
+    for (size_t c = calls_before; c < f.calls.size(); ++c) {
+      if (f.calls[c].callee == st.begin && f.calls[c].close + 1 == st.end) {
+        f.calls[c].result_unused = true;
+      }
+    }
+  }
+}
+
 void PythonModel::walk() const {
   facts_ = std::make_unique<Facts>();
   Facts& f = *facts_;
@@ -2265,58 +2440,12 @@ void PythonModel::walk() const {
         f.returns.push_back(std::move(ret));
         break;
       }
-      case StatementKind::DECORATOR: {
-        ExpressionReader r = reader(st.begin + 1, st.end);
-        const size_t calls_before = f.calls.size();
-        DecoratorFact d;
-        d.statement = i;
-        d.token = st.begin + 1;
-        // The callee: the primary up to its last call.
-        uint32_t e = st.begin + 1;
-        uint32_t open = kNoIndex;
-        while (e < st.end) {
-          if (op(e, "(")) {
-            open = e;
-            break;
-          }
-          ++e;
-        }
-        d.value = compact(eval(st.begin + 1, open == kNoIndex ? st.end : open, st.scope, i));
-        d.open = open;
-        r.read_all();
-        (void)calls_before;
-        // The def or class it decorates: the next statement that is not a decorator.
-        for (uint32_t j = i + 1; j < statements_.size(); ++j) {
-          if (statements_[j].kind == StatementKind::DECORATOR) continue;
-          d.decorated = scope_of_statement[j];
-          break;
-        }
-        f.decorators.push_back(std::move(d));
+      case StatementKind::DECORATOR:
+        f.decorators.push_back(decorator_fact(i, scope_of_statement, f));
         break;
-      }
-      case StatementKind::CLASS: {
-        ClassFact c;
-        c.statement = i;
-        c.scope = scope_of_statement[i];
-        uint32_t k = st.begin + 2;
-        if (op(k, "(")) {
-          const uint32_t close = closing(k);
-          const uint16_t depth = tokens_[k].depth + 1;
-          uint32_t b = k + 1;
-          for (uint32_t j = k + 1; j <= close; ++j) {
-            if (j == close || (op(j, ",") && tokens_[j].depth == depth)) {
-              if (j > b && !(is_name(b) && op(b + 1, "="))) {
-                ExpressionReader r = reader(b, j);
-                c.bases.push_back(compact(r.expression()));
-                r.read_all();
-              }
-              b = j + 1;
-            }
-          }
-        }
-        f.classes.push_back(std::move(c));
+      case StatementKind::CLASS:
+        f.classes.push_back(class_fact(i, scope_of_statement[i], f));
         break;
-      }
       case StatementKind::DEF: {
         // Default values and decorators' calls are read for their facts.
         uint32_t k = st.begin + (keyword(st.begin, "async") ? 3 : 2);
@@ -2355,111 +2484,9 @@ void PythonModel::walk() const {
         r.read_all();
         break;
       }
-      case StatementKind::SIMPLE: {
-        // Assignment targets that are attributes or items: stores. The rest: expressions.
-        std::vector<uint32_t> equals;
-        uint32_t augmented = kNoIndex;
-        uint32_t annotation = kNoIndex;
-        for (uint32_t k = st.begin; k < st.end; ++k) {
-          const Token& t = tokens_[k];
-          if (t.depth != 0) continue;
-          if (t.kind == TokenKind::NAME && txt(k) == "lambda") break;
-          if (t.kind != TokenKind::OP) continue;
-          const std::string_view w = txt(k);
-          if (w == "=") {
-            equals.push_back(k);
-          } else if (w == ":" && equals.empty() && annotation == kNoIndex) {
-            annotation = k;
-          } else if (w.size() >= 2 && w.back() == '=' && w != "==" && w != "!=" && w != "<=" &&
-                     w != ">=" && w != ":=" && equals.empty()) {
-            augmented = k;
-            break;
-          }
-        }
-        const auto store_targets = [&](uint32_t b, uint32_t e, bool aug) {
-          // Split by top-level commas, recursing into parenthesised tuples.
-          std::vector<std::pair<uint32_t, uint32_t>> parts;
-          std::vector<std::pair<uint32_t, uint32_t>> todo = {{b, e}};
-          while (!todo.empty()) {
-            auto [pb, pe] = todo.back();
-            todo.pop_back();
-            if (pb >= pe) continue;
-            const uint16_t depth = tokens_[pb].depth;
-            uint32_t s = pb;
-            std::vector<std::pair<uint32_t, uint32_t>> split;
-            for (uint32_t k = pb; k <= pe; ++k) {
-              if (k == pe || (op(k, ",") && tokens_[k].depth == depth)) {
-                if (k > s) split.emplace_back(s, k);
-                s = k + 1;
-              }
-            }
-            for (auto [sb, se] : split) {
-              if (op(sb, "*")) ++sb;
-              if ((op(sb, "(") || op(sb, "[")) && closing(sb) == se - 1 && split.size() >= 1 &&
-                  se - sb > 2) {
-                // (a.x, b[0]) or a parenthesised single target
-                bool has_comma = false;
-                for (uint32_t k = sb + 1; k < se - 1; ++k) {
-                  has_comma =
-                      has_comma || (op(k, ",") && tokens_[k].depth == tokens_[sb].depth + 1);
-                }
-                if (has_comma) {
-                  todo.emplace_back(sb + 1, se - 1);
-                  continue;
-                }
-              }
-              parts.emplace_back(sb, se);
-            }
-          }
-          for (auto [pb, pe] : parts) {
-            if (pe == pb + 1) continue;  // a name
-            ExpressionReader r = reader(pb, pe);
-            StoreFact s;
-            s.statement = i;
-            s.augmented = aug;
-            if (r.store_target(s.object, s.name, s.key, s.item, s.token)) {
-              s.object = compact(s.object);
-              s.key = compact(s.key);
-              f.stores.push_back(std::move(s));
-            }
-            r.read_all();
-          }
-        };
-        if (augmented != kNoIndex) {
-          ExpressionReader r = reader(augmented + 1, st.end);
-          r.read_all();
-          store_targets(st.begin, augmented, true);
-        } else if (!equals.empty()) {
-          ExpressionReader r = reader(equals.back() + 1, st.end);
-          r.read_all();
-          uint32_t target = st.begin;
-          for (uint32_t e : equals) {
-            const uint32_t target_end = annotation != kNoIndex && annotation < e ? annotation : e;
-            store_targets(target, target_end, false);
-            target = e + 1;
-          }
-        } else {
-          const size_t calls_before = f.calls.size();
-          uint32_t b = st.begin;
-          // Statement keywords: raise, assert, del, pass, ... are read past.
-          if (is_name(b)) {
-            const std::string_view w = txt(b);
-            if (w == "raise" || w == "assert" || w == "del" || w == "yield" || w == "await" ||
-                w == "pass" || w == "break" || w == "continue" || w == "print") {
-              if (w != "yield" && w != "await" && w != "print") ++b;
-            }
-          }
-          ExpressionReader r = reader(b, st.end);
-          r.read_all();
-          // A call standing alone: its result unused.
-          for (size_t c = calls_before; c < f.calls.size(); ++c) {
-            if (f.calls[c].callee == st.begin && f.calls[c].close + 1 == st.end) {
-              f.calls[c].result_unused = true;
-            }
-          }
-        }
+      case StatementKind::SIMPLE:
+        simple_facts(i, f);
         break;
-      }
     }
   }
 }

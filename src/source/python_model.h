@@ -330,9 +330,26 @@ class PythonModel {
   void lex(PythonLexStart start);
   void split_statements();
   void build_scopes();
+  // A simple statement's top-level `=` signs, its annotation's colon and its augmented
+  // assignment's operator (kNoIndex where there is none), up to a lambda.
+  struct AssignmentShape {
+    std::vector<uint32_t> equals;
+    uint32_t annotation = kNoIndex;
+    uint32_t augmented = kNoIndex;
+  };
+  [[nodiscard]] AssignmentShape assignment_shape(const Statement& st) const;
   void collect_bindings();
+  void import_bindings(const Statement& st, const Binding& base);
+  void assignment_bindings(const Statement& st, const Binding& base);
+  void walrus_bindings(const Statement& st, const Binding& base);
   void add_target_bindings(uint32_t begin, uint32_t end, Binding base);
   void walk() const;
+  [[nodiscard]] DecoratorFact decorator_fact(uint32_t i,
+                                             const std::vector<uint32_t>& scope_of_statement,
+                                             Facts& f) const;
+  [[nodiscard]] ClassFact class_fact(uint32_t i, uint32_t scope, Facts& f) const;
+  void simple_facts(uint32_t i, Facts& f) const;
+  void store_facts(uint32_t i, uint32_t b, uint32_t e, bool augmented, Facts& f) const;
   [[nodiscard]] std::string_view folded_name(uint32_t k) const;
 
   std::string_view text_;
