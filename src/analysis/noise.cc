@@ -356,74 +356,79 @@ const uint32_t* NoiseBuilder::add(dataset::Submission&& s) {
   return row.sketch < 0 ? nullptr : sketch_of(row.sketch);
 }
 
+// same_code: the qualifying rows of one code on one series, consecutive in time; their
+// differences, by series.
+void NoiseBuilder::same_code_pairs(std::vector<std::vector<TimedDifference>>& same_code) const {
+  std::vector<uint32_t> order;
+  for (uint32_t i = 0; i < rows_.size(); ++i) {
+    if (rows_[i].qualifies && rows_[i].code_id.has_value()) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const Row& x = rows_[a];
+    const Row& y = rows_[b];
+    return std::tie(x.series, x.code_id, x.time_us, x.submission_id) <
+           std::tie(y.series, y.code_id, y.time_us, y.submission_id);
+  });
+  for (size_t i = 1; i < order.size(); ++i) {
+    const Row& a = rows_[order[i - 1]];
+    const Row& b = rows_[order[i]];
+    if (a.series != b.series || a.code_id != b.code_id) continue;
+    same_code[b.series].push_back({b.time_us, b.log_score - a.log_score});
+  }
+}
+
+// near_identical: a user's consecutive submissions to a leaderboard (whatever their outcome), on
+// the same runner, both qualifying, different but near-identical code; their differences, by
+// series.
+void NoiseBuilder::near_identical_pairs(std::vector<std::vector<TimedDifference>>& near) const {
+  std::vector<uint32_t> order(rows_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const Row& x = rows_[a];
+    const Row& y = rows_[b];
+    return std::tie(x.user, x.time_us, x.submission_id, x.series) <
+           std::tie(y.user, y.time_us, y.submission_id, y.series);
+  });
+  // [begin, end) of the previous submission's rows.
+  size_t prev_begin = 0, prev_end = 0;
+  size_t at = 0;
+  while (at < order.size()) {
+    size_t end = at + 1;
+    while (end < order.size() && rows_[order[end]].user == rows_[order[at]].user &&
+           rows_[order[end]].submission_id == rows_[order[at]].submission_id) {
+      ++end;
+    }
+    const bool same_user =
+        prev_end > prev_begin && rows_[order[prev_begin]].user == rows_[order[at]].user;
+    if (same_user) {
+      for (size_t j = at; j < end; ++j) {
+        const Row& b = rows_[order[j]];
+        if (!b.qualifies || b.sketch < 0) continue;
+        for (size_t i = prev_begin; i < prev_end; ++i) {
+          const Row& a = rows_[order[i]];
+          if (a.series != b.series || !a.qualifies || a.sketch < 0 || a.code_id == b.code_id) {
+            continue;
+          }
+          const uint32_t* sa = sketch_of(a.sketch);
+          const uint32_t* sb = sketch_of(b.sketch);
+          if (similarity::sketch_similarity(sa, sb) >= options_.similarity) {
+            near[b.series].push_back({b.time_us, b.log_score - a.log_score});
+          }
+        }
+      }
+    }
+    prev_begin = at;
+    prev_end = end;
+    at = end;
+  }
+}
+
 std::vector<SeriesNoise> NoiseBuilder::finish() {
   const size_t count = series_.size();
   std::vector<std::vector<TimedDifference>> same_code(count), near(count);
 
-  // same_code: the qualifying rows of one code on one series, consecutive in time.
-  {
-    std::vector<uint32_t> order;
-    for (uint32_t i = 0; i < rows_.size(); ++i) {
-      if (rows_[i].qualifies && rows_[i].code_id.has_value()) order.push_back(i);
-    }
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const Row& x = rows_[a];
-      const Row& y = rows_[b];
-      return std::tie(x.series, x.code_id, x.time_us, x.submission_id) <
-             std::tie(y.series, y.code_id, y.time_us, y.submission_id);
-    });
-    for (size_t i = 1; i < order.size(); ++i) {
-      const Row& a = rows_[order[i - 1]];
-      const Row& b = rows_[order[i]];
-      if (a.series != b.series || a.code_id != b.code_id) continue;
-      same_code[b.series].push_back({b.time_us, b.log_score - a.log_score});
-    }
-  }
-
-  // near_identical: a user's consecutive submissions to a leaderboard (whatever their outcome),
-  // on the same runner, both qualifying, different but near-identical code.
-  {
-    std::vector<uint32_t> order(rows_.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const Row& x = rows_[a];
-      const Row& y = rows_[b];
-      return std::tie(x.user, x.time_us, x.submission_id, x.series) <
-             std::tie(y.user, y.time_us, y.submission_id, y.series);
-    });
-    // [begin, end) of the previous submission's rows.
-    size_t prev_begin = 0, prev_end = 0;
-    size_t at = 0;
-    while (at < order.size()) {
-      size_t end = at + 1;
-      while (end < order.size() && rows_[order[end]].user == rows_[order[at]].user &&
-             rows_[order[end]].submission_id == rows_[order[at]].submission_id) {
-        ++end;
-      }
-      const bool same_user =
-          prev_end > prev_begin && rows_[order[prev_begin]].user == rows_[order[at]].user;
-      if (same_user) {
-        for (size_t j = at; j < end; ++j) {
-          const Row& b = rows_[order[j]];
-          if (!b.qualifies || b.sketch < 0) continue;
-          for (size_t i = prev_begin; i < prev_end; ++i) {
-            const Row& a = rows_[order[i]];
-            if (a.series != b.series || !a.qualifies || a.sketch < 0 || a.code_id == b.code_id) {
-              continue;
-            }
-            const uint32_t* sa = sketch_of(a.sketch);
-            const uint32_t* sb = sketch_of(b.sketch);
-            if (similarity::sketch_similarity(sa, sb) >= options_.similarity) {
-              near[b.series].push_back({b.time_us, b.log_score - a.log_score});
-            }
-          }
-        }
-      }
-      prev_begin = at;
-      prev_end = end;
-      at = end;
-    }
-  }
+  same_code_pairs(same_code);
+  near_identical_pairs(near);
 
   std::vector<SeriesNoise> out;
   for (uint32_t i = 0; i < count; ++i) {

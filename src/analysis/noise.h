@@ -196,6 +196,9 @@ class NoiseBuilder {
   };
   uint32_t series_index(const dataset::Submission& s);
   [[nodiscard]] const uint32_t* sketch_of(int64_t index) const;
+  // finish()'s pairs of measurements of one code, and of near-identical codes.
+  void same_code_pairs(std::vector<std::vector<TimedDifference>>& same_code) const;
+  void near_identical_pairs(std::vector<std::vector<TimedDifference>>& near) const;
 
   NoiseOptions options_;
   std::vector<SeriesData> series_;

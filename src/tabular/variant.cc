@@ -106,107 +106,8 @@ Container read_container(std::span<const uint8_t> value, bool object) {
   return c;
 }
 
-}  // namespace
-
-VariantMetadata::VariantMetadata(std::span<const uint8_t> bytes) {
-  ByteCursor cursor(bytes);
-  const uint8_t header = cursor.read_u8("variant metadata header");
-  if ((header & 0x0f) != 1) {
-    fail("metadata version " + std::to_string(header & 0x0f) + " (only version 1 is defined)");
-  }
-  sorted_ = ((header >> 4) & 0x1) != 0;
-  offset_size_ = ((header >> 6) & 0x3) + 1;
-  const uint64_t size = read_unsigned(cursor, offset_size_, "variant dictionary size");
-  if (size >= cursor.remaining() / static_cast<uint64_t>(offset_size_)) {
-    fail("the dictionary declares " + std::to_string(size) + " keys in " +
-         std::to_string(cursor.remaining()) + " bytes");
-  }
-  size_ = static_cast<size_t>(size);
-  offsets_ = cursor.read_bytes((size_ + 1) * static_cast<size_t>(offset_size_),
-                               "variant dictionary offsets");
-  strings_ = cursor.rest();
-  uint64_t previous = 0;
-  for (size_t i = 0; i <= size_; ++i) {
-    const uint64_t at = offset(i);
-    if ((i == 0 && at != 0) || at < previous || at > strings_.size()) {
-      fail("dictionary offset " + std::to_string(i) + " (" + std::to_string(at) +
-           ") is out of order or past the " + std::to_string(strings_.size()) + " string bytes");
-    }
-    previous = at;
-  }
-}
-
-uint64_t VariantMetadata::offset(size_t i) const { return unsigned_at(offsets_, i, offset_size_); }
-
-std::string_view VariantMetadata::key(uint64_t id) const {
-  if (id >= size_) {
-    fail("field id " + std::to_string(id) + " is outside the dictionary of " +
-         std::to_string(size_) + " keys");
-  }
-  const auto i = static_cast<size_t>(id);
-  const uint64_t begin = offset(i);
-  return {reinterpret_cast<const char*>(strings_.data()) + begin,
-          static_cast<size_t>(offset(i + 1) - begin)};
-}
-
-void VariantDecoder::spend(size_t nodes) {
-  if (nodes > budget_) {
-    fail("more values than stored bytes (offsets point at the same bytes more than once)");
-  }
-  budget_ -= nodes;
-}
-
-void VariantDecoder::append_json(std::string& out, std::span<const uint8_t> value) {
-  append(out, value, 0);
-}
-
-bool VariantDecoder::object_fields(std::span<const uint8_t> value, std::vector<Field>& fields) {
-  fields.clear();
-  if (value.empty()) fail("empty value");
-  if ((value[0] & 0x3) != kObject) return false;
-  spend(1);
-  const Container c = read_container(value, true);
-  fields.reserve(static_cast<size_t>(c.count));
-  for (uint64_t i = 0; i < c.count; ++i) {
-    fields.push_back(
-        {metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size)), c.element(i)});
-  }
-  return true;
-}
-
-void VariantDecoder::append(std::string& out, std::span<const uint8_t> value, int depth) {
-  spend(1);
-  ByteCursor cursor(value);
-  const uint8_t first = cursor.read_u8("variant value header");
-  const uint8_t header = first >> 2;
-  switch (first & 0x3) {
-    case kShortString:
-      append_text_string(out, cursor.read_bytes(header, "variant short string"));
-      return;
-    case kObject:
-    case kArray: {
-      if (depth >= kMaxVariantDepth) {
-        fail("nested deeper than " + std::to_string(kMaxVariantDepth) + " levels");
-      }
-      const bool object = (first & 0x3) == kObject;
-      const Container c = read_container(value, object);
-      out.push_back(object ? '{' : '[');
-      for (uint64_t i = 0; i < c.count; ++i) {
-        if (i > 0) out.push_back(',');
-        if (object) {
-          const std::string_view key =
-              metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size));
-          append_text_string(out, {reinterpret_cast<const uint8_t*>(key.data()), key.size()});
-          out.push_back(':');
-        }
-        append(out, c.element(i), depth + 1);
-      }
-      out.push_back(object ? '}' : ']');
-      return;
-    }
-    default:
-      break;
-  }
+// A primitive value, by its type id (`header`), its bytes after the header in `cursor`.
+void append_primitive(std::string& out, uint8_t header, ByteCursor& cursor) {
   switch (header) {
     case 0:
       out.append("null");
@@ -293,6 +194,113 @@ void VariantDecoder::append(std::string& out, std::span<const uint8_t> value, in
     default:
       fail("unknown primitive type id " + std::to_string(header));
   }
+}
+
+}  // namespace
+
+VariantMetadata::VariantMetadata(std::span<const uint8_t> bytes) {
+  ByteCursor cursor(bytes);
+  const uint8_t header = cursor.read_u8("variant metadata header");
+  if ((header & 0x0f) != 1) {
+    fail("metadata version " + std::to_string(header & 0x0f) + " (only version 1 is defined)");
+  }
+  sorted_ = ((header >> 4) & 0x1) != 0;
+  offset_size_ = ((header >> 6) & 0x3) + 1;
+  const uint64_t size = read_unsigned(cursor, offset_size_, "variant dictionary size");
+  if (size >= cursor.remaining() / static_cast<uint64_t>(offset_size_)) {
+    fail("the dictionary declares " + std::to_string(size) + " keys in " +
+         std::to_string(cursor.remaining()) + " bytes");
+  }
+  size_ = static_cast<size_t>(size);
+  offsets_ = cursor.read_bytes((size_ + 1) * static_cast<size_t>(offset_size_),
+                               "variant dictionary offsets");
+  strings_ = cursor.rest();
+  uint64_t previous = 0;
+  for (size_t i = 0; i <= size_; ++i) {
+    const uint64_t at = offset(i);
+    if ((i == 0 && at != 0) || at < previous || at > strings_.size()) {
+      fail("dictionary offset " + std::to_string(i) + " (" + std::to_string(at) +
+           ") is out of order or past the " + std::to_string(strings_.size()) + " string bytes");
+    }
+    previous = at;
+  }
+}
+
+uint64_t VariantMetadata::offset(size_t i) const { return unsigned_at(offsets_, i, offset_size_); }
+
+std::string_view VariantMetadata::key(uint64_t id) const {
+  if (id >= size_) {
+    fail("field id " + std::to_string(id) + " is outside the dictionary of " +
+         std::to_string(size_) + " keys");
+  }
+  const auto i = static_cast<size_t>(id);
+  const uint64_t begin = offset(i);
+  return {reinterpret_cast<const char*>(strings_.data()) + begin,
+          static_cast<size_t>(offset(i + 1) - begin)};
+}
+
+void VariantDecoder::spend(size_t nodes) {
+  if (nodes > budget_) {
+    fail("more values than stored bytes (offsets point at the same bytes more than once)");
+  }
+  budget_ -= nodes;
+}
+
+void VariantDecoder::append_json(std::string& out, std::span<const uint8_t> value) {
+  append(out, value, 0);
+}
+
+bool VariantDecoder::object_fields(std::span<const uint8_t> value, std::vector<Field>& fields) {
+  fields.clear();
+  if (value.empty()) fail("empty value");
+  if ((value[0] & 0x3) != kObject) return false;
+  spend(1);
+  const Container c = read_container(value, true);
+  fields.reserve(static_cast<size_t>(c.count));
+  for (uint64_t i = 0; i < c.count; ++i) {
+    fields.push_back(
+        {metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size)), c.element(i)});
+  }
+  return true;
+}
+
+void VariantDecoder::append(std::string& out, std::span<const uint8_t> value, int depth) {
+  spend(1);
+  ByteCursor cursor(value);
+  const uint8_t first = cursor.read_u8("variant value header");
+  const uint8_t header = first >> 2;
+  switch (first & 0x3) {
+    case kShortString:
+      append_text_string(out, cursor.read_bytes(header, "variant short string"));
+      return;
+    case kObject:
+    case kArray:
+      append_container(out, value, (first & 0x3) == kObject, depth);
+      return;
+    default:
+      append_primitive(out, header, cursor);
+  }
+}
+
+// An object or an array, its elements decoded one level deeper.
+void VariantDecoder::append_container(std::string& out, std::span<const uint8_t> value, bool object,
+                                      int depth) {
+  if (depth >= kMaxVariantDepth) {
+    fail("nested deeper than " + std::to_string(kMaxVariantDepth) + " levels");
+  }
+  const Container c = read_container(value, object);
+  out.push_back(object ? '{' : '[');
+  for (uint64_t i = 0; i < c.count; ++i) {
+    if (i > 0) out.push_back(',');
+    if (object) {
+      const std::string_view key =
+          metadata_.key(unsigned_at(c.ids, static_cast<size_t>(i), c.id_size));
+      append_text_string(out, {reinterpret_cast<const uint8_t*>(key.data()), key.size()});
+      out.push_back(':');
+    }
+    append(out, c.element(i), depth + 1);
+  }
+  out.push_back(object ? '}' : ']');
 }
 
 }  // namespace kbdata::tabular

@@ -101,6 +101,7 @@ class VariantDecoder {
 
  private:
   void append(std::string& out, std::span<const uint8_t> value, int depth);
+  void append_container(std::string& out, std::span<const uint8_t> value, bool object, int depth);
   void spend(size_t nodes);
 
   const VariantMetadata& metadata_;

@@ -277,6 +277,31 @@ struct CppFacts {
   uint32_t kernels = 0;
 };
 
+// The features the PTX of an asm statement's string uses: the types of a whole instruction
+// (operands and qualifiers after `::` included), then its instructions.
+void ptx_features(std::string_view ptx, Techniques& out) {
+  for (std::string_view type : {".e4m3", ".e5m2"}) {
+    if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP8);
+  }
+  for (std::string_view type : {".e2m1", "kind::mxf4", ".ue4m3"}) {
+    if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP4);
+  }
+  ptx_instructions(ptx, [&](std::string_view ins) {
+    if (ins == "mma" || starts(ins, "mma.") || starts(ins, "wgmma.") ||
+        starts(ins, "tcgen05.mma")) {
+      out.add(Feature::TENSOR_CORES);
+    } else if (starts(ins, "cp.async.bulk.tensor")) {
+      out.add(Feature::TMA);
+    } else if (starts(ins, "cp.async.") && !starts(ins, "cp.async.bulk")) {
+      out.add(Feature::ASYNC_COPY);
+    } else if (ins == "mbarrier" || starts(ins, "mbarrier.")) {
+      out.add(Feature::MBARRIER);
+    } else if (starts(ins, "setmaxnreg")) {
+      out.add(Feature::WARP_SPECIALIZATION);
+    }
+  });
+}
+
 void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& out,
               CppFacts& facts, LineSet* kernel_lines) {
   // The tokens hold no comments (the code model drops them).
@@ -344,27 +369,7 @@ void read_cpp(std::string_view text, const std::vector<Token>& all, Techniques& 
         if (toks[j].kind == TokenKind::OP && toks[j].depth == depth && txt(j) == ")") break;
         if (toks[j].kind != TokenKind::STRING) continue;
         const std::string_view ptx = source::token_body(text, toks[j]);
-        // The types of a whole instruction, operands and qualifiers after `::` included.
-        for (std::string_view type : {".e4m3", ".e5m2"}) {
-          if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP8);
-        }
-        for (std::string_view type : {".e2m1", "kind::mxf4", ".ue4m3"}) {
-          if (ptx.find(type) != std::string_view::npos) out.add(Feature::FP4);
-        }
-        ptx_instructions(ptx, [&](std::string_view ins) {
-          if (ins == "mma" || starts(ins, "mma.") || starts(ins, "wgmma.") ||
-              starts(ins, "tcgen05.mma")) {
-            out.add(Feature::TENSOR_CORES);
-          } else if (starts(ins, "cp.async.bulk.tensor")) {
-            out.add(Feature::TMA);
-          } else if (starts(ins, "cp.async.") && !starts(ins, "cp.async.bulk")) {
-            out.add(Feature::ASYNC_COPY);
-          } else if (ins == "mbarrier" || starts(ins, "mbarrier.")) {
-            out.add(Feature::MBARRIER);
-          } else if (starts(ins, "setmaxnreg")) {
-            out.add(Feature::WARP_SPECIALIZATION);
-          }
-        });
+        ptx_features(ptx, out);
       }
       continue;
     }
