@@ -121,8 +121,6 @@ const ProblemCost* problem_cost(std::string_view problem) {
   return nullptr;
 }
 
-std::span<const ProblemCost> problem_costs() { return costs(); }
-
 std::optional<double> physical_floor(std::string_view problem, std::string_view runner) {
   const ProblemCost* cost = problem_cost(problem);
   const GpuSpec* gpu = gpu_for_runner(runner);

@@ -61,7 +61,6 @@ struct ProblemCost {
 
 // The problems whose benchmark shapes kbdata knows (the NVFP4 competition's four), or nullptr.
 [[nodiscard]] const ProblemCost* problem_cost(std::string_view problem);
-[[nodiscard]] std::span<const ProblemCost> problem_costs();
 
 // The floor of a score (seconds) of `problem` on `runner`, combined by geometric mean; nullopt
 // when the problem's shapes or the runner's GPU are unknown.

@@ -88,7 +88,4 @@ class CodeModel {
   mutable std::vector<std::unique_ptr<std::string>> folded_;  // folded sources' texts
 };
 
-// The calls that compile their string arguments as C++ (load_inline, ...), by their last name.
-[[nodiscard]] bool compiles_cpp(std::string_view call_name);
-
 }  // namespace kbdata::source

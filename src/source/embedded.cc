@@ -2,30 +2,8 @@
 
 #include <cctype>
 #include <string>
-#include <vector>
-
-#include "source/substrings.h"
 
 namespace kbdata::source {
-namespace {
-
-// The names of the calls that compile strings as C++ (code_model.cc's table).
-constexpr std::string_view kCalls[] = {"load_inline", "compile_kernel", "_compile_kernel",
-                                       "RawKernel",   "RawModule",      "SourceModule"};
-
-}  // namespace
-
-bool may_embed_cpp(std::string_view text) {
-  static const Substrings telltales = [] {
-    std::vector<std::string_view> words;
-    for (std::string_view c : kCalls) words.push_back(c);
-    for (std::string_view w : {"#include", "__global__", "__device__", "extern \"C\""}) {
-      words.push_back(w);
-    }
-    return Substrings(words);
-  }();
-  return telltales.any_in(text);
-}
 
 bool reads_as_cpp(std::string_view body) {
   // #include first: rare elsewhere, and most sources start with one.

@@ -16,8 +16,4 @@ namespace kbdata::source {
 // extern "C".
 [[nodiscard]] bool reads_as_cpp(std::string_view body);
 
-// Whether Python `text` may embed a C++ source: it holds the name of a compiling call or a text
-// that makes a string read as C++ (one pass over the bytes). When not, the code model finds none.
-[[nodiscard]] bool may_embed_cpp(std::string_view text);
-
 }  // namespace kbdata::source

@@ -77,11 +77,6 @@ constexpr auto kUnpack = make_unpack_table(std::make_index_sequence<kMaxBitWidth
 
 }  // namespace
 
-void unpack_bit_packed_groups(const uint8_t* in, size_t in_size, size_t groups, int bit_width,
-                              uint32_t* out) {
-  kUnpack[bit_width](in, in_size, groups, out);
-}
-
 void RleBitPackedDecoder::reset(std::span<const uint8_t> data, int bit_width) {
   if (bit_width < 0 || bit_width > kMaxBitWidth) {
     throw_format("RLE/bit-packed bit width " + std::to_string(bit_width) + " is outside 0..32");

@@ -71,10 +71,4 @@ class RleBitPackedDecoder {
   uint32_t group_len_ = 0;
 };
 
-// Unpacks `groups` groups of 8 values of bit_width (0..32) bits, least significant bit first,
-// from `in` (which holds at least groups * bit_width bytes, of which `in_size` may be read) to
-// `out` (groups * 8 values).
-void unpack_bit_packed_groups(const uint8_t* in, size_t in_size, size_t groups, int bit_width,
-                              uint32_t* out);
-
 }  // namespace kbdata::parquet
