@@ -75,24 +75,31 @@ rate() {
 # bound DIR ANALYSIS BENCHMARK: the analysis' bound against each of its pairs' stats: the regions
 # and its rules' words (BENCHMARK, audit_bench's Hyperscan run of its vocabulary); and the
 # analysis' time beside its bound (issue 44's targets: audit within 1.5x, techniques within 2x).
+# Then what one model per code costs beside the same bound: stats plus source::PythonModel
+# (tokens, statements, scopes, bindings; BM_PythonModel/0) of every code spread over every core,
+# before any rule reads it (docs/BENCHMARKS.md, "One model per code beside the bound").
 bound() {
-  local dir=$1 analysis=$2 benchmark=$3 bytes regions vocabulary cores
+  local dir=$1 analysis=$2 benchmark=$3 bytes regions vocabulary model cores
   bytes=$("$kbdata" stats -f csv --data "$dir" 2> /dev/null |
     awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "code_bytes") c = i; next }
              { b += $c } END { printf "%.0f", b }')
   regions=$(rate BM_Regions)
   vocabulary=$(rate "$benchmark")
+  model=$(rate BM_PythonModel/0)
   cores=$(nproc)
   local i=0 stats took
   while read -r stats took; do
     i=$((i + 1))
     awk -v a="$analysis" -v i="$i" -v s="$stats" -v b="$bytes" -v r="$regions" -v v="$vocabulary" \
-      -v n="$cores" -v t="$took" 'BEGIN { extra = (b / r + b / v) / n
+      -v n="$cores" -v t="$took" -v m="$model" 'BEGIN { extra = (b / r + b / v) / n
                printf "%s bound pair %d: stats %.2f s + (%.2f s regions at %.2f GB/s + %.2f s " \
                       "vocabulary at %.2f GB/s) / %d cores = %.2f s: %.2fx\n",
                       a, i, s, b / r, r / 1e9, b / v, v / 1e9, n, s + extra, (s + extra) / s
                printf "%s pair %d beside its bound: %.2f s against %.2f s: %.2fx\n",
-                      a, i, t, s + extra, t / (s + extra) }'
+                      a, i, t, s + extra, t / (s + extra)
+               printf "%s pair %d one model per code: stats %.2f s + %.2f s of models at " \
+                      "%.0f MB/s / %d cores = %.2f s: %.2fx its bound\n",
+                      a, i, s, b / m, m / 1e6, n, s + b / m / n, (s + b / m / n) / (s + extra) }'
   done < <(paste -d' ' "$work/stats-$analysis" "$work/analysis-$analysis")
 }
 
