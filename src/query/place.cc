@@ -101,6 +101,10 @@ bool PlaceQuery::wants(const dataset::Submission& s) const {
   return false;
 }
 
+void PlaceQuery::know_problems(const std::vector<std::string>& problems) {
+  problems_seen_.insert(problems.begin(), problems.end());
+}
+
 void PlaceQuery::add(const dataset::Submission& s) {
   problems_seen_.insert(s.problem_name);
   if (!dataset::qualifies(s) || !wants(s)) return;
@@ -397,6 +401,7 @@ result::ResultTable place_scores(PlaceQuery& query, const dataset::DataDir& dir,
   // A problem the files do not hold is refused by a load that names it: the rows are read whole.
   const std::vector<std::string> held =
       one ? dataset::problems_in(dataset::read_contents(dir)) : std::vector<std::string>();
+  query.know_problems(held);  // the load may read one runner's rows: the others' problems count
   if (one && !load.filter.problem && std::binary_search(held.begin(), held.end(), *one)) {
     dataset::LoadOptions pushed = load;
     pushed.filter.problem = one;

@@ -93,6 +93,10 @@ class PlaceQuery {
   [[nodiscard]] std::optional<std::string> single_problem() const;
   // The problems the placements name that no loaded row has (for "did you mean").
   [[nodiscard]] std::vector<std::string> problems_without_rows() const;
+  // Problems the data holds whose rows the load may not read (another runner's, when the load
+  // reads one runner): a placement's "did you mean" chooses from them too, and a problem among
+  // them gets none.
+  void know_problems(const std::vector<std::string>& problems);
 
  private:
   struct HumanRow {
@@ -139,7 +143,8 @@ class PlaceQuery {
   std::vector<Placement> placements_;
   std::map<std::tuple<int64_t, std::optional<std::string>>, Task> tasks_;
   std::vector<Outcome> outcomes_;
-  // Every problem of the rows added: a placement on another is told the closest ("did you mean").
+  // Every problem of the rows added and of know_problems(): a placement on another is told the
+  // closest ("did you mean").
   std::set<std::string> problems_seen_;
 };
 

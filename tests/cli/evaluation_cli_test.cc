@@ -288,6 +288,19 @@ TEST(PlaceCli, BadInput) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(json_lines(r.out).size(), 1u);
   EXPECT_EQ(json_lines(r.out)[0]["refused"], rows[0]["refused"]);
+  // Scores given on the command line read one runner's rows: the problems of the others still
+  // count as known (from the leaderboards file), so a problem named right on a runner it never
+  // ran on gets no suggestion, and a misspelt one gets the right one.
+  r = run("place -p nvfp4_gemm --runner H100 20us -f jsonl" + kData);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(json_lines(r.out).size(), 1u);
+  EXPECT_EQ(json_lines(r.out)[0]["refused"], rows[1]["refused"]);
+  r = run("place -p nvfp4_gem --runner H100 20us -f jsonl" + kData);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(json_lines(r.out).size(), 1u);
+  EXPECT_EQ(json_lines(r.out)[0]["refused"],
+            "nothing ranks there: no qualifying submission of nvfp4_gem on H100 in the data; "
+            "did you mean 'nvfp4_gemm'?");
   // Usage.
   EXPECT_EQ(run("place 20us" + kData).exit_code, 2);
   EXPECT_EQ(run("place --results " + csv + " 20us" + kData).exit_code, 2);
