@@ -225,7 +225,7 @@ fs::path check_extract_options(const ExtractOptions& options) {
 // extract made it. It may not be, or hold, the data (or the working folder): --force would delete
 // it.
 void check_out_folder(const ExtractOptions& options, const fs::path& target) {
-  refuse_folder_holding_inputs(target.string(), "--out");
+  refuse_folder_holding_inputs(target.string(), "out");
   std::error_code ec;
   const fs::file_status out_status = fs::symlink_status(target, ec);
   if (!fs::exists(out_status)) return;
