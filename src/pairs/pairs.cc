@@ -26,7 +26,7 @@
 #include "report/text.h"
 #include "report/writer.h"
 #include "result/table.h"
-#include "source/embedded.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::pairs {
 namespace {
@@ -248,13 +248,6 @@ std::string fenced(std::string_view code, std::string_view language) {
   if (code.empty() || code.back() != '\n') out += '\n';
   out += fence;
   return out;
-}
-
-// The fence's language of a version: cuda for a .cu/.cuh file, cpp for another C++ file, else
-// python.
-std::string_view code_language(std::string_view code, std::string_view file_name) {
-  if (!source::is_cpp_source(code, file_name)) return "python";
-  return file_name.ends_with(".cu") || file_name.ends_with(".cuh") ? "cuda" : "cpp";
 }
 
 void append_message(std::string& out, std::string_view role, std::string_view content) {
@@ -642,7 +635,8 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
     }
   }
   auto language = [&](size_t k) {
-    return code_language(made.codes[k], name_of(g.file_names[item.members[k]]));
+    return techniques::fence_language(
+        techniques::code_file(made.codes[k], name_of(g.file_names[item.members[k]])));
   };
   const Version& first = g.versions[item.members.front()];
   switch (options.format) {
