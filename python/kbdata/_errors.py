@@ -1,5 +1,6 @@
 """kbdata's exceptions: each carries the message the kbdata command prints (without "kbdata: "
-and the help hint), and also derives from the built-in exception a Python caller expects."""
+and the help hint; an option the libraries' checks name is spelled as its keyword, threshold=2,
+not as the flag), and also derives from the built-in exception a Python caller expects."""
 
 
 class Error(Exception):

@@ -59,11 +59,12 @@ std::vector<Finding> audit_submission(const dataset::Submission& s,
     found = audit_code(*code, context);
   } catch (const std::bad_alloc&) {
     throw Error("out of memory auditing the code of submission " + std::to_string(s.submission_id) +
-                " (" +
-                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
-                                        : s.problem_name) +
-                (s.runner ? " on " + *s.runner : "") + ", " + std::to_string(code->size()) +
-                " bytes of code); --threads 1 reads one code at a time");
+                    " (" +
+                    (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
+                                            : s.problem_name) +
+                    (s.runner ? " on " + *s.runner : "") + ", " + std::to_string(code->size()) +
+                    " bytes of code); ",
+                OptionName("threads", "1"), " reads one code at a time");
   }
   // Score rules first, then the code rules in rule order.
   out.insert(out.end(), std::make_move_iterator(found.begin()),

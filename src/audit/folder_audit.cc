@@ -9,6 +9,7 @@
 
 #include "audit/score_rules.h"
 #include "dataset/leaderboards_file.h"
+#include "dataset/row_key.h"
 
 namespace kbdata::audit {
 
@@ -48,7 +49,7 @@ class RecordsFaced {
           if (!dataset::qualifies(s)) return;
           RecordRow r;
           r.leaderboard_id = s.leaderboard_id;
-          r.runner = runner_index(s.runner);
+          r.runner = runners_.number(s.runner);
           r.submission_time = s.submission_time;
           r.submission_id = s.submission_id;
           r.score = *s.score;
@@ -65,8 +66,10 @@ class RecordsFaced {
     }
   }
 
-  [[nodiscard]] std::optional<double> of(const dataset::Submission& s) {
-    const auto it = record_.find({s.submission_id, runner_index(s.runner)});
+  [[nodiscard]] std::optional<double> of(const dataset::Submission& s) const {
+    const std::optional<int32_t> runner = runners_.find(s.runner);
+    if (!runner) return std::nullopt;
+    const auto it = record_.find({s.submission_id, *runner});
     if (it == record_.end()) return std::nullopt;
     return it->second;
   }
@@ -76,20 +79,9 @@ class RecordsFaced {
     return users_.try_emplace(user, static_cast<int64_t>(users_.size())).first->second;
   }
 
-  int runner_index(const std::optional<std::string>& runner) {
-    if (!runner) return -1;
-    return runners_.try_emplace(*runner, static_cast<int>(runners_.size())).first->second;
-  }
-
-  struct KeyHash {
-    size_t operator()(const std::pair<int64_t, int>& k) const {
-      return std::hash<uint64_t>()(static_cast<uint64_t>(k.first) * 31 +
-                                   static_cast<uint64_t>(k.second));
-    }
-  };
-  std::unordered_map<std::string, int> runners_;
+  dataset::RunnerNumbers runners_;
   std::unordered_map<std::string, int64_t> users_;
-  std::unordered_map<std::pair<int64_t, int>, double, KeyHash> record_;
+  std::unordered_map<dataset::RowKey, double, dataset::RowKeyHash> record_;
 };
 
 }  // namespace

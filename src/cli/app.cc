@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -24,6 +25,14 @@ namespace {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+
+// The command line's spelling of an option a library's error names (common/error.h): its flag,
+// the option name's words joined by '-', then the value given ("--min-speedup 0.5").
+std::string flag_spelling(const OptionName& option) {
+  std::string flag = "--" + option.name;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return option.value ? flag + " " + *option.value : flag;
+}
 
 // Where a usage error points: the command's help, or the program's.
 std::string help_hint(const CLI::App* command) {
@@ -272,13 +281,15 @@ int run_command_line(int argc, char** argv) {
       if (added.app->parsed()) added.run();
     }
   } catch (const kbdata::UsageError& e) {
-    std::fprintf(stderr, "kbdata: %s %s\n", e.what(), help_hint(command).c_str());
+    std::fprintf(stderr, "kbdata: %s %s\n", e.spelled(flag_spelling).c_str(),
+                 help_hint(command).c_str());
     return kExitUsage;
   } catch (const kbdata::ResourceError& e) {
-    std::fprintf(stderr, "kbdata: %s%s\n", e.what(), resource_hint(command).c_str());
+    std::fprintf(stderr, "kbdata: %s%s\n", e.spelled(flag_spelling).c_str(),
+                 resource_hint(command).c_str());
     return kExitFailure;
   } catch (const kbdata::Error& e) {
-    std::fprintf(stderr, "kbdata: %s\n", e.what());
+    std::fprintf(stderr, "kbdata: %s\n", e.spelled(flag_spelling).c_str());
     return kExitFailure;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kbdata: out of memory%s\n", resource_hint(command).c_str());

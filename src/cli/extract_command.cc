@@ -225,7 +225,7 @@ fs::path check_extract_options(const ExtractOptions& options) {
 // extract made it. It may not be, or hold, the data (or the working folder): --force would delete
 // it.
 void check_out_folder(const ExtractOptions& options, const fs::path& target) {
-  refuse_folder_holding_inputs(target.string(), "--out");
+  refuse_folder_holding_inputs(target.string(), "out");
   std::error_code ec;
   const fs::file_status out_status = fs::symlink_status(target, ec);
   if (!fs::exists(out_status)) return;
@@ -293,8 +293,8 @@ WrittenCode write_code(const dataset::DataDir& dir, dataset::LoadOptions load,
         // extension.
         query::ExtractedFile w;
         w.techniques = query::classify_row(s, *s.code);
-        const std::string extension(
-            query::code_file_extension(w.techniques, *s.code, s.file_name.value_or("")));
+        const std::string extension(techniques::file_extension(
+            techniques::code_file(w.techniques, *s.code, s.file_name.value_or(""))));
         w.path = entry_path(e, extension);
         // Distinct rows can meet once names are made safe (runners "B/200" and "B_200").
         if (!paths.insert(w.path).second) {

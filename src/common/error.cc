@@ -45,6 +45,27 @@ Error& Error::locate_offset(int64_t byte_offset) {
   return *this;
 }
 
+std::string library_spelling(const OptionName& option) {
+  return option.value ? option.name + " " + *option.value : option.name;
+}
+
+std::string Error::message_spelled(OptionSpelling spelling) const {
+  if (texts_.empty()) return message_;
+  std::string out = texts_.front();
+  for (size_t i = 0; i < options_.size(); ++i) {
+    out += spelling(options_[i]);
+    out += texts_[i + 1];
+  }
+  return out;
+}
+
+std::string Error::spelled(OptionSpelling spelling) const {
+  if (options_.empty()) return rendered_;
+  const std::string where = location_.str();
+  const std::string message = message_spelled(spelling);
+  return where.empty() ? message : where + ": " + message;
+}
+
 void Error::render() {
   std::string where = location_.str();
   rendered_ = where.empty() ? message_ : where + ": " + message_;

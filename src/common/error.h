@@ -7,13 +7,23 @@
 //
 //   data.parquet: row group 0, column 'score', byte 4711: RLE run overruns the page
 //
+// A message may name options a library's caller gave (OptionName): a library names them by their
+// option names and their values ("threshold 1.5: must be in (0, 1]"), and each edge spells them
+// its own way when it shows the error (spelled(): the command line's flags, "--threshold 1.5",
+// the Python module's keywords, "threshold=1.5"). No library spells a flag.
+//
 // Errors become messages and exit codes only at the edge (the CLI).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace kbdata {
 
@@ -27,9 +37,48 @@ struct Location {
   [[nodiscard]] std::string str() const;
 };
 
+// An option of a library's entry point named in an error message. `name` is its option name:
+// lower-case words joined by '_', the words both the command line's flag and the Python keyword
+// are made of ("min_speedup": --min-speedup, min_speedup=), the name callers know it by rather
+// than a struct's field.
+struct OptionName {
+  // The option itself, or a value-taking option with no value in mind (--out, out=).
+  explicit OptionName(std::string option_name) : name(std::move(option_name)) {}
+  // The option given `value_text` (the value as the message shows it: "1.5", "'xml'", a path).
+  OptionName(std::string option_name, std::string value_text)
+      : name(std::move(option_name)), value(std::move(value_text)) {}
+  // An on/off option, named as turned on (--trajectories, trajectories=True).
+  [[nodiscard]] static OptionName flag(std::string option_name) {
+    OptionName o(std::move(option_name));
+    o.is_flag = true;
+    return o;
+  }
+
+  std::string name;
+  std::optional<std::string> value;
+  bool is_flag = false;
+};
+
+// How an edge shows an option in a message.
+using OptionSpelling = std::string (*)(const OptionName& option);
+
+// A library's own spelling, what() uses: the name, then the value after a space ("threshold 1.5",
+// "trajectories", "out").
+[[nodiscard]] std::string library_spelling(const OptionName& option);
+
 class Error : public std::exception {
  public:
   explicit Error(std::string message) : message_(std::move(message)) { render(); }
+  // A message of texts and the options it names, in order:
+  //   UsageError(OptionName("threshold", "1.5"), ": must be in (0, 1]")
+  template <typename... Parts>
+  requires(std::same_as<std::remove_cvref_t<Parts>, OptionName> ||
+           ...) explicit Error(Parts&&... parts)
+      : texts_(1) {
+    (add_part(std::forward<Parts>(parts)), ...);
+    message_ = message_spelled(library_spelling);
+    render();
+  }
 
   // Fill in location parts that are still unknown; known parts are kept (the innermost layer that
   // knew a part was the most precise). They return Error&: to add context while an error travels,
@@ -39,13 +88,27 @@ class Error : public std::exception {
   Error& locate_column(const std::string& column);
   Error& locate_offset(int64_t byte_offset);
 
+  // The message without its location, options spelled by library_spelling.
   [[nodiscard]] const std::string& message() const { return message_; }
   [[nodiscard]] const Location& location() const { return location_; }
+  [[nodiscard]] const std::vector<OptionName>& options() const { return options_; }
   [[nodiscard]] const char* what() const noexcept override { return rendered_.c_str(); }
+  // what() with the options the message names spelled by `spelling`.
+  [[nodiscard]] std::string spelled(OptionSpelling spelling) const;
 
  private:
+  void add_part(std::string_view text) { texts_.back() += text; }
+  void add_part(OptionName option) {
+    options_.push_back(std::move(option));
+    texts_.emplace_back();
+  }
+  [[nodiscard]] std::string message_spelled(OptionSpelling spelling) const;
   void render();
 
+  // A message naming options is texts_[0], options_[0], texts_[1], ..., options_[n - 1],
+  // texts_[n]; any other is message_ alone.
+  std::vector<std::string> texts_;
+  std::vector<OptionName> options_;
   std::string message_;
   Location location_;
   std::string rendered_;

@@ -128,19 +128,20 @@ bool is_noted_input(const FileId& id) {
   return false;
 }
 
-void refuse_folder_holding_inputs(const std::string& path, const std::string& what) {
+void refuse_folder_holding_inputs(const std::string& path, const std::string& option) {
   const std::string folder = real_path_of(path);
   if (folder.empty()) return;  // does not exist (yet): it holds nothing
   std::error_code ec;
   const std::string cwd = real_path_of(fs::current_path(ec).string());
   if (!cwd.empty() && is_within(cwd, folder)) {
-    throw UsageError(what + " " + path + " is or contains the working folder; name another folder");
+    throw UsageError(OptionName(option, path),
+                     " is or contains the working folder; name another folder");
   }
   std::lock_guard<std::mutex> lock(noted_mutex);
   for (const NotedInput& input : noted_inputs()) {
     if (!input.real_path.empty() && is_within(input.real_path, folder)) {
-      throw UsageError(what + " " + path + " holds an input of this command (" + input.real_path +
-                       "); name another folder");
+      throw UsageError(OptionName(option, path), " holds an input of this command (",
+                       input.real_path, "); name another folder");
     }
   }
 }

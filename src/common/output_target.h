@@ -37,8 +37,8 @@ void note_input(const std::string& path);
 
 // Throws UsageError when the folder `path` is, or contains, a noted input or the working folder:
 // a folder output (extract --out, synth --out, export --out) must never replace or empty one.
-// `what` names the option in the message ("--out").
-void refuse_folder_holding_inputs(const std::string& path, const std::string& what);
+// The message names `path` as the value of the option named `option` ("out", OptionName).
+void refuse_folder_holding_inputs(const std::string& path, const std::string& option);
 
 // Who may read a new output.
 enum class OutputAccess {

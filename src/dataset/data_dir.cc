@@ -149,8 +149,8 @@ DataDirChoice choose_data_dir(const std::optional<std::string>& flag, const char
     if (!tried.empty()) tried += ", ";
     tried += candidate;
   }
-  throw UsageError("no --data folder, no KBDATA_DATA, and no bundled sample (looked in " + tried +
-                   ")");
+  throw UsageError("no ", OptionName("data"),
+                   " folder, no KBDATA_DATA, and no bundled sample (looked in ", tried, ")");
 }
 
 }  // namespace kbdata::dataset

@@ -92,16 +92,12 @@ std::optional<int64_t> parse_int(const std::string& text) {
 }  // namespace
 
 void RowSet::insert(int64_t submission_id, const std::optional<std::string>& runner) {
-  std::vector<std::optional<std::string>>& runners = runners_[submission_id];
-  if (std::find(runners.begin(), runners.end(), runner) != runners.end()) return;
-  runners.push_back(runner);
-  ++size_;
+  rows_.insert(runners_.key(submission_id, runner));
 }
 
 bool RowSet::contains(int64_t submission_id, const std::optional<std::string>& runner) const {
-  const auto it = runners_.find(submission_id);
-  return it != runners_.end() &&
-         std::find(it->second.begin(), it->second.end(), runner) != it->second.end();
+  const std::optional<int32_t> number = runners_.find(runner);
+  return number && rows_.contains(RowKey{submission_id, *number});
 }
 
 bool Filter::empty() const {

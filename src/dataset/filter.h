@@ -10,10 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "dataset/registry.h"
+#include "dataset/row_key.h"
 #include "dataset/submission.h"
 #include "parquet/row_filter.h"
 
@@ -28,11 +29,11 @@ class RowSet {
   void insert(int64_t submission_id, const std::optional<std::string>& runner);
   [[nodiscard]] bool contains(int64_t submission_id,
                               const std::optional<std::string>& runner) const;
-  [[nodiscard]] size_t size() const { return size_; }
+  [[nodiscard]] size_t size() const { return rows_.size(); }
 
  private:
-  std::unordered_map<int64_t, std::vector<std::optional<std::string>>> runners_;
-  size_t size_ = 0;
+  RunnerNumbers runners_;
+  std::unordered_set<RowKey, RowKeyHash> rows_;
 };
 
 struct Filter {

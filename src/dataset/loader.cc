@@ -26,6 +26,7 @@
 #include "dataset/hardware.h"
 #include "dataset/registry.h"
 #include "dataset/resident.h"
+#include "dataset/row_key.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/schema.h"
@@ -528,20 +529,16 @@ class RowChecks {
 
   // False when the row is a repeat, to be dropped.
   bool admit(Submission& s) {
-    size_t runner_hash = 0;
+    int32_t runner = RowKey::kNoRunner;
     if (s.runner) {
-      // Files give long runs of one runner: its table lookup and hash are made once per run.
-      if (*s.runner != last_runner_) {
+      // Files give long runs of one runner: its table lookup and number are found once per run.
+      if (last_runner_ != *s.runner) {
         last_runner_ = *s.runner;
         last_runner_known_ = runner_hardware(*s.runner) != nullptr;
-        last_runner_hash_ = std::hash<std::string>()(*s.runner);
+        last_runner_number_ = runners_.number(s.runner);
       }
-      if (last_runner_known_) {
-        runner_hash = last_runner_hash_;
-      } else {
-        stats_.respell_unknown_runner(*s.runner);
-        runner_hash = std::hash<std::string>()(*s.runner);
-      }
+      if (!last_runner_known_) stats_.respell_unknown_runner(*s.runner);
+      runner = last_runner_number_;
     }
     if (s.leaderboard_id != last_leaderboard_ || s.problem_name != last_problem_) {
       last_leaderboard_ = s.leaderboard_id;
@@ -554,7 +551,7 @@ class RowChecks {
       }
     }
     if (!repeats_) return true;
-    const Key key{s.submission_id, runner_hash, s.runner.has_value()};
+    const RowKey key{s.submission_id, runner};
     const uint64_t print = fingerprint(s);
     const auto [it, inserted] = seen_.try_emplace(key, print);
     if (inserted) return true;
@@ -573,18 +570,6 @@ class RowChecks {
   }
 
  private:
-  struct Key {
-    int64_t submission_id;
-    size_t runner_hash;
-    bool has_runner;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<int64_t>()(k.submission_id) * 0x9E3779B97F4A7C15ULL ^ k.runner_hash ^
-             static_cast<size_t>(k.has_runner);
-    }
-  };
   // The row's fields but its identity and code, hashed: two copies that hash alike agree.
   static uint64_t fingerprint(const Submission& s) {
     uint64_t h = 0x9E3779B97F4A7C15ULL;
@@ -609,11 +594,12 @@ class RowChecks {
   std::string file_;
   LoadStats& stats_;
   bool repeats_;
-  std::unordered_map<Key, uint64_t, KeyHash> seen_;  // each row admitted: its fingerprint
+  RunnerNumbers runners_;
+  std::unordered_map<RowKey, uint64_t, RowKeyHash> seen_;  // each row admitted: its fingerprint
   uint64_t repeated_ = 0;
-  std::string last_runner_ = "\x1f";  // no runner: the first row's is looked up
+  std::optional<std::string> last_runner_;  // the runner of the row before, when it had one
   bool last_runner_known_ = false;
-  size_t last_runner_hash_ = 0;
+  int32_t last_runner_number_ = RowKey::kNoRunner;
   int64_t last_leaderboard_ = -1;
   std::string last_problem_ = "\x1f";  // no problem name: the first row is checked
 };
@@ -1353,32 +1339,13 @@ class SeenSubmissions {
  public:
   // The file that gave `s` before, or -1 (and `s` is remembered as given by `file`).
   int earlier_file(const Submission& s, int file) {
-    const auto [it, inserted] =
-        seen_.try_emplace(Key{s.submission_id, runner_index(s.runner)}, file);
+    const auto [it, inserted] = seen_.try_emplace(runners_.key(s.submission_id, s.runner), file);
     return inserted || it->second == file ? -1 : it->second;
   }
 
  private:
-  struct Key {
-    int64_t submission_id;
-    int runner;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<int64_t>()(k.submission_id) * 31 + static_cast<size_t>(k.runner);
-    }
-  };
-  int runner_index(const std::optional<std::string>& runner) {
-    if (!runner) return -1;
-    for (size_t i = 0; i < runners_.size(); ++i) {
-      if (runners_[i] == *runner) return static_cast<int>(i);
-    }
-    runners_.push_back(*runner);
-    return static_cast<int>(runners_.size()) - 1;
-  }
-  std::unordered_map<Key, int, KeyHash> seen_;
-  std::vector<std::string> runners_;
+  RunnerNumbers runners_;
+  std::unordered_map<RowKey, int, RowKeyHash> seen_;
 };
 
 }  // namespace

@@ -467,20 +467,21 @@ class Engine {
 
 void check_options(const DedupOptions& o) {
   if (o.shingle_bytes < 1 || o.shingle_bytes > similarity::kMaxShingleBytes) {
-    throw UsageError("--shingle-bytes must be between 1 and " +
-                     std::to_string(similarity::kMaxShingleBytes) + ", not " +
-                     std::to_string(o.shingle_bytes));
+    throw UsageError(OptionName("shingle_bytes", std::to_string(o.shingle_bytes)),
+                     ": must be between 1 and " + std::to_string(similarity::kMaxShingleBytes));
   }
   if (!(o.threshold > 0.0 && o.threshold <= 1.0)) {
     std::string value;  // shortest round trip: 1.0000001 stays 1.0000001, never "1.000000"
     append_double(value, o.threshold);
-    throw UsageError("--threshold must be in (0, 1], not " + value);
+    throw UsageError(OptionName("threshold", value), ": must be in (0, 1]");
   }
   if (o.jobs < 0 || o.jobs > 1024) {
-    throw UsageError("--jobs must be between 0 (one per core) and 1024");
+    throw UsageError(OptionName("threads", std::to_string(o.jobs)),
+                     ": must be between 0 (one per core) and 1024");
   }
   if (o.mode == Mode::EXACT && o.across_users) {
-    throw UsageError("--across-users applies to --fuzzy only (the exact rule partitions by user)");
+    throw UsageError(OptionName::flag("across_users"), " applies to ", OptionName::flag("fuzzy"),
+                     " only (the exact rule partitions by user)");
   }
 }
 

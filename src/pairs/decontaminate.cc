@@ -92,13 +92,13 @@ std::string number_text(double v) {
 
 void validate(const DecontaminationOptions& o) {
   if (o.ngram < 1) {
-    throw UsageError("--ngram " + std::to_string(o.ngram) + ": must be at least 1");
+    throw UsageError(OptionName("ngram", std::to_string(o.ngram)), ": must be at least 1");
   }
   if (!(o.ngram_share >= 0 && o.ngram_share < 1)) {
-    throw UsageError("--ngram-share " + number_text(o.ngram_share) + ": must be in [0, 1)");
+    throw UsageError(OptionName("ngram_share", number_text(o.ngram_share)), ": must be in [0, 1)");
   }
   if (!(o.threshold > 0 && o.threshold <= 1)) {
-    throw UsageError("--decontaminate-threshold " + number_text(o.threshold) +
+    throw UsageError(OptionName("decontaminate_threshold", number_text(o.threshold)),
                      ": must be in (0, 1]");
   }
 }

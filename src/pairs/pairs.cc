@@ -26,7 +26,7 @@
 #include "report/text.h"
 #include "report/writer.h"
 #include "result/table.h"
-#include "source/embedded.h"
+#include "techniques/techniques.h"
 
 namespace kbdata::pairs {
 namespace {
@@ -250,13 +250,6 @@ std::string fenced(std::string_view code, std::string_view language) {
   return out;
 }
 
-// The fence's language of a version: cuda for a .cu/.cuh file, cpp for another C++ file, else
-// python.
-std::string_view code_language(std::string_view code, std::string_view file_name) {
-  if (!source::is_cpp_source(code, file_name)) return "python";
-  return file_name.ends_with(".cu") || file_name.ends_with(".cuh") ? "cuda" : "cpp";
-}
-
 void append_message(std::string& out, std::string_view role, std::string_view content) {
   out += out.size() > 1 ? ",{\"role\":" : "{\"role\":";
   append_json_string(out, role);
@@ -344,8 +337,8 @@ Format parse_format(const std::string& text) {
     if (text == to_string(f)) return f;
   }
   const std::vector<std::string> names = {"jsonl", "parquet", "chat", "preference"};
-  throw UsageError("--format '" + text + "': expected jsonl, parquet, chat or preference" +
-                   did_you_mean(text, names));
+  throw UsageError(OptionName("format", "'" + text + "'"),
+                   ": expected jsonl, parquet, chat or preference" + did_you_mean(text, names));
 }
 
 std::optional<Format> format_of_name(const std::string& path) {
@@ -359,48 +352,53 @@ std::string default_card_path(const std::string& out) { return out + ".card.md";
 
 void check_options(const PairsOptions& options) {
   if (!std::isfinite(options.min_speedup) || options.min_speedup < 1) {
-    throw UsageError("--min-speedup " + report::double_text(options.min_speedup) +
+    throw UsageError(OptionName("min_speedup", report::double_text(options.min_speedup)),
                      ": must be 1 or more (the baseline's score over the improved one's)");
   }
   if (options.max_gap_days &&
       !(*options.max_gap_days > 0 && std::isfinite(*options.max_gap_days))) {
-    throw UsageError("--max-gap-days " + report::double_text(*options.max_gap_days) +
+    throw UsageError(OptionName("max_gap_days", report::double_text(*options.max_gap_days)),
                      ": must be a positive number of days");
   }
   if (!(options.lineage.link_similarity > 0 && options.lineage.link_similarity <= 1)) {
-    throw UsageError("--link-similarity " + report::double_text(options.lineage.link_similarity) +
-                     ": must be in (0, 1]");
+    throw UsageError(
+        OptionName("link_similarity", report::double_text(options.lineage.link_similarity)),
+        ": must be in (0, 1]");
   }
-  if (options.lineage.lookback == 0) throw UsageError("--lookback must be at least 1");
+  if (options.lineage.lookback == 0) {
+    throw UsageError(OptionName("lookback", "0"), ": must be at least 1");
+  }
   if (options.trajectories && options.all_pairs) {
-    throw UsageError("--all-pairs is for pairs; --trajectories writes one row per lineage");
+    throw UsageError(OptionName::flag("all_pairs"), " is for pairs; ",
+                     OptionName::flag("trajectories"), " writes one row per lineage");
   }
   if (options.trajectories && options.significant_only) {
-    throw UsageError(
-        "--significant is for pairs (one speedup against the noise); --trajectories writes one "
-        "row per lineage");
+    throw UsageError(OptionName::flag("significant"),
+                     " is for pairs (one speedup against the noise); ",
+                     OptionName::flag("trajectories"), " writes one row per lineage");
   }
   if (options.trajectories && options.format == Format::PREFERENCE) {
-    throw UsageError(
-        "--format preference is for pairs (chosen and rejected); with --trajectories use jsonl, "
-        "parquet or chat");
+    throw UsageError(OptionName("format", "preference"),
+                     " is for pairs (chosen and rejected); with ", OptionName::flag("trajectories"),
+                     " use jsonl, parquet or chat");
   }
   const std::optional<report::Format> named = report::format_of_name(options.out);
   if (named == report::Format::JSON || named == report::Format::CSV) {
-    throw UsageError("--out " + options.out + " names a " +
-                     (named == report::Format::JSON ? "JSON (one array)" : "CSV") +
-                     " file, which pairs does not write: name it .jsonl (JSON Lines: jsonl, chat, "
-                     "preference) or .parquet");
+    throw UsageError(
+        OptionName("out", options.out),
+        " names a " + std::string(named == report::Format::JSON ? "JSON (one array)" : "CSV") +
+            " file, which pairs does not write: name it .jsonl (JSON Lines: jsonl, chat, "
+            "preference) or .parquet");
   }
   const std::optional<Format> implied = format_of_name(options.out);
   if (implied == Format::PARQUET && options.format != Format::PARQUET) {
-    throw UsageError("--out " + options.out + " names a Parquet file, but --format " +
-                     to_string(options.format) + " writes JSON Lines (name it .jsonl)");
+    throw UsageError(OptionName("out", options.out), " names a Parquet file, but ",
+                     OptionName("format", to_string(options.format)),
+                     " writes JSON Lines (name it .jsonl)");
   }
   if (implied == Format::JSONL && options.format == Format::PARQUET) {
-    throw UsageError("--out " + options.out +
-                     " names a JSON Lines file, but --format parquet writes Parquet (name it "
-                     ".parquet)");
+    throw UsageError(OptionName("out", options.out), " names a JSON Lines file, but ",
+                     OptionName("format", "parquet"), " writes Parquet (name it .parquet)");
   }
 }
 
@@ -465,9 +463,11 @@ PairsBuilder::PairsBuilder(PairsOptions options)
   const OutputTarget card = check_output_file(m.options.card);
   if (file_id(out.target) && file_id(card.target) &&
       *file_id(out.target) == *file_id(card.target)) {
-    throw UsageError("--card " + m.options.card + " names the output itself");
+    throw UsageError(OptionName("card", m.options.card), " names the output itself");
   }
-  if (out.target == card.target) throw UsageError("--card " + m.options.card + " names --out");
+  if (out.target == card.target) {
+    throw UsageError(OptionName("card", m.options.card), " names ", OptionName("out"));
+  }
   m.output = std::make_unique<RowOutput>(m.options, m.provenance());
   m.card = std::make_unique<AtomicOutputFile>(m.options.card);
   m.spill = std::make_unique<dataset::CodeSpill>(
@@ -635,7 +635,8 @@ void PairsBuilder::Impl::make(const Item& item, Made& made,
     }
   }
   auto language = [&](size_t k) {
-    return code_language(made.codes[k], name_of(g.file_names[item.members[k]]));
+    return techniques::fence_language(
+        techniques::code_file(made.codes[k], name_of(g.file_names[item.members[k]])));
   };
   const Version& first = g.versions[item.members.front()];
   switch (options.format) {

@@ -387,9 +387,12 @@ void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, Pending
 
 void check_options(const ExportOptions& options) {
   if (options.configs.empty()) {
-    throw UsageError("nothing to export: give at least one --config or --legacy NAME=IDS");
+    throw UsageError("nothing to export: give at least one ", OptionName("config", "NAME=IDS"),
+                     " or ", OptionName("legacy", "NAME=IDS"));
   }
-  if (options.jobs < 1) throw UsageError("--jobs must be at least 1");
+  if (options.jobs < 1) {
+    throw UsageError(OptionName("jobs", std::to_string(options.jobs)), ": must be at least 1");
+  }
   std::set<std::string> names;
   std::set<std::string> files = {"leaderboards.parquet", "README.md"};
   for (const ConfigSpec& spec : options.configs) {
@@ -503,8 +506,9 @@ CheckedLeaderboards check_leaderboards(Connection& db, const std::vector<ConfigS
       out.open.push_back(id);
       if (!allow_open) {
         throw ExportRefused(board + " is still open: its deadline " +
-                            std::string(boards.bytes(i, 3)) +
-                            " is in the future; a public export refuses it (--private allows it)");
+                                std::string(boards.bytes(i, 3)) +
+                                " is in the future; a public export refuses it (",
+                            OptionName::flag("private"), " allows it)");
       }
     }
     if (boards.is_null(i, 5) || boards.bytes(i, 5) != "public") {
@@ -513,7 +517,8 @@ CheckedLeaderboards check_leaderboards(Connection& db, const std::vector<ConfigS
         const std::string visibility =
             boards.is_null(i, 5) ? "null" : "'" + std::string(boards.bytes(i, 5)) + "'";
         throw ExportRefused(board + " is not public: its visibility is " + visibility +
-                            "; a public export refuses it (--private allows it)");
+                                "; a public export refuses it (",
+                            OptionName::flag("private"), " allows it)");
       }
     }
   }

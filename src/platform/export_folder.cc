@@ -35,7 +35,7 @@ std::vector<std::string> entries_of(const std::string& dir) {
   std::vector<std::string> names;
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
-    throw IoError("--out " + dir + ": cannot list it: " + std::strerror(errno));
+    throw IoError(OptionName("out", dir), ": cannot list it: ", std::strerror(errno));
   }
   while (const dirent* e = ::readdir(d)) {
     const std::string_view name = e->d_name;
@@ -129,14 +129,14 @@ ExportFolder::ExportFolder(const std::string& dir, const std::vector<std::string
     path = path.parent_path();  // "out/" names the folder out
   }
   if (dir.empty() || path.filename().empty() || path.filename() == "." || path.filename() == "..") {
-    throw UsageError("--out must name a folder, not '" + dir + "'");
+    throw UsageError(OptionName("out"), " must name a folder, not '", dir, "'");
   }
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     std::error_code ec;
     const fs::path real = fs::canonical(path, ec);
     if (ec) {
-      throw UsageError("--out " + dir + " is a symbolic link to nothing (" + ec.message() +
+      throw UsageError(OptionName("out", dir), " is a symbolic link to nothing (", ec.message(),
                        "); name a folder");
     }
     path = real;
@@ -145,41 +145,43 @@ ExportFolder::ExportFolder(const std::string& dir, const std::vector<std::string
   const std::string parent = path.has_parent_path() ? path.parent_path().string() : ".";
   struct stat parent_st {};
   if (::stat(parent.c_str(), &parent_st) != 0) {
-    throw UsageError("--out " + dir + ": its folder " + parent + " does not exist");
+    throw UsageError(OptionName("out", dir), ": its folder ", parent, " does not exist");
   }
   if (!S_ISDIR(parent_st.st_mode)) {
-    throw UsageError("--out " + dir + ": " + parent + " is not a folder");
+    throw UsageError(OptionName("out", dir), ": ", parent, " is not a folder");
   }
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
-    throw IoError("--out " + dir + ": cannot write into " + parent + ": " + std::strerror(errno));
+    throw IoError(OptionName("out", dir), ": cannot write into ", parent, ": ",
+                  std::strerror(errno));
   }
   // Replacing DIR replaces everything in it: never an input of this process or the working folder.
-  refuse_folder_holding_inputs(dir_, "--out");
+  refuse_folder_holding_inputs(dir_, "out");
 
   exists_ = ::stat(dir_.c_str(), &st) == 0;
   if (!exists_) {
     if (errno != ENOENT) {
-      throw IoError("--out " + dir + ": cannot look at it: " + std::strerror(errno));
+      throw IoError(OptionName("out", dir), ": cannot look at it: ", std::strerror(errno));
     }
     dir_mode_ = is_private ? 0700 : static_cast<mode_t>(0777 & ~process_umask());
     return;
   }
   if (!S_ISDIR(st.st_mode)) {
-    throw UsageError("--out " + dir + " is " + describe_file_type(st.st_mode) + ", not a folder");
+    throw UsageError(OptionName("out", dir), " is ", describe_file_type(st.st_mode),
+                     ", not a folder");
   }
   if (st.st_dev != parent_st.st_dev) {
-    throw UsageError("--out " + dir +
+    throw UsageError(OptionName("out", dir),
                      " is a mount point, which kbdata export cannot replace whole; name a folder "
                      "inside it");
   }
   if (::access(dir_.c_str(), W_OK | X_OK) != 0) {
-    throw IoError("--out " + dir + ": cannot write into it: " + std::strerror(errno));
+    throw IoError(OptionName("out", dir), ": cannot write into it: ", std::strerror(errno));
   }
   // In a sticky folder (/tmp) only DIR's owner, the folder's or root may rename DIR.
   const uid_t me = ::geteuid();
   if ((parent_st.st_mode & S_ISVTX) != 0 && me != 0 && me != st.st_uid && me != parent_st.st_uid) {
-    throw IoError("--out " + dir + ": cannot replace it: it belongs to another user and " + parent +
-                  " is sticky");
+    throw IoError(OptionName("out", dir), ": cannot replace it: it belongs to another user and ",
+                  parent, " is sticky");
   }
   dir_mode_ = is_private ? 0700 : (st.st_mode & 07777);
   dir_owner_ = st.st_uid;
@@ -191,32 +193,32 @@ ExportFolder::ExportFolder(const std::string& dir, const std::vector<std::string
     const std::string entry = join(dir_, name);
     struct stat est {};
     if (::lstat(entry.c_str(), &est) != 0) {
-      throw IoError("--out " + dir + ": cannot look at " + name + ": " + std::strerror(errno));
+      throw IoError(OptionName("out", dir), ": cannot look at ", name, ": ", std::strerror(errno));
     }
     if (outputs.count(name) != 0) {
       if (!S_ISREG(est.st_mode) && !S_ISLNK(est.st_mode)) {
-        throw UsageError("--out " + dir + " holds " + name + ", which is " +
-                         describe_file_type(est.st_mode) +
+        throw UsageError(OptionName("out", dir), " holds ", name, ", which is ",
+                         describe_file_type(est.st_mode),
                          "; kbdata export replaces only regular files");
       }
       continue;
     }
     if (!force) {
-      throw UsageError("--out " + dir + " holds " + name +
-                       ", which the new card would not list; remove it, or --force removes it if "
-                       "an earlier kbdata export made or listed it");
+      throw UsageError(OptionName("out", dir), " holds ", name,
+                       ", which the new card would not list; remove it, or ",
+                       OptionName::flag("force"),
+                       " removes it if an earlier kbdata export made or listed it");
     }
     if (!S_ISREG(est.st_mode)) {
-      throw UsageError("--out " + dir + " holds " + name + ", which is " +
-                       describe_file_type(est.st_mode) +
-                       "; --force removes only regular files an earlier kbdata export made or "
-                       "listed");
+      throw UsageError(OptionName("out", dir), " holds ", name, ", which is ",
+                       describe_file_type(est.st_mode), "; ", OptionName::flag("force"),
+                       " removes only regular files an earlier kbdata export made or listed");
     }
     if (!listed) listed = files_listed_by_card(join(dir_, "README.md"));
     if (listed->count(name) == 0 && !made_by_export(entry)) {
-      throw UsageError("--out " + dir + " holds " + name +
-                       ", which no earlier kbdata export made or listed; --force removes only "
-                       "such files");
+      throw UsageError(OptionName("out", dir), " holds ", name,
+                       ", which no earlier kbdata export made or listed; ",
+                       OptionName::flag("force"), " removes only such files");
     }
     removed_.push_back(name);
   }
@@ -276,7 +278,7 @@ void ExportFolder::commit() {
   if (exists_now && exists_) {
     const std::vector<std::string> added = unexpected_entries();
     if (!added.empty()) {
-      throw UsageError("--out " + shown_ + " gained " + added.front() +
+      throw UsageError(OptionName("out", shown_), " gained ", added.front(),
                        " during the export; nothing was changed");
     }
   }
@@ -284,14 +286,15 @@ void ExportFolder::commit() {
     [[maybe_unused]] int ignored = ::chown(staged_.c_str(), *dir_owner_, *dir_group_);
   }
   if (::chmod(staged_.c_str(), dir_mode_) != 0) {
-    throw IoError("--out " + shown_ + ": cannot set the folder's mode: " + std::strerror(errno));
+    throw IoError(OptionName("out", shown_),
+                  ": cannot set the folder's mode: ", std::strerror(errno));
   }
   std::string previous;
   if (!exists_now || !exists_) {
     // A new DIR (or an empty one made meanwhile, which rename replaces).
     if (::rename(staged_.c_str(), dir_.c_str()) != 0) {
-      throw IoError("--out " + shown_ +
-                    ": cannot rename the export into place: " + std::strerror(errno));
+      throw IoError(OptionName("out", shown_),
+                    ": cannot rename the export into place: ", std::strerror(errno));
     }
   } else if (::renameat2(AT_FDCWD, staged_.c_str(), AT_FDCWD, dir_.c_str(), RENAME_EXCHANGE) == 0) {
     previous = staged_;  // the exchange put the previous DIR at the staged folder's name
@@ -301,18 +304,18 @@ void ExportFolder::commit() {
     if (::mkdtemp(aside.data()) == nullptr || ::rename(dir_.c_str(), aside.c_str()) != 0) {
       const int err = errno;
       ::rmdir(aside.c_str());
-      throw IoError("--out " + shown_ + ": cannot move it aside: " + std::strerror(err));
+      throw IoError(OptionName("out", shown_), ": cannot move it aside: ", std::strerror(err));
     }
     if (::rename(staged_.c_str(), dir_.c_str()) != 0) {
       const int err = errno;
       ::rename(aside.c_str(), dir_.c_str());  // put the previous folder back
-      throw IoError("--out " + shown_ +
-                    ": cannot rename the export into place: " + std::strerror(err));
+      throw IoError(OptionName("out", shown_),
+                    ": cannot rename the export into place: ", std::strerror(err));
     }
     previous = aside;
   } else {
-    throw IoError("--out " + shown_ +
-                  ": cannot exchange it with the export: " + std::strerror(errno));
+    throw IoError(OptionName("out", shown_),
+                  ": cannot exchange it with the export: ", std::strerror(errno));
   }
   committed_ = true;
   if (previous.empty()) return;

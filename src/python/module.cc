@@ -771,10 +771,17 @@ Table progression_of_rows(const py::dict& columns, const std::string& user) {
   return Table(progression.finish(), "");
 }
 
+// The Python spelling of an option a library's error names (common/error.h): the keyword with
+// the value given ("min_speedup=0.5"), a flag as turned on ("trajectories=True"), else the keyword.
+std::string keyword_spelling(const OptionName& option) {
+  if (option.is_flag) return option.name + "=True";
+  return option.value ? option.name + "=" + *option.value : option.name;
+}
+
 // The classes of kbdata/_errors.py, raised for kbdata's errors.
-void raise(const char* class_name, const char* message) {
+void raise(const char* class_name, const std::string& message) {
   py::object type = py::module_::import("kbdata._errors").attr(class_name);
-  PyErr_SetString(type.ptr(), message);
+  PyErr_SetString(type.ptr(), message.c_str());
 }
 
 }  // namespace
@@ -790,19 +797,20 @@ PYBIND11_MODULE(_kbdata, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const kbdata::UsageError& e) {
-      kp::raise("UsageError", e.what());
+      kp::raise("UsageError", e.spelled(kp::keyword_spelling));
     } catch (const kbdata::NotFoundError& e) {
-      kp::raise("NotFoundError", e.what());
+      kp::raise("NotFoundError", e.spelled(kp::keyword_spelling));
     } catch (const kbdata::NetworkError& e) {
-      kp::raise("NetworkError", e.what());
+      kp::raise("NetworkError", e.spelled(kp::keyword_spelling));
     } catch (const kbdata::IoError& e) {
-      kp::raise("FileError", e.what());
+      kp::raise("FileError", e.spelled(kp::keyword_spelling));
     } catch (const kbdata::ResourceError& e) {
-      kp::raise("ResourceError", e.what());
+      kp::raise("ResourceError", e.spelled(kp::keyword_spelling));
     } catch (const kbdata::Error& e) {
-      kp::raise("DataError", e.what());  // FormatError, TruncatedError, UnsupportedError
+      // FormatError, TruncatedError, UnsupportedError
+      kp::raise("DataError", e.spelled(kp::keyword_spelling));
     } catch (const std::logic_error& e) {
-      kp::raise("InternalError", (std::string("internal error: ") + e.what()).c_str());
+      kp::raise("InternalError", std::string("internal error: ") + e.what());
     }
   });
 

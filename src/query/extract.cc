@@ -2,8 +2,6 @@
 
 #include <string_view>
 
-#include "source/embedded.h"
-
 namespace kbdata::query {
 namespace {
 
@@ -27,12 +25,6 @@ List names_of(std::string_view list) {
 Cell count(uint64_t n) { return Cell{static_cast<int64_t>(n)}; }
 
 }  // namespace
-
-std::string_view code_file_extension(const techniques::Techniques& t, std::string_view code,
-                                     std::string_view file_name) {
-  if (!source::is_cpp_source(code, file_name)) return ".py";
-  return t.has(techniques::Language::HIP) ? ".hip" : ".cu";
-}
 
 const char* const kExtractManifestRule =
     "kbdata extract: one row per file written: the submission, what its code uses, the file's "

@@ -25,14 +25,6 @@ extern const char* const kExtractSummaryRule;
 // `dedup` duplicates_dropped. A row names its leaderboard (its note).
 [[nodiscard]] std::vector<result::Column> extract_manifest_columns(bool dedup);
 
-// The extension of the file `kbdata extract` writes for `code`, from the one decision of what a
-// code is: techniques::classify's `t` of it, and the rule classify reads it by (a C++ file by its
-// `file_name` or first line, source::is_cpp_source). A C++ file is ".hip" (hipcc's extension) when
-// HIP is among its languages, else ".cu"; any other code is the Python the harness imports, ".py".
-[[nodiscard]] std::string_view code_file_extension(const techniques::Techniques& t,
-                                                   std::string_view code,
-                                                   std::string_view file_name);
-
 // One file written for `entry`: at `path` (relative to the folder), its code's techniques, size
 // and SHA-256 (hex).
 struct ExtractedFile {

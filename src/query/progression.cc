@@ -97,7 +97,8 @@ result::ResultTable ProgressionQuery::finish() {
     std::string ids;
     for (const std::string& id : by_name_) ids += (ids.empty() ? "" : ", ") + id;
     throw UsageError("user name '" + request_.user + "' belongs to several users (ids " + ids +
-                     "); give one id with --user");
+                         "); give one id with ",
+                     OptionName("user"));
   }
   std::vector<const dataset::Submission*> chosen;
   chosen.reserve(rows_.size());

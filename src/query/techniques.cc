@@ -91,11 +91,12 @@ techniques::Techniques classify_row(const dataset::Submission& s, std::string_vi
     return techniques::classify(code, s.file_name.value_or(""));
   } catch (const std::bad_alloc&) {
     throw Error("out of memory reading the code of submission " + std::to_string(s.submission_id) +
-                " (" +
-                (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
-                                        : s.problem_name) +
-                (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
-                " bytes of code); --threads 1 reads one code at a time");
+                    " (" +
+                    (s.problem_name.empty() ? "leaderboard " + std::to_string(s.leaderboard_id)
+                                            : s.problem_name) +
+                    (s.runner ? " on " + *s.runner : "") + ", " + grouped(code.size()) +
+                    " bytes of code); ",
+                OptionName("threads", "1"), " reads one code at a time");
   }
 }
 

@@ -255,7 +255,8 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
     writer_ = std::make_unique<Writer>(format_, std::move(columns), out, notes, out_path, kRule);
     return;
   }
-  if (!out_path) throw UsageError("--format parquet needs --out FILE");
+  if (!out_path)
+    throw UsageError(OptionName("format", "parquet"), " needs ", OptionName("out", "FILE"));
   std::vector<dataset::FlatFileColumn> columns;
   for (int f : fields_) {
     if (f == kBenchmarks) {

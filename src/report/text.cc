@@ -70,8 +70,8 @@ Format output_format(const std::string& given, const std::optional<std::string>&
   if (given.empty()) return named.value_or(fallback);
   const Format format = parse_format(given);
   if (named && *named != format) {
-    throw UsageError("--format " + given + " and --out " + *out +
-                     " disagree: the file's name says " + to_string(*named) + "; give one of them");
+    throw UsageError(OptionName("format", given), " and ", OptionName("out", *out),
+                     " disagree: the file's name says ", to_string(*named), "; give one of them");
   }
   return format;
 }

@@ -238,7 +238,8 @@ Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::
       rule_(provenance.rule),
       notes_seen_(format, notes) {
   if (format_ == Format::PARQUET) {
-    if (!out_path) throw UsageError("--format parquet needs --out FILE");
+    if (!out_path)
+      throw UsageError(OptionName("format", "parquet"), " needs ", OptionName("out", "FILE"));
     std::vector<parquet::Field> fields;
     for (const Column& c : columns_) fields.push_back(column_field(c));
     parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance, limits);

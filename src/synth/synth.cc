@@ -290,12 +290,13 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
   const fs::file_status status = fs::status(options.out_dir, ec);  // a link to a folder is one
   if (fs::exists(status)) {
     if (!fs::is_directory(status)) {
-      throw UsageError("--out " + options.out_dir + " exists and is not a folder");
+      throw UsageError(OptionName("out", options.out_dir), " exists and is not a folder");
     }
     if (!options.force && !fs::is_empty(options.out_dir, ec) && !made_by_synth(options.out_dir)) {
-      throw UsageError("--out " + options.out_dir +
+      throw UsageError(OptionName("out", options.out_dir),
                        " is not empty and was not made by kbdata synth; synth would overwrite its "
-                       "files (--force allows it)");
+                       "files (",
+                       OptionName::flag("force"), " allows it)");
     }
   }
   std::filesystem::create_directories(options.out_dir, ec);

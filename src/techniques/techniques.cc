@@ -742,6 +742,35 @@ Techniques classify(std::string_view code, std::string_view file_name) {
   return classify(model);
 }
 
+CodeFile code_file(const Techniques& t, std::string_view code, std::string_view file_name) {
+  if (!source::is_cpp_source(code, file_name)) return CodeFile::PYTHON;
+  return t.has(Language::HIP) ? CodeFile::HIP : CodeFile::CUDA;
+}
+
+CodeFile code_file(std::string_view code, std::string_view file_name) {
+  if (!source::is_cpp_source(code, file_name)) return CodeFile::PYTHON;
+  return code_file(classify(code, file_name), code, file_name);
+}
+
+namespace {
+
+// Per CodeFile, in its order: the file's extension and the Markdown fence's language.
+constexpr std::array<std::array<std::string_view, 2>, 3> kCodeFileNames = {{
+    {".py", "python"},
+    {".cu", "cuda"},
+    {".hip", "hip"},
+}};
+
+}  // namespace
+
+std::string_view file_extension(CodeFile file) {
+  return kCodeFileNames[static_cast<size_t>(file)][0];
+}
+
+std::string_view fence_language(CodeFile file) {
+  return kCodeFileNames[static_cast<size_t>(file)][1];
+}
+
 std::vector<std::string_view> vocabulary() {
   std::vector<std::string_view> out = {
       // statements, decorators and their arguments, keyword arguments

@@ -72,6 +72,20 @@ struct Techniques {
 // The same, read from a code model built already.
 [[nodiscard]] Techniques classify(const source::CodeModel& model);
 
+// What file a code is: the one decision of a kernel's language that extract's file names and
+// pairs' Markdown fences follow. A C++ file (by its file name or first line, as classify reads it:
+// source::is_cpp_source) is HIP when HIP is among `t`'s languages, else CUDA (the platform compiles
+// a C++ submission as CUDA); any other code is the Python the harness imports.
+enum class CodeFile : uint8_t { PYTHON, CUDA, HIP };
+[[nodiscard]] CodeFile code_file(const Techniques& t, std::string_view code,
+                                 std::string_view file_name);
+// The same for a code not classified yet: classify runs only for a C++ file.
+[[nodiscard]] CodeFile code_file(std::string_view code, std::string_view file_name);
+// The extension kbdata extract gives the file: ".py", ".cu", ".hip" (hipcc's).
+[[nodiscard]] std::string_view file_extension(CodeFile file);
+// The language word of a Markdown fence around the code: "python", "cuda", "hip".
+[[nodiscard]] std::string_view fence_language(CodeFile file);
+
 // Every word of three bytes or more a rule of classify compares with the code (names, the last
 // parts of dotted names, PTX mnemonics' first parts, the texts that make a string C++, the
 // statements it reads: import, from, elif), each once. Finding them is the least any

@@ -502,6 +502,20 @@ TEST_F(PairsCli, UsageErrorsAreOneLineAndWriteNothing) {
     EXPECT_FALSE(fs::exists(dir_.file(name))) << args;
   }
   EXPECT_NE(pairs("--format chatt").err.find("did you mean 'chat'"), std::string::npos);
+  // The library's checks name options by their flags, with the value given.
+  EXPECT_EQ(pairs("--min-speedup 0.5").err,
+            "kbdata: --min-speedup 0.5: must be 1 or more (the baseline's score over the improved "
+            "one's) (see 'kbdata pairs --help')\n");
+  EXPECT_NE(pairs("--all-pairs --trajectories")
+                .err.find("--all-pairs is for pairs; --trajectories writes one row per lineage"),
+            std::string::npos);
+  EXPECT_NE(pairs("--format parquet", "x.jsonl")
+                .err.find("--out " + dir_.file("x.jsonl") +
+                          " names a JSON Lines file, but --format parquet writes Parquet"),
+            std::string::npos);
+  EXPECT_NE(pairs("--ngram 0 --decontaminate " + dir_.file("nowhere"))
+                .err.find("--ngram 0: must be at least 1"),
+            std::string::npos);
   // The output never replaces an input.
   const auto r =
       run("pairs --data " + data_ + " --out " + data_ + "/nvidia_nvfp4_submissions.parquet");

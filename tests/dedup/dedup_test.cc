@@ -66,6 +66,34 @@ std::set<size_t> kept(const Clustering& c) {
   return out;
 }
 
+// A library's error names the option and the value, never a flag: Python callers give keywords
+// (tests/python), the command line flags (dedup_cli_test).
+TEST(DedupOptionsTest, ABadValueIsNamedWithoutAFlag) {
+  auto message = [](const DedupOptions& o) -> std::string {
+    try {
+      (void)run_dedup(o, {});
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "no UsageError";
+  };
+  DedupOptions o = fuzzy_options();
+  o.input = "in.parquet";
+  o.output = "out.parquet";
+  o.threshold = 1.5;
+  EXPECT_EQ(message(o), "threshold 1.5: must be in (0, 1]");
+  o.threshold = 0.8;
+  o.shingle_bytes = 0;
+  EXPECT_EQ(message(o), "shingle_bytes 0: must be between 1 and " +
+                            std::to_string(similarity::kMaxShingleBytes));
+  o.shingle_bytes = 5;
+  o.mode = Mode::EXACT;
+  o.across_users = true;
+  const std::string across = message(o);
+  EXPECT_EQ(across, "across_users applies to fuzzy only (the exact rule partitions by user)");
+  EXPECT_EQ(across.find("--"), std::string::npos);
+}
+
 TEST(ExactRuleTest, MatchesAHandComputedResult) {
   const std::vector<Submission> rows = {
       row(1, 10, "u", 100, "B200", 2.0, 1),       // 0: partition A

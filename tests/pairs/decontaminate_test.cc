@@ -457,29 +457,31 @@ TEST(Decontaminate, DescribeCountsItemsAndDistinctNgrams) {
 
 // ---- Options ----
 
+// A library names the options by their option names, never as a command line spells them (the CLI
+// and the Python module spell them: tests/cli, tests/python).
 TEST(Decontaminate, OptionsAreValidated) {
   auto error = [](const DecontaminationOptions& o) {
     return error_of<UsageError>([&] { (void)BenchmarkSet::from_texts({"a"}, o); });
   };
   DecontaminationOptions o;
   o.ngram = 0;
-  EXPECT_EQ(error(o), "--ngram 0: must be at least 1");
+  EXPECT_EQ(error(o), "ngram 0: must be at least 1");
   o.ngram = -3;
-  EXPECT_EQ(error(o), "--ngram -3: must be at least 1");
+  EXPECT_EQ(error(o), "ngram -3: must be at least 1");
   o = {};
   for (double share : {-0.01, 1.0, 2.0, std::nan("")}) {
     o.ngram_share = share;
-    EXPECT_NE(error(o).find("--ngram-share"), std::string::npos) << share;
+    EXPECT_EQ(error(o).rfind("ngram_share ", 0), 0u) << share;
   }
   o.ngram_share = 1;
-  EXPECT_EQ(error(o), "--ngram-share 1: must be in [0, 1)");
+  EXPECT_EQ(error(o), "ngram_share 1: must be in [0, 1)");
   o = {};
   for (double threshold : {0.0, -1.0, 1.0000001, std::nan("")}) {
     o.threshold = threshold;
-    EXPECT_NE(error(o).find("--decontaminate-threshold"), std::string::npos) << threshold;
+    EXPECT_EQ(error(o).rfind("decontaminate_threshold ", 0), 0u) << threshold;
   }
   o.threshold = 0;
-  EXPECT_EQ(error(o), "--decontaminate-threshold 0: must be in (0, 1]");
+  EXPECT_EQ(error(o), "decontaminate_threshold 0: must be in (0, 1]");
   // The bounds that are allowed.
   o = {};
   o.ngram = 1;
@@ -489,7 +491,7 @@ TEST(Decontaminate, OptionsAreValidated) {
   // load() checks them before it reads anything.
   o.ngram = 0;
   EXPECT_EQ(error_of<UsageError>([&] { (void)BenchmarkSet::load("/nonexistent/bench", o); }),
-            "--ngram 0: must be at least 1");
+            "ngram 0: must be at least 1");
 }
 
 // ---- Loading ----

@@ -1,12 +1,15 @@
 """Errors are exceptions of kbdata's classes carrying the command's message (the CLI's stderr
 line without "kbdata: " and the help hint), also of the built-in class a caller expects."""
 
+import os
 import re
 
 import pytest
 
 import kbdata
 from conftest import run_cli
+
+NVFP4 = "nvidia_nvfp4_submissions.parquet"
 
 
 def cli_message(args):
@@ -82,3 +85,41 @@ def test_pull_says_what_the_command_says(tmp_path, monkeypatch):
     with pytest.raises(kbdata.FileError) as raised:
         kbdata.pull("GPUMODE/kernelbot-data", cache_dir=cache)
     assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("call,args,keyword_message,flag_message", [
+    (lambda ds, out: kbdata.dedup(os.path.join(ds.data, NVFP4), out, fuzzy=True, threshold=2),
+     lambda ds, out: ["dedup", os.path.join(ds.data, NVFP4), out, "--fuzzy", "--threshold", "2"],
+     "threshold=2: must be in (0, 1]", "--threshold 2: must be in (0, 1]"),
+    (lambda ds, out: kbdata.dedup(os.path.join(ds.data, NVFP4), out, across_users=True),
+     lambda ds, out: ["dedup", os.path.join(ds.data, NVFP4), out, "--exact", "--across-users"],
+     "across_users=True applies to fuzzy=True only (the exact rule partitions by user)",
+     "--across-users applies to --fuzzy only (the exact rule partitions by user)"),
+    (lambda ds, out: ds.pairs("nvfp4_gemm", min_speedup=0.5),
+     lambda ds, out: ["pairs", "--data", ds.data, "-p", "nvfp4_gemm", "--min-speedup", "0.5",
+                      "--out", out],
+     "min_speedup=0.5: must be 1 or more (the baseline's score over the improved one's)",
+     "--min-speedup 0.5: must be 1 or more (the baseline's score over the improved one's)"),
+    (lambda ds, out: ds.pairs("nvfp4_gemm", trajectories=True, all_pairs=True),
+     lambda ds, out: ["pairs", "--data", ds.data, "-p", "nvfp4_gemm", "--trajectories",
+                      "--all-pairs", "--out", out],
+     "all_pairs=True is for pairs; trajectories=True writes one row per lineage",
+     "--all-pairs is for pairs; --trajectories writes one row per lineage"),
+    (lambda ds, out: ds.pairs("nvfp4_gemm", ngram_share=1.5, decontaminate=ds.data),
+     lambda ds, out: ["pairs", "--data", ds.data, "-p", "nvfp4_gemm", "--ngram-share", "1.5",
+                      "--decontaminate", ds.data, "--out", out],
+     "ngram_share=1.5: must be in [0, 1)", "--ngram-share 1.5: must be in [0, 1)"),
+])
+def test_a_bad_value_is_named_by_its_keyword(sample, tmp_path, call, args, keyword_message,
+                                             flag_message):
+    """A library's error names the option: Python by the keyword the caller gave, the command
+    line by the flag; the rest of the message is the same."""
+    ds = kbdata.open(sample)
+    out = str(tmp_path / "out.jsonl")
+    _, message = cli_message(args(ds, out))
+    assert message == flag_message
+    with pytest.raises(kbdata.UsageError) as raised:
+        call(ds, out)
+    assert str(raised.value) == keyword_message
+    assert "--" not in str(raised.value)
+    assert not os.listdir(tmp_path)
