@@ -91,7 +91,7 @@ TEST_F(DedupCliTest, UsageErrorsExitWith2AndWriteNothing) {
            Case{in + " " + out + " --fuzzy --threshold 1.5", "--threshold"},
            Case{in + " " + out + " --fuzzy --threshold 0", "--threshold"},
            Case{in + " " + out + " --fuzzy --shingle-bytes 0", "--shingle-bytes"},
-           Case{in + " " + out + " --fuzzy --jobs -1", "--jobs"},
+           Case{in + " " + out + " --fuzzy --jobs -1", "--threads"},  // --jobs: its older name
            Case{in + " " + out + " --exact --across-users", "--across-users"},
            Case{in + " " + in + " --exact", "is one of the command's inputs"},
            Case{in + " --exact", "OUT"},
