@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <hs/hs.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -32,6 +33,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "audit/audit.h"
@@ -71,6 +73,8 @@ const Corpus& corpus() {
     const kbdata::dataset::DataDir data = kbdata::dataset::scan_data_dir(dir);
     out.references = kbdata::audit::folder_references(data);
     kbdata::dataset::LoadOptions load;
+    load.threads = static_cast<int>(
+        std::max(1u, std::thread::hardware_concurrency()));  // as the command's default
     load.with_code = true;
     kbdata::dataset::LoadStats stats;
     kbdata::dataset::load_dir(

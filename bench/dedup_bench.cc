@@ -1,7 +1,7 @@
 // Fuzzy dedup of the `full` synthetic NVFP4 file (about 200,000 kernels): time, peak memory, and
 // precision and recall against brute-force exact Jaccard on a sample of (leaderboard, user) groups.
 //
-//   dedup_bench [--jobs N] [--groups G] [FILE]
+//   dedup_bench [--threads N] [--groups G] [FILE]
 //
 // FILE defaults to build/bench-data/synth-kbdata/nvidia_nvfp4_submissions.parquet of the source
 // tree (`kbdata synth --scale full --family flat --seed 1 --layout kbdata`, which `make bench`
@@ -30,6 +30,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dataset/loader.h"
@@ -72,13 +73,13 @@ std::vector<int64_t> read_cluster_ids(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int jobs = 0;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   size_t sample_groups = 40;
   std::string file = std::string(KBDATA_SOURCE_DIR) +
                      "/build/bench-data/synth-kbdata/nvidia_nvfp4_submissions.parquet";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--jobs" && i + 1 < argc) {
+    if ((a == "--threads" || a == "--jobs") && i + 1 < argc) {
       jobs = std::atoi(argv[++i]);
     } else if (a == "--groups" && i + 1 < argc) {
       sample_groups = static_cast<size_t>(std::atoi(argv[++i]));
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
       o.output = out;
       o.mode = kbdata::dedup::Mode::FUZZY;
       o.emit_all = true;
-      o.jobs = jobs;
+      o.threads = jobs;
       o.command_line = "dedup_bench";
       result.summary = kbdata::dedup::run_dedup(o, {});
       result.ok = true;
@@ -133,7 +134,7 @@ int main(int argc, char** argv) {
   const auto& s = result.summary;
   std::printf("file: %s\n", file.c_str());
   std::printf(
-      "fuzzy dedup (--emit-all, jobs %d): %.1f s wall, %.1f s user + %.1f s system CPU, "
+      "fuzzy dedup (--emit-all, threads %d): %.1f s wall, %.1f s user + %.1f s system CPU, "
       "peak RSS %.0f MB\n",
       jobs, seconds, static_cast<double>(usage.ru_utime.tv_sec) + usage.ru_utime.tv_usec / 1e6,
       static_cast<double>(usage.ru_stime.tv_sec) + usage.ru_stime.tv_usec / 1e6,

@@ -41,6 +41,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/file.h"
@@ -123,6 +124,8 @@ Answer load_kbdata(const std::string& path, const std::string& problem) {
   auto family = kbdata::dataset::detect_family(reader->schema());
   if (!family) throw std::runtime_error(path + ": no schema family");
   kbdata::dataset::LoadOptions options;
+  options.threads = static_cast<int>(
+      std::max(1u, std::thread::hardware_concurrency()));  // as the command's default
   options.filter.problem = problem;
   options.filter.scored_only = true;
   options.with_code = false;

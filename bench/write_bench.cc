@@ -23,6 +23,7 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -102,6 +103,8 @@ double write_kbdata(const Table& table, Codec codec, const std::string& out) {
     PlainFileSink sink(out);
     kbdata::parquet::WriterOptions options;
     options.codec = codec;
+    options.threads = static_cast<int>(
+        std::max(1u, std::thread::hardware_concurrency()));  // as the command's default
     kbdata::parquet::FileWriter writer(sink, table.schema, options);
     for (const auto& batch : table.batches) writer.write(batch);
     writer.close();

@@ -134,7 +134,7 @@ void audit_folder(const dataset::DataDir& dir, dataset::LoadOptions load,
 }
 
 FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& load,
-                      Verdict min_verdict, const std::function<void(uint64_t)>& progress) {
+                      Verdict min_verdict, const ProgressFn& progress) {
   FlaggedRows flagged;
   auto rows = std::make_shared<dataset::RowSet>();
   auto cheats = std::make_shared<dataset::RowSet>();
@@ -178,7 +178,7 @@ FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& l
             b.id = s.submission_id;
           }
         }
-        if (progress) progress(flagged.audited);
+        if (progress) progress({.stage = {}, .done = flagged.audited, .total = 0, .unit = "rows"});
       },
       ignored);
   for (auto& [key, b] : best) {

@@ -21,6 +21,7 @@
 
 #include "audit/audit.h"
 #include "audit/rules.h"
+#include "common/progress.h"
 #include "dataset/loader.h"
 
 namespace kbdata::audit {
@@ -74,8 +75,7 @@ struct FlaggedRows {
 // audit_folder does with the folder's references; `progress` (may be empty) gets the rows
 // audited so far.
 [[nodiscard]] FlaggedRows flag_rows(const dataset::DataDir& dir, const dataset::LoadOptions& load,
-                                    Verdict min_verdict,
-                                    const std::function<void(uint64_t)>& progress);
+                                    Verdict min_verdict, const ProgressFn& progress);
 
 // "rule:tier" for each distinct rule of `findings`, comma-separated.
 [[nodiscard]] std::string rules_text(const std::vector<Finding>& findings);

@@ -14,10 +14,10 @@
 
 #include "cli/command.h"
 #include "cli/embedded.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
-#include "common/thread_pool.h"
 #include "common/version.h"
 
 namespace kbdata::cli {
@@ -199,7 +199,7 @@ std::optional<result::ResultTable> run_embedded(const std::vector<std::string>& 
   std::string line = "kbdata";
   for (const std::string& arg : args) line += " " + arg;
   set_invoked_command_line(line);
-  (void)kbdata::command_threads(std::nullopt);  // a bad $KBDATA_THREADS, before any work
+  resolve_default_threads();  // a bad $KBDATA_THREADS, before any work
   EmbeddedScope scope(run);
   run.answer.reset();
   for (const Command& added : commands) {
@@ -276,7 +276,7 @@ int run_command_line(int argc, char** argv) {
   set_invoked_command_line(line);
   kbdata::remove_temporary_files_on_signals();
   try {
-    (void)kbdata::command_threads(std::nullopt);  // a bad $KBDATA_THREADS, before any work
+    resolve_default_threads();  // a bad $KBDATA_THREADS, before any work
     for (const Command& added : commands) {
       if (added.app->parsed()) added.run();
     }

@@ -7,6 +7,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "query/audit.h"
@@ -23,13 +24,13 @@ void run_audit(const AuditOptions& options, std::FILE* out, std::FILE* err) {
                      did_you_mean(options.min_verdict, audit::verdict_names()));
   }
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter = row_selection_filter(options.rows);
 
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
   report::Writer writer(format, query::audit_columns(options.with_evidence), out, err, options.out,
-                        query::kAuditRule);
+                        query::kAuditRule, command_threads(options.data.threads));
   const audit::References references = audit::folder_references(dir);
 
   query::AuditQuery audit({.min_verdict = *min_verdict, .with_evidence = options.with_evidence});

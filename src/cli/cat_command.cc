@@ -9,9 +9,9 @@
 
 #include "cli/input_file.h"
 #include "cli/row_filter_options.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
-#include "common/thread_pool.h"
 #include "parquet/file_reader.h"
 #include "parquet/row_filter.h"
 #include "parquet/table_scan.h"

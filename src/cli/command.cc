@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cli/data_options.h"
-#include "common/thread_pool.h"
+#include "cli/threads.h"
 
 namespace kbdata::cli {
 namespace {
@@ -37,8 +37,8 @@ void add_data_options(CLI::App& cmd, DataOptions& data) {
 
 void add_threads_option(CLI::App& cmd, std::optional<int>& threads) {
   cmd.add_option("--threads", threads,
-                 "Threads reading and decoding (default: $KBDATA_THREADS, else every core); the "
-                 "output is the same whatever the threads")
+                 "Threads reading and decoding (default: $KBDATA_THREADS, else every core: "
+                 "docs/cli.md, \"Threads\"); the output is the same whatever the threads")
       ->check(CLI::Range(1, kMaxThreads));
 }
 

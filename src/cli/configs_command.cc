@@ -10,6 +10,7 @@
 
 #include "cli/embedded.h"
 #include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "dataset/loader.h"
@@ -177,7 +178,8 @@ Listing listing(const DataOptions& data, std::FILE* err) {
     Progress progress(err, "configs: reading what the files hold");
     dataset::ContentsOptions read;
     read.keep_errors = true;
-    read.progress = [&](uint64_t rows) { progress.update(rows, "rows"); };
+    read.threads = command_threads(data.threads);
+    read.progress = progress.callback();
     contents = dataset::read_contents(listed.dir, read);
   }
   listed.local = query::configs_answer(listed.dir, contents);

@@ -1,18 +1,16 @@
 #include "cli/convert_command.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cinttypes>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/file.h"
-#include "common/thread_pool.h"
 #include "parquet/compression.h"
 #include "parquet/file_reader.h"
 #include "parquet/write/copy_file.h"
@@ -152,23 +150,13 @@ void run_convert(const ConvertOptions& options, std::FILE* progress) {
     throw error;
   }
 
-  const bool show_progress = progress != nullptr && ::isatty(::fileno(progress)) == 1;
   AtomicOutputFile output(options.output);
   parquet::FileWriter writer(output, reader->metadata().schema, w);
-  parquet::copy_file(
-      *reader, writer,
-      [&](int64_t done, int64_t total) {
-        if (show_progress) {
-          std::fprintf(progress,
-                       "\rkbdata convert: %" PRId64 " of %" PRId64 " rows, %.1f MB written", done,
-                       total, static_cast<double>(writer.bytes_written()) / 1e6);
-          std::fflush(progress);
-        }
-      },
-      command_threads(options.threads));
+  Progress line(progress, "convert");
+  parquet::copy_file(*reader, writer, line.callback(), w.threads);
+  line.finish();
   writer.close();
   output.commit();
-  if (show_progress) std::fprintf(progress, "\n");
 }
 
 void add_convert_command(CLI::App& app, Commands& commands) {

@@ -1,10 +1,8 @@
 #include "cli/dedup_command.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <cinttypes>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -12,7 +10,9 @@
 
 #include "cli/embedded.h"
 #include "cli/flag_exclusion.h"
+#include "cli/progress.h"
 #include "cli/summary_text.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "dataset/data_dir.h"
@@ -91,34 +91,19 @@ void run_dedup_command(DedupCommandOptions& options, std::FILE* out, std::FILE* 
     throw UsageError("give one of --exact (the platform's rule) or --fuzzy (near-duplicates too)");
   }
   options.dedup.mode = options.fuzzy ? dedup::Mode::FUZZY : dedup::Mode::EXACT;
-  const bool tty = err != nullptr && ::isatty(::fileno(err)) == 1;
-  auto last = std::chrono::steady_clock::now();
-  std::string last_stage;
-  dedup::ProgressFn progress;
-  if (tty) {
-    progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
-      auto now = std::chrono::steady_clock::now();
-      const bool stage_changed = stage != last_stage;
-      if (!stage_changed && done != total && now - last < std::chrono::milliseconds(200)) return;
-      if (stage_changed && !last_stage.empty()) std::fprintf(err, "\n");
-      last = now;
-      last_stage = std::string(stage);
-      std::fprintf(err, "\r\x1b[Kkbdata dedup: %s: %" PRIu64 " of %" PRIu64, last_stage.c_str(),
-                   done, total);
-      std::fflush(err);
-    };
-  }
+  options.dedup.threads = command_threads(options.threads);
   if (options.exclude_flagged) {
     options.dedup.exclude = [&options, err] {
       dataset::LoadOptions load;
-      load.threads = options.dedup.jobs;
+      load.threads = options.dedup.threads;
       exclude_flagged(options.exclude_flagged, input_as_folder(options.dedup.input), load, err);
       return load.filter.excluded;
     };
   }
   const auto start = std::chrono::steady_clock::now();
-  dedup::DedupSummary s = dedup::run_dedup(options.dedup, progress);
-  if (tty && !last_stage.empty()) std::fprintf(err, "\n");
+  Progress progress(err, "dedup");
+  dedup::DedupSummary s = dedup::run_dedup(options.dedup, progress.callback());
+  progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -170,10 +155,11 @@ void add_dedup_command(CLI::App& app, Commands& commands) {
   cmd->add_flag("--emit-all", options->dedup.emit_all,
                 "Write every input row with its cluster_id and a boolean kept, instead of "
                 "the kept rows with cluster_size");
-  cmd->add_option("--threads,--jobs,-j", options->dedup.jobs,
-                  "Threads reading, hashing and comparing (0: $KBDATA_THREADS, else one "
-                  "per core); the output is the same whatever the threads")
-      ->capture_default_str();
+  cmd->add_option("--threads,--jobs,-j", options->threads,
+                  "Threads reading, hashing and comparing (default: $KBDATA_THREADS, else every "
+                  "core); the output is the same whatever the threads. --jobs and -j are older "
+                  "spellings")
+      ->check(CLI::Range(1, kMaxThreads));
   add_exclude_flagged_option(*cmd, options->exclude_flagged);
   cmd->footer(
       "\nExamples:\n"

@@ -1,5 +1,5 @@
 // `kbdata dedup IN OUT --exact | --fuzzy [--threshold T] [--shingle-bytes K] [--across-users]
-//  [--emit-all] [--jobs N]` (docs/dedup.md).
+//  [--emit-all] [--threads N]` (docs/dedup.md).
 #pragma once
 
 #include <cstdio>
@@ -13,6 +13,7 @@ namespace kbdata::cli {
 
 struct DedupCommandOptions {
   dedup::DedupOptions dedup;
+  std::optional<int> threads;  // --threads (--jobs, -j); else the run's default (cli/threads.h)
   bool exact = false;
   bool fuzzy = false;
   // --exclude-flagged[=LEVEL]: leave out the rows of IN the audit flags at LEVEL or worse

@@ -32,7 +32,8 @@ struct EmbeddedRun {
   std::function<void(result::ResultTable&)> stream;
   // Set by a caller that shows progress (a terminal or a notebook): cli::Progress hands it each
   // line it would draw on a terminal ("\r..." rewriting the line; "\r\x1b[K" erases it at the
-  // end), whatever the streams above are. Called on the thread that runs the command.
+  // end), whatever the streams above are. Called by one thread at a time: the one that runs the
+  // command, or a library's worker reporting progress (common/progress.h).
   std::function<void(const std::string& line)> progress;
   // The table to hand over, for a command whose answer is several (configs: "configs",
   // "contents", "other_files", "skipped"); empty: its first.

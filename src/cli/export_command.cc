@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/registry.h"
@@ -47,8 +49,11 @@ void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* 
   e.jobs = options.jobs;
   e.license = options.license;
   e.permutation_seed = options.test_permutation_seed;
-  e.progress = progress;
+  e.threads = command_threads(std::nullopt);
+  Progress line(progress, "export");
+  e.progress = line.callback();
   platform::ExportResult result = platform::run_export(e);
+  line.finish();
   std::vector<std::vector<std::string>> rows = {{"config", "file", "rows", "bytes"}};
   for (const platform::ExportedFile& f : result.files) {
     rows.push_back({f.config.empty() ? "-" : f.config, f.file,

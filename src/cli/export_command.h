@@ -28,7 +28,7 @@ struct ExportCommandOptions {
 };
 
 // Exports and prints one line per file (config, file, rows, bytes) to `out`; progress and the
-// code repair counts go to `progress` (progress only when it is a terminal).
+// code repair counts go to `progress` (progress only when it is a terminal: cli/progress.h).
 void run_export(const ExportCommandOptions& options, std::FILE* out, std::FILE* progress);
 
 // Adds `export` to `app`.

@@ -22,6 +22,7 @@
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "cli/summary_text.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/output_target.h"
@@ -375,7 +376,7 @@ void run_extract(const ExtractOptions& options, std::FILE* err) {
   request.dedup_exact = options.dedup.has_value();
 
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter.problem = options.problem;
   load.filter.user_id = options.user_id;
   load.filter.user_name = options.user_name;

@@ -7,6 +7,7 @@
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
@@ -50,7 +51,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   report::Writer writer(format, query::fastest_columns(code_column), out, err, options.out,
-                        query::kFastestRule);
+                        query::kFastestRule, command_threads(options.data.threads));
 
   dataset::Filter filter;
   filter.problem = options.problem;
@@ -58,7 +59,7 @@ void run_fastest(const FastestOptions& options, std::FILE* out, std::FILE* err) 
   filter.user_name = options.user_name;
   filter.runner = options.runner;
   filter.epoch = options.epoch;
-  dataset::LoadOptions load = fastest.load_options(filter, options.data.threads.value_or(0));
+  dataset::LoadOptions load = fastest.load_options(filter, command_threads(options.data.threads));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/epochs.h"
@@ -131,6 +132,7 @@ std::string why_no_user(const dataset::DataDir& dir, const dataset::Filter& filt
                                                              : filter.user_name;
   if (!typed) return "";
   dataset::LoadOptions load;
+  load.threads = command_threads(std::nullopt);  // the run's default
   load.filter = filter;
   load.filter.user.reset();
   load.filter.user_id.reset();

@@ -27,8 +27,7 @@ void exclude_flagged(const std::optional<std::string>& level, const dataset::Dat
                      did_you_mean(*level, levels));
   }
   Progress progress(err, "auditing for --exclude-flagged");
-  const audit::FlaggedRows flagged =
-      audit::flag_rows(dir, load, *verdict, [&](uint64_t n) { progress.update(n, "rows"); });
+  const audit::FlaggedRows flagged = audit::flag_rows(dir, load, *verdict, progress.callback());
   progress.finish();
   load.filter.excluded = flagged.rows;
   std::string note = "kbdata: --exclude-flagged: left out " + grouped(flagged.rows->size()) +

@@ -6,6 +6,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/epochs.h"
 #include "dataset/loader.h"
@@ -22,7 +23,8 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
   const dataset::DataDir dir = open_data_dir(options.data, err);
   PlotTarget plot(options.plot);
-  report::Writer writer(format, query::noise_columns(), out, err, options.out, query::kNoiseRule);
+  report::Writer writer(format, query::noise_columns(), out, err, options.out, query::kNoiseRule,
+                        command_threads(options.data.threads));
 
   dataset::Filter filter;
   filter.problem = options.problem;
@@ -31,7 +33,7 @@ void run_noise(const NoiseOptions& options, std::FILE* out, std::FILE* err) {
   filter.epoch = options.epoch;
   resolve_filter(dir, filter);
   const std::vector<analysis::SeriesNoise> result =
-      query::measure_noise(filter, options.data.threads.value_or(0), options.similarity,
+      query::measure_noise(filter, command_threads(options.data.threads), options.similarity,
                            query_loader(dir, options.data, err));
   if (result.empty()) {
     report::write_all(err, "kbdata: no pairs of measurements to estimate noise from" +

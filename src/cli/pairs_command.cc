@@ -11,6 +11,7 @@
 #include "cli/flag_exclusion.h"
 #include "cli/progress.h"
 #include "cli/summary_text.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "dataset/dataset_card.h"
@@ -158,7 +159,7 @@ pairs::PairsOptions pairs_options(const PairsCommandOptions& options, const std:
   p.max_gap_days = options.max_gap_days;
   p.lineage.link_similarity = options.link_similarity;
   p.lineage.lookback = options.lookback;
-  p.threads = options.data.threads.value_or(0);
+  p.threads = command_threads(options.data.threads);
   p.command_line = invoked_command_line();
   pairs::check_options(p);
 
@@ -195,7 +196,7 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
 
   // The load reads whole series (leaderboard, runner): they all feed the noise estimates.
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter.problem = options.rows.problem;
   load.filter.leaderboard_id = options.leaderboard;
   load.filter.runner = options.rows.runner;
@@ -230,17 +231,9 @@ void run_pairs(const PairsCommandOptions& options, std::FILE* out, std::FILE* er
       dir, options.data, load, "reading versions",
       [&](dataset::Submission&& s) { builder.add(std::move(s)); }, err);
 
-  std::unique_ptr<Progress> progress;
-  std::string stage;
-  const pairs::PairsSummary s =
-      builder.finish([&](std::string_view what, uint64_t done, uint64_t total) {
-        if (what != stage) {
-          stage = what;
-          progress = std::make_unique<Progress>(err, std::string(what));
-        }
-        progress->update(done, what == "lineages" ? "groups" : "rows", total);
-      });
-  progress.reset();
+  Progress progress(err, "pairs");
+  const pairs::PairsSummary s = builder.finish(progress.callback());
+  progress.finish();
   if (s.versions == 0) {
     report::write_all(err, "kbdata: no qualifying submissions with code" +
                                why_empty(dir, load.filter) + " in " + dir.path + "\n");

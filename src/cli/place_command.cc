@@ -13,6 +13,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -258,7 +259,8 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   const result::Projection people(query::place_columns(), place_people_names());
   const bool narrow = format == report::Format::TABLE && !options.aggregate;
   report::Writer writer(format, narrow ? people.columns() : columns, out, err, options.out,
-                        options.aggregate ? query::kPlaceAggregateRule : query::kPlaceRule);
+                        options.aggregate ? query::kPlaceAggregateRule : query::kPlaceRule,
+                        command_threads(options.data.threads));
   for (const dataset::DataFile* f : dataset::leaderboards_files(dir)) {
     for (const dataset::LeaderboardEntry& e : dataset::read_leaderboards(dir, *f)) {
       if (e.id && e.deadline) request.deadlines.emplace(*e.id, *e.deadline);
@@ -268,7 +270,7 @@ void run_place(const PlaceOptions& options, std::FILE* out, std::FILE* err) {
   // The qualifying candidates of every problem (a problem the data lacks is data: nothing ranks
   // there), of the one runner asked on the command line.
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter.runner = options.runner;
   load.filter.scored_only = true;  // as place_scores reads: what --exclude-flagged audits
   load.filter.passed_only = true;

@@ -6,6 +6,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/plots.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "query/charts.h"
@@ -55,7 +56,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   report::Writer writer(
       format,
       format == report::Format::TABLE ? progression_people_columns() : query::progression_columns(),
-      out, err, options.out, query::kProgressionRule);
+      out, err, options.out, query::kProgressionRule, command_threads(options.data.threads));
   PlotTarget plot(options.plot);  // checks the path before the data is read
 
   dataset::Filter filter;
@@ -65,7 +66,7 @@ void run_progression(const ProgressionOptions& options, std::FILE* out, std::FIL
   filter.epoch = options.epoch;
   resolve_filter(dir, filter);
   query::ProgressionQuery progression({.user = options.user});
-  const dataset::LoadOptions load = progression.load(filter, options.data.threads.value_or(0),
+  const dataset::LoadOptions load = progression.load(filter, command_threads(options.data.threads),
                                                      query_loader(dir, options.data, err));
   if (progression.empty()) {
     std::string where = options.problem ? " on " + *options.problem

@@ -34,8 +34,7 @@ void run_pull(const PullCommandOptions& options, std::FILE* out, std::FILE* err)
   std::signal(SIGXFSZ, SIG_IGN);
 
   Progress progress(err, "pulling " + pull.repo);
-  const hub::PullResult result = hub::pull(
-      pull, [&](uint64_t done, uint64_t total) { progress.update(done, "bytes", total); });
+  const hub::PullResult result = hub::pull(pull, progress.callback());
   progress.finish();
 
   std::fprintf(out, "%s\n", result.snapshot.c_str());

@@ -7,6 +7,7 @@
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
 #include "cli/plots.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "query/charts.h"
@@ -45,9 +46,9 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   const std::vector<report::Column> columns = query::records_columns();
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
-  report::Writer writer(format,
-                        format == report::Format::TABLE ? records_people_columns(columns) : columns,
-                        out, err, options.out, query::kRecordsRule);
+  report::Writer writer(
+      format, format == report::Format::TABLE ? records_people_columns(columns) : columns, out, err,
+      options.out, query::kRecordsRule, command_threads(options.data.threads));
   PlotTarget plot(options.plot);
 
   dataset::Filter filter;
@@ -56,7 +57,7 @@ void run_records(const RecordsOptions& options, std::FILE* out, std::FILE* err) 
   filter.runner = options.runner;
   filter.epoch = options.epoch;
   dataset::LoadOptions load =
-      query::RecordsQuery::load_options(filter, options.data.threads.value_or(0));
+      query::RecordsQuery::load_options(filter, command_threads(options.data.threads));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
   query::RecordsQuery records;

@@ -16,6 +16,7 @@
 #include "analysis/noise.h"
 #include "audit/folder_audit.h"
 #include "cli/configs_command.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/shared_library.h"
 #include "dataset/resident.h"
@@ -79,7 +80,7 @@ sigset_t stop_signals() {
 serve::SiteOptions site_options_of(const dataset::DataDir& dir, const DataOptions& data) {
   serve::SiteOptions site_options;
   site_options.folder = dir.path;
-  site_options.threads = data.threads.value_or(0);
+  site_options.threads = command_threads(data.threads);
   site_options.open = [data] {
     dataset::DataDir opened;
     (void)report::rendered_text(
@@ -194,8 +195,9 @@ void run_serve(const ServeOptions& options, std::FILE* out, std::FILE* err) {
   std::thread indexer;
   if (options.index_memory_mb > 0) {
     site.set_status({"building", 0, 0, 0, "", 0});
-    indexer = std::thread(
-        [&, dir] { build_index(site, dir, options, data.threads.value_or(0), stopping, err); });
+    indexer = std::thread([&, dir] {
+      build_index(site, dir, options, command_threads(data.threads), stopping, err);
+    });
   }
   std::thread watcher([&server, signals] {
     int signal = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/embedded.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "dataset/registry.h"
@@ -122,7 +123,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
                      ": expected a similarity in (0, 1]");
   }
   dataset::DataDir dir = open_data_dir(options.data, err);
-  const int threads = options.data.threads.value_or(0);
+  const int threads = command_threads(options.data.threads);
   query::ShowQuery show(options.submission_id);
   dataset::LoadStats stats;
   dataset::load_dir(
@@ -137,7 +138,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
   if (options.near_duplicates) {
     // The rows of the submission's leaderboard whose code is a near-duplicate of its code.
     report::Writer writer(format, query::near_duplicates_columns(), out, err, std::nullopt,
-                          query::kNearDuplicatesRule);
+                          query::kNearDuplicatesRule, 1);
     query::NearDuplicatesQuery near(found.front(), options.threshold.value_or(0.8));
     if (!near.has_code()) {
       report::write_all(err, "kbdata: submission " + std::to_string(options.submission_id) +
@@ -170,7 +171,7 @@ void run_show(const ShowOptions& options, std::FILE* out, std::FILE* err) {
     report::write_all(out, text);
     return;
   }
-  report::SubmissionWriter writer(format, report::submission_fields(), out, err, std::nullopt);
+  report::SubmissionWriter writer(format, report::submission_fields(), out, err, std::nullopt, 1);
   for (const auto& s : found) writer.write(s);
   writer.finish();
 }

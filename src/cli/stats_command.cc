@@ -9,6 +9,7 @@
 #include "audit/folder_audit.h"
 #include "cli/embedded.h"
 #include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "dataset/loader.h"
@@ -38,10 +39,10 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   report::Writer writer(format, table ? stats_people_columns(columns) : columns, out, err,
-                        options.out, query::kStatsRule);
+                        options.out, query::kStatsRule, command_threads(options.data.threads));
 
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter.problem = options.problem;
   load.with_code_bytes = true;  // each row's decoded code is measured, never kept
   load.with_details = false;    // code_id, file_name and mode are not counted
@@ -57,8 +58,7 @@ void run_stats(const StatsOptions& options, std::FILE* out, std::FILE* err) {
     dataset::LoadOptions audited;
     audited.threads = load.threads;
     audited.filter = load.filter;
-    flagged = audit::flag_rows(dir, audited, audit::Verdict::SUSPICIOUS,
-                               [&](uint64_t n) { progress.update(n, "rows"); });
+    flagged = audit::flag_rows(dir, audited, audit::Verdict::SUSPICIOUS, progress.callback());
   }
   query::StatsQuery answer_rows({.flagged = options.flagged});
   dataset::LoadStats stats;

@@ -8,6 +8,7 @@
 #include "cli/filter_checks.h"
 #include "cli/progress.h"
 #include "cli/row_filter_options.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "dataset/loader.h"
@@ -67,7 +68,7 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
                                           .columns = options.columns,
                                           .with_code = options.with_code,
                                           .for_people = format == report::Format::TABLE,
-                                          .threads = options.data.threads.value_or(0)};
+                                          .threads = command_threads(options.data.threads)};
   const std::vector<std::string> fields = query::submissions_fields(request);
   dataset::LoadOptions load = query::submissions_load(request, fields);
 
@@ -97,7 +98,7 @@ void run_submissions(const SubmissionsOptions& options, std::FILE* out, std::FIL
     rows = static_cast<uint64_t>(answer.rows());
     (void)hand_over(answer.finish());
   } else {
-    report::SubmissionWriter writer(format, fields, out, err, options.out);
+    report::SubmissionWriter writer(format, fields, out, err, options.out, load.threads);
     dataset::load_dir(
         dir, load, [&](dataset::Submission&& s) { writer.write(s); }, stats);
     writer.finish();

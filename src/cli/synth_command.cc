@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "report/text.h"
 #include "synth/seed_database.h"
@@ -16,7 +18,7 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
   s.out_dir = options.out;
   s.force = options.force;
   s.seed = options.seed;
-  s.progress = progress;
+  s.threads = command_threads(std::nullopt);
   if (options.scale == "small")
     s.scale = synth::Scale::SMALL;
   else if (options.scale == "medium")
@@ -54,15 +56,22 @@ void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* pr
     seed.url = options.db;
     seed.scale = s.scale;
     seed.seed = s.seed;
-    seed.progress = progress;
+    Progress line(progress, "synth: seeding");
+    seed.progress = line.callback();
+    const std::vector<synth::SeedCounts> counts = synth::seed_database(seed);
+    line.finish();
     std::vector<std::vector<std::string>> rows = {{"table", "rows"}};
-    for (const synth::SeedCounts& c : synth::seed_database(seed)) {
+    for (const synth::SeedCounts& c : counts) {
       rows.push_back({"leaderboard." + c.table, std::to_string(c.rows)});
     }
     report::write_all(out, report::format_table(rows, {false, true}));
     return;
   }
+  // A small set is written in a moment: no progress line.
+  Progress line(progress, "synth");
+  if (s.scale != synth::Scale::SMALL) s.progress = line.callback();
   std::vector<synth::WrittenFile> files = synth::run_synth(s);
+  line.finish();
   std::vector<std::vector<std::string>> rows = {{"config", "file", "rows", "bytes"}};
   for (const synth::WrittenFile& f : files) {
     rows.push_back({f.config, f.file, std::to_string(f.rows), std::to_string(f.bytes)});

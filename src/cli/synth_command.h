@@ -25,8 +25,8 @@ struct SynthCommandOptions {
 };
 
 // Writes the data set and prints one line per file (config, file, rows, bytes) to `out`; progress
-// goes to `progress` when it is a terminal. Throws UsageError for invalid options, IoError if the
-// folder cannot be written.
+// goes to `progress` when it is a terminal (cli/progress.h), not for --scale small. Throws
+// UsageError for invalid options, IoError if the folder cannot be written.
 void run_synth(const SynthCommandOptions& options, std::FILE* out, std::FILE* progress);
 
 // Adds `synth` to `app`.

@@ -11,6 +11,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
+#include "cli/threads.h"
 #include "common/closest_name.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -105,7 +106,7 @@ dataset::LoadOptions tasks_load(const TasksOptions& options, const dataset::Data
                                 const std::shared_ptr<const pairs::BenchmarkSet>& set,
                                 std::FILE* err) {
   dataset::LoadOptions load;
-  load.threads = options.data.threads.value_or(0);
+  load.threads = command_threads(options.data.threads);
   load.filter.runner = options.runner;
   load.with_details = false;
   resolve_filter(dir, load.filter);
@@ -135,7 +136,7 @@ std::map<int, std::vector<analysis::SeriesNoise>> tasks_noise(query::TasksQuery&
   dataset::Filter noise_filter = filter;
   noise_filter.runner.reset();
   if (options.problems.size() == 1) noise_filter.problem = options.problems.front();
-  return query::measure_noise_by_epoch(noise_filter, options.data.threads.value_or(0), 0.98,
+  return query::measure_noise_by_epoch(noise_filter, command_threads(options.data.threads), 0.98,
                                        query_loader(dir, options.data, err));
 }
 
@@ -173,7 +174,7 @@ void run_tasks(const TasksOptions& options, std::FILE* out, std::FILE* err) {
   result::Projection people(columns, tasks_people_names(request.decontaminate));
   people.rename("record_user_name", "record_holder");  // the name, else the id
   report::Writer writer(format, format == report::Format::TABLE ? people.columns() : columns, out,
-                        err, options.out, query::kTasksRule);
+                        err, options.out, query::kTasksRule, command_threads(options.data.threads));
   std::unique_ptr<AtomicOutputFile> card;
   std::string card_path;
   if (options.out) {

@@ -12,6 +12,7 @@
 #include "cli/flag_exclusion.h"
 #include "cli/plots.h"
 #include "cli/progress.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "query/charts.h"
 #include "query/techniques.h"
@@ -60,7 +61,8 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
   resolve_filter(dir, rows_load.filter);
   report::Writer writer(report::output_format(options.format, options.out),
                         options.trend ? query::trend_columns() : query::winners_columns(), out, err,
-                        options.out, options.trend ? query::kTrendRule : query::kWinnersRule);
+                        options.out, options.trend ? query::kTrendRule : query::kWinnersRule,
+                        command_threads(options.data.threads));
   exclude_flagged(options.exclude_flagged, dir, rows_load, err);
   std::vector<analysis::TechniqueRow> rows;
   dataset::LoadStats stats;
@@ -127,7 +129,7 @@ void run_techniques_report(const TechniquesOptions& options, const dataset::Load
 void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE* err) {
   const report::Format format = report::output_format(options.format, options.out);
   dataset::LoadOptions load = query::techniques_load_options(row_selection_filter(options.rows),
-                                                             options.data.threads.value_or(0));
+                                                             command_threads(options.data.threads));
   if (options.trend && options.winners) {
     throw UsageError("--trend and --winners are two reports: give one of them");
   }
@@ -153,7 +155,7 @@ void run_techniques(const TechniquesOptions& options, std::FILE* out, std::FILE*
   const dataset::DataDir dir = open_data_dir(options.data, err);
   resolve_filter(dir, load.filter);
   report::Writer writer(format, query::techniques_columns(), out, err, options.out,
-                        query::kTechniquesRule);
+                        query::kTechniquesRule, command_threads(options.data.threads));
   exclude_flagged(options.exclude_flagged, dir, load, err);
 
   query::TechniquesQuery techniques;

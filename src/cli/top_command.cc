@@ -8,6 +8,7 @@
 #include "cli/embedded.h"
 #include "cli/filter_checks.h"
 #include "cli/flag_exclusion.h"
+#include "cli/threads.h"
 #include "common/error.h"
 #include "dataset/loader.h"
 #include "query/noise.h"
@@ -52,7 +53,8 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   // The data folder first: its files are inputs, which no output may replace (checked below).
   const dataset::DataDir dir = open_data_dir(options.data, err);
   report::Writer writer(format, format == report::Format::TABLE ? people_columns(columns) : columns,
-                        out, err, options.out, query::kTopRule);
+                        out, err, options.out, query::kTopRule,
+                        command_threads(options.data.threads));
 
   query::TopQuery top({.limit = options.limit, .uncertainty = options.uncertainty});
   dataset::Filter filter;
@@ -60,7 +62,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
   filter.leaderboard_id = options.leaderboard;
   filter.runner = options.runner;
   filter.epoch = options.epoch;
-  dataset::LoadOptions load = top.load_options(filter, options.data.threads.value_or(0));
+  dataset::LoadOptions load = top.load_options(filter, command_threads(options.data.threads));
   resolve_filter(dir, load.filter);
   exclude_flagged(options.exclude_flagged, dir, load, err);
   load_submissions(
@@ -71,7 +73,7 @@ void run_top(const TopOptions& options, std::FILE* out, std::FILE* err) {
     dataset::Filter noise_filter = load.filter;
     noise_filter.scored_only = false;  // consecutive versions are consecutive whatever the outcome
     noise_filter.passed_only = false;
-    noise = query::measure_noise(noise_filter, options.data.threads.value_or(0), 0.98,
+    noise = query::measure_noise(noise_filter, command_threads(options.data.threads), 0.98,
                                  query_loader(dir, options.data, err));
   }
   result::ResultTable answer = top.finish(noise);

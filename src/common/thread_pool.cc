@@ -1,10 +1,9 @@
 #include "common/thread_pool.h"
 
-#include <charconv>
-#include <cstdlib>
+#include <algorithm>
+#include <atomic>
 #include <exception>
 #include <string>
-#include <string_view>
 #include <system_error>
 
 #include "common/error.h"
@@ -95,20 +94,35 @@ void run_all(ThreadPool* pool, size_t n, const std::function<void(size_t)>& task
   }
 }
 
-int command_threads(std::optional<int> requested) {
-  if (requested) return *requested < 1 ? 1 : *requested;
-  if (const char* env = std::getenv("KBDATA_THREADS"); env != nullptr && *env != '\0') {
-    const std::string_view text(env);
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > kMaxThreads) {
-      throw UsageError("KBDATA_THREADS='" + std::string(text) +
-                       "' is not a number of threads from 1 to " + std::to_string(kMaxThreads));
+size_t worker_count(const ThreadPool* pool, size_t n, size_t workers) {
+  const size_t threads = pool == nullptr ? 1 : static_cast<size_t>(pool->threads());
+  return std::max<size_t>(1, std::min({workers, threads, n}));
+}
+
+void run_on_workers(ThreadPool* pool, size_t n, size_t workers,
+                    const std::function<void(size_t i, size_t worker)>& task) {
+  const size_t count = worker_count(pool, n, workers);
+  std::atomic<size_t> next{0};
+  std::mutex failure_mutex;
+  size_t failed_at = n;  // the lowest index that threw
+  std::exception_ptr failure;
+  // One task per worker, each taking the next index until none is left or one has failed.
+  run_all(count > 1 ? pool : nullptr, count, [&](size_t worker) {
+    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+      try {
+        task(i, worker);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (i < failed_at) {
+          failed_at = i;
+          failure = std::current_exception();
+        }
+        next.store(n);
+        return;
+      }
     }
-    return value;
-  }
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 1 : static_cast<int>(cores);
+  });
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace kbdata

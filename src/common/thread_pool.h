@@ -1,4 +1,6 @@
-// A fixed pool of worker threads, and the thread count kbdata's commands use.
+// A fixed pool of worker threads: the one pool of kbdata (scans, the writer's compression, the
+// loader, dedup's passes, export's connections). How many threads is the caller's to say (the
+// command line decides it: cli/threads.h); the pool never reads the environment.
 //
 // Tasks run in the order they were submitted (first in, first out): a scan that submits its work
 // units in file order can rely on unit k being started before unit k + 1.
@@ -9,7 +11,6 @@
 #include <deque>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
@@ -46,10 +47,17 @@ class ThreadPool {
 // lowest i is rethrown (the same one whatever the threads), after all tasks ended.
 void run_all(ThreadPool* pool, size_t n, const std::function<void(size_t)>& task);
 
-// The threads a command uses: `requested` when given (at least 1), else $KBDATA_THREADS when it is
-// set, else the machine's cores. Throws UsageError for a $KBDATA_THREADS that is not an integer
-// from 1 to kMaxThreads.
-inline constexpr int kMaxThreads = 256;
-[[nodiscard]] int command_threads(std::optional<int> requested);
+// Runs task(i, worker) for every i in [0, n) on at most `workers` workers of `pool` (on the calling
+// thread alone, worker 0, when `pool` is null or one worker would do), and returns when every task
+// has ended. `worker` is in [0, min(workers, pool's threads, n)) and one worker runs one task at a
+// time, so that state kept per worker (buffers, a database connection) needs no lock; the indices
+// are taken in increasing order. Once a task threw no further index is started, and the exception
+// of the lowest i that threw is rethrown after the tasks running ended (the same one whatever the
+// threads, for tasks whose throwing depends on i alone).
+void run_on_workers(ThreadPool* pool, size_t n, size_t workers,
+                    const std::function<void(size_t i, size_t worker)>& task);
+
+// How many workers run_on_workers uses for n tasks.
+[[nodiscard]] size_t worker_count(const ThreadPool* pool, size_t n, size_t workers);
 
 }  // namespace kbdata

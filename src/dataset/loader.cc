@@ -394,9 +394,7 @@ class FileLoad {
   parquet::ScanOptions scan_;
 };
 
-int load_threads(const LoadOptions& options) {
-  return command_threads(options.threads > 0 ? std::optional<int>(options.threads) : std::nullopt);
-}
+int load_threads(const LoadOptions& options) { return std::max(1, options.threads); }
 
 bool is_binary(const Column& c) {
   if (!c.present()) return false;
@@ -1259,6 +1257,7 @@ std::vector<FileContents> read_contents(const DataDir& dir, const ContentsOption
     if (is_submission_file(f)) files.push_back(&f);
   }
   LoadOptions options;
+  options.threads = given.threads;
   options.with_details = false;
   options.leaderboards = given.leaderboards;
   options = with_leaderboards(dir, files, options);
@@ -1275,7 +1274,8 @@ std::vector<FileContents> read_contents(const DataDir& dir, const ContentsOption
           *reader, f->family, options,
           [&](Submission&& s) {
             ++counts[{s.leaderboard_id, std::move(s.problem_name), std::move(s.runner)}];
-            if (given.progress && ++rows % 4096 == 0) given.progress(rows);
+            if (given.progress && ++rows % 4096 == 0)
+              given.progress({.stage = {}, .done = rows, .total = 0, .unit = "rows"});
           },
           stats);
     } catch (const NetworkError&) {
@@ -1291,7 +1291,7 @@ std::vector<FileContents> read_contents(const DataDir& dir, const ContentsOption
     }
     out.push_back(std::move(contents));
   }
-  if (given.progress) given.progress(rows);
+  if (given.progress) given.progress({.stage = {}, .done = rows, .total = 0, .unit = "rows"});
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/progress.h"
 #include "dataset/code_text.h"
 #include "dataset/data_dir.h"
 #include "dataset/filter.h"
@@ -61,11 +62,10 @@ struct LoadOptions {
   // Flat files: read code_id, file_name and mode. Without them (analyses of scores need none)
   // those fields stay 0, "" and nullopt, and their columns are never read.
   bool with_details = true;
-  // Threads decoding a file and building its rows (parquet::TableScan): 0 takes
-  // common/thread_pool.h's command_threads() ($KBDATA_THREADS, else every core). The sink is
-  // always called on the calling thread, with the same submissions in the same order whatever
-  // the threads.
-  int threads = 0;
+  // Threads decoding a file and building its rows (parquet::TableScan), at least 1: the caller
+  // decides (the command line: cli/threads.h). The sink is always called on the calling thread,
+  // with the same submissions in the same order whatever the threads.
+  int threads = 1;
   // Runs on each submission before the sink gets it: in a flat file on the scan worker that built
   // it (several batches at once, so it must be safe to call concurrently); in a legacy file, once
   // the file's runs are grouped, on the scan worker that decoded the submission's code in a
@@ -177,8 +177,9 @@ struct FileContents {
 struct ContentsOptions {
   // What is known of the leaderboards (null: the folder's, LeaderboardDirectory::of).
   std::shared_ptr<const LeaderboardDirectory> leaderboards;
-  // Told the rows read so far (may be null).
-  std::function<void(uint64_t rows)> progress;
+  // Told the rows read so far (may be empty).
+  ProgressFn progress;
+  int threads = 1;  // each file's scan (LoadOptions::threads)
   // A file whose rows cannot be read gets FileContents::error instead of failing the whole read.
   bool keep_errors = false;
 };

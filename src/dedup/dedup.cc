@@ -66,33 +66,6 @@ class UnionFind {
   std::vector<uint32_t> parent_;
 };
 
-// Runs fn(worker, i) for i in [0, n) on `jobs` threads (the caller's among them).
-template <typename Fn>
-void parallel_for(size_t n, int jobs, Fn&& fn) {
-  const size_t workers = std::min<size_t>(static_cast<size_t>(std::max(jobs, 1)), n);
-  if (workers <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(size_t{0}, i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto work = [&](size_t worker) {
-    try {
-      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(worker, i);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next.store(n);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t w = 1; w < workers; ++w) threads.emplace_back(work, w);
-  work(0);
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
 bool has_score(const Submission& s) { return s.score && !std::isnan(*s.score); }
 
 // Streams the code of some rows: calls fn(row, code) for the rows `wanted` in increasing order.
@@ -105,7 +78,7 @@ class Engine {
   Engine(const std::vector<Submission>& rows, const DedupOptions& options,
          const ProgressFn& progress)
       : rows_(rows), options_(options), progress_(progress), uf_(rows.size()) {
-    jobs_ = command_threads(options.jobs > 0 ? std::optional<int>(options.jobs) : std::nullopt);
+    if (threads_ > 1) pool_ = std::make_unique<ThreadPool>(threads_);
     summary_.rows_in = rows.size();
   }
 
@@ -258,9 +231,9 @@ class Engine {
       similarity::Signature sig;
       std::vector<uint32_t> keys;
     };
-    std::vector<Scratch> scratch(static_cast<size_t>(jobs_));
+    std::vector<Scratch> scratch(static_cast<size_t>(threads_));
     auto flush = [&] {
-      parallel_for(batch.size(), jobs_, [&](size_t worker, size_t i) {
+      run_on_workers(pool_.get(), batch.size(), scratch.size(), [&](size_t i, size_t worker) {
         Pending& p = batch[i];
         Scratch& s = scratch[worker];
         if (similarity::compute_text_signature(p.code, options_.shingle_bytes, s.lowered, s.sig)) {
@@ -279,7 +252,8 @@ class Engine {
         spill_[p.item] = spill.append(p.compressed, p.code.size());
       }
       done += batch.size();
-      if (progress_) progress_("hashing code", done, total);
+      if (progress_)
+        progress_({.stage = "hashing code", .done = done, .total = total, .unit = "rows"});
       batch.clear();
       batch_bytes = 0;
     };
@@ -319,11 +293,11 @@ class Engine {
       std::vector<uint8_t> compressed;
       std::string text;
     };
-    std::vector<Worker> workers(static_cast<size_t>(jobs_));
-    const size_t cache_budget = kSetCacheBytes / static_cast<size_t>(jobs_);
+    std::vector<Worker> workers(static_cast<size_t>(threads_));
+    const size_t cache_budget = kSetCacheBytes / static_cast<size_t>(threads_);
     std::atomic<uint64_t> groups_done{0};
     std::mutex progress_mutex;
-    parallel_for(order.size(), jobs_, [&](size_t w, size_t gi) {
+    run_on_workers(pool_.get(), order.size(), workers.size(), [&](size_t gi, size_t w) {
       Worker& worker = workers[w];
       const std::vector<uint32_t>& group = groups_[order[gi]];
       // The shingle set of an item, from the worker's cache. References stay valid until
@@ -437,7 +411,10 @@ class Engine {
       const uint64_t finished = groups_done.fetch_add(1) + 1;
       if (progress_ && (finished % 64 == 0 || finished == order.size())) {
         std::lock_guard<std::mutex> lock(progress_mutex);
-        progress_("clustering groups", finished, order.size());
+        progress_({.stage = "clustering groups",
+                   .done = finished,
+                   .total = order.size(),
+                   .unit = "groups"});
       }
     });
     for (const Worker& w : workers) {
@@ -451,7 +428,8 @@ class Engine {
   const std::vector<Submission>& rows_;
   const DedupOptions& options_;
   const ProgressFn& progress_;
-  int jobs_ = 1;
+  const int threads_ = std::max(1, options_.threads);
+  std::unique_ptr<ThreadPool> pool_;  // threads_ > 1: the passes' workers
   UnionFind uf_;
   std::vector<bool> is_rep_;
   uint32_t rep_start_ = 0;
@@ -474,10 +452,6 @@ void check_options(const DedupOptions& o) {
     std::string value;  // shortest round trip: 1.0000001 stays 1.0000001, never "1.000000"
     append_double(value, o.threshold);
     throw UsageError(OptionName("threshold", value), ": must be in (0, 1]");
-  }
-  if (o.jobs < 0 || o.jobs > 1024) {
-    throw UsageError(OptionName("threads", std::to_string(o.jobs)),
-                     ": must be between 0 (one per core) and 1024");
   }
   if (o.mode == Mode::EXACT && o.across_users) {
     throw UsageError(OptionName::flag("across_users"), " applies to ", OptionName::flag("fuzzy"),
@@ -570,7 +544,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   const auto start = std::chrono::steady_clock::now();
   std::vector<Submission> rows;
   dataset::LoadOptions meta;
-  meta.threads = options.jobs;
+  meta.threads = options.threads;
   meta.filter.excluded = excluded;
   dataset::LoadStats stats;
   const uint64_t file_rows = static_cast<uint64_t>(std::max<int64_t>(reader->num_rows(), 0));
@@ -579,7 +553,10 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
       [&](Submission&& s) {
         rows.push_back(std::move(s));
         if (progress && rows.size() % kProgressEvery == 0)
-          progress("reading metadata", rows.size(), file_rows);
+          progress({.stage = "reading metadata",
+                    .done = rows.size(),
+                    .total = file_rows,
+                    .unit = "rows"});
       },
       stats);
   if (rows.size() >= UINT32_MAX) {
@@ -587,13 +564,15 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
     error.locate_file(reader->name());
     throw error;
   }
-  if (progress) progress("reading metadata", rows.size(), rows.size());
+  if (progress)
+    progress(
+        {.stage = "reading metadata", .done = rows.size(), .total = rows.size(), .unit = "rows"});
 
   // Streams the code of every row again, in the same order as pass 1.
   auto for_each_with_code = [&](const std::function<void(size_t, Submission &&)>& fn) {
     dataset::LoadOptions with_code;
     with_code.with_code = true;
-    with_code.threads = options.jobs;
+    with_code.threads = options.threads;
     with_code.filter.excluded = excluded;
     dataset::LoadStats code_stats;
     size_t index = 0;
@@ -655,7 +634,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
 
   using dataset::AddedColumn;
   parquet::WriterOptions output_options;
-  output_options.threads = options.jobs;  // 0: as the command's default
+  output_options.threads = options.threads;
   dataset::FlatFileWriter writer(
       options.output,
       dataset::flat_file_columns({AddedColumn::CLUSTER_ID, options.emit_all
@@ -672,13 +651,15 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
       c.kept = kept;
       writer.write(s, c);
     }
-    if (progress && (++written % kProgressEvery == 0)) progress("writing", written, rows.size());
+    if (progress && (++written % kProgressEvery == 0))
+      progress({.stage = "writing", .done = written, .total = rows.size(), .unit = "rows"});
   });
   writer.commit();
   summary.rows_written = static_cast<uint64_t>(writer.rows());
   summary.write_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
-  if (progress) progress("writing", rows.size(), rows.size());
+  if (progress)
+    progress({.stage = "writing", .done = rows.size(), .total = rows.size(), .unit = "rows"});
   return summary;
 }
 

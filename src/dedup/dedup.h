@@ -11,8 +11,8 @@
 //   1. metadata, no code: the exact rule partitions rows by (leaderboard_id, user_id, code_id,
 //      runner) and keeps the best of each (keeper order below). Exact mode needs no code here.
 //   2. fuzzy only: code of one row per (scope, code_id) among the exact keepers. Batches of rows
-//      are hashed by --jobs threads into LSH band keys (kept: b x 4 bytes per row), and the code is
-//      spilled, snappy-compressed, to an unlinked temporary file beside OUT.
+//      are hashed by --threads threads into LSH band keys (kept: b x 4 bytes per row), and the code
+//      is spilled, snappy-compressed, to an unlinked temporary file beside OUT.
 //   3. fuzzy only, per scope group in parallel: bucket rows by band key, verify each candidate
 //      pair not already joined by exact Jaccard on shingle sets re-made from the spill, and join
 //      pairs at or above the threshold (union-find: clusters are transitive).
@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/progress.h"
 #include "dataset/filter.h"
 #include "dataset/submission.h"
 #include "similarity/minhash.h"
@@ -46,7 +47,7 @@ struct DedupOptions {
   double threshold = 0.8;     // Jaccard, (0, 1]
   bool across_users = false;  // near-duplicate scope: leaderboard instead of (leaderboard, user)
   bool emit_all = false;      // every row, with cluster_id and kept
-  int jobs = 0;               // worker threads; 0: the number of cores
+  int threads = 1;            // worker threads, at least 1 (the command line decides: --threads)
   std::string command_line;   // recorded as kbdata.command
   // When set, called once IN and OUT are checked, before the first pass: the rows of IN to leave
   // out (--exclude-flagged), as if IN did not hold them. Their count is recorded in OUT as
@@ -74,16 +75,14 @@ struct DedupSummary {
   double write_seconds = 0;
 };
 
-// Progress: a stage name and rows done of a total.
-using ProgressFn = std::function<void(std::string_view stage, uint64_t done, uint64_t total)>;
-
 // The keeper order: lower score first (a null or NaN score after every score), then earlier
 // submission_time, then lower submission_id. True when `a` is kept over `b`.
 [[nodiscard]] bool keeper_before(const dataset::Submission& a, const dataset::Submission& b);
 
-// Runs the whole command. Throws UsageError for invalid options or OUT naming IN; FormatError /
-// UnsupportedError for input that is not a flat or legacy submissions file or is corrupt;
-// IoError. On any failure OUT is left as it was.
+// Runs the whole command, reporting to `progress` (may be empty) the stages "reading metadata",
+// "hashing code", "clustering groups" (in groups) and "writing" (in rows). Throws UsageError for
+// invalid options or OUT naming IN; FormatError / UnsupportedError for input that is not a flat or
+// legacy submissions file or is corrupt; IoError. On any failure OUT is left as it was.
 DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress);
 
 // The clustering alone, for rows already in memory (tests; run_dedup uses the same engine):

@@ -311,8 +311,7 @@ class Downloader {
   Downloader(const Downloader&) = delete;
   Downloader& operator=(const Downloader&) = delete;
 
-  DownloadTotals run(const std::vector<TreeFile>& files, int jobs,
-                     const std::function<void(uint64_t, uint64_t)>& progress,
+  DownloadTotals run(const std::vector<TreeFile>& files, int jobs, const ProgressFn& progress,
                      const std::function<void(const TreeFile&)>& on_done) {
     // A file larger than the part size is fetched in ranges of that size, at once.
     std::deque<Transfer*> queue;
@@ -341,7 +340,7 @@ class Downloader {
     DownloadTotals totals;
     engine_.run(std::move(queue), jobs, [&] {
       collect_verified(totals, on_done);
-      if (progress) progress(done_, total);
+      if (progress) progress({.stage = {}, .done = done_, .total = total, .unit = "bytes"});
       return verifying_ > 0;
     });
     totals.bytes = engine_.body_bytes();
@@ -383,7 +382,7 @@ class Downloader {
 
 DownloadTotals download_files(HubClient& client, const RepoCache& cache, const std::string& commit,
                               const std::vector<TreeFile>& files, int jobs,
-                              const std::function<void(uint64_t, uint64_t)>& progress,
+                              const ProgressFn& progress,
                               const std::function<void(const TreeFile&)>& on_done) {
   if (files.empty()) return {};
   cache.make_blob_folder();

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "hub/cache.h"
 #include "hub/client.h"
 
@@ -35,14 +36,14 @@ struct DownloadTotals {
 };
 
 // Downloads `files` (none of them in the cache yet) of `commit` into `cache`, at most `jobs` at
-// once (transfers: a split file's parts count one each). `progress(done, total)` is called as bytes
-// arrive, `on_done(file)` when a file is in blobs/, verified. Files must have distinct etags (one
-// temporary per blob). Throws Error, one line naming the file, on the first file that fails for
-// good; the files not finished leave nothing behind (their temporaries are removed), finished ones
-// stay in the cache, verified.
+// once (transfers: a split file's parts count one each). `progress` gets the bytes so far as they
+// arrive (may be empty), `on_done(file)` when a file is in blobs/, verified. Files must have
+// distinct etags (one temporary per blob). Throws Error, one line naming the file, on the first
+// file that fails for good; the files not finished leave nothing behind (their temporaries are
+// removed), finished ones stay in the cache, verified.
 DownloadTotals download_files(HubClient& client, const RepoCache& cache, const std::string& commit,
                               const std::vector<TreeFile>& files, int jobs,
-                              const std::function<void(uint64_t, uint64_t)>& progress,
+                              const ProgressFn& progress,
                               const std::function<void(const TreeFile&)>& on_done);
 
 }  // namespace kbdata::hub

@@ -73,8 +73,7 @@ PullResult pull_offline(const PullOptions& options, const RepoCache& cache) {
 
 }  // namespace
 
-PullResult pull(const PullOptions& options,
-                const std::function<void(uint64_t, uint64_t)>& progress) {
+PullResult pull(const PullOptions& options, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
   if (!is_valid_repo_id(options.repo)) {
     throw UsageError("'" + printable(options.repo) +

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
+
 namespace kbdata::hub {
 
 struct PullOptions {
@@ -37,10 +39,9 @@ struct PullResult {
   double seconds = 0;
 };
 
-// Pulls. `progress(done, total)` gets the bytes so far (for a terminal's progress line). Throws
+// Pulls. `progress` (may be empty) gets the bytes downloaded so far of the total. Throws
 // UsageError for an invalid data set name, revision or a selection that matches no file, Error
 // (one line, naming the file or request) when the hub or the cache fails.
-[[nodiscard]] PullResult pull(const PullOptions& options,
-                              const std::function<void(uint64_t, uint64_t)>& progress);
+[[nodiscard]] PullResult pull(const PullOptions& options, const ProgressFn& progress);
 
 }  // namespace kbdata::hub

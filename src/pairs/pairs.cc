@@ -193,7 +193,8 @@ class RowOutput {
       // Parquet: the RowFileWriter's own batches (2,048 rows or 8 MB), as pairs always wrote.
       writer_ = std::make_unique<report::Writer>(
           options.format == Format::PARQUET ? report::Format::PARQUET : report::Format::JSONL,
-          columns_, nullptr, nullptr, options.out, provenance, parquet::RowBatchLimits{});
+          columns_, nullptr, nullptr, options.out, provenance, parquet::RowBatchLimits{},
+          options.threads);
     }
   }
 
@@ -939,7 +940,8 @@ std::vector<Item> PairsBuilder::Impl::candidates(const ProgressFn& progress) {
         stretch_items(gi, lineage_id, stretch, max_gap_us, items);
       }
     }
-    if (progress) progress("lineages", ++done, order.size());
+    if (progress)
+      progress({.stage = "lineages", .done = ++done, .total = order.size(), .unit = "groups"});
   }
   return items;
 }
@@ -1132,7 +1134,8 @@ void PairsBuilder::Impl::write_rows(std::vector<Item>& items,
       output->row(std::move(cells));
       ++summary.written;
     }
-    if (progress) progress("writing", start + n, items.size());
+    if (progress)
+      progress({.stage = "writing", .done = start + n, .total = items.size(), .unit = "rows"});
   }
 }
 
@@ -1167,7 +1170,7 @@ PairsSummary PairsBuilder::finish(const ProgressFn& progress) {
   const uint32_t versions = m.number_versions();
   std::vector<std::atomic<uint8_t>> contamination(o.benchmarks ? versions : 0);
 
-  const int threads = command_threads(o.threads > 0 ? std::optional<int>(o.threads) : std::nullopt);
+  const int threads = o.threads;
   std::unique_ptr<ThreadPool> pool = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
   m.write_rows(items, contamination, pool.get(), progress);
 

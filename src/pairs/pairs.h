@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/progress.h"
 #include "dataset/filter.h"
 #include "dataset/submission.h"
 #include "pairs/decontaminate.h"
@@ -76,7 +77,7 @@ struct PairsOptions {
   // Which rows of the load are versions (--user, --since, --until); every loaded row feeds the
   // noise estimates.
   dataset::Filter versions;
-  int threads = 0;  // 0: command_threads
+  int threads = 1;  // at least 1 (the command line decides: cli/threads.h)
   // Provenance: in the Parquet metadata and the card.
   std::string command_line;
   std::string data_label;              // the data folder, as named
@@ -108,8 +109,6 @@ struct PairsSummary {
   uint64_t bytes = 0;                 // OUT's size
 };
 
-using ProgressFn = std::function<void(std::string_view stage, uint64_t done, uint64_t total)>;
-
 // Usage errors of the options, before anything is read: min_speedup below 1 or not finite,
 // max_gap_days not positive, link_similarity outside (0, 1], lookback 0, --all-pairs or
 // --significant with --trajectories, preference with --trajectories, chat or preference into a
@@ -136,6 +135,7 @@ class PairsBuilder {
   // On the load's thread, in load order.
   void add(dataset::Submission&& s);
   // The lineages, pairs, filters and the output; OUT and then the card committed. Call once.
+  // `progress` (may be empty) gets the stages "lineages" (in groups) and "writing" (in rows).
   PairsSummary finish(const ProgressFn& progress);
   // After finish(), with PairsOptions::keep_rows: the rows, as a result table of the columns
   // OUT would have held (docs/pairs.md, "Fields"), the rule its kbdata.rule. Throws

@@ -1,7 +1,5 @@
 #include "platform/export.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include <thread>
 
 #include "common/file.h"
+#include "common/thread_pool.h"
 #include "dataset/flat_file_writer.h"
 #include "dataset/leaderboards_schema.h"
 #include "dataset/legacy_schema.h"
@@ -135,30 +134,33 @@ struct PendingFile {
   uint64_t bytes = 0;
 };
 
-// Shared by the workers: progress lines and a stop flag once one failed.
+// Shared by the workers: the progress callback (called by one worker at a time), the writers'
+// threads and a stop flag once one failed.
 class ExportState {
  public:
-  explicit ExportState(std::FILE* progress)
-      : progress_(progress != nullptr && isatty(fileno(progress)) ? progress : nullptr) {}
-  void report(const std::string& file, int64_t rows, bool done) {
-    if (progress_ == nullptr) return;
+  ExportState(const ProgressFn& progress, int writer_threads)
+      : threads(writer_threads), progress_(progress) {}
+  // A file's rows so far: its stage is the file's name.
+  void report(const std::string& file, int64_t rows) {
+    if (!progress_) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    std::fprintf(progress_, "\rkbdata: export: %s: %lld rows%s", file.c_str(),
-                 static_cast<long long>(rows), done ? "\n" : "");
-    std::fflush(progress_);
+    progress_({.stage = file, .done = static_cast<uint64_t>(rows), .total = 0, .unit = "rows"});
   }
+  const int threads;  // each writer's compression threads
   std::atomic<bool> stop{false};
   std::mutex code_mutex;
   dataset::CodeRepairCounts code;
 
  private:
-  std::FILE* progress_;
+  const ProgressFn& progress_;
   std::mutex mutex_;
 };
 
-// kbdata's layout (page index, LZ4_RAW) with row groups of at most 100,000 rows or 16 MiB.
-parquet::WriterOptions writer_options() {
+// kbdata's layout (page index, LZ4_RAW) with row groups of at most 100,000 rows or 16 MiB,
+// compressed on `threads` threads.
+parquet::WriterOptions writer_options(int threads) {
   parquet::WriterOptions w;
+  w.threads = threads;
   w.codec = parquet::Codec::LZ4_RAW;
   w.page_index = true;
   w.row_group_bytes = kRowGroupBytes;
@@ -197,10 +199,10 @@ void stream(Connection& db, const std::string& sql, ExportState& state, const st
     }
     const size_t per_row = std::max<size_t>(1, bytes / static_cast<size_t>(r.rows()));
     batch = static_cast<int>(std::clamp<size_t>(kFetchBytes / per_row, 16, 4096));
-    state.report(file, rows_so_far(), false);
+    state.report(file, rows_so_far());
   }
   db.exec("CLOSE export_rows");
-  state.report(file, rows_so_far(), true);
+  state.report(file, rows_so_far());
 }
 
 std::string code_text(const Result& r, int row, int column, dataset::CodeRepairCounts& counts) {
@@ -212,7 +214,8 @@ void write_flat(Connection& db, const ConfigSpec& spec, PendingFile& file, Expor
   using namespace dataset;
   // Rows come from SQL, with nulls the submission model has no room for (a null status): they are
   // given column by column.
-  auto writer = std::make_unique<FlatFileWriter>(file.target, flat_file_columns(), writer_options(),
+  auto writer = std::make_unique<FlatFileWriter>(file.target, flat_file_columns(),
+                                                 writer_options(state.threads),
                                                  provenance(kFlatRule, source));
   FlatFileWriter& out = *writer;
   file.writer = std::move(writer);
@@ -273,8 +276,8 @@ void write_legacy(Connection& db, const ConfigSpec& spec, PendingFile& file, Exp
 
   const std::string sql = legacy_query(spec);
 
-  file.writer = std::make_unique<parquet::RowFileWriter>(file.target, fields, writer_options(),
-                                                         provenance(kLegacyRule, source));
+  file.writer = std::make_unique<parquet::RowFileWriter>(
+      file.target, fields, writer_options(state.threads), provenance(kLegacyRule, source));
   parquet::RowFileWriter& out = *file.writer;
   dataset::CodeRepairCounts counts;
   // Code is decoded once per submission (rows come by submission).
@@ -341,7 +344,7 @@ void write_leaderboards(Connection& db, const std::vector<int64_t>& ids, Pending
                         ExportState& state, const std::string& source,
                         std::vector<CardLeaderboard>& card) {
   file.writer = std::make_unique<parquet::RowFileWriter>(
-      file.target, dataset::leaderboards_fields(), writer_options(),
+      file.target, dataset::leaderboards_fields(), writer_options(state.threads),
       provenance("one row per exported leaderboard, by id", source));
   parquet::RowFileWriter& out = *file.writer;
   const std::string sql =
@@ -606,7 +609,7 @@ ExportResult run_export(const ExportOptions& options) {
   const std::map<std::string, int64_t> anonymous =
       anonymous_users(db, options.configs, options.permutation_seed);
 
-  ExportState state(options.progress);
+  ExportState state(options.progress, options.threads);
   auto export_config = [&](Connection& conn, size_t index) {
     const ConfigSpec& spec = options.configs[index];
     if (spec.legacy) {
@@ -628,25 +631,16 @@ ExportResult run_export(const ExportOptions& options) {
       workers.back()->exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       workers.back()->exec("SET TRANSACTION SNAPSHOT '" + snapshot_id + "'");
     }
-    std::atomic<size_t> next{0};
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    std::vector<std::thread> threads;
-    for (int w = 0; w < jobs; ++w) {
-      threads.emplace_back([&, w] {
-        try {
-          for (size_t i = next++; i < options.configs.size() && !state.stop; i = next++) {
-            export_config(*workers[static_cast<size_t>(w)], i);
-          }
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          if (!error) error = std::current_exception();
-          state.stop = true;
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    if (error) std::rethrow_exception(error);
+    // One worker of the pool per connection: a worker writes its configs on its own.
+    ThreadPool pool(jobs);
+    run_on_workers(&pool, options.configs.size(), workers.size(), [&](size_t i, size_t worker) {
+      try {
+        export_config(*workers[worker], i);
+      } catch (...) {
+        state.stop = true;  // the other workers' cursors stop at their next fetch
+        throw;
+      }
+    });
     for (auto& w : workers) w->exec("COMMIT");
   }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/progress.h"
 #include "dataset/code_text.h"
 
 namespace kbdata::platform {
@@ -58,12 +59,15 @@ struct ExportOptions {
   // 0600 and DIR 0700.
   bool allow_open = false;
   bool force = false;  // --force: remove files of an earlier export the new card does not list
-  int jobs = 1;        // connections (and threads) writing configs in parallel
+  int jobs = 1;        // configs written at once, each worker on a connection of its own
+  int threads = 1;     // each file's compression threads (parquet::WriterOptions::threads)
   std::string license = "cc-by-4.0";
   // Test only: seeds the legacy user id permutation. Without it the permutation comes from
   // std::random_device and is never written anywhere.
   std::optional<uint64_t> permutation_seed;
-  std::FILE* progress = nullptr;  // progress lines when a terminal; nullptr: none
+  // Each file's rows as they are fetched, the file's name as the stage (may be empty); called by
+  // one worker at a time.
+  ProgressFn progress;
 };
 
 struct ExportedFile {

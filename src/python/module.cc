@@ -369,7 +369,7 @@ std::string render(const Table& t) {
   return report::rendered_text([&](std::FILE* out, std::FILE* notes) {
     result::ResultTable& table = t.table();
     report::Writer writer(report::Format::TABLE, table.columns(), out, notes, std::nullopt,
-                          table.rule());
+                          table.rule(), 1);
     writer.write(table);
     writer.finish();
   });

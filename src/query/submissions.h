@@ -22,7 +22,7 @@ struct SubmissionsRequest {
   bool with_code = false;            // add the code (the last field) when `columns` lacks it
   bool for_people = false;  // the defaults of a table for people (fewer fields); else every
                             // field of the flat schema but the code
-  int threads = 0;          // the load's threads (dataset::LoadOptions::threads)
+  int threads = 1;          // the load's threads (dataset::LoadOptions::threads)
 };
 
 // The fields of the answer, in order. Does not check the names (report::SubmissionCells does).

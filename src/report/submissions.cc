@@ -214,10 +214,21 @@ Cell field_cell(const Submission& s, int field) {
 
 }  // namespace
 
+namespace {
+
+// The Parquet writer's defaults, its pages compressed on `threads` threads.
+parquet::WriterOptions writer_options(int threads) {
+  parquet::WriterOptions options;
+  options.threads = threads;
+  return options;
+}
+
+}  // namespace
+
 struct SubmissionWriter::Parquet {
   Parquet(const std::string& path, const std::vector<dataset::FlatFileColumn>& columns,
-          const parquet::Provenance& provenance, Format format, std::FILE* err)
-      : file(path, columns, parquet::WriterOptions{}, provenance, kParquetBatch),
+          const parquet::Provenance& provenance, Format format, std::FILE* err, int threads)
+      : file(path, columns, writer_options(threads), provenance, kParquetBatch),
         benchmarks(std::find(columns.begin(), columns.end(),
                              dataset::FlatFileColumn(dataset::AddedColumn::BENCHMARKS)) !=
                    columns.end()),
@@ -245,14 +256,16 @@ int field_index(const std::string& name) {
 }  // namespace
 
 SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out,
-                                   std::FILE* notes, std::optional<std::string> out_path)
+                                   std::FILE* notes, std::optional<std::string> out_path,
+                                   int threads)
     : format_(format) {
   const auto& all = selectable_submission_fields();
   for (const std::string& name : fields) fields_.push_back(field_index(name));
   if (format_ != Format::PARQUET) {
     std::vector<Column> columns;
     for (int f : fields_) columns.push_back({all[static_cast<size_t>(f)], field_type(f)});
-    writer_ = std::make_unique<Writer>(format_, std::move(columns), out, notes, out_path, kRule);
+    writer_ =
+        std::make_unique<Writer>(format_, std::move(columns), out, notes, out_path, kRule, threads);
     return;
   }
   if (!out_path)
@@ -274,7 +287,7 @@ SubmissionWriter::SubmissionWriter(Format format, std::vector<std::string> field
   }
   parquet::Provenance provenance;
   provenance.rule = kRule;
-  parquet_ = std::make_unique<Parquet>(*out_path, columns, provenance, format_, notes);
+  parquet_ = std::make_unique<Parquet>(*out_path, columns, provenance, format_, notes, threads);
 }
 
 SubmissionWriter::~SubmissionWriter() = default;
@@ -329,7 +342,7 @@ void SubmissionWriter::finish() {
 
 std::string submissions_json_text(const std::vector<dataset::Submission>& rows) {
   return rendered_text([&](std::FILE* out, std::FILE* notes) {
-    SubmissionWriter writer(Format::JSON, submission_fields(), out, notes, std::nullopt);
+    SubmissionWriter writer(Format::JSON, submission_fields(), out, notes, std::nullopt, 1);
     for (const dataset::Submission& s : rows) writer.write(s);
     writer.finish();
   });

@@ -67,8 +67,9 @@ class SubmissionCells {
 class SubmissionWriter {
  public:
   // Throws UsageError for an unknown field (listing the fields), or PARQUET without a path.
+  // `threads` compress the Parquet file's pages (parquet::WriterOptions::threads).
   SubmissionWriter(Format format, std::vector<std::string> fields, std::FILE* out, std::FILE* notes,
-                   std::optional<std::string> out_path);
+                   std::optional<std::string> out_path, int threads);
   ~SubmissionWriter();
   SubmissionWriter(const SubmissionWriter&) = delete;
   SubmissionWriter& operator=(const SubmissionWriter&) = delete;

@@ -216,21 +216,32 @@ std::string cell_text(const Cell& cell, const Column& column) {
 
 void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 
+namespace {
+
+// The Parquet writer's defaults, its pages compressed on `threads` threads.
+parquet::WriterOptions writer_options(int threads) {
+  parquet::WriterOptions options;
+  options.threads = threads;
+  return options;
+}
+
+}  // namespace
+
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
-          const parquet::Provenance& provenance, parquet::RowBatchLimits limits)
-      : file(path, fields, parquet::WriterOptions{}, provenance, limits) {}
+          const parquet::Provenance& provenance, parquet::RowBatchLimits limits, int threads)
+      : file(path, fields, writer_options(threads), provenance, limits) {}
   parquet::RowFileWriter file;
 };
 
 Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
-               std::optional<std::string> out_path, std::string rule)
+               std::optional<std::string> out_path, std::string rule, int threads)
     : Writer(format, std::move(columns), out, notes, std::move(out_path),
-             rule_only(std::move(rule)), kParquetBatch) {}
+             rule_only(std::move(rule)), kParquetBatch, threads) {}
 
 Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
                std::optional<std::string> out_path, parquet::Provenance provenance,
-               parquet::RowBatchLimits limits)
+               parquet::RowBatchLimits limits, int threads)
     : format_(format),
       columns_(std::move(columns)),
       out_(out),
@@ -242,7 +253,7 @@ Writer::Writer(Format format, std::vector<Column> columns, std::FILE* out, std::
       throw UsageError(OptionName("format", "parquet"), " needs ", OptionName("out", "FILE"));
     std::vector<parquet::Field> fields;
     for (const Column& c : columns_) fields.push_back(column_field(c));
-    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance, limits);
+    parquet_ = std::make_unique<Parquet>(*out_path, fields, provenance, limits, threads);
   } else if (out_path) {
     file_ = std::make_unique<AtomicOutputFile>(*out_path);  // checked before any work
   }
@@ -497,7 +508,7 @@ std::string json_text(result::ResultTable& table) { return table_text(table, For
 
 std::string table_text(result::ResultTable& table, Format format) {
   return rendered_text([&](std::FILE* out, std::FILE* notes) {
-    Writer writer(format, table.columns(), out, notes, std::nullopt, table.rule());
+    Writer writer(format, table.columns(), out, notes, std::nullopt, table.rule(), 1);  // text
     writer.write(table);
     writer.finish();
   });

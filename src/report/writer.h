@@ -93,16 +93,18 @@ class Writer {
   // by finish(); without finish() nothing appears there), else to `out` (every format but
   // PARQUET). `rule` goes into the Parquet file's key-value metadata (kbdata.rule): what the rows
   // are. Throws UsageError for PARQUET without `out_path`, and (AtomicOutputFile) for an
-  // `out_path` that must not be replaced; IoError when its temporary cannot be made.
+  // `out_path` that must not be replaced; IoError when its temporary cannot be made. `threads`
+  // compress the Parquet file's pages (parquet::WriterOptions::threads, the caller's count); the
+  // text formats ignore it.
   Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
-         std::optional<std::string> out_path, std::string rule);
+         std::optional<std::string> out_path, std::string rule, int threads);
   // The same, for a file whose Parquet metadata records more than the rule (`provenance`: the
   // command, the source, more key-values) and whose rows reach the Parquet writer `limits` at a
   // time (they bound its row groups and pages); the text formats ignore both. For files that
   // are a command's product (kbdata pairs' rows).
   Writer(Format format, std::vector<Column> columns, std::FILE* out, std::FILE* notes,
          std::optional<std::string> out_path, parquet::Provenance provenance,
-         parquet::RowBatchLimits limits);
+         parquet::RowBatchLimits limits, int threads);
   ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;

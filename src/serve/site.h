@@ -41,7 +41,7 @@ using FolderStamp = std::vector<std::tuple<std::string, uintmax_t, int64_t>>;
 
 struct SiteOptions {
   std::string folder;  // the data's path as opened (a folder, or an hf:// address)
-  int threads = 0;     // each load's (dataset::LoadOptions::threads)
+  int threads = 1;     // each load's (dataset::LoadOptions::threads)
   // Scans the folder afresh, as every answer does (a file may have changed). Throws what a scan
   // throws (an unreadable file, unless the command was told to skip such files).
   std::function<dataset::DataDir()> open;

@@ -95,7 +95,7 @@ std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
 std::pair<int64_t, uint64_t> write_flat(const std::string& path,
                                         std::span<const LeaderboardModel> models,
                                         const Population& population, const OutputOptions& options,
-                                        const Progress& progress) {
+                                        const ProgressFn& progress) {
   std::vector<FlatRow> rows = flat_rows(models, population);
   dataset::FlatFileWriter out(path, dataset::flat_file_columns(), options.writer,
                               options.provenance);
@@ -128,10 +128,13 @@ std::pair<int64_t, uint64_t> write_flat(const std::string& path,
     generate_code(s.code, m.name, code);
     text(CODE, code);
     out.end_row();
-    if (progress && ++done % 4096 == 0) progress(done, static_cast<int64_t>(rows.size()));
+    if (progress && ++done % 4096 == 0) {
+      progress(
+          {.stage = {}, .done = static_cast<uint64_t>(done), .total = rows.size(), .unit = "rows"});
+    }
   }
   out.commit();
-  if (progress) progress(static_cast<int64_t>(rows.size()), static_cast<int64_t>(rows.size()));
+  if (progress) progress({.stage = {}, .done = rows.size(), .total = rows.size(), .unit = "rows"});
   return {out.rows(), out.bytes_written()};
 }
 

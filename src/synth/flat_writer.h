@@ -8,13 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "synth/layout.h"
 #include "synth/population.h"
 
 namespace kbdata::synth {
-
-// Progress of one file: rows written of the total.
-using Progress = std::function<void(int64_t done, int64_t total)>;
 
 // One row of the file before its code is generated.
 struct FlatRow {
@@ -33,10 +31,11 @@ struct FlatRow {
 [[nodiscard]] std::vector<FlatRow> flat_rows(std::span<const LeaderboardModel> models,
                                              const Population& population);
 
-// Writes the file at `path`; returns (rows, bytes).
+// Writes the file at `path`; returns (rows, bytes). `progress` (may be empty) gets the rows
+// written of the total (no stage).
 std::pair<int64_t, uint64_t> write_flat(const std::string& path,
                                         std::span<const LeaderboardModel> models,
                                         const Population& population, const OutputOptions& options,
-                                        const Progress& progress);
+                                        const ProgressFn& progress);
 
 }  // namespace kbdata::synth

@@ -286,7 +286,7 @@ std::string legacy_stored_code(const CodeKey& key, std::string_view problem) {
 
 LegacyResult write_legacy(const std::string& all_path, const std::string& passed_path,
                           std::span<const LeaderboardModel> models, const Population& population,
-                          uint64_t seed, const OutputOptions& options, const Progress& progress) {
+                          uint64_t seed, const OutputOptions& options, const ProgressFn& progress) {
   // The export's anonymisation: a random permutation of 1..N.
   Rng perm_rng(derive(seed, 500));
   std::vector<int64_t> anon(population.users.size());
@@ -346,7 +346,12 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
       }
       ++index;
     }
-    if (progress && ++done % 1024 == 0) progress(done, total);
+    if (progress && ++done % 1024 == 0) {
+      progress({.stage = {},
+                .done = static_cast<uint64_t>(done),
+                .total = static_cast<uint64_t>(total),
+                .unit = "rows"});
+    }
   }
   all.commit();
   passed.commit();
@@ -355,7 +360,12 @@ LegacyResult write_legacy(const std::string& all_path, const std::string& passed
   result.all_rows = all.rows();
   result.passed_bytes = passed.bytes_written();
   result.passed_rows = passed.rows();
-  if (progress) progress(total, total);
+  if (progress) {
+    progress({.stage = {},
+              .done = static_cast<uint64_t>(total),
+              .total = static_cast<uint64_t>(total),
+              .unit = "rows"});
+  }
   return result;
 }
 

@@ -45,6 +45,6 @@ struct LegacyResult {
 
 LegacyResult write_legacy(const std::string& all_path, const std::string& passed_path,
                           std::span<const LeaderboardModel> models, const Population& population,
-                          uint64_t seed, const OutputOptions& options, const Progress& progress);
+                          uint64_t seed, const OutputOptions& options, const ProgressFn& progress);
 
 }  // namespace kbdata::synth

@@ -1,7 +1,6 @@
 #include "synth/seed_database.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -536,9 +535,11 @@ std::vector<SeedCounts> seed_database(const SeedOptions& options) {
     Population population =
         make_population(models, config_pool_size(config, options.scale), seed,
                         config_index * 10'000'000, config_index * 10'000'000, legacy);
-    if (options.progress != nullptr && isatty(fileno(options.progress))) {
-      std::fprintf(options.progress, "kbdata: seeding %s: %zu submissions\n", config.name.c_str(),
-                   population.submissions.size());
+    if (options.progress) {
+      options.progress({.stage = config.name,
+                        .done = population.submissions.size(),
+                        .total = 0,
+                        .unit = "submissions"});
     }
     seeder.add(models, population, legacy, counts);
   }

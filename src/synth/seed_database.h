@@ -23,7 +23,9 @@ struct SeedOptions {
   std::string url;
   Scale scale = Scale::SMALL;
   uint64_t seed = 1;
-  std::FILE* progress = nullptr;  // one line per config when a terminal; nullptr: none
+  // Once per config, before its rows are inserted: the config's name as the stage and its
+  // submissions (may be empty).
+  ProgressFn progress;
 };
 
 struct SeedCounts {

@@ -1,7 +1,5 @@
 #include "synth/synth.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cinttypes>
 #include <filesystem>
@@ -163,28 +161,13 @@ int64_t id_base(const dataset::ConfigInfo& config) {
   return (index + 1) * 10'000'000;
 }
 
-class ProgressLine {
- public:
-  ProgressLine(const SynthOptions& options, std::string file)
-      : out_(options.scale != Scale::SMALL && options.progress != nullptr &&
-                     ::isatty(::fileno(options.progress)) == 1
-                 ? options.progress
-                 : nullptr),
-        file_(std::move(file)) {}
-  Progress callback() {
-    if (out_ == nullptr) return {};
-    return [this](int64_t done, int64_t total) {
-      std::fprintf(out_, "\rkbdata synth: %s %" PRId64 " of %" PRId64 " rows", file_.c_str(), done,
-                   total);
-      if (done == total) std::fprintf(out_, "\n");
-      std::fflush(out_);
-    };
-  }
-
- private:
-  std::FILE* out_;
-  std::string file_;
-};
+// A file's progress as the run's: the file's name as the stage.
+ProgressFn file_progress(const SynthOptions& options, const std::string& file) {
+  if (!options.progress) return {};
+  return [&options, file](const ProgressStep& step) {
+    options.progress({.stage = file, .done = step.done, .total = step.total, .unit = step.unit});
+  };
+}
 
 }  // namespace
 
@@ -305,7 +288,8 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     error.locate_file(options.out_dir);
     throw error;
   }
-  const OutputOptions writer = output_options(options.layout, synth_command(options));
+  OutputOptions writer = output_options(options.layout, synth_command(options));
+  writer.writer.threads = options.threads;
   auto path = [&](const std::string& file) {
     return (std::filesystem::path(options.out_dir) / file).string();
   };
@@ -323,15 +307,13 @@ std::vector<WrittenFile> run_synth(const SynthOptions& options) {
     Population population = config_population(config, models, options.scale, options.seed);
     if (is_legacy) {
       const dataset::ConfigInfo* passed = dataset::find_config("amd_successful_submissions");
-      ProgressLine line(options, config.file);
       LegacyResult r = write_legacy(path(config.file), path(passed->file), models, population, seed,
-                                    writer, line.callback());
+                                    writer, file_progress(options, config.file));
       card.push_back({{config.name, config.file, r.all_rows, r.all_bytes}, &config, models});
       card.push_back({{passed->name, passed->file, r.passed_rows, r.passed_bytes}, passed, models});
     } else {
-      ProgressLine line(options, config.file);
-      auto [rows, bytes] =
-          write_flat(path(config.file), models, population, writer, line.callback());
+      auto [rows, bytes] = write_flat(path(config.file), models, population, writer,
+                                      file_progress(options, config.file));
       card.push_back({{config.name, config.file, rows, bytes}, &config, models});
     }
     all_models.insert(all_models.end(), models.begin(), models.end());

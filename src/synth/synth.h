@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.h"
 #include "dataset/registry.h"
 #include "synth/layout.h"
 #include "synth/population.h"
@@ -55,8 +56,9 @@ struct SynthOptions {
   Family family = Family::BOTH;
   Layout layout = Layout::PUBLISHED;
   LeaderboardRows leaderboards = LeaderboardRows::PUBLISHED;
-  // Progress lines go here when it is a terminal and the scale is not small; nullptr: none.
-  std::FILE* progress = nullptr;
+  int threads = 1;  // each file's compression threads (parquet::WriterOptions::threads)
+  // Each file's rows as written, the file's name as the stage (may be empty).
+  ProgressFn progress;
 };
 
 // Whether `dir` is a folder synth made: its README.md is synth's dataset card ("This data is

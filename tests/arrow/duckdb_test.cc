@@ -54,7 +54,7 @@ nlohmann::json json_of(ResultTable& table) {
   std::FILE* notes = std::tmpfile();
   {
     report::Writer writer(report::Format::JSON, table.columns(), out, notes, std::nullopt,
-                          table.rule());
+                          table.rule(), 1);
     writer.write(table);
     writer.finish();
   }

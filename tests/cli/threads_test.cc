@@ -162,4 +162,35 @@ TEST(Threads, BadValuesAreUsageErrors) {
       << r.err;
 }
 
+// The default is decided once, by the command line, for every command, those without --threads
+// too: a bad $KBDATA_THREADS stops synth before it makes its folder.
+TEST(Threads, ABadEnvironmentStopsACommandWithoutTheFlagBeforeAnyWork) {
+  const fs::path out = sandbox() / "synth-bad-environment";
+  const Result r = run("--version >/dev/null; KBDATA_THREADS=0 " + std::string(KBDATA_BINARY) +
+                       " synth --scale small --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("KBDATA_THREADS='0' is not a number of threads from 1 to 256"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// dedup's threads are --threads, as every command's; --jobs and -j, its older spellings, still
+// work, and 0 is no longer "the default" but a usage error.
+TEST(Threads, DedupTakesThreadsAndItsOlderSpellings) {
+  const std::string in = std::string(KBDATA_SOURCE_DIR) + "/data/sample/trimul_submissions.parquet";
+  for (const std::string flag : {"--threads 2", "--jobs 2", "-j 2"}) {
+    const fs::path out = sandbox() / "dedup-spellings.parquet";
+    fs::remove(out);
+    const Result r = run("dedup " + in + " " + out.string() + " --exact " + flag);
+    EXPECT_EQ(r.exit_code, 0) << flag << ": " << r.err;
+    EXPECT_TRUE(fs::exists(out)) << flag;
+  }
+  const Result zero = run("dedup " + in + " " + (sandbox() / "dedup-zero.parquet").string() +
+                          " --exact --threads 0");
+  EXPECT_EQ(zero.exit_code, 2) << zero.err;
+  EXPECT_NE(zero.err.find("--threads"), std::string::npos) << zero.err;
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <any>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -426,6 +427,33 @@ TEST(FlatLoad, PrepareRunsOnTheWorkersAndItsResultReachesTheSinkInOrder) {
     }
     EXPECT_EQ(threads.count(std::this_thread::get_id()), 0U);  // never on the calling thread
   }
+}
+
+// The threads are the caller's: a load never reads $KBDATA_THREADS (the command line decides it,
+// cli/threads.h). By default it runs on the calling thread alone; given 3, on at most 3 workers.
+TEST(FlatLoad, TheThreadsAreTheCallersNeverTheEnvironments) {
+  ::setenv("KBDATA_THREADS", "not a number", 1);
+  const std::vector<uint8_t> bytes = testing::flat_file(flat_rows(300));
+  for (const int threads : {0, 3}) {
+    LoadOptions options;
+    options.with_code = true;
+    if (threads > 0) options.threads = threads;
+    std::mutex mutex;
+    std::set<std::thread::id> seen;
+    options.prepare = [&](Submission&, std::optional<std::string_view>) {
+      std::lock_guard lock(mutex);
+      seen.insert(std::this_thread::get_id());
+    };
+    const Loaded loaded = load(bytes, SchemaFamily::FLAT, options);
+    EXPECT_EQ(loaded.rows.size(), 900u);
+    if (threads == 0) {
+      EXPECT_EQ(seen, std::set<std::thread::id>{std::this_thread::get_id()});
+    } else {
+      EXPECT_LE(seen.size(), 3u);
+      EXPECT_EQ(seen.count(std::this_thread::get_id()), 0u);
+    }
+  }
+  ::unsetenv("KBDATA_THREADS");
 }
 
 // code_wanted sees each row before its code is decoded: the rows it refuses have none, the others

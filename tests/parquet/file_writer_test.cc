@@ -413,14 +413,15 @@ TEST(CopyFile, CopiesAFileWrittenWithOtherOptions) {
   second.codec = Codec::ZSTD;
   second.page_version = 2;
   FileWriter writer(sink, source->metadata().schema, second);
-  int64_t last_progress = 0;
-  copy_file(*source, writer, [&](int64_t done, int64_t total) {
-    EXPECT_EQ(total, 2500);
-    EXPECT_GT(done, last_progress);
-    last_progress = done;
+  uint64_t last_progress = 0;
+  copy_file(*source, writer, [&](const ProgressStep& step) {
+    EXPECT_EQ(step.total, 2500u);
+    EXPECT_EQ(step.unit, "rows");
+    EXPECT_GT(step.done, last_progress);
+    last_progress = step.done;
   });
   writer.close();
-  EXPECT_EQ(last_progress, 2500);
+  EXPECT_EQ(last_progress, 2500u);
   auto copy = open_bytes(sink.take());
   EXPECT_EQ(copy->num_row_groups(), 1);
   expect_same(table.columns, read_table(*copy), "copy");

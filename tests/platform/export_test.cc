@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -496,6 +497,41 @@ TEST_F(RandomDb, PublicExportRefusesAClosedLeaderboardBeforeAnyWrite) {
       kbdata_export({"--db", server->url("random"), "--out", out, "--config", "rand=1001"});
   ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_EQ(read_file(out + "/README.md").find("private"), std::string::npos);
+}
+
+// The configs go to the workers of common's pool, one connection each: the files hold the same
+// rows whatever --jobs and the threads compressing them ($KBDATA_THREADS, the command's default).
+TEST(Export, TheSameRowsWhateverTheJobsAndTheThreads) {
+  std::map<std::string, std::vector<json>> first;
+  for (const auto& [jobs, threads] : {std::pair<std::string, std::string>{"1", "1"}, {"3", "2"}}) {
+    SCOPED_TRACE("--jobs " + jobs + ", KBDATA_THREADS=" + threads);
+    TempDir out_dir("jobs-" + jobs);
+    std::vector<std::string> args = {
+        "--db", server->url("kb"),         "--out", out_dir.path, "--jobs",
+        jobs,   "--test-permutation-seed", "7"};
+    for (const auto& [name, ids] : kFlatConfigs) {
+      args.push_back("--config");
+      args.push_back(name + "=" + ids);
+    }
+    args.push_back("--legacy");
+    args.push_back(std::string("amd_submissions=") + kAmd);
+    ::setenv("KBDATA_THREADS", threads.c_str(), 1);
+    ChildResult r = kbdata_export(args);
+    ::unsetenv("KBDATA_THREADS");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::vector<json>> rows;
+    for (const auto& e : fs::directory_iterator(out_dir.path)) {
+      if (e.path().extension() == ".parquet") {
+        rows[e.path().filename().string()] = read_rows(e.path().string());
+      }
+    }
+    EXPECT_EQ(rows.size(), kFlatConfigs.size() + 2);  // and submissions.parquet, leaderboards
+    if (first.empty()) {
+      first = std::move(rows);
+    } else {
+      EXPECT_TRUE(rows == first);
+    }
+  }
 }
 
 TEST(Export, LegacyConfigsEqualTheOracleAndHideUserIds) {

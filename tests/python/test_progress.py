@@ -85,3 +85,29 @@ def test_a_notebook_gets_it(monkeypatch):
     monkeypatch.delitem(sys.modules, "IPython")
     assert not _table._progress()  # pytest's captured stderr is no terminal
     assert kbdata is not None
+
+
+DEDUP_SCRIPT = """
+import sys, warnings
+import kbdata
+warnings.simplefilter("ignore", kbdata.KbdataWarning)
+summary = kbdata.dedup(sys.argv[1], sys.argv[2], fuzzy=True, threads=2)
+print(len(summary))
+"""
+
+
+def test_a_librarys_progress_reaches_the_modules_line(sample, tmp_path):
+    # dedup reports its passes through the one progress callback, some of them from its workers;
+    # the module draws them as the command line would.
+    env = dict(os.environ, KBDATA_PROGRESS="always")
+    source = os.path.join(sample, "nvidia_nvfp4_submissions.parquet")
+    p = subprocess.run([sys.executable, "-c", DEDUP_SCRIPT, source, str(tmp_path / "out.parquet")],
+                       capture_output=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr.decode()
+    err = p.stderr.decode()
+    assert "\rkbdata: dedup: reading metadata: " in err
+    assert "\rkbdata: dedup: hashing code: " in err
+    env["KBDATA_PROGRESS"] = "never"
+    p = subprocess.run([sys.executable, "-c", DEDUP_SCRIPT, source, str(tmp_path / "again.parquet")],
+                       capture_output=True, env=env, timeout=300)
+    assert p.returncode == 0 and "\r" not in p.stderr.decode()

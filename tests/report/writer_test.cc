@@ -28,7 +28,7 @@ std::string render(Format format, std::vector<Column> columns, Fill fill,
   std::FILE* out = std::tmpfile();
   std::FILE* notes = std::tmpfile();
   {
-    Writer writer(format, std::move(columns), out, notes, std::nullopt, "test rows");
+    Writer writer(format, std::move(columns), out, notes, std::nullopt, "test rows", 1);
     fill(writer);
     writer.finish();
   }
@@ -141,13 +141,13 @@ TEST(ReportWriter, TableCellsFollowTheOneRule) {
 // Every format goes to an output file when one is given, atomically: nothing at the path before
 // finish(), nothing at all without it; Parquet alone needs one.
 TEST(ReportWriter, EveryFormatGoesToAnOutputFileAtomically) {
-  EXPECT_THROW(Writer(Format::PARQUET, kColumns, stdout, stderr, std::nullopt, "r"), UsageError);
+  EXPECT_THROW(Writer(Format::PARQUET, kColumns, stdout, stderr, std::nullopt, "r", 1), UsageError);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("kbdata-writer-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "out.csv").string();
   {
-    Writer w(Format::CSV, kColumns, stdout, stderr, path, "test rows");
+    Writer w(Format::CSV, kColumns, stdout, stderr, path, "test rows", 1);
     two_rows(w);
     EXPECT_FALSE(std::filesystem::exists(path));
     w.finish();
@@ -156,7 +156,7 @@ TEST(ReportWriter, EveryFormatGoesToAnOutputFileAtomically) {
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   EXPECT_EQ(text, render(Format::CSV, kColumns, two_rows));
   {
-    Writer w(Format::JSON, kColumns, stdout, stderr, (dir / "never.json").string(), "r");
+    Writer w(Format::JSON, kColumns, stdout, stderr, (dir / "never.json").string(), "r", 1);
     two_rows(w);
   }  // no finish(): an error on the way
   EXPECT_FALSE(std::filesystem::exists(dir / "never.json"));
@@ -196,7 +196,7 @@ TEST(ReportWriter, ListColumnsInEveryFormat) {
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "lists.parquet").string();
   {
-    Writer w(Format::PARQUET, kListColumns, stdout, stderr, path, "test rows");
+    Writer w(Format::PARQUET, kListColumns, stdout, stderr, path, "test rows", 2);
     list_rows(w);
     w.finish();
   }

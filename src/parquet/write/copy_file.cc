@@ -31,7 +31,7 @@ size_t batch_records(const FileMetaData& meta) {
 
 }  // namespace
 
-void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress, int threads) {
+void copy_file(FileReader& in, FileWriter& out, const ProgressFn& progress, int threads) {
   ScanOptions options;
   for (size_t leaf = 0; leaf < in.schema().leaves().size(); ++leaf) {
     options.columns.push_back(static_cast<int>(leaf));
@@ -39,12 +39,13 @@ void copy_file(FileReader& in, FileWriter& out, const CopyProgress& progress, in
   if (options.columns.empty()) return;
   options.batch_rows = batch_records(in.metadata());
   options.threads = threads;
-  int64_t done = 0;
+  uint64_t done = 0;
+  const uint64_t total = static_cast<uint64_t>(std::max<int64_t>(in.num_rows(), 0));
   TableScan scan(in, options);
   scan.run(nullptr, [&](ScanBatch& batch) {
     out.write(batch.columns);
-    done += static_cast<int64_t>(batch.num_rows);
-    if (progress) progress(done, in.num_rows());
+    done += batch.num_rows;
+    if (progress) progress({.stage = {}, .done = done, .total = total, .unit = "rows"});
     return true;
   });
 }

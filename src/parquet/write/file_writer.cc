@@ -113,8 +113,7 @@ FileWriter::FileWriter(OutputSink& sink, std::vector<SchemaElement> schema, Writ
   metadata_.schema = std::move(schema);
   metadata_.key_value_metadata = options_.key_value_metadata;
   metadata_.created_by = options_.created_by;
-  const int threads =
-      command_threads(options_.threads > 0 ? std::optional<int>(options_.threads) : std::nullopt);
+  const int threads = options_.threads;
   if (threads > 1 && options_.codec != Codec::UNCOMPRESSED) {
     pool_ = std::make_unique<ThreadPool>(threads);
     output_ = std::make_unique<Output>(sink_);

@@ -45,10 +45,9 @@ struct WriterOptions {
   int64_t row_group_rows = 100'000;
 
   // Threads compressing the pages (a FileWriter's pool, shared by its columns) while the calling
-  // thread encodes the next ones: 1 compresses on the calling thread; 0 takes
-  // common/thread_pool.h's command_threads() ($KBDATA_THREADS, else every core). The file is the
-  // same bytes whatever the threads.
-  int threads = 0;
+  // thread encodes the next ones: 1 (or less) compresses on the calling thread; the caller decides
+  // how many (the command line: cli/threads.h). The file is the same bytes whatever the threads.
+  int threads = 1;
 
   // Store a CRC-32 of every page (PageHeader.crc).
   bool page_checksums = false;
