@@ -398,9 +398,12 @@ result::ResultTable place_scores(PlaceQuery& query, const dataset::DataDir& dir,
   load.with_details = true;  // code_id: the measurements behind a human's best
   const dataset::SubmissionSink add = [&](dataset::Submission&& s) { query.add(s); };
   const std::optional<std::string> one = query.single_problem();
+  dataset::ContentsOptions contents;
+  contents.threads = load.threads;
   // A problem the files do not hold is refused by a load that names it: the rows are read whole.
   const std::vector<std::string> held =
-      one ? dataset::problems_in(dataset::read_contents(dir)) : std::vector<std::string>();
+      one ? dataset::problems_in(dataset::read_contents(dir, contents))
+          : std::vector<std::string>();
   query.know_problems(held);  // the load may read one runner's rows: the others' problems count
   if (one && !load.filter.problem && std::binary_search(held.begin(), held.end(), *one)) {
     dataset::LoadOptions pushed = load;

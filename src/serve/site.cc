@@ -452,7 +452,9 @@ std::shared_ptr<const std::vector<Site::Board>> Site::boards() {
   auto all = std::make_shared<std::vector<Board>>();
   const dataset::DataDir d = options_.open();
   std::set<int64_t> seen;
-  for (const dataset::FileContents& c : dataset::read_contents(d)) {
+  dataset::ContentsOptions contents;
+  contents.threads = options_.threads;
+  for (const dataset::FileContents& c : dataset::read_contents(d, contents)) {
     const dataset::ConfigInfo* config = c.file->config;
     for (const dataset::FileContents::Entry& e : c.entries) {
       if (!seen.insert(e.leaderboard_id).second) continue;
