@@ -533,10 +533,15 @@ class RowChecks {
       if (last_runner_ != *s.runner) {
         last_runner_ = *s.runner;
         last_runner_known_ = runner_hardware(*s.runner) != nullptr;
-        last_runner_number_ = runners_.number(s.runner);
+        if (last_runner_known_) last_runner_number_ = runners_.number(s.runner);
       }
-      if (!last_runner_known_) stats_.respell_unknown_runner(*s.runner);
-      runner = last_runner_number_;
+      if (last_runner_known_) {
+        runner = last_runner_number_;
+      } else {
+        // The key holds the spelling the load shows: two spellings of one unknown runner are one.
+        stats_.respell_unknown_runner(*s.runner);
+        runner = runners_.number(s.runner);
+      }
     }
     if (s.leaderboard_id != last_leaderboard_ || s.problem_name != last_problem_) {
       last_leaderboard_ = s.leaderboard_id;

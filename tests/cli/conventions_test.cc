@@ -179,7 +179,7 @@ TEST(Numbers, ThresholdSaysWhatWasTyped) {
   TempDir dir;
   Result r = run("dedup " + kSample + "/trimul_submissions.parquet " +
                  (dir.path() / "out.parquet").string() + " --fuzzy --threshold 1.0000001");
-  expect_one_line_error(r, 2, "'1.0000001' is not in (0, 1]");
+  expect_one_line_error(r, 2, "--threshold 1.0000001: must be in (0, 1]");
   EXPECT_FALSE(fs::exists(dir.path() / "out.parquet"));
 }
 
