@@ -238,6 +238,23 @@ TEST_F(FilesAreTruth, HostileSpellingsAreOneRunnerAndOneStatus) {
   EXPECT_EQ(load(f).size(), 3u);
 }
 
+// Two spellings of one runner kbdata does not know are one runner in a row's identity too: the
+// same submission under both is one row and a repeat (a regression: the key once took the spelling
+// before it was made the load's).
+TEST_F(FilesAreTruth, SpellingsOfAnUnknownRunnerAreOneRowIdentity) {
+  flat("trimul_submissions.parquet",
+       "(4, 496, 'trimul', 'u4', 'd', 4, 'succeeded', 0.007, true, 'gb300'),"
+       "(4, 496, 'trimul', 'u4', 'd', 4, 'succeeded', 0.007, true, 'GB300 '),"
+       "(5, 496, 'trimul', 'u5', 'e', 5, 'succeeded', 0.008, true, 'gb300')");
+  LoadStats stats;
+  const std::vector<Submission> rows = load({}, &stats);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].submission_id, 4);
+  EXPECT_EQ(rows[1].submission_id, 5);
+  ASSERT_EQ(stats.repeats.size(), 1u);
+  EXPECT_EQ(stats.repeats[0].rows, 1u);
+}
+
 // A (submission_id, runner) repeated inside one file is counted once, and a copy that differs makes
 // the file inconsistent, naming the id.
 TEST_F(FilesAreTruth, RepeatsInsideAFileAreCountedOnceAndContradictionsNamed) {
