@@ -24,6 +24,7 @@
 #include "dataset/flat_file_writer.h"
 #include "dataset/loader.h"
 #include "parquet/file_reader.h"
+#include "parquet/write/writer_options.h"
 #include "similarity/shingles.h"
 
 namespace kbdata::dedup {
@@ -633,8 +634,7 @@ DedupSummary run_dedup(const DedupOptions& options, const ProgressFn& progress) 
   provenance.more.push_back({"kbdata.dedup.rows_out", std::to_string(summary.rows_out)});
 
   using dataset::AddedColumn;
-  parquet::WriterOptions output_options;
-  output_options.threads = options.threads;
+  const parquet::WriterOptions output_options = parquet::writer_options_on(options.threads);
   dataset::FlatFileWriter writer(
       options.output,
       dataset::flat_file_columns({AddedColumn::CLUSTER_ID, options.emit_all

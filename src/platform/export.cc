@@ -19,6 +19,7 @@
 #include "dataset/legacy_schema.h"
 #include "dataset/registry.h"
 #include "parquet/write/row_file_writer.h"
+#include "parquet/write/writer_options.h"
 #include "platform/connection.h"
 #include "platform/dataset_card.h"
 #include "platform/export_folder.h"
@@ -159,8 +160,7 @@ class ExportState {
 // kbdata's layout (page index, LZ4_RAW) with row groups of at most 100,000 rows or 16 MiB,
 // compressed on `threads` threads.
 parquet::WriterOptions writer_options(int threads) {
-  parquet::WriterOptions w;
-  w.threads = threads;
+  parquet::WriterOptions w = parquet::writer_options_on(threads);
   w.codec = parquet::Codec::LZ4_RAW;
   w.page_index = true;
   w.row_group_bytes = kRowGroupBytes;

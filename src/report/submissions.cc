@@ -8,6 +8,7 @@
 #include "common/text.h"
 #include "dataset/flat_file_writer.h"
 #include "dataset/flat_schema.h"
+#include "parquet/write/writer_options.h"
 #include "report/text.h"
 #include "techniques/techniques.h"
 
@@ -214,21 +215,10 @@ Cell field_cell(const Submission& s, int field) {
 
 }  // namespace
 
-namespace {
-
-// The Parquet writer's defaults, its pages compressed on `threads` threads.
-parquet::WriterOptions writer_options(int threads) {
-  parquet::WriterOptions options;
-  options.threads = threads;
-  return options;
-}
-
-}  // namespace
-
 struct SubmissionWriter::Parquet {
   Parquet(const std::string& path, const std::vector<dataset::FlatFileColumn>& columns,
           const parquet::Provenance& provenance, Format format, std::FILE* err, int threads)
-      : file(path, columns, writer_options(threads), provenance, kParquetBatch),
+      : file(path, columns, parquet::writer_options_on(threads), provenance, kParquetBatch),
         benchmarks(std::find(columns.begin(), columns.end(),
                              dataset::FlatFileColumn(dataset::AddedColumn::BENCHMARKS)) !=
                    columns.end()),

@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "dataset/registry.h"
 #include "parquet/write/row_file_writer.h"
+#include "parquet/write/writer_options.h"
 
 namespace kbdata::report {
 namespace {
@@ -216,21 +217,10 @@ std::string cell_text(const Cell& cell, const Column& column) {
 
 void set_table_observer(TableObserver observer) { table_observer() = std::move(observer); }
 
-namespace {
-
-// The Parquet writer's defaults, its pages compressed on `threads` threads.
-parquet::WriterOptions writer_options(int threads) {
-  parquet::WriterOptions options;
-  options.threads = threads;
-  return options;
-}
-
-}  // namespace
-
 struct Writer::Parquet {
   Parquet(const std::string& path, const std::vector<parquet::Field>& fields,
           const parquet::Provenance& provenance, parquet::RowBatchLimits limits, int threads)
-      : file(path, fields, writer_options(threads), provenance, limits) {}
+      : file(path, fields, parquet::writer_options_on(threads), provenance, limits) {}
   parquet::RowFileWriter file;
 };
 

@@ -63,4 +63,11 @@ struct WriterOptions {
   std::string created_by = "kbdata";
 };
 
+// The defaults above, the pages compressed on `threads` threads.
+[[nodiscard]] inline WriterOptions writer_options_on(int threads) {
+  WriterOptions options;
+  options.threads = threads;
+  return options;
+}
+
 }  // namespace kbdata::parquet
